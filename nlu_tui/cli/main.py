@@ -1,0 +1,102 @@
+"""The command line: ``nlu-tui [WORKSPACE]`` opens the workbench; subcommands run headless.
+
+Each command group lives in its own module with ``register(subparsers)``; handlers import what
+they need when they run, so ``nlu-tui --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from nlu_tui import __version__
+from nlu_tui.cli import exitcodes
+
+COMMAND_MODULES = (
+    "nlu_tui.cli.suites",  # import, export, validate
+    "nlu_tui.cli.runs",  # run, runs, show, note, delete
+    "nlu_tui.cli.compare",  # compare (NLU.DevOps)
+    "nlu_tui.cli.serve",  # serve (embedded engine over HTTP)
+)
+
+EPILOG = """exit codes:
+  0    done (and every gate passed)
+  1    a regression gate or --fail-on condition failed (compare: the number of failed gates)
+  2    bad input: a file, an option or a profile is wrong; nothing was written
+  3    the run failed: the engine was unreachable or errored too often
+  130  canceled with Ctrl-C (results so far are kept)
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="nlu-tui",
+        description="Batch-test NLU engines. With no command, open the workbench on WORKSPACE.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"nlu-tui {__version__}")
+    parser.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        help="keep the run store and models here instead of the user data directory",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def _open_workbench(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="nlu-tui", add_help=False)
+    parser.add_argument("workspace", nargs="?")
+    parser.add_argument("--data-dir", metavar="DIR")
+    args = parser.parse_args(argv)
+    _apply_data_dir(args.data_dir)
+    from nlu_tui.cli.tui import open_workbench
+
+    return open_workbench(args.workspace)
+
+
+def _apply_data_dir(data_dir: str | None) -> None:
+    if data_dir:
+        import os
+
+        os.environ["NLU_TUI_DATA_DIR"] = data_dir
+
+
+def _command_names(parser: argparse.ArgumentParser) -> set[str]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return set(action.choices)
+    return set()
+
+
+def run(argv: list[str]) -> int:
+    parser = build_parser()
+    commands = _command_names(parser)
+    positional = [a for a in argv if not a.startswith("-")]
+    wants_help = any(a in ("-h", "--help", "--version") for a in argv)
+    if not wants_help and (not positional or positional[0] not in commands):
+        return _open_workbench(argv)
+    args = parser.parse_args(argv)
+    _apply_data_dir(args.data_dir)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help()
+        return exitcodes.BAD_INPUT
+    try:
+        return int(handler(args))
+    except KeyboardInterrupt:
+        print("canceled", file=sys.stderr)
+        return exitcodes.CANCELED
+    except BrokenPipeError:
+        return exitcodes.OK
+    except Exception as exc:  # errors we know become one clear line
+        from nlu_tui.errors import NluTuiError
+
+        if isinstance(exc, NluTuiError):
+            print(f"nlu-tui: error: {exc}", file=sys.stderr)
+            return exitcodes.BAD_INPUT
+        raise

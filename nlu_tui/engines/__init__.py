@@ -1,0 +1,1 @@
+"""Engines: one small module per kind of NLU engine, found through the registry in ``base``."""

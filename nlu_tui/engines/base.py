@@ -1,0 +1,104 @@
+"""The engine contract and the registry that finds engines by type name.
+
+An engine turns one utterance into a :class:`~nlu_tui.model.Prediction`. It may also train,
+and later keep a conversation or return commands: those are capabilities the faces read.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from nlu_tui.model import Prediction
+
+if TYPE_CHECKING:
+    import httpx
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What an engine can do beyond parsing a lone utterance."""
+
+    parent_intent_context: bool = False
+    entity_order: bool = False
+    training: bool = False
+    conversation: bool = False
+    http: bool = False
+
+
+@dataclass
+class ParseContext:
+    """What a case tells the engine besides its text."""
+
+    parent_intents: list[str] = field(default_factory=list)
+    case_id: str | None = None
+    stage: str = "development"
+
+
+class Engine(abc.ABC):
+    """Base of every engine. ``open`` receives the run's shared HTTP client (None if unused)."""
+
+    type_name: str = ""
+    capabilities: Capabilities = Capabilities()
+
+    async def open(self, client: httpx.AsyncClient | None) -> None:
+        """Prepare for a run: train, load a model or probe the server (EngineError if unusable)."""
+
+    async def close(self) -> None:
+        """Release what ``open`` took."""
+
+    @abc.abstractmethod
+    async def parse(self, text: str, context: ParseContext) -> Prediction:
+        """Answer one utterance. Transport failures raise; the runner retries and records them."""
+
+    def describe(self) -> dict[str, Any]:
+        """The engine's settings without secrets, as stored with a run."""
+        return {"type": self.type_name}
+
+    def training_suite_source(self) -> str | None:
+        """Path of training data this engine learns from, for the developer-defined suite."""
+        return None
+
+
+EngineFactory = Callable[[Mapping[str, Any]], Engine]
+_REGISTRY: dict[str, EngineFactory] = {}
+
+
+def register(type_name: str) -> Callable[[EngineFactory], EngineFactory]:
+    """Class or function decorator: ``@register("rasa")`` makes profiles of that type buildable."""
+
+    def wrap(factory: EngineFactory) -> EngineFactory:
+        _REGISTRY[type_name] = factory
+        return factory
+
+    return wrap
+
+
+_BUILTIN_MODULES = {
+    "embedded": "nlu_tui.engines.embedded",
+    "rasa": "nlu_tui.engines.rasa",
+    "http": "nlu_tui.engines.http_generic",
+}
+
+
+def engine_types() -> list[str]:
+    return sorted(set(_REGISTRY) | set(_BUILTIN_MODULES))
+
+
+def create_engine(type_name: str, settings: Mapping[str, Any]) -> Engine:
+    """Build an engine from a resolved profile (secrets already substituted)."""
+    if type_name not in _REGISTRY and type_name in _BUILTIN_MODULES:
+        import importlib
+
+        importlib.import_module(_BUILTIN_MODULES[type_name])
+    try:
+        factory = _REGISTRY[type_name]
+    except KeyError:
+        from nlu_tui.errors import EngineError
+
+        raise EngineError(
+            f"unknown engine type {type_name!r}; known: {', '.join(engine_types())}"
+        ) from None
+    return factory(settings)
