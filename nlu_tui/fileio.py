@@ -1,0 +1,59 @@
+"""Atomic file writes: a reader never sees half a file, and a crash never leaves one."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+
+def atomic_write_bytes(
+    path: Path, data: bytes, *, backup: bool = False, mode: int | None = None
+) -> None:
+    """Write ``data`` to a temp file beside ``path``, fsync it, then rename it over ``path``.
+
+    With ``backup``, the previous content (if any) is kept as ``<name>.bak``. ``mode`` sets the
+    permission bits (0o600 for files holding secrets) before the file becomes visible.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        elif path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o7777)
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+        if backup and path.exists():
+            atomic_copy = path.with_name(path.name + ".bak")
+            atomic_copy.write_bytes(path.read_bytes())
+        os.replace(tmp, path)
+        _fsync_dir(path.parent)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        raise
+
+
+def atomic_write_text(
+    path: Path, text: str, *, backup: bool = False, mode: int | None = None
+) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), backup=backup, mode=mode)
+
+
+def _fsync_dir(directory: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
