@@ -1,10 +1,197 @@
-"""CLI commands: placeholder until its issue lands (registers nothing yet)."""
+"""CLI commands for suite files: ``import``, ``export`` and ``validate``.
+
+Import never overwrites a suite without ``--force`` (a suite is something people edit); export
+overwrites its target (an export is derived and can be made again). A bad input file ends in one
+``nlu-tui: error: FILE, row N, field 'x': ...`` line and exit code 2, with nothing written.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from pathlib import Path
 from typing import Any
+
+from nlu_tui.cli import exitcodes
+
+IMPORT_EPILOG = """The format is detected from the content when --format is not given.
+exit codes: 0 imported; 2 the file is malformed or OUT exists (nothing written)."""
+
+EXPORT_EPILOG = """Warnings on stderr list what the target format cannot hold.
+exit codes: 0 exported; 2 bad input (nothing written)."""
+
+VALIDATE_EPILOG = """exit codes:
+  0  no errors (warnings allowed unless --fail-on-warnings)
+  1  warnings found and --fail-on-warnings given
+  2  errors found, or a file could not be read"""
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
-    """Add this module's subcommands to the parser."""
+    """Add ``import``, ``export`` and ``validate``."""
+    fmt_help = "kore-json, kore-csv, rasa, nludevops, luis or native"
+    imp = sub.add_parser(
+        "import",
+        help="turn a Kore.ai, Rasa, NLU.DevOps or LUIS file into a suite",
+        description="Read FILE and write it as a native suite (*.suite.yaml).",
+        epilog=IMPORT_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    imp.add_argument("file", metavar="FILE", type=Path)
+    imp.add_argument("--format", "-f", dest="fmt", metavar="F", help=fmt_help)
+    imp.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT",
+        type=Path,
+        help="the suite to write (default: FILE's name with .suite.yaml, beside it)",
+    )
+    imp.add_argument("--name", metavar="N", help="the suite's name (default: the file name)")
+    imp.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
+    imp.set_defaults(handler=run_import)
+
+    exp = sub.add_parser(
+        "export",
+        help="write a suite as Kore.ai, Rasa, NLU.DevOps or LUIS",
+        description="Read SUITE (any supported format) and write it in format F.",
+        epilog=EXPORT_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    exp.add_argument("suite", metavar="SUITE", type=Path)
+    exp.add_argument(
+        "--format",
+        "-f",
+        dest="fmt",
+        metavar="F",
+        help=f"{fmt_help} (default: from the extension of FILE when unambiguous)",
+    )
+    exp.add_argument("-o", "--output", metavar="FILE", type=Path, required=True)
+    exp.set_defaults(handler=run_export)
+
+    val = sub.add_parser(
+        "validate",
+        help="check suites for mistakes before running them",
+        description="Check each SUITE (any supported format) and list errors and warnings.",
+        epilog=VALIDATE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    val.add_argument("suites", metavar="SUITE", type=Path, nargs="+")
+    val.add_argument(
+        "--fail-on-warnings", action="store_true", help="exit 1 when there are warnings (for CI)"
+    )
+    val.add_argument("--json", action="store_true", help="print problems as a JSON array")
+    val.add_argument("--format", "-f", dest="fmt", metavar="F", help=fmt_help)
+    val.set_defaults(handler=run_validate)
+
+
+def _warn(lines: list[str]) -> None:
+    for line in lines:
+        print(f"nlu-tui: warning: {line}", file=sys.stderr)
+
+
+def default_output(path: Path) -> Path:
+    name = path.name
+    for suffix in (".json", ".csv", ".yaml", ".yml", ".lu", ".txt"):
+        if name.lower().endswith(suffix):
+            name = name[: -len(suffix)]
+            break
+    return path.with_name(name + ".suite.yaml")
+
+
+def run_import(args: argparse.Namespace) -> int:
+    from nlu_tui.errors import InputError
+    from nlu_tui.formats.native import save_suite
+    from nlu_tui.formats.registry import detect_format, import_suite
+
+    source: Path = args.file
+    if not source.is_file():
+        raise InputError("no such file", path=source)
+    out: Path = args.output or default_output(source)
+    if out.exists() and not args.force:
+        raise InputError("already exists; pass --force to overwrite it", path=out)
+    fmt = args.fmt or detect_format(source)
+    result = import_suite(source, fmt)
+    if args.name:
+        result.suite.name = args.name
+    _warn(result.warnings)
+    suite = result.suite
+    suite.path = None
+    suite.loaded_digest = None
+    save_suite(suite, out, force=True)
+    print(f"imported {len(suite.cases)} cases from {source} ({fmt}) into {out}")
+    return exitcodes.OK
+
+
+def _format_for_output(path: Path) -> str | None:
+    from nlu_tui.formats.registry import FORMAT_MODULES, format_module
+
+    name = path.name.lower()
+    matches = [
+        fmt
+        for fmt in FORMAT_MODULES
+        if any(name.endswith(ext) for ext in format_module(fmt).EXTENSIONS)
+    ]
+    if "native" in matches:
+        return "native"
+    return matches[0] if len(matches) == 1 else None
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from nlu_tui.errors import InputError
+    from nlu_tui.formats.registry import export_suite, format_module, import_suite
+
+    fmt = args.fmt or _format_for_output(args.output)
+    if fmt is None:
+        raise InputError(
+            f"cannot tell the format from the name {args.output.name!r}; pass --format",
+            field="--format",
+        )
+    format_module(fmt)  # unknown format: a clear error before reading anything
+    if not args.suite.is_file():
+        raise InputError("no such file", path=args.suite)
+    result = import_suite(args.suite)
+    _warn(result.warnings)
+    warnings = export_suite(result.suite, args.output, fmt)
+    _warn(warnings)
+    print(f"exported {len(result.suite.cases)} cases to {args.output} ({fmt})")
+    return exitcodes.OK
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    from nlu_tui.errors import InputError
+    from nlu_tui.formats.registry import import_suite
+    from nlu_tui.validation import ERROR, Problem, count, validate_suite
+
+    problems: list[Problem] = []
+    unreadable = 0
+    for path in args.suites:
+        try:
+            if not path.is_file():
+                raise InputError("no such file", path=path)
+            result = import_suite(path, args.fmt)
+        except InputError as exc:
+            unreadable += 1
+            message = exc.message + (f" (field '{exc.field}')" if exc.field else "")
+            problems.append(Problem(ERROR, "unreadable", message, Path(path), None, exc.line))
+            continue
+        suite = result.suite
+        if suite.path is None:
+            suite.path = path
+        problems.extend(validate_suite(suite))
+    errors, warnings = count(problems)
+    if args.json:
+        print(json.dumps([p.to_dict() for p in problems], ensure_ascii=False, indent=2))
+    else:
+        for problem in problems:
+            print(problem)
+        files = len(args.suites)
+        print(
+            f"{errors} error{'s' if errors != 1 else ''}, {warnings} "
+            f"warning{'s' if warnings != 1 else ''} in {files} file{'s' if files != 1 else ''}",
+            file=sys.stderr,
+        )
+    if errors or unreadable:
+        return exitcodes.BAD_INPUT
+    if warnings and args.fail_on_warnings:
+        return exitcodes.GATE_FAILED
+    return exitcodes.OK

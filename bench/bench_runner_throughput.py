@@ -1,0 +1,233 @@
+"""Runner throughput against a loopback server with a fixed 20 ms latency, next to ``wrk``.
+
+    .venv/bin/python bench/bench_runner_throughput.py [--cases 5000] [--concurrency 50]
+
+Starts an aiohttp server speaking Rasa's ``POST /model/parse`` in its own process, then
+measures, on that same server in the same run:
+
+1. ``wrk`` (the reference load generator; ``apt-get install wrk``) with 50 connections,
+2. the whole nlu-tui runner: ``run_suite`` with the Rasa engine, scoring, the SQLite store and
+   progress events, 5,000 cases at concurrency 50 (httpx on the aiohttp transport),
+3. for contrast, bare request loops: httpx on the aiohttp transport, and httpx's own pool.
+
+and prints requests per second and our ratio to wrk (target: at least 0.9).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+LATENCY_S = 0.020
+TEXT = "send 200 dollars to Leonardo"
+
+
+# --- the server (child process) -----------------------------------------------------------------
+
+
+def serve(port_file: str) -> None:
+    from aiohttp import web
+
+    body = json.dumps(
+        {
+            "text": TEXT,
+            "intent": {"name": "transfer_money", "confidence": 0.93},
+            "intent_ranking": [
+                {"name": "transfer_money", "confidence": 0.93},
+                {"name": "greet", "confidence": 0.04},
+            ],
+            "entities": [
+                {"entity": "amount", "start": 5, "end": 16, "value": "200 dollars"},
+                {"entity": "payee", "start": 20, "end": 28, "value": "Leonardo"},
+            ],
+        }
+    )
+
+    async def parse(request: web.Request) -> web.Response:
+        await request.read()
+        await asyncio.sleep(LATENCY_S)
+        return web.Response(text=body, content_type="application/json")
+
+    async def version(request: web.Request) -> web.Response:
+        return web.json_response({"version": "3.6.21"})
+
+    async def main() -> None:
+        app = web.Application()
+        app.router.add_post("/model/parse", parse)
+        app.router.add_get("/version", version)
+        runner = web.AppRunner(app, access_log=None)
+        await runner.setup()
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        await web.SockSite(runner, sock, backlog=1024).start()
+        Path(port_file).write_text(str(sock.getsockname()[1]))
+        await asyncio.Event().wait()
+
+    asyncio.run(main())
+
+
+def start_server() -> tuple[subprocess.Popen[bytes], str]:
+    port_file = tempfile.mktemp(prefix="bench-port-")
+    proc = subprocess.Popen([sys.executable, __file__, "--serve", port_file])
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        if os.path.exists(port_file) and Path(port_file).read_text():
+            port = Path(port_file).read_text()
+            os.unlink(port_file)
+            return proc, f"http://127.0.0.1:{port}"
+        time.sleep(0.05)
+    proc.kill()
+    raise SystemExit("server did not start")
+
+
+# --- the measurements ---------------------------------------------------------------------------
+
+
+def measure_wrk(url: str, concurrency: int, seconds: int) -> float | None:
+    wrk = shutil.which("wrk")
+    if wrk is None:
+        print("wrk not found (apt-get install wrk); skipping the reference")
+        return None
+    script = tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False)
+    script.write(
+        'wrk.method = "POST"\n'
+        f"wrk.body = {json.dumps(json.dumps({'text': TEXT}))}\n"
+        'wrk.headers["Content-Type"] = "application/json"\n'
+    )
+    script.close()
+    out = subprocess.run(
+        [wrk, "-t2", f"-c{concurrency}", f"-d{seconds}s", "-s", script.name, url + "/model/parse"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    os.unlink(script.name)
+    match = re.search(r"Requests/sec:\s+([0-9.]+)", out)
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    if errors:
+        print(f"wrk saw {errors.group(1)} error responses")
+    return float(match.group(1)) if match else None
+
+
+async def measure_runner(url: str, cases: int, concurrency: int) -> tuple[float, str]:
+    from nlu_tui.engines.profiles import resolve_engine
+    from nlu_tui.model import ExpectedEntity, ExpectedIntent, Suite, TestCase
+    from nlu_tui.runner import ProgressEvent, RunOptions, run_suite
+    from nlu_tui.store import RunStore
+
+    suite = Suite(
+        name="bench",
+        cases=[
+            TestCase(
+                utterance=TEXT,
+                intents=[ExpectedIntent("transfer_money")],
+                entities=[ExpectedEntity("payee", "Leonardo")],
+                id=f"b{i:06d}",
+            )
+            for i in range(cases)
+        ],
+    )
+    events: list[ProgressEvent] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        store = RunStore(Path(tmp) / "runs.sqlite3")
+        resolved = resolve_engine(f"rasa:{url}")
+        began = time.perf_counter()
+        record = await run_suite(
+            suite,
+            resolved,
+            store,
+            options=RunOptions(concurrency=concurrency, retries=0),
+            on_progress=events.append,
+        )
+        elapsed = time.perf_counter() - began
+        stored = len(store.load_results(record.id))
+        store.close()
+    status = (
+        f"status {record.status.value}, {stored} results stored, TP {record.tp}, "
+        f"{len(events)} progress events in {elapsed:.2f} s"
+    )
+    return cases / elapsed, status
+
+
+async def measure_loop(url: str, requests: int, concurrency: int, *, aiohttp: bool) -> float:
+    import httpx
+
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    if aiohttp:
+        from httpx_aiohttp import AiohttpTransport
+
+        client = httpx.AsyncClient(transport=AiohttpTransport(limits=limits), limits=limits)
+    else:
+        client = httpx.AsyncClient(limits=limits)
+    remaining = requests
+
+    async def worker() -> None:
+        nonlocal remaining
+        while remaining > 0:
+            remaining -= 1
+            response = await client.post(url + "/model/parse", json={"text": TEXT})
+            response.raise_for_status()
+            response.json()
+
+    async with client:
+        await client.post(url + "/model/parse", json={"text": TEXT})  # warm up
+        began = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        return requests / (time.perf_counter() - began)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--cases", type=int, default=5000)
+    parser.add_argument("--concurrency", type=int, default=50)
+    parser.add_argument("--wrk-seconds", type=int, default=10)
+    parser.add_argument("--httpx-requests", type=int, default=2000)
+    parser.add_argument("--serve", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        serve(args.serve)
+        return
+    server, url = start_server()
+    try:
+        print(
+            f"loopback server {url}, {LATENCY_S * 1000:.0f} ms latency; "
+            f"concurrency {args.concurrency}; {os.cpu_count()} CPUs"
+        )
+        ceiling = args.concurrency / LATENCY_S
+        print(f"ceiling (concurrency / latency):          {ceiling:8.0f} req/s")
+        wrk = measure_wrk(url, args.concurrency, args.wrk_seconds)
+        if wrk is not None:
+            print(
+                f"wrk -t2 -c{args.concurrency} ({args.wrk_seconds} s):                  {wrk:8.0f} req/s"
+            )
+        ours, detail = asyncio.run(measure_runner(url, args.cases, args.concurrency))
+        print(
+            f"nlu-tui runner ({args.cases} cases, store+scoring): {ours:8.0f} cases/s  ({detail})"
+        )
+        bare = asyncio.run(measure_loop(url, args.cases, args.concurrency, aiohttp=True))
+        print(f"bare httpx + aiohttp transport loop:      {bare:8.0f} req/s")
+        pool = asyncio.run(measure_loop(url, args.httpx_requests, args.concurrency, aiohttp=False))
+        print(f"bare httpx default pool ({args.httpx_requests} req):     {pool:8.0f} req/s")
+        if wrk:
+            ratio = ours / wrk
+            verdict = "meets" if ratio >= 0.9 else "MISSES"
+            print(
+                f"ratio nlu-tui runner / wrk:               {ratio:8.2f}  ({verdict} the 0.9 target)"
+            )
+    finally:
+        server.terminate()
+        server.wait(5)
+
+
+if __name__ == "__main__":
+    main()

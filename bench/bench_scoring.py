@@ -1,0 +1,148 @@
+"""Benchmark: scoring, summary, per-intent report and every export of 100,000 synthetic results.
+
+Run: ``.venv/bin/python bench/bench_scoring.py [N]``. Prints each stage's time and, for scale,
+references measured in the same run: scikit-learn's ``classification_report`` on the same
+labels and a plain ``json.dumps`` of the same results. Target: scoring + all exports < 2 s.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import tempfile
+import time
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from nlu_tui.model import (
+    ExpectedEntity,
+    ExpectedIntent,
+    IntentScore,
+    PredictedEntity,
+    Prediction,
+    TestCase,
+)
+from nlu_tui.reports import RunMeta, write_report
+from nlu_tui.reports.json_report import result_dict
+from nlu_tui.scoring.case import score_case
+from nlu_tui.scoring.confusion import confusion_table
+from nlu_tui.scoring.histogram import confidence_histogram
+from nlu_tui.scoring.intent_report import build_intent_report
+from nlu_tui.scoring.summary import summarize
+
+T = TypeVar("T")
+
+
+def synthetic(n: int, seed: int = 7) -> list[tuple[TestCase, Prediction]]:
+    """Cases and predictions shaped like a real run: 60 intents, ~15% none, entities, ranking."""
+    rng = random.Random(seed)
+    intents = [f"intent_{i:02d}" for i in range(60)]
+    out: list[tuple[TestCase, Prediction]] = []
+    for i in range(n):
+        expected = [] if rng.random() < 0.1 else [rng.choice(intents)]
+        if expected and rng.random() < 0.05:
+            expected.append(rng.choice(intents))
+        entities = []
+        predicted = []
+        if rng.random() < 0.4:
+            entities.append(ExpectedEntity("amount", f"{i % 90 + 10} USD"))
+            amount = i % 90 + 10 if rng.random() < 0.9 else 1
+            predicted.append(PredictedEntity("amount", [{"code": "USD", "amount": amount}], start=5))
+        if rng.random() < 0.2:
+            entities.append(ExpectedEntity("city", "Par.*" if i % 2 else "Paris"))
+            predicted.append(PredictedEntity("city", "Paris", start=20))
+        roll = rng.random()
+        if not expected:
+            intent = None if roll < 0.8 else rng.choice(intents)
+        elif roll < 0.85:
+            intent = expected[0]
+        elif roll < 0.95:
+            intent = rng.choice(intents)
+        else:
+            intent = None
+        conf = rng.random()
+        ranking = [IntentScore(intent, conf)] if intent else []
+        ranking += [IntentScore(rng.choice(intents), conf / 2) for _ in range(2)]
+        case = TestCase(
+            f"utterance number {i} with a few words, \"quoted\" & <tagged>",
+            intents=[ExpectedIntent(x) for x in expected],
+            entities=entities,
+            entity_order=["amount"] if entities and i % 7 == 0 else [],
+            id=f"{i:012x}",
+        )
+        pred = Prediction(
+            intent=intent,
+            confidence=conf,
+            ranking=ranking,
+            entities=predicted,
+            latency_ms=rng.uniform(5, 300),
+            error="HTTP 503" if rng.random() < 0.01 else None,
+        )
+        out.append((case, pred))
+    return out
+
+
+def timed(label: str, fn: Callable[[], T], figures: dict[str, float]) -> T:
+    t0 = time.perf_counter()
+    value = fn()
+    figures[label] = time.perf_counter() - t0
+    return value
+
+
+def main() -> None:
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
+    data = synthetic(n)
+    meta = RunMeta(id="bench", suite="bench", engine="synthetic", version="development")
+    f: dict[str, float] = {}
+    results = timed("score_case x N", lambda: [score_case(c, p) for c, p in data], f)
+    rows = [(c, p, r) for (c, p), r in zip(data, results, strict=True)]
+    timed("summarize", lambda: summarize(results), f)
+    report = timed("intent report", lambda: build_intent_report(rows), f)
+    timed("confusion table", lambda: confusion_table(rows), f)
+    timed("histogram", lambda: confidence_histogram(results), f)
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        timed("export json", lambda: write_report("json", base / "r.json", meta, rows), f)
+        timed("export csv (Kore)", lambda: write_report("csv", base / "r.csv", meta, rows), f)
+        timed("export junit", lambda: write_report("junit", base / "r.xml", meta, rows), f)
+        timed("export rasa", lambda: write_report("rasa", base / "rasa", meta, rows), f)
+        sizes = {p.name: p.stat().st_size for p in base.rglob("*") if p.is_file()}
+    total = sum(f.values())
+
+    # References, same run, same data.
+    ref: dict[str, float] = {}
+
+    def sk() -> Any:
+        from sklearn.metrics import classification_report
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return classification_report(
+                report.y_true, report.y_pred, output_dict=True, zero_division=0
+            )
+
+    timed("import sklearn.metrics", lambda: __import__("sklearn.metrics"), ref)
+    timed("sklearn classification_report", sk, ref)
+    plain = [result_dict(r) for r in rows]
+    timed("json.dumps of the results", lambda: json.dumps(plain), ref)
+
+    print(f"nlu-tui scoring benchmark: {n:,} results, Python {sys.version.split()[0]}")
+    for label, secs in f.items():
+        print(f"  {label:<24} {secs * 1000:8.1f} ms")
+    print(f"  {'TOTAL':<24} {total * 1000:8.1f} ms   (target < 2000 ms: {'OK' if total < 2 else 'MISSED'})")
+    print("references (same run):")
+    for label, secs in ref.items():
+        print(f"  {label:<32} {secs * 1000:8.1f} ms")
+    print(
+        "ratios: our intent report / sklearn classification_report = "
+        f"{f['intent report'] / ref['sklearn classification_report']:.2f}; "
+        f"JSON export / plain json.dumps = {f['export json'] / ref['json.dumps of the results']:.2f}"
+    )
+    print("files: " + ", ".join(f"{k} {v / 1e6:.1f} MB" for k, v in sorted(sizes.items())))
+
+
+if __name__ == "__main__":
+    main()

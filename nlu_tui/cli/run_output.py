@@ -1,0 +1,226 @@
+"""What the run commands print and write: progress lines, run tables, summaries and exports.
+
+Kept apart from argument parsing so the formats of ``show`` and the ``--json/--csv/--junit``
+files of ``run`` come from one place.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
+
+    from nlu_tui.runner.events import ProgressEvent
+    from nlu_tui.store.records import RunRecord
+    from nlu_tui.store.runstore import StoredResult
+
+SHOW_FORMATS = ("summary", "json", "csv", "junit", "rasa")
+
+
+def _eta(seconds: float | None) -> str:
+    if seconds is None:
+        return "--:--"
+    seconds = int(seconds)
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
+
+
+def counts_text(e: ProgressEvent) -> str:
+    return f"TP {e.tp} TN {e.tn} FP {e.fp} FN {e.fn} ERR {e.errors} F1 {e.f1:.3f}"
+
+
+class ProgressView:
+    """A Rich progress bar on a terminal; plain lines (every 2 s and at the end) otherwise."""
+
+    def __init__(self, stream: TextIO | None = None, *, live: bool | None = None) -> None:
+        self.stream = stream or sys.stdout
+        self.live = self.stream.isatty() if live is None else live
+        self._progress: Progress | None = None
+        self._task: TaskID | None = None
+        self._last_line = 0.0
+        self._last_done = -1
+
+    def __enter__(self) -> ProgressView:
+        if self.live:
+            from rich.console import Console
+            from rich.progress import BarColumn, Progress, TextColumn
+
+            self._progress = Progress(
+                TextColumn("{task.completed}/{task.total}"),
+                BarColumn(),
+                TextColumn("{task.percentage:>5.1f}%"),
+                TextColumn("{task.fields[rate]:>7.1f}/s ETA {task.fields[eta]}"),
+                TextColumn("{task.fields[counts]}"),
+                console=Console(file=self.stream),
+                auto_refresh=False,
+                transient=False,
+            )
+            self._progress.start()
+            self._task = self._progress.add_task(
+                "run", total=None, rate=0.0, eta="--:--", counts=""
+            )
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._progress is not None:
+            self._progress.refresh()
+            self._progress.stop()
+
+    def __call__(self, e: ProgressEvent) -> None:
+        if self._progress is not None and self._task is not None:
+            self._progress.update(
+                self._task,
+                completed=e.done,
+                total=e.total,
+                rate=e.rate,
+                eta=_eta(e.eta_s),
+                counts=counts_text(e),
+            )
+            self._progress.refresh()
+            return
+        now = time.monotonic()
+        moved = e.done != self._last_done
+        if e.final or (moved and now - self._last_line >= 2.0):
+            self._last_line, self._last_done = now, e.done
+            pct = 100.0 * e.fraction
+            print(
+                f"{e.done}/{e.total} ({pct:.1f}%) {e.rate:.1f}/s ETA {_eta(e.eta_s)} "
+                f"{counts_text(e)}",
+                file=self.stream,
+                flush=True,
+            )
+
+
+def f1_of(run: RunRecord) -> float:
+    from nlu_tui.scoring.summary import LiveCounts
+
+    return LiveCounts(tp=run.tp, fp=run.fp, fn=run.fn).f1
+
+
+def run_line(run: RunRecord) -> str:
+    """One line saying how a run ended (reason escaped by the caller where markup applies)."""
+    text = (
+        f"run {run.id} {run.status.value}: {run.done}/{run.total} cases, "
+        f"TP {run.tp} TN {run.tn} FP {run.fp} FN {run.fn} ERR {run.errors}, F1 {f1_of(run):.3f}"
+    )
+    if run.reason:
+        text += f" ({run.reason})"
+    return text
+
+
+def runs_json(runs: list[RunRecord]) -> list[dict[str, Any]]:
+    out = []
+    for run in runs:
+        data = run.to_json()
+        data["f1"] = round(f1_of(run), 6)
+        out.append(data)
+    return out
+
+
+def print_runs_table(runs: list[RunRecord], stream: TextIO | None = None) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from nlu_tui.store.records import iso
+
+    table = Table(box=None, pad_edge=False)
+    for col in ("run", "started", "suite", "engine", "version", "status", "done"):
+        table.add_column(col, no_wrap=col in ("run", "started", "done"))
+    for col in ("TP", "TN", "FP", "FN", "ERR", "F1"):
+        table.add_column(col, justify="right")
+    table.add_column("note")
+    for r in runs:
+        note = r.note if len(r.note) <= 40 else r.note[:39] + "…"
+        table.add_row(
+            r.id,
+            (iso(r.started_at) or "").replace("T", " ").rstrip("Z"),
+            r.suite_name,
+            r.engine_name,
+            r.stage,
+            r.status.value,
+            f"{r.done}/{r.total}",
+            str(r.tp),
+            str(r.tn),
+            str(r.fp),
+            str(r.fn),
+            str(r.errors),
+            f"{f1_of(r):.3f}",
+            note,
+            # Rich renders cells as markup only for str with brackets; suite text is untrusted.
+        )
+    console = Console(file=stream or sys.stdout, markup=False, highlight=False, width=200)
+    console.print(table)
+
+
+def summary_text(run: RunRecord, rows: list[StoredResult]) -> str:
+    from nlu_tui.scoring.summary import summarize
+    from nlu_tui.store.records import iso
+
+    s = summarize([r for _c, _p, r in rows])
+    lines = [
+        f"run        {run.id}",
+        f"suite      {run.suite_name}" + (f" ({run.suite_path})" if run.suite_path else ""),
+        f"engine     {run.engine_name} [{run.stage}]",
+        f"status     {run.status.value}" + (f": {run.reason}" if run.reason else ""),
+        f"started    {iso(run.started_at)}",
+        f"finished   {iso(run.finished_at) or '-'}",
+        f"cases      {s.cases} of {run.total} (errors {s.errors})",
+        f"TP/TN/FP/FN {s.tp}/{s.tn}/{s.fp}/{s.fn}",
+        f"precision  {s.precision:.4f}",
+        f"recall     {s.recall:.4f}",
+        f"F1         {s.f1:.4f}",
+        f"intent     {100 * s.intent_success:.2f}%",
+        "entities   " + ("-" if s.entity_success is None else f"{100 * s.entity_success:.2f}%"),
+    ]
+    if s.latency_mean is not None:
+        lines.append(f"latency    mean {s.latency_mean:.1f} ms, max {s.latency_max or 0:.1f} ms")
+    if run.note:
+        lines.append(f"note       {run.note}")
+    return "\n".join(lines) + "\n"
+
+
+def render(fmt: str, run: RunRecord, rows: list[StoredResult]) -> str:
+    """A stored run in one of :data:`SHOW_FORMATS` (``rasa`` gives its intent report)."""
+    from nlu_tui.reports.common import RunMeta
+
+    meta = RunMeta.from_record(run)
+    if fmt == "summary":
+        return summary_text(run, rows)
+    if fmt == "json":
+        from nlu_tui.reports.json_report import render_json_report
+
+        return render_json_report(meta, list(rows)) + "\n"
+    if fmt == "csv":
+        from nlu_tui.reports.kore_csv import render_kore_csv
+
+        return render_kore_csv(meta, list(rows))
+    if fmt == "junit":
+        from nlu_tui.reports.junit import render_junit
+
+        return render_junit(meta, list(rows))
+    if fmt == "rasa":
+        import json
+
+        from nlu_tui.reports.rasa_report import rasa_examples, rasa_intent_report
+
+        examples = rasa_examples(list(rows))
+        report = rasa_intent_report([e[1] for e in examples], [e[2] for e in examples])
+        return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+    raise ValueError(fmt)
+
+
+def write(fmt: str, run: RunRecord, rows: list[StoredResult], path: Path) -> list[Path]:
+    """Write a stored run to ``path`` (a folder for ``rasa``); returns the files written."""
+    if fmt == "summary":
+        from nlu_tui.fileio import atomic_write_text
+
+        atomic_write_text(path, summary_text(run, rows))
+        return [path]
+    from nlu_tui.reports import RunMeta, write_report
+
+    return write_report(fmt, path, RunMeta.from_record(run), list(rows))

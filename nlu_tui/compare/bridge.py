@@ -1,0 +1,127 @@
+"""The bridge from our own runs to NLU.DevOps statistics, so one threshold file gates both.
+
+Stable API (used by ``nlu-tui run --baseline/--thresholds`` and the TUI diff screen)::
+
+    settings = load_settings(Path("thresholds.yml"))       # TestSettings(compare, thresholds)
+    current = statistics_from_run(cases, predictions, settings)
+    baseline = load_statistics(Path("baseline/statistics.json"))   # or None
+    gates = check_gates(current, baseline, settings.thresholds)     # list[GateResult]
+    failed = sum(not g.passed for g in gates)                       # the exit code
+
+How a run becomes NLU.DevOps utterances:
+
+- expected: the case as a generic utterance (``formats.nludevops.case_to_json``); of several
+  acceptable intents, the predicted one counts as expected when it is among them, otherwise
+  the first. Entities keep their ``matchText``/``matchIndex`` (from text or span) and value.
+- actual: the prediction's intent, confidence as ``score``, entities with ``matchText`` from
+  the engine's span (or text) and ``matchIndex`` counted in the utterance, ``entityValue`` as
+  the engine returned it (structured values stay structured for subtree containment).
+- cases whose prediction is an engine error are left out (they are neither right nor wrong),
+  as are cases without a prediction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from nlu_tui.compare.decisions import CompareSettings, Decision, compare
+from nlu_tui.compare.outputs import statistics_json
+from nlu_tui.compare.settings import TestSettings, load_settings
+from nlu_tui.compare.statistics import Statistics, load_statistics
+from nlu_tui.compare.thresholds import GateResult, Threshold, check_gates
+from nlu_tui.compare.utterances import Utterance, luis_match, parse_utterance
+from nlu_tui.fileio import atomic_write_text
+from nlu_tui.model import PredictedEntity, Prediction, TestCase
+
+__all__ = [
+    "GateResult",
+    "Statistics",
+    "TestSettings",
+    "Threshold",
+    "actual_json",
+    "check_gates",
+    "decisions_from_run",
+    "expected_json",
+    "load_settings",
+    "load_statistics",
+    "save_statistics",
+    "statistics_from_run",
+]
+
+
+def expected_json(case: TestCase, prediction: Prediction | None = None) -> dict[str, Any]:
+    """The case as the expected generic utterance (the acceptable intent that was predicted)."""
+    from nlu_tui.formats.nludevops import case_to_json
+
+    obj = case_to_json(case)
+    obj.pop("nluTui", None)
+    if prediction is not None and prediction.intent in case.intent_names:
+        obj["intent"] = prediction.intent
+    return obj
+
+
+def _entity_json(utterance: str, entity: PredictedEntity) -> dict[str, Any]:
+    out: dict[str, Any] = {"entityType": entity.name}
+    start, end = entity.start, entity.end
+    if start is not None and end is not None and 0 <= start < end <= len(utterance):
+        out["matchText"], out["matchIndex"] = luis_match(utterance, start, end - 1)
+    elif entity.text is not None:
+        out["matchText"] = entity.text
+        out["matchIndex"] = 0
+    if entity.value is not None:
+        out["entityValue"] = entity.value
+    if entity.confidence is not None:
+        out["score"] = entity.confidence
+    return out
+
+
+def actual_json(case: TestCase, prediction: Prediction) -> dict[str, Any]:
+    """An engine's answer as the actual generic utterance."""
+    obj: dict[str, Any] = {"text": case.utterance, "intent": prediction.intent}
+    if prediction.entities:
+        obj["entities"] = [_entity_json(case.utterance, e) for e in prediction.entities]
+    if prediction.confidence is not None:
+        obj["score"] = prediction.confidence
+    return obj
+
+
+def _pairs(
+    cases: Sequence[TestCase], predictions: Sequence[Prediction | None]
+) -> tuple[list[Utterance], list[Utterance]]:
+    if len(cases) != len(predictions):
+        raise ValueError(f"{len(cases)} cases but {len(predictions)} predictions")
+    expected: list[Utterance] = []
+    actual: list[Utterance] = []
+    for i, (case, prediction) in enumerate(zip(cases, predictions, strict=True)):
+        if prediction is None or prediction.error is not None:
+            continue
+        expected.append(parse_utterance(expected_json(case, prediction), index=i))
+        actual.append(parse_utterance(actual_json(case, prediction), index=i))
+    return expected, actual
+
+
+def decisions_from_run(
+    cases: Sequence[TestCase],
+    predictions: Sequence[Prediction | None],
+    settings: TestSettings | CompareSettings | None = None,
+) -> list[Decision]:
+    """Every NLU.DevOps decision for a run (``utteranceId`` is the case id)."""
+    compare_settings = settings.compare if isinstance(settings, TestSettings) else settings
+    expected, actual = _pairs(cases, predictions)
+    return compare(expected, actual, compare_settings or CompareSettings())
+
+
+def statistics_from_run(
+    cases: Sequence[TestCase],
+    predictions: Sequence[Prediction | None],
+    settings: TestSettings | CompareSettings | None = None,
+) -> Statistics:
+    """NLU.DevOps ``statistics.json`` counts for our cases and predictions (same order)."""
+    return Statistics.from_decisions(decisions_from_run(cases, predictions, settings))
+
+
+def save_statistics(stats: Statistics, path: Path) -> None:
+    """Write ``statistics.json`` (usable as ``--baseline`` here and by NLU.DevOps)."""
+    atomic_write_text(Path(path), statistics_json(stats))

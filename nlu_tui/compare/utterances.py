@@ -1,0 +1,176 @@
+"""NLU.DevOps generic utterances as ``compare`` reads them (JSON arrays of labeled utterances).
+
+The raw JSON object is kept: unit-test mode asks whether the expected item *has* an ``intent``
+property, and ``metadata.json`` echoes both utterances.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from nlu_tui.errors import InputError
+
+MAX_MATCH_INDEX_STEPS = 100_000
+"""Guard for the LUIS position converter's search loop (it can cycle on overlapping text)."""
+
+
+@dataclass
+class Entity:
+    entity_type: str
+    match_text: str | None = None
+    match_index: int = 0
+    entity_value: Any = None
+    score: float | None = None
+
+
+@dataclass
+class Utterance:
+    text: str | None
+    intent: str | None
+    has_intent: bool
+    entities: list[Entity] | None
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    def prop(self, name: str) -> Any:
+        return self.raw.get(name)
+
+    @property
+    def utterance_id(self) -> str | None:
+        value = self.raw.get("utteranceId")
+        return None if value is None else str(value)
+
+    @property
+    def score(self) -> float | None:
+        return _number(self.raw.get("score"))
+
+    @property
+    def text_score(self) -> float | None:
+        return _number(self.raw.get("textScore"))
+
+    def string_list(self, name: str) -> list[str]:
+        value = self.raw.get(name)
+        return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def luis_match(text: str, start: int, end: int) -> tuple[str, int]:
+    """``startPos``/``endPos`` (inclusive) → ``(matchText, matchIndex)`` as NLU.DevOps converts them.
+
+    ``matchIndex`` counts the non-overlapping hits of ``matchText`` found before ``start`` by the
+    converter's own loop (which, like .NET's, restarts after a miss at ``length - 1``).
+    Raises ValueError when ``start > end`` or a position is outside the text.
+    """
+    if not (0 <= start <= end < len(text)):
+        raise ValueError(
+            f"invalid start position {start} or end position {end} "
+            f"for an utterance of {len(text)} characters"
+        )
+    match_text = text[start : end + 1]
+    length = len(match_text)
+    pos = 0
+    for index in range(MAX_MATCH_INDEX_STEPS):
+        pos = text.find(match_text, pos)
+        if pos == start:
+            return match_text, index
+        pos += length
+    raise ValueError(f"cannot place {match_text!r} at position {start}")
+
+
+def occurrence_start(text: str, match_text: str, match_index: int) -> int | None:
+    """Where the ``match_index``-th non-overlapping occurrence of ``match_text`` starts, if any."""
+    if not match_text:
+        return None
+    pos = 0
+    for _ in range(match_index + 1):
+        found = text.find(match_text, pos)
+        if found < 0:
+            return None
+        start = found
+        pos = found + len(match_text)
+    return start
+
+
+def parse_entity(obj: Any, text: str | None, where: dict[str, Any]) -> Entity:
+    if not isinstance(obj, dict):
+        raise InputError("an entity must be a JSON object", **where)
+    entity_type = obj.get("entityType", obj.get("entity"))
+    if not isinstance(entity_type, str):
+        raise InputError("an entity needs 'entityType' (or 'entity') as a string", **where)
+    match_text = obj.get("matchText")
+    if match_text is not None and not isinstance(match_text, str):
+        raise InputError("'matchText' must be a string", **where)
+    match_index = obj.get("matchIndex", 0)
+    if match_index is None:
+        match_index = 0
+    if isinstance(match_index, bool) or not isinstance(match_index, int):
+        raise InputError("'matchIndex' must be an integer", **where)
+    start, end = obj.get("startPos"), obj.get("endPos")
+    if match_text is None and start is not None and end is not None:
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end)):
+            raise InputError("'startPos' and 'endPos' must be integers", **where)
+        try:
+            match_text, match_index = luis_match(text or "", start, end)
+        except ValueError as exc:
+            raise InputError(str(exc), **where) from None
+    return Entity(
+        entity_type=entity_type,
+        match_text=match_text,
+        match_index=match_index,
+        entity_value=obj.get("entityValue"),
+        score=_number(obj.get("score")),
+    )
+
+
+def parse_utterance(obj: Any, *, path: Path | str | None = None, index: int = 0) -> Utterance:
+    """One generic utterance; ``index`` (0-based) names the item in errors as ``case N+1``."""
+    where: dict[str, Any] = {"path": path, "line": index + 1, "kind": "case"}
+    if not isinstance(obj, dict):
+        raise InputError("each utterance must be a JSON object", **where)
+    text = obj.get("text", obj.get("query"))
+    if text is not None and not isinstance(text, str):
+        raise InputError("'text' must be a string", field="text", **where)
+    intent = obj.get("intent")
+    if intent is not None and not isinstance(intent, str):
+        raise InputError("'intent' must be a string or null", field="intent", **where)
+    raw_entities = obj.get("entities")
+    entities: list[Entity] | None = None
+    if raw_entities is not None:
+        if not isinstance(raw_entities, list):
+            raise InputError("'entities' must be an array", field="entities", **where)
+        entities = [
+            parse_entity(e, text, {**where, "field": f"entities[{i}]"})
+            for i, e in enumerate(raw_entities)
+        ]
+    return Utterance(
+        text=text, intent=intent, has_intent="intent" in obj, entities=entities, raw=obj
+    )
+
+
+def load_json(path: Path) -> Any:
+    """A JSON file, or an InputError naming the line and column of the syntax error."""
+    try:
+        raw = Path(path).read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise InputError(f"cannot read file: {exc.strerror}", path=path) from None
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"invalid JSON: {exc.msg} (column {exc.colno})", path=path, line=exc.lineno
+        ) from None
+
+
+def load_utterances(path: Path) -> list[Utterance]:
+    """A generic utterances file: a JSON array of labeled utterances."""
+    data = load_json(path)
+    if not isinstance(data, list):
+        raise InputError("expected a JSON array of utterances", path=path)
+    return [parse_utterance(item, path=path, index=i) for i, item in enumerate(data)]

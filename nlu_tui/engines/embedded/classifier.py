@@ -1,0 +1,100 @@
+"""The intent classifier: word and character n-gram TF-IDF with a multinomial logistic regression.
+
+Logistic regression gives probabilities that sum to one over the intents, which is what a
+confidence threshold and a ranking need; character n-grams (``char_wb``) carry typos and
+inflections that a word model misses on the small data sets bots are trained on.
+scikit-learn is imported here, inside functions, so that importing nlu-tui stays fast.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from nlu_tui.errors import EngineError
+
+
+@dataclass
+class ClassifierConfig:
+    """Hyper-parameters; part of the cache key, so a change retrains."""
+
+    word_ngrams: tuple[int, int] = (1, 2)
+    char_ngrams: tuple[int, int] = (1, 4)
+    c: float = 20.0
+    max_iter: int = 2000
+    seed: int = 0
+
+    def key(self) -> str:
+        return f"w{self.word_ngrams}c{self.char_ngrams}C{self.c}i{self.max_iter}s{self.seed}"
+
+
+class IntentClassifier:
+    """A fitted pipeline plus the intent names in the order of its probability columns."""
+
+    def __init__(self, pipeline: Any, labels: list[str]) -> None:
+        self.pipeline = pipeline
+        self.labels = labels
+
+    @classmethod
+    def train(
+        cls, texts: Sequence[str], intents: Sequence[str], config: ClassifierConfig | None = None
+    ) -> IntentClassifier:
+        """Fit on the examples; at least two intents are needed to tell anything apart."""
+        config = config or ClassifierConfig()
+        if len(texts) != len(intents):
+            raise ValueError("texts and intents differ in length")
+        distinct = sorted(set(intents))
+        if len(distinct) < 2:
+            raise EngineError(
+                f"the training data has {len(distinct)} intent(s); the embedded engine needs at least 2"
+            )
+        from sklearn.feature_extraction.text import TfidfVectorizer
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.pipeline import FeatureUnion, Pipeline
+
+        features = FeatureUnion(
+            [
+                (
+                    "word",
+                    TfidfVectorizer(
+                        analyzer="word",
+                        ngram_range=config.word_ngrams,
+                        sublinear_tf=True,
+                        lowercase=True,
+                        token_pattern=r"(?u)\b\w+\b",
+                    ),
+                ),
+                (
+                    "char",
+                    TfidfVectorizer(
+                        analyzer="char_wb",
+                        ngram_range=config.char_ngrams,
+                        sublinear_tf=True,
+                        lowercase=True,
+                    ),
+                ),
+            ]
+        )
+        model = LogisticRegression(C=config.c, max_iter=config.max_iter, random_state=config.seed)
+        pipeline = Pipeline([("features", features), ("clf", model)])
+        pipeline.fit(list(texts), list(intents))
+        labels = [str(label) for label in pipeline.classes_]
+        return cls(pipeline, labels)
+
+    def predict_proba(self, text: str) -> list[tuple[str, float]]:
+        """Every intent with its probability, best first."""
+        probs = self.pipeline.predict_proba([text])[0]
+        pairs = [(label, float(p)) for label, p in zip(self.labels, probs, strict=True)]
+        pairs.sort(key=lambda pair: (-pair[1], pair[0]))
+        return pairs
+
+    def predict_many(self, texts: Sequence[str]) -> list[list[tuple[str, float]]]:
+        """Batch form of :meth:`predict_proba` (evaluation and benchmarks)."""
+        matrix = self.pipeline.predict_proba(list(texts))
+        out = []
+        for row in matrix:
+            pairs = [(label, float(p)) for label, p in zip(self.labels, row, strict=True)]
+            pairs.sort(key=lambda pair: (-pair[1], pair[0]))
+            out.append(pairs)
+        return out

@@ -1,0 +1,97 @@
+"""The embedded engine: the default, needing nothing but nlu-tui and a Rasa ``nlu.yml``."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from nlu_tui.engines.base import Capabilities, Engine, ParseContext, register
+from nlu_tui.engines.embedded.classifier import ClassifierConfig
+from nlu_tui.engines.embedded.model import (
+    DEFAULT_PARENT_BOOST,
+    DEFAULT_THRESHOLD,
+    EmbeddedModel,
+)
+from nlu_tui.errors import EngineError
+from nlu_tui.model import Prediction
+
+if TYPE_CHECKING:
+    import httpx
+
+_PATH_KEYS = ("nlu", "path", "training_data")
+
+
+def _number(settings: Mapping[str, Any], key: str, default: float) -> float:
+    value = settings.get(key, default)
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise EngineError(f"embedded engine: {key} must be a number, got {value!r}") from None
+    return number
+
+
+@register("embedded")
+class EmbeddedEngine(Engine):
+    """Trains (or loads from the cache) in ``open``, off the event loop; parses in-process.
+
+    Settings: ``nlu`` (the training file), ``threshold`` (no intent below it, default 0.3),
+    ``parent_boost`` (weight of a context parent's follow-ups, default 4), ``cache`` (default true).
+    """
+
+    type_name = "embedded"
+    capabilities = Capabilities(parent_intent_context=True, entity_order=True, training=True)
+
+    def __init__(self, settings: Mapping[str, Any]) -> None:
+        raw_path = next((settings[k] for k in _PATH_KEYS if settings.get(k)), None)
+        if raw_path is None:
+            raise EngineError("embedded engine: set 'nlu' to a Rasa NLU YAML training file")
+        self.path = Path(str(raw_path)).expanduser()
+        self.threshold = _number(settings, "threshold", DEFAULT_THRESHOLD)
+        if not 0.0 <= self.threshold <= 1.0:
+            raise EngineError(
+                f"embedded engine: threshold must be within 0..1, got {self.threshold}"
+            )
+        self.parent_boost = _number(settings, "parent_boost", DEFAULT_PARENT_BOOST)
+        self.use_cache = bool(settings.get("cache", True))
+        self.config = ClassifierConfig()
+        self.model: EmbeddedModel | None = None
+        self.from_cache = False
+
+    async def open(self, client: httpx.AsyncClient | None = None) -> None:
+        if self.model is not None:
+            return
+        if not self.path.is_file():
+            raise EngineError(f"embedded engine: training data not found: {self.path}")
+        from nlu_tui.engines.embedded.cache import load_or_train
+
+        self.model, self.from_cache = await asyncio.to_thread(
+            load_or_train, self.path, self.config, use_disk=self.use_cache
+        )
+
+    async def parse(self, text: str, context: ParseContext) -> Prediction:
+        if self.model is None:
+            await self.open(None)
+        assert self.model is not None
+        started = time.perf_counter()
+        prediction = self.model.predict(
+            text, context.parent_intents, threshold=self.threshold, parent_boost=self.parent_boost
+        )
+        prediction.latency_ms = (time.perf_counter() - started) * 1000.0
+        return prediction
+
+    def describe(self) -> dict[str, Any]:
+        info: dict[str, Any] = {
+            "type": self.type_name,
+            "nlu": str(self.path),
+            "threshold": self.threshold,
+            "parent_boost": self.parent_boost,
+        }
+        if self.model is not None:
+            info["model"] = self.model.digest
+        return info
+
+    def training_suite_source(self) -> str | None:
+        return str(self.path)

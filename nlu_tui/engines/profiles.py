@@ -1,0 +1,442 @@
+"""Engine profiles: ``engines.yaml`` names engines, their settings and their run limits.
+
+::
+
+    engines:
+      bank-rasa:
+        type: rasa
+        url: http://127.0.0.1:5005
+        token: ${RASA_TOKEN}          # secrets only as ${ENV_VAR} references
+        concurrency: 16
+        published: {url: https://rasa.example.com}
+
+A profile is found beside the suite, then in the workspace, then in the user config folder.
+``embedded:PATH``, ``rasa:URL`` and ``http:URL`` need no profile. References are resolved only
+when an engine is built; what is stored with a run (``profile_public``) keeps the references.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from nlu_tui import paths
+from nlu_tui.engines.base import Engine, create_engine, engine_types
+from nlu_tui.engines.httpcall import SECRET_VALUES_KEY, redact
+from nlu_tui.errors import EngineError, InputError
+
+PROFILE_FILES = ("engines.yaml", "engines.yml")
+STAGES = ("development", "published")
+RUN_KEYS = ("concurrency", "rate_limit", "timeout", "retries")
+_ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_BAD_REF = re.compile(r"\$\{(?![A-Za-z_][A-Za-z0-9_]*\})")
+_SECRET_KEY = re.compile(
+    r"token|api[-_]?key|apikey|password|passwd|secret|auth|jwt|credential|subscription[-_]?key|cookie",
+    re.IGNORECASE,
+)
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """How hard a run may push the engine. ``rate_limit`` is requests per second (None: no limit)."""
+
+    concurrency: int = 8
+    rate_limit: float | None = None
+    timeout: float = 30.0
+    retries: int = 3
+
+
+@dataclass
+class ResolvedEngine:
+    """A ready-to-open engine, the profile as stored with a run, and the run limits.
+
+    ``secrets`` are the resolved ``${ENV}`` values, only so that :meth:`redact` can scrub them
+    from any message before it is shown, logged or stored.
+    """
+
+    name: str
+    engine: Engine
+    profile_public: dict[str, Any]
+    settings: RunSettings
+    source: Path | None = None
+    secrets: list[str] = field(default_factory=list, repr=False)
+
+    def redact(self, text: str) -> str:
+        return redact(text, self.secrets)
+
+
+# --- reading engines.yaml -------------------------------------------------------------------
+
+
+@dataclass
+class _Profile:
+    name: str
+    body: dict[str, Any]
+    path: Path
+    lines: dict[tuple[str, ...], int]
+
+    def line(self, *keys: str) -> int | None:
+        for n in range(len(keys), -1, -1):
+            found = self.lines.get((self.name, *keys[:n]))
+            if found is not None:
+                return found
+        return None
+
+
+def _node_lines(node: Any, prefix: tuple[str, ...], out: dict[tuple[str, ...], int]) -> None:
+    import yaml
+
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            key = (*prefix, str(key_node.value))
+            out[key] = key_node.start_mark.line + 1
+            _node_lines(value_node, key, out)
+
+
+def read_profiles(path: Path) -> dict[str, _Profile]:
+    """Every profile in one file, checked (InputError naming file, line and field)."""
+    import yaml
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read engine profiles: {exc}", path=path) from None
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise InputError(
+            f"not valid YAML: {getattr(exc, 'problem', exc)}",
+            path=path,
+            line=mark.line + 1 if mark else None,
+        ) from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict) or not isinstance(data.get("engines"), dict):
+        raise InputError(
+            "expected a mapping with an 'engines:' mapping", path=path, line=1, field="engines"
+        )
+    lines: dict[tuple[str, ...], int] = {}
+    if root is not None:
+        top: dict[tuple[str, ...], int] = {}
+        _node_lines(root, (), top)
+        lines = {k[1:]: v for k, v in top.items() if k and k[0] == "engines" and len(k) > 1}
+    profiles = {}
+    for name, body in data["engines"].items():
+        profile = _Profile(str(name), body, path, lines)
+        _check_profile(profile)
+        profiles[str(name)] = profile
+    return profiles
+
+
+def _fail(profile: _Profile, message: str, *keys: str) -> InputError:
+    field = ".".join(["engines", profile.name, *keys])
+    return InputError(message, path=profile.path, line=profile.line(*keys), field=field)
+
+
+def _check_profile(profile: _Profile) -> None:
+    if not _NAME.match(profile.name):
+        raise _fail(
+            profile, f"profile name {profile.name!r} must be letters, digits, '-', '_' or '.'"
+        )
+    body = profile.body
+    if not isinstance(body, dict):
+        raise _fail(profile, "a profile must be a mapping with at least 'type'")
+    kind = body.get("type")
+    if not isinstance(kind, str) or not kind:
+        raise _fail(profile, "missing 'type'", "type")
+    if kind not in engine_types():
+        raise _fail(
+            profile, f"unknown engine type {kind!r}; known: {', '.join(engine_types())}", "type"
+        )
+    for stage in STAGES:
+        if stage in body and not isinstance(body[stage], dict):
+            raise _fail(profile, f"'{stage}' must be a mapping of overrides", stage)
+    for keys, value in _walk(body):
+        if isinstance(value, str) and _BAD_REF.search(value):
+            raise _fail(profile, "malformed ${...} reference; write ${ENV_VAR}", *keys)
+        _check_run_value(profile, keys, value)
+        _check_secret(profile, keys, value)
+
+
+def _walk(node: Any, prefix: tuple[str, ...] = ()) -> Iterable[tuple[tuple[str, ...], Any]]:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _walk(value, (*prefix, str(key)))
+    elif isinstance(node, list):
+        for value in node:
+            yield from _walk(value, prefix)
+    else:
+        yield prefix, node
+
+
+def _check_run_value(profile: _Profile, keys: tuple[str, ...], value: Any) -> None:
+    key = keys[-1]
+    if key not in RUN_KEYS or (len(keys) > 1 and keys[0] not in STAGES) or len(keys) > 2:
+        return
+    if key == "rate_limit" and value is None:
+        return
+    ok = isinstance(value, int | float) and not isinstance(value, bool)
+    if key in ("concurrency", "retries"):
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    if ok and (value < 0 or (key != "retries" and value <= 0)):
+        ok = False
+    if not ok:
+        raise _fail(profile, f"{key} must be a positive number, got {value!r}", *keys)
+
+
+def _looks_secret(keys: tuple[str, ...]) -> bool:
+    return any(_SECRET_KEY.search(k) for k in keys if k not in STAGES)
+
+
+def _check_secret(profile: _Profile, keys: tuple[str, ...], value: Any) -> None:
+    """Refuse secrets written inline: only ``${ENV_VAR}`` references may carry them."""
+    if value is None or value == "" or isinstance(value, bool):
+        return
+    literal = _ENV_REF.sub("", str(value))
+    if _looks_secret(keys):
+        # "Bearer ${TOKEN}" is fine: what is left is a scheme word, not a credential.
+        leftover = literal.strip()
+        if leftover and (
+            leftover == str(value).strip() or not re.fullmatch(r"[A-Za-z]+", leftover)
+        ):
+            raise _fail(
+                profile,
+                "a secret must not be written in the profile; use an environment variable "
+                "reference such as ${MY_TOKEN}",
+                *keys,
+            )
+    if keys and keys[-1] == "url" and isinstance(value, str):
+        from urllib.parse import parse_qsl, urlsplit
+
+        parts = urlsplit(literal)
+        if parts.password or any(
+            _SECRET_KEY.search(k) and v for k, v in parse_qsl(parts.query, keep_blank_values=True)
+        ):
+            raise _fail(
+                profile,
+                "the URL carries a credential; put it in the 'token' setting as ${ENV_VAR}",
+                *keys,
+            )
+
+
+# --- resolution ----------------------------------------------------------------------------
+
+
+def _merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _resolve_env(node: Any, secrets: list[str], where: Any) -> Any:
+    if isinstance(node, str):
+
+        def sub(match: re.Match[str]) -> str:
+            var = match.group(1)
+            value = os.environ.get(var)
+            if value is None:
+                raise where(f"environment variable {var} is not set", var)
+            secrets.append(value)
+            return value
+
+        return _ENV_REF.sub(sub, node)
+    if isinstance(node, dict):
+        return {k: _resolve_env(v, secrets, where) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_resolve_env(v, secrets, where) for v in node]
+    return node
+
+
+def profile_files(suite_path: Path | None = None, workspace: Path | None = None) -> list[Path]:
+    """Where profiles are looked up, in order: beside the suite, the workspace, the user config."""
+    folders: list[Path] = []
+    if suite_path is not None:
+        folders.append(Path(suite_path).expanduser().resolve().parent)
+    folders.append(Path(workspace).expanduser().resolve() if workspace else Path.cwd().resolve())
+    folders.append(paths.config_dir())
+    files: list[Path] = []
+    for folder in folders:
+        for name in PROFILE_FILES:
+            candidate = folder / name
+            if candidate.is_file() and candidate not in files:
+                files.append(candidate)
+    return files
+
+
+def list_profiles(suite_path: Path | None = None, workspace: Path | None = None) -> dict[str, Path]:
+    """Profile names visible from here and the file each comes from (first file wins)."""
+    found: dict[str, Path] = {}
+    for path in profile_files(suite_path, workspace):
+        for name in read_profiles(path):
+            found.setdefault(name, path)
+    return found
+
+
+def _run_settings(body: Mapping[str, Any]) -> RunSettings:
+    defaults = RunSettings()
+    return RunSettings(
+        concurrency=int(body.get("concurrency", defaults.concurrency)),
+        rate_limit=float(body["rate_limit"]) if body.get("rate_limit") is not None else None,
+        timeout=float(body.get("timeout", defaults.timeout)),
+        retries=int(body.get("retries", defaults.retries)),
+    )
+
+
+def _build(
+    name: str, kind: str, settings: dict[str, Any], public: dict[str, Any], where: Any
+) -> ResolvedEngine:
+    secrets: list[str] = []
+    resolved = _resolve_env(settings, secrets, where)
+    run = _run_settings(resolved)
+    engine_settings = {k: v for k, v in resolved.items() if k not in (*RUN_KEYS, *STAGES, "type")}
+    engine_settings["timeout"] = run.timeout
+    engine_settings[SECRET_VALUES_KEY] = list(secrets)
+    try:
+        engine = create_engine(kind, engine_settings)
+    except EngineError as exc:
+        raise where(redact(str(exc), secrets), None) from None
+    public = {"type": kind, **public}
+    public.update(
+        concurrency=run.concurrency,
+        rate_limit=run.rate_limit,
+        timeout=run.timeout,
+        retries=run.retries,
+    )
+    return ResolvedEngine(name, engine, public, run, secrets=secrets)
+
+
+def _adhoc(spec: str, suite_path: Path | None) -> ResolvedEngine | None:
+    kind, sep, rest = spec.partition(":")
+    if kind == "embedded" and not sep:
+        rest = str(_sibling_training_data(suite_path) or "")
+        if not rest:
+            return None
+    elif not sep or kind not in ("embedded", "rasa", "http"):
+        return None
+    rest = rest.strip()
+    if not rest:
+        raise InputError(
+            f"engine spec {spec!r} needs a {'path' if kind == 'embedded' else 'URL'}",
+            field="engine",
+        )
+
+    def where(message: str, _var: str | None) -> InputError:
+        return InputError(message, field="engine")
+
+    if kind == "embedded":
+        path = Path(rest).expanduser().resolve()
+        if not path.is_file():
+            raise InputError(f"training data not found: {path}", field="engine")
+        settings: dict[str, Any] = {"nlu": str(path)}
+        public: dict[str, Any] = {"name": f"embedded:{path}", "type": "embedded", "nlu": str(path)}
+    else:
+        if _ENV_REF.search(rest) is None and kind == "rasa" and "token=" in rest:
+            raise InputError(
+                "put the Rasa token in a profile as ${ENV_VAR}, not in the URL", field="engine"
+            )
+        settings = {"url": rest}
+        public = {"name": f"{kind}:{rest}", "type": kind, "url": rest}
+    resolved = _build(public["name"], kind, settings, public, where)
+    return resolved
+
+
+def _sibling_training_data(suite_path: Path | None) -> Path | None:
+    """``x.suite.yaml`` trains from ``x.nlu.yml`` beside it, so ``--engine embedded`` just works."""
+    if suite_path is None:
+        return None
+    suite_path = Path(suite_path)
+    stem = suite_path.name.split(".", 1)[0]
+    for name in (f"{stem}.nlu.yml", f"{stem}.nlu.yaml", "nlu.yml", "nlu.yaml"):
+        candidate = suite_path.parent / name
+        if candidate.is_file():
+            return candidate.resolve()
+    return None
+
+
+def resolve_engine(
+    spec: str,
+    suite_path: Path | None = None,
+    stage: str = "development",
+    workspace: Path | None = None,
+) -> ResolvedEngine:
+    """Turn ``--engine`` into an engine: a profile name, or ``embedded:PATH`` / ``rasa:URL`` / ``http:URL``.
+
+    Raises InputError for a bad or missing profile, or a missing environment variable (named,
+    never its value). The engine is built but not opened.
+    """
+    if stage not in STAGES:
+        raise InputError(f"stage must be one of {', '.join(STAGES)}, not {stage!r}", field="stage")
+    spec = spec.strip()
+    files = profile_files(suite_path, workspace)
+    for path in files:
+        profiles = read_profiles(path)
+        if spec in profiles:
+            return _from_profile(profiles[spec], stage)
+    adhoc = _adhoc(spec, suite_path)
+    if adhoc is not None:
+        return adhoc
+    known = sorted(list_profiles(suite_path, workspace))
+    searched = ", ".join(str(p) for p in files) or "no engines.yaml found"
+    hint = f"; profiles: {', '.join(known)}" if known else ""
+    raise InputError(
+        f"no engine profile named {spec!r} (searched: {searched}){hint}; "
+        "or use embedded:PATH, rasa:URL or http:URL",
+        field="engine",
+    )
+
+
+def _from_profile(profile: _Profile, stage: str) -> ResolvedEngine:
+    body = dict(profile.body)
+    overrides = body.get(stage) or {}
+    merged = _merge({k: v for k, v in body.items() if k not in STAGES}, overrides)
+    kind = str(merged.get("type") or body["type"])
+
+    def where(message: str, var: str | None) -> InputError:
+        keys = _find_reference(merged, var, stage, body) if var else ()
+        return InputError(
+            message,
+            path=profile.path,
+            line=profile.line(*keys),
+            field=".".join(["engines", profile.name, *keys]),
+        )
+
+    # Relative paths in a profile are relative to the profile file.
+    for key in ("nlu", "path", "training_data"):
+        value = merged.get(key)
+        if isinstance(value, str) and value and not _ENV_REF.search(value):
+            candidate = Path(value).expanduser()
+            if not candidate.is_absolute():
+                merged[key] = str((profile.path.parent / candidate).resolve())
+    public: dict[str, Any] = {
+        "name": profile.name,
+        "stage": stage,
+        "source": str(profile.path),
+        **{k: v for k, v in merged.items() if k not in RUN_KEYS},
+    }
+    resolved = _build(profile.name, kind, merged, public, where)
+    resolved.source = profile.path
+    return resolved
+
+
+def _find_reference(
+    merged: Mapping[str, Any], var: str, stage: str, body: Mapping[str, Any]
+) -> tuple[str, ...]:
+    needle = "${" + var + "}"
+    for keys, value in _walk(body.get(stage) or {}):
+        if isinstance(value, str) and needle in value:
+            return (stage, *keys)
+    for keys, value in _walk(merged):
+        if isinstance(value, str) and needle in value:
+            return keys
+    return ()

@@ -1,0 +1,143 @@
+"""Rasa Open Source over HTTP: ``POST /model/parse`` (see engine-apis.md §1).
+
+Auth is ``?token=`` (server started with ``--auth-token``) or a JWT sent as
+``Authorization: Bearer`` (``--jwt-secret``). ``nlu_fallback`` and a null intent name mean no
+intent; the fallback's synthetic entry is dropped from the ranking so that the ranking shows
+the real candidates, and the whole answer is kept in ``raw``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from nlu_tui.engines.base import Capabilities, ParseContext, register
+from nlu_tui.engines.httpcall import BadResponseError, HttpEngine, safe_url
+from nlu_tui.errors import EngineError
+from nlu_tui.model import IntentScore, PredictedEntity, Prediction
+
+if TYPE_CHECKING:
+    import httpx
+
+FALLBACK_INTENT = "nlu_fallback"
+
+
+@register("rasa")
+class RasaEngine(HttpEngine):
+    """Settings: ``url`` (base, default http://localhost:5005), ``token``, ``jwt``, ``timeout``."""
+
+    type_name = "rasa"
+    capabilities = Capabilities(entity_order=True, http=True)
+
+    def __init__(self, settings: Mapping[str, Any]) -> None:
+        super().__init__(settings)
+        url = str(settings.get("url") or "http://localhost:5005").strip()
+        if not url.startswith(("http://", "https://")):
+            raise EngineError(f"rasa engine: url must start with http:// or https://, got {url!r}")
+        self.base_url = url.rstrip("/")
+        self.token = str(settings["token"]) if settings.get("token") else None
+        self.jwt = str(settings["jwt"]) if settings.get("jwt") else None
+        self.server_version: str | None = None
+
+    @property
+    def _params(self) -> dict[str, str]:
+        return {"token": self.token} if self.token else {}
+
+    @property
+    def _headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.jwt}"} if self.jwt else {}
+
+    async def open(self, client: httpx.AsyncClient | None) -> None:
+        """Probe ``GET /version`` (no auth needed) so an unreachable server fails the run at once."""
+        await super().open(client)
+        try:
+            body, _ = await self.request_json("GET", f"{self.base_url}/version")
+        except Exception as exc:
+            raise EngineError(
+                f"Rasa at {safe_url(self.base_url)} is unreachable: {self._redact(str(exc))}"
+            ) from None
+        if not isinstance(body, dict) or "version" not in body:
+            raise EngineError(f"{safe_url(self.base_url)} does not look like a Rasa server")
+        self.server_version = str(body["version"])
+
+    async def parse(self, text: str, context: ParseContext) -> Prediction:
+        body, latency = await self.request_json(
+            "POST",
+            f"{self.base_url}/model/parse",
+            params=self._params,
+            headers=self._headers,
+            json_body={"text": text},
+        )
+        prediction = parse_rasa_answer(body, text)
+        prediction.latency_ms = latency
+        return prediction
+
+    def describe(self) -> dict[str, Any]:
+        info: dict[str, Any] = {"type": self.type_name, "url": safe_url(self.base_url)}
+        if self.server_version:
+            info["server_version"] = self.server_version
+        info["auth"] = "token" if self.token else "jwt" if self.jwt else "none"
+        return info
+
+
+def _float(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def parse_rasa_answer(body: Any, text: str) -> Prediction:
+    """Map a ``/model/parse`` answer onto a Prediction (BadResponseError if it is not one)."""
+    if not isinstance(body, dict):
+        raise BadResponseError(f"Rasa answer is a JSON {type(body).__name__}, not an object")
+    intent_obj = body.get("intent") or {}
+    if not isinstance(intent_obj, dict):
+        raise BadResponseError("Rasa answer: 'intent' is not an object")
+    name = intent_obj.get("name")
+    if name is not None and not isinstance(name, str):
+        raise BadResponseError("Rasa answer: 'intent.name' is not a string")
+    ranking: list[IntentScore] = []
+    raw_ranking = body.get("intent_ranking") or []
+    if not isinstance(raw_ranking, list):
+        raise BadResponseError("Rasa answer: 'intent_ranking' is not a list")
+    for item in raw_ranking:
+        if isinstance(item, dict) and isinstance(item.get("name"), str):
+            if item["name"] == FALLBACK_INTENT:
+                continue
+            ranking.append(IntentScore(item["name"], _float(item.get("confidence")) or 0.0))
+    intent: str | None = name if name and name != FALLBACK_INTENT else None
+    confidence = _float(intent_obj.get("confidence"))
+    if name == FALLBACK_INTENT and ranking:
+        confidence = ranking[0].confidence  # the real top candidate's score
+    raw_entities = body.get("entities") or []
+    if not isinstance(raw_entities, list):
+        raise BadResponseError("Rasa answer: 'entities' is not a list")
+    entities = []
+    for ent in raw_entities:
+        if not isinstance(ent, dict) or not isinstance(ent.get("entity"), str):
+            raise BadResponseError("Rasa answer: an entity has no 'entity' name")
+        start, end = _int(ent.get("start")), _int(ent.get("end"))
+        surface = ent.get("text")
+        if surface is None and start is not None and end is not None and 0 <= start <= end:
+            surface = text[start:end]
+        conf = _float(ent.get("confidence_entity"))
+        if conf is None:
+            conf = _float(ent.get("confidence"))
+        entities.append(
+            PredictedEntity(
+                name=ent["entity"],
+                value=ent.get("value"),
+                text=surface if isinstance(surface, str) else None,
+                start=start,
+                end=end,
+                confidence=conf,
+                role=ent.get("role") if isinstance(ent.get("role"), str) else None,
+                group=ent.get("group") if isinstance(ent.get("group"), str) else None,
+                extractor=ent.get("extractor") if isinstance(ent.get("extractor"), str) else None,
+            )
+        )
+    return Prediction(
+        intent=intent, confidence=confidence, ranking=ranking, entities=entities, raw=body
+    )

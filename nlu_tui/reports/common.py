@@ -1,0 +1,104 @@
+"""What every export of a scored run takes: the run's identity and its (case, prediction, result) rows.
+
+Exporters take plain values so the CLI, the runner and the TUI can call them alike, from a
+fresh run or from the store.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from nlu_tui.model import CaseResult, Prediction, Stage, TestCase
+
+if TYPE_CHECKING:
+    from nlu_tui.store.records import RunRecord
+
+ResultRow = tuple[TestCase, Prediction | None, CaseResult]
+"""One scored case: the case as run, the engine's answer (None if not kept) and its result."""
+
+Timestamp = str | float | datetime | None
+
+
+def iso_time(value: Timestamp) -> str | None:
+    """An ISO 8601 UTC time (``2026-11-21T05:51:39Z``) from epoch seconds, a datetime or a string."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, datetime):
+        dt = value if value.tzinfo else value.replace(tzinfo=UTC)
+    else:
+        dt = datetime.fromtimestamp(float(value), UTC)
+    return dt.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+@dataclass
+class RunMeta:
+    """The run a report describes. ``engine`` is the engine's name, never its settings.
+
+    ``version`` is the stage the engine ran (``development``/``published``) or a model version.
+    ``language`` and ``engine_settings`` only feed the Kore.ai CSV header; pass public settings
+    only (thresholds and such), never secrets.
+    """
+
+    id: str
+    suite: str
+    engine: str
+    version: str | None = None
+    status: str | None = None
+    reason: str | None = None
+    started_at: Timestamp = None
+    finished_at: Timestamp = None
+    note: str = ""
+    language: str | None = None
+    engine_settings: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_record(cls, record: RunRecord) -> RunMeta:
+        """The meta of a stored run (the store's public engine profile gives the settings)."""
+        return cls(
+            id=record.id,
+            suite=record.suite_name,
+            engine=record.engine_name,
+            version=record.stage,
+            status=str(record.status.value),
+            reason=record.reason,
+            started_at=record.started_at,
+            finished_at=record.finished_at,
+            note=record.note,
+            engine_settings=dict(record.engine_profile),
+        )
+
+    def run_dict(self) -> dict[str, Any]:
+        """The ``run`` object of the JSON report."""
+        return {
+            "id": self.id,
+            "suite": self.suite,
+            "engine": self.engine,
+            "version": self.version,
+            "status": self.status,
+            "reason": self.reason,
+            "started_at": iso_time(self.started_at),
+            "finished_at": iso_time(self.finished_at),
+            "note": self.note,
+        }
+
+    @property
+    def stage(self) -> Stage | None:
+        try:
+            return Stage(self.version) if self.version else None
+        except ValueError:
+            return None
+
+
+def finite(value: float | None) -> float | None:
+    """``value``, or ``None`` when it is missing, NaN or infinite (not representable in JSON)."""
+    if value is None or not math.isfinite(value):
+        return None
+    return value
+
+
+def results_of(rows: Sequence[ResultRow]) -> list[CaseResult]:
+    return [r for _c, _p, r in rows]

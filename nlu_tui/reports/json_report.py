@@ -1,0 +1,110 @@
+"""The JSON report of a scored run: a versioned schema that CI scripts can rely on.
+
+Schema version 1 (documented in the README, "JSON report"); a field is never renamed or
+removed without a new ``schema_version``::
+
+    {"schema_version": 1,
+     "run": {"id", "suite", "engine", "version", "status", "reason",
+             "started_at", "finished_at", "note"},
+     "summary": {"cases", "errors", "tp", "tn", "fp", "fn", "precision", "recall", "f1",
+                 "intent_success", "entity_success",
+                 "latency_p50_ms", "latency_p90_ms", "latency_p99_ms"},
+     "intent_report": {<scikit-learn classification_report(output_dict=True, zero_division=0)>},
+     "results": [{"case_id", "utterance", "expected_intents", "parent_intents",
+                  "matched_intent", "confidence", "ranking": [{"name", "confidence"}],
+                  "result", "entities": [{"name", "expected", "matched", "ok"}],
+                  "expected_entity_order", "actual_entity_order", "latency_ms", "error"}]}
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from nlu_tui.fileio import atomic_write_text
+from nlu_tui.reports.common import ResultRow, RunMeta, finite, results_of
+from nlu_tui.scoring.case import DEFAULT_OPTIONS, ScoringOptions
+from nlu_tui.scoring.intent_report import classification_report, label_sequences
+from nlu_tui.scoring.summary import Summary, summarize
+
+SCHEMA_VERSION = 1
+
+
+def summary_dict(summary: Summary) -> dict[str, Any]:
+    """The ``summary`` object: counts as ints, ratios as fractions 0..1 (``None`` if undefined)."""
+    return {
+        "cases": summary.cases,
+        "errors": summary.errors,
+        "tp": summary.tp,
+        "tn": summary.tn,
+        "fp": summary.fp,
+        "fn": summary.fn,
+        "precision": summary.precision,
+        "recall": summary.recall,
+        "f1": summary.f1,
+        "intent_success": summary.intent_success,
+        "entity_success": summary.entity_success,
+        "latency_p50_ms": summary.latency_p50,
+        "latency_p90_ms": summary.latency_p90,
+        "latency_p99_ms": summary.latency_p99,
+    }
+
+
+def result_dict(row: ResultRow) -> dict[str, Any]:
+    """One object of ``results``."""
+    case, prediction, result = row
+    return {
+        "case_id": result.case_id,
+        "utterance": case.utterance,
+        "expected_intents": [i.name for i in case.intents],
+        "parent_intents": list(case.parent_intents),
+        "matched_intent": result.matched_intent,
+        "confidence": finite(result.confidence),
+        "ranking": [
+            {"name": s.name, "confidence": finite(s.confidence)}
+            for s in (prediction.ranking if prediction is not None else [])
+        ],
+        "result": result.result.value,
+        "entities": [
+            {"name": e.name, "expected": e.expected, "matched": e.matched, "ok": e.ok}
+            for e in result.entities
+        ],
+        "expected_entity_order": list(result.expected_entity_order),
+        "actual_entity_order": list(result.actual_entity_order),
+        "latency_ms": finite(result.latency_ms),
+        "error": result.error,
+    }
+
+
+def build_json_report(
+    meta: RunMeta, rows: Sequence[ResultRow], options: ScoringOptions = DEFAULT_OPTIONS
+) -> dict[str, Any]:
+    """The report as a dict (``nlu-tui show --json`` can print it as it is)."""
+    y_true, y_pred = label_sequences([(c, r) for c, _p, r in rows], options)
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "run": meta.run_dict(),
+        "summary": summary_dict(summarize(results_of(rows))),
+        "intent_report": classification_report(y_true, y_pred),
+        "results": [result_dict(row) for row in rows],
+    }
+
+
+def render_json_report(
+    meta: RunMeta, rows: Sequence[ResultRow], options: ScoringOptions = DEFAULT_OPTIONS
+) -> str:
+    # NaN/Infinity are not JSON: allow_nan=False turns a bad confidence into an error, not junk.
+    return json.dumps(build_json_report(meta, rows, options), ensure_ascii=False, allow_nan=False)
+
+
+def write_json_report(
+    path: Path,
+    meta: RunMeta,
+    rows: Sequence[ResultRow],
+    options: ScoringOptions = DEFAULT_OPTIONS,
+) -> list[Path]:
+    """Write the report atomically; returns the files written."""
+    atomic_write_text(Path(path), render_json_report(meta, rows, options) + "\n")
+    return [Path(path)]

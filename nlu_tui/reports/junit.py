@@ -1,0 +1,131 @@
+"""JUnit XML: one test case per utterance, so CI servers show each failing utterance.
+
+A case fails (``<failure>``) when its result is FP or FN, when an expected entity is wrong, or
+when the entity order disagrees; the message says what was expected and what matched. An engine
+error is an ``<error>``. ``classname`` is ``<suite>.<first expected intent or "none">``,
+``name`` the utterance with the case id, ``time`` the engine latency in seconds.
+Everything is XML-escaped, and characters XML 1.0 cannot carry become U+FFFD.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from xml.sax.saxutils import escape, quoteattr
+
+from nlu_tui.fileio import atomic_write_text
+from nlu_tui.model import CaseResult, Prediction, ResultType, TestCase
+from nlu_tui.reports.common import ResultRow, RunMeta, iso_time, results_of
+from nlu_tui.reports.kore_csv import expected_intent_text, matched_intent_text
+from nlu_tui.scoring.case import DEFAULT_OPTIONS, ScoringOptions, expected_intents
+from nlu_tui.scoring.summary import summarize
+
+_INVALID_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def clean(text: str) -> str:
+    """Text XML 1.0 can carry (control characters and lone surrogates replaced)."""
+    return _INVALID_XML.sub("\ufffd", text)
+
+
+def _attr(text: str) -> str:
+    return quoteattr(clean(text), {"\n": "&#10;", "\r": "&#13;", "\t": "&#9;"})
+
+
+def _text(text: str) -> str:
+    return escape(clean(text))
+
+
+def failure_details(case: TestCase, prediction: Prediction | None, result: CaseResult) -> list[str]:
+    """What went wrong, one line per problem (empty when the case passed)."""
+    lines: list[str] = []
+    if result.result in (ResultType.FP, ResultType.FN):
+        lines.append(
+            f"{result.result.value}: expected intent {expected_intent_text(case) or '(none)'!r}, "
+            f"matched {matched_intent_text(result, prediction) or '(none)'!r}"
+        )
+    for e in result.entities:
+        if not e.ok:
+            got = "not found" if e.matched is None else f"matched {e.matched!r}"
+            lines.append(f"entity {e.name!r}: expected {e.expected!r}, {got}")
+    if result.entity_order_ok is False:
+        lines.append(
+            f"entity order: expected {'>'.join(result.expected_entity_order)}, "
+            f"actual {'>'.join(result.actual_entity_order)}"
+        )
+    return lines
+
+
+def render_junit(
+    meta: RunMeta, rows: Sequence[ResultRow], options: ScoringOptions = DEFAULT_OPTIONS
+) -> str:
+    summary = summarize(results_of(rows))
+    body: list[str] = []
+    failures = 0
+    total_time = 0.0
+    suite_name = meta.suite or "suite"
+    for case, prediction, result in rows:
+        seconds = (result.latency_ms or 0.0) / 1000.0
+        total_time += seconds
+        first = expected_intents(case, options)
+        classname = f"{suite_name}.{first[0] if first else 'none'}"
+        name = f"{case.utterance} [{case.id}]"
+        open_tag = (
+            f'    <testcase classname={_attr(classname)} name={_attr(name)} time="{seconds:.3f}"'
+        )
+        if result.result is ResultType.ERROR:
+            msg = result.error or "engine error"
+            body.append(
+                f'{open_tag}>\n      <error type="ERROR" message={_attr(msg)}>'
+                f"{_text(msg)}</error>\n    </testcase>"
+            )
+            continue
+        details = failure_details(case, prediction, result)
+        if not details:
+            body.append(f"{open_tag}/>")
+            continue
+        failures += 1
+        body.append(
+            f"{open_tag}>\n      <failure type={_attr(result.result.value)} "
+            f"message={_attr(details[0])}>{_text(chr(10).join(details))}</failure>\n"
+            "    </testcase>"
+        )
+    counts = (
+        f'tests="{len(rows)}" failures="{failures}" errors="{summary.errors}" '
+        f'time="{total_time:.3f}"'
+    )
+    props = [
+        ("run_id", meta.id),
+        ("engine", meta.engine),
+        ("version", meta.version or ""),
+        ("status", meta.status or ""),
+        ("precision", f"{summary.precision:.6f}"),
+        ("recall", f"{summary.recall:.6f}"),
+        ("f1", f"{summary.f1:.6f}"),
+    ]
+    prop_xml = "\n".join(f"      <property name={_attr(k)} value={_attr(v)}/>" for k, v in props)
+    stamp = iso_time(meta.started_at)
+    timestamp = f" timestamp={_attr(stamp)}" if stamp else ""
+    return "\n".join(
+        [
+            '<?xml version="1.0" encoding="UTF-8"?>',
+            f'<testsuites name="nlu-tui" {counts}>',
+            f'  <testsuite name={_attr(suite_name)} {counts} skipped="0"{timestamp}>',
+            f"    <properties>\n{prop_xml}\n    </properties>",
+            *body,
+            "  </testsuite>",
+            "</testsuites>",
+            "",
+        ]
+    )
+
+
+def write_junit(
+    path: Path,
+    meta: RunMeta,
+    rows: Sequence[ResultRow],
+    options: ScoringOptions = DEFAULT_OPTIONS,
+) -> list[Path]:
+    atomic_write_text(Path(path), render_junit(meta, rows, options))
+    return [Path(path)]

@@ -1,0 +1,188 @@
+"""The Kore.ai Batch Testing CSV report: a summary header block, then one block per utterance.
+
+Follows the "Download a CSV Report" section of the Kore.ai docs (seeds/000, metric-semantics.md
+§1.5). The header gives bot (engine) name, report (suite) name, language, run type, the engine's
+public threshold settings, last tested, utterance count, success/failure ratio and TP/TN/FP/FN as
+percentages of the scored utterances. The per-utterance columns are Kore.ai's, in its order,
+followed by two of ours (``Error``, ``Case Id``).
+
+Each expected entity takes a row of its own; the utterance's columns are filled on its first
+row only (as in Kore.ai's dataset CSV), and an entity's alternative values follow on
+consecutive rows with the same entity name (Kore.ai's "either value" rule). Scores: "Matched
+Intent's Score" for FP and FN, "Expected Intent's Score" for FP, from the engine's ranking;
+"Elimination Info" gives the expected intent's score and rank when it did not win.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+from pathlib import Path
+
+from nlu_tui.fileio import atomic_write_text
+from nlu_tui.model import CaseResult, Prediction, ResultType, Stage, TestCase
+from nlu_tui.reports.common import ResultRow, RunMeta, iso_time, results_of
+from nlu_tui.scoring.case import DEFAULT_OPTIONS, ScoringOptions, expected_intents
+from nlu_tui.scoring.intent_report import trait_label
+from nlu_tui.scoring.summary import summarize
+
+COLUMNS = (
+    "Utterances",
+    "Expected Intent",
+    "Matched Intent",
+    "Parent Intent",
+    "Task State",
+    "Result Type",
+    "Entity Name",
+    "Expected EntityValue",
+    "Matched EntityValue",
+    "Entity Result",
+    "Expected Entity Order",
+    "Actual Entity Order",
+    "Matched Intent's Score",
+    "Expected Intent's Score",
+    "Elimination Info",
+    "Error",
+    "Case Id",
+)
+
+THRESHOLD_KEYS = (
+    "mode",
+    "minThreshold",
+    "maxThreshold",
+    "exactMatchThreshold",
+    "isActive",
+    "taskMatchTolerance",
+    "wordCoverage",
+    "suggestionsCount",
+    "pathCoverage",
+)
+
+
+def _score(value: float | None) -> str:
+    return "" if value is None else f"{value:.4f}"
+
+
+def _pct(value: float) -> str:
+    return f"{value:.2f}%"
+
+
+def expected_intent_text(case: TestCase) -> str:
+    """Kore.ai's Expected Intent: alternatives joined by `` | ``, traits with the trait prefix."""
+    parts = [i.name for i in case.intents]
+    if case.traits:
+        parts.append(trait_label(case.traits))
+    return " | ".join(parts)
+
+
+def matched_intent_text(result: CaseResult, prediction: Prediction | None) -> str:
+    parts = [result.matched_intent] if result.matched_intent else []
+    if prediction is not None and prediction.traits:
+        parts.append(trait_label(prediction.traits))
+    return " | ".join(parts)
+
+
+def _ranked(prediction: Prediction | None, name: str) -> tuple[int, float] | None:
+    if prediction is None:
+        return None
+    key = name.strip()
+    for rank, s in enumerate(prediction.ranking, 1):
+        if s.name.strip() == key:
+            return rank, s.confidence
+    return None
+
+
+def _scores(
+    case: TestCase, prediction: Prediction | None, result: CaseResult, options: ScoringOptions
+) -> tuple[str, str, str]:
+    """(Matched Intent's Score, Expected Intent's Score, Elimination Info)."""
+    kind = result.result
+    matched = _score(result.confidence) if kind in (ResultType.FP, ResultType.FN) else ""
+    expected_score = ""
+    elimination = ""
+    if kind in (ResultType.FP, ResultType.FN):
+        names = expected_intents(case, options)
+        found = [(n, r) for n in names if (r := _ranked(prediction, n)) is not None]
+        if kind is ResultType.FP and found:
+            expected_score = "; ".join(f"{n}: {_score(r[1])}" for n, r in found)
+        elimination = "; ".join(f"{n}: {_score(r[1])} (rank {r[0]})" for n, r in found)
+    return matched, expected_score, elimination
+
+
+def _task_state(meta: RunMeta) -> str:
+    return "Published" if meta.stage is Stage.PUBLISHED else "Configured"
+
+
+def _case_rows(
+    case: TestCase,
+    prediction: Prediction | None,
+    result: CaseResult,
+    meta: RunMeta,
+    options: ScoringOptions,
+) -> list[list[str]]:
+    matched_score, expected_score, elimination = _scores(case, prediction, result, options)
+    head = [
+        case.utterance,
+        expected_intent_text(case),
+        matched_intent_text(result, prediction),
+        "||".join(case.parent_intents),
+        _task_state(meta),
+        result.result.value,
+    ]
+    orders = [">".join(result.expected_entity_order), ">".join(result.actual_entity_order)]
+    tail = [matched_score, expected_score, elimination, result.error or "", case.id]
+    entity_rows: list[list[str]] = []
+    expected_by_pos = list(case.entities)
+    for k, er in enumerate(result.entities):
+        alternatives = expected_by_pos[k].alternatives if k < len(expected_by_pos) else []
+        for value in [er.expected, *alternatives]:
+            entity_rows.append([er.name, value, er.matched or "", "True" if er.ok else "False"])
+    if not entity_rows:
+        return [[*head, "", "", "", "", *orders, *tail]]
+    blank_head = [""] * len(head)
+    blank_tail = [""] * len(tail)
+    out = [[*head, *entity_rows[0], *orders, *tail]]
+    out.extend([*blank_head, *e, "", "", *blank_tail] for e in entity_rows[1:])
+    return out
+
+
+def render_kore_csv(
+    meta: RunMeta, rows: Sequence[ResultRow], options: ScoringOptions = DEFAULT_OPTIONS
+) -> str:
+    summary = summarize(results_of(rows))
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\r\n")
+    w.writerow(["Bot Name", meta.engine])
+    w.writerow(["Report Name", meta.suite])
+    w.writerow(["Bot Language", meta.language or ""])
+    w.writerow(["Run Type", meta.version or ""])
+    settings = meta.engine_settings
+    thresholds = [(k, settings[k]) for k in THRESHOLD_KEYS if k in settings]
+    w.writerow(["Threshold Setting", "" if thresholds else "(not reported by the engine)"])
+    for key, value in thresholds:
+        w.writerow([key, str(value)])
+    w.writerow(["Last Tested", iso_time(meta.finished_at) or iso_time(meta.started_at) or ""])
+    w.writerow(["Utterance Count", str(summary.cases)])
+    w.writerow(["Success/Failure Ratio", _pct(100 * summary.success_failure_ratio)])
+    w.writerow(["True Positive (TP)", _pct(summary.pct(ResultType.TP))])
+    w.writerow(["True Negative (TN)", _pct(summary.pct(ResultType.TN))])
+    w.writerow(["False Positive (FP)", _pct(summary.pct(ResultType.FP))])
+    w.writerow(["False Negative (FN)", _pct(summary.pct(ResultType.FN))])
+    w.writerow(["Errors", str(summary.errors)])
+    w.writerow([])
+    w.writerow(COLUMNS)
+    for case, prediction, result in rows:
+        w.writerows(_case_rows(case, prediction, result, meta, options))
+    return buf.getvalue()
+
+
+def write_kore_csv(
+    path: Path,
+    meta: RunMeta,
+    rows: Sequence[ResultRow],
+    options: ScoringOptions = DEFAULT_OPTIONS,
+) -> list[Path]:
+    """Write the report atomically (UTF-8 with a BOM so spreadsheets read accents right)."""
+    atomic_write_text(Path(path), "\ufeff" + render_kore_csv(meta, rows, options))
+    return [Path(path)]

@@ -1,0 +1,121 @@
+"""Rasa-style ``intent_report.json`` and ``intent_errors.json``, with Rasa's own rules.
+
+Reproduces ``rasa test nlu`` (Rasa 3.x ``rasa/nlu/test.py`` ``evaluate_intents`` and
+``rasa/model_testing.py`` ``get_evaluation_metrics``; metric-semantics.md §2.1-2.3):
+
+- examples whose target is empty are dropped (here: cases expecting no intent, and ERRORs);
+  a missing prediction becomes ``""``;
+- target = the matched intent when it was acceptable, else the first expected intent;
+- report = scikit-learn's ``classification_report(targets, predictions, labels=set(targets))``
+  (labels written sorted), completed with ``micro avg`` or ``accuracy`` as Rasa does;
+- ``confused_with`` per label: among the 3 largest cells of its confusion-matrix row (labels =
+  sorted union of targets and predictions), those off the diagonal with a count > 0. Ties are
+  broken by numpy's ``argsort`` exactly as Rasa does (numpy is imported lazily, here only);
+- ``intent_errors.json``: ``[{text, intent, intent_prediction: {name, confidence}}]`` for every
+  example whose target differs from its prediction. Unlike Rasa, the file is written even when
+  empty (``[]``), so a stale file from an earlier export never survives.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from nlu_tui.fileio import atomic_write_text
+from nlu_tui.model import ResultType
+from nlu_tui.reports.common import ResultRow, RunMeta, finite
+from nlu_tui.scoring.case import DEFAULT_OPTIONS, ScoringOptions, expected_intents
+from nlu_tui.scoring.intent_report import Report, classification_report, intent_labels
+
+REPORT_FILE = "intent_report.json"
+ERRORS_FILE = "intent_errors.json"
+
+
+def rasa_examples(
+    rows: Sequence[ResultRow], options: ScoringOptions = DEFAULT_OPTIONS
+) -> list[tuple[str, str, str, float | None]]:
+    """(text, target, prediction, confidence) of the examples Rasa would evaluate."""
+    out: list[tuple[str, str, str, float | None]] = []
+    for case, _prediction, result in rows:
+        if result.result is ResultType.ERROR or not expected_intents(case, options):
+            continue
+        target, _ = intent_labels(case, result, options)
+        predicted = result.matched_intent or ""
+        out.append((case.utterance, target, predicted, finite(result.confidence)))
+    return out
+
+
+def rasa_intent_report(targets: Sequence[str], predictions: Sequence[str]) -> Report:
+    """Rasa's ``intent_report.json`` content for these labels (``{}`` when there are none)."""
+    labels = sorted(set(targets))
+    if not labels:
+        return {}
+    report = classification_report(targets, predictions, labels=labels)
+    accuracy = sum(t == p for t, p in zip(targets, predictions, strict=True)) / len(targets)
+    if "accuracy" in report and "micro avg" not in report:
+        acc = report["accuracy"]
+        report["micro avg"] = {
+            "precision": acc,
+            "recall": acc,
+            "f1-score": acc,
+            "support": report["macro avg"]["support"],
+        }
+    elif "accuracy" not in report and "micro avg" in report:
+        report["accuracy"] = accuracy
+    _add_confused_with(report, targets, predictions)
+    return report
+
+
+def _add_confused_with(report: Report, targets: Sequence[str], predictions: Sequence[str]) -> None:
+    """Rasa's ``_add_confused_labels_to_report``, on the same numpy ``argsort`` (ties included)."""
+    import numpy as np  # lazily: only exports need it
+
+    all_labels = sorted(set(targets) | set(predictions))
+    index = {label: i for i, label in enumerate(all_labels)}
+    matrix = np.zeros((len(all_labels), len(all_labels)), dtype=np.int64)
+    for (t, p), count in Counter(zip(targets, predictions, strict=True)).items():
+        matrix[index[t], index[p]] = count
+    order = np.argsort(matrix, axis=1)
+    n_candidates = min(3, len(all_labels))
+    for label in all_labels:
+        if report.get(label):
+            report[label]["confused_with"] = {}
+    for i, label in enumerate(all_labels):
+        for j in range(n_candidates):
+            col = int(order[i, -(1 + j)])
+            count = int(matrix[i, col])
+            if all_labels[col] != label and count > 0:
+                report[label]["confused_with"][all_labels[col]] = count
+
+
+def rasa_intent_errors(
+    examples: Sequence[tuple[str, str, str, float | None]],
+) -> list[dict[str, Any]]:
+    return [
+        {"text": text, "intent": target, "intent_prediction": {"name": pred, "confidence": conf}}
+        for text, target, pred, conf in examples
+        if target != pred
+    ]
+
+
+def write_rasa_report(
+    directory: Path,
+    meta: RunMeta,
+    rows: Sequence[ResultRow],
+    options: ScoringOptions = DEFAULT_OPTIONS,
+) -> list[Path]:
+    """Write ``intent_report.json`` and ``intent_errors.json`` into ``directory``."""
+    directory = Path(directory)
+    examples = rasa_examples(rows, options)
+    report = rasa_intent_report([e[1] for e in examples], [e[2] for e in examples])
+    report_path = directory / REPORT_FILE
+    errors_path = directory / ERRORS_FILE
+    # Rasa writes these with an indent of 2 (rasa.shared.utils.io.dump_obj_as_json_to_file).
+    atomic_write_text(report_path, json.dumps(report, indent=2, ensure_ascii=False))
+    atomic_write_text(
+        errors_path, json.dumps(rasa_intent_errors(examples), indent=2, ensure_ascii=False)
+    )
+    return [report_path, errors_path]

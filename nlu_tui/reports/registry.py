@@ -1,0 +1,62 @@
+"""Export formats of a scored run by name, for the CLI (``--format``) and the TUI's export menu."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from nlu_tui.errors import InputError
+from nlu_tui.reports.common import ResultRow, RunMeta
+from nlu_tui.reports.json_report import write_json_report
+from nlu_tui.reports.junit import write_junit
+from nlu_tui.reports.kore_csv import write_kore_csv
+from nlu_tui.reports.rasa_report import write_rasa_report
+from nlu_tui.scoring.case import DEFAULT_OPTIONS, ScoringOptions
+
+Writer = Callable[[Path, RunMeta, Sequence[ResultRow], ScoringOptions], list[Path]]
+
+
+@dataclass(frozen=True)
+class ReportFormat:
+    """``directory``: the target is a folder (Rasa writes two files), otherwise a file."""
+
+    name: str
+    description: str
+    extension: str
+    directory: bool
+    write: Writer
+
+
+REPORT_FORMATS: dict[str, ReportFormat] = {
+    f.name: f
+    for f in (
+        ReportFormat("json", "JSON report (schema_version 1)", ".json", False, write_json_report),
+        ReportFormat("csv", "Kore.ai Batch Testing CSV report", ".csv", False, write_kore_csv),
+        ReportFormat("junit", "JUnit XML, one test case per utterance", ".xml", False, write_junit),
+        ReportFormat(
+            "rasa", "Rasa intent_report.json + intent_errors.json", "", True, write_rasa_report
+        ),
+    )
+}
+
+
+def report_format(name: str) -> ReportFormat:
+    try:
+        return REPORT_FORMATS[name]
+    except KeyError:
+        known = ", ".join(REPORT_FORMATS)
+        raise InputError(
+            f"unknown report format {name!r} (known: {known})", field="format"
+        ) from None
+
+
+def write_report(
+    fmt: str,
+    path: Path,
+    meta: RunMeta,
+    rows: Sequence[ResultRow],
+    options: ScoringOptions = DEFAULT_OPTIONS,
+) -> list[Path]:
+    """Export a scored run as ``fmt`` to ``path`` (a folder for ``rasa``); returns files written."""
+    return report_format(fmt).write(Path(path), meta, rows, options)

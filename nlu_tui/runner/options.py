@@ -1,0 +1,48 @@
+"""How a run behaves: concurrency, pacing, timeouts, retries and when to give up."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Knobs of one run; profiles give the engine-specific ones, the CLI/TUI may override.
+
+    ``max_error_rate`` stops a run early (status ``failed``) once at least
+    ``min_cases_for_error_rate`` cases are done and more than that share of them errored.
+    ``secrets`` are values scrubbed from every stored reason and raw answer.
+    """
+
+    concurrency: int = 8
+    rate_limit: float | None = None
+    """Requests per second across the run; None means as fast as the concurrency allows."""
+    timeout: float = 30.0
+    """Seconds per attempt."""
+    retries: int = 3
+    """Extra attempts after a connection error, a 429 or a 5xx."""
+    backoff_base: float = 0.25
+    backoff_max: float = 20.0
+    retry_after_max: float = 60.0
+    max_error_rate: float = 0.5
+    min_cases_for_error_rate: int = 20
+    flush_interval: float = 0.1
+    progress_interval: float = 0.1
+    heartbeat_interval: float = 2.0
+    secrets: tuple[str, ...] = field(default=(), repr=False)
+
+    def with_settings(self, settings: Any) -> RunOptions:
+        """Take concurrency, rate limit, timeout and retries from a profile's RunSettings."""
+        changes: dict[str, Any] = {}
+        for name in ("concurrency", "rate_limit", "timeout", "retries"):
+            value = getattr(settings, name, None)
+            if value is not None:
+                changes[name] = value
+        return replace(self, **changes)
+
+    def public(self) -> dict[str, Any]:
+        """What is stored with a run (no secrets)."""
+        data = asdict(self)
+        data.pop("secrets", None)
+        return data

@@ -1,0 +1,81 @@
+"""Which failures are worth another attempt, and how long to wait before it.
+
+Connection errors, timeouts, 429 and 5xx are transient; a 4xx or a malformed answer is not.
+Waits grow exponentially with jitter so many workers do not retry in lockstep, and a
+``Retry-After`` from the server wins.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import random
+import time
+from dataclasses import dataclass
+
+import httpx
+
+from nlu_tui.errors import NluTuiError
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A classified failure of one attempt."""
+
+    reason: str
+    retryable: bool
+    retry_after: float | None = None
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds from a ``Retry-After`` header (delta seconds or an HTTP date)."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(when.timestamp() - (now if now is not None else time.time()), 0.0)
+
+
+def classify(exc: BaseException) -> Failure:
+    """Turn what an engine raised into a reason (never quoting URLs) and a retry decision."""
+    if isinstance(exc, httpx.HTTPStatusError):
+        status = exc.response.status_code
+        retryable = status == 429 or status >= 500
+        retry_after = parse_retry_after(exc.response.headers.get("retry-after"))
+        phrase = exc.response.reason_phrase or ""
+        return Failure(f"HTTP {status} {phrase}".strip(), retryable, retry_after)
+    cause = exc.__cause__ if isinstance(exc, httpx.TransportError) else None
+    # httpx-aiohttp maps every aiohttp connection error to ConnectTimeout: use the real cause.
+    if cause is not None and "Timeout" not in type(cause).__name__:
+        detail = str(cause).split("\n")[0]
+        return Failure(f"connection error: {type(cause).__name__}: {detail}".rstrip(": "), True)
+    if isinstance(exc, asyncio.TimeoutError | TimeoutError):
+        return Failure("timed out", True)
+    if isinstance(exc, httpx.TransportError):
+        detail = str(exc).split("\n")[0]
+        return Failure(f"connection error: {type(exc).__name__}: {detail}".rstrip(": "), True)
+    if isinstance(exc, OSError):
+        return Failure(f"connection error: {exc.strerror or exc}", True)
+    if isinstance(exc, json.JSONDecodeError):
+        return Failure(f"malformed answer: not JSON ({exc.msg} at char {exc.pos})", False)
+    if isinstance(exc, ValueError | KeyError | TypeError | AttributeError | IndexError):
+        return Failure(f"malformed answer: {type(exc).__name__}: {exc}", False)
+    if type(exc).__name__ == "BadResponseError":  # engines.httpcall: the answer was unusable
+        return Failure(f"malformed answer: {exc}", False)
+    if isinstance(exc, NluTuiError):
+        return Failure(str(exc), False)
+    return Failure(f"{type(exc).__name__}: {exc}", False)
+
+
+def backoff_delay(attempt: int, base: float, cap: float, rng: random.Random | None = None) -> float:
+    """Exponential backoff with jitter: ``base * 2**attempt``, capped, times 0.5-1.5."""
+    r = rng or random
+    return float(min(cap, base * (2**attempt)) * r.uniform(0.5, 1.5))

@@ -1,0 +1,287 @@
+"""Scoring one test case against one prediction, with Kore.ai Batch Testing semantics.
+
+Pure functions, no I/O. The result type follows the Kore.ai docs (metric-semantics.md §1.3):
+
+- intent expected and the matched intent is one of the acceptable ones → TP;
+- intent expected and nothing matched → FN; another intent matched → FP (a wrong intent is
+  an FP only, so wrong intents lower precision, not recall);
+- no intent expected and none matched → TN; one matched → FP;
+- Small Talk: TP only when the matched intent is the expected Small Talk intent, otherwise FP
+  ("the lists differ", including nothing matched); no intent expected but a known Small Talk
+  intent matched → FN, as the docs say;
+- traits: all expected traits must be among the engine's traits (extras are fine); none
+  returned → FN, some but not all → FP. A case with both intents and traits is TP when both
+  are, FP when either is FP, else FN;
+- an engine error → ERROR, kept out of every metric and counted separately.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from nlu_tui.model import (
+    CaseResult,
+    EntityResult,
+    ExpectedEntity,
+    IntentKind,
+    PredictedEntity,
+    Prediction,
+    ResultType,
+    Suite,
+    TestCase,
+)
+from nlu_tui.scoring.entities import entity_matches, flatten_value, normalize
+
+PATH_SEPARATOR = ">>"
+"""How engines (and Kore.ai's JSON samples) write an intent under its parents: ``A >> B``."""
+
+
+@dataclass(frozen=True)
+class ScoringOptions:
+    """Choices that change how a case is scored.
+
+    ``negative_intents``: intent names that mean "no intent" (besides null and empty), for
+    expectations and predictions alike (LUIS ``None``, Rasa ``nlu_fallback`` if you add it).
+    ``small_talk_intents``: names known to be Small Talk, for Kore.ai's FN rule on cases that
+    expect nothing (see :meth:`for_suite`). ``ignore_intent_case`` compares intent and trait
+    names case-insensitively.
+    """
+
+    negative_intents: tuple[str, ...] = ("None",)
+    small_talk_intents: frozenset[str] = field(default_factory=frozenset)
+    ignore_intent_case: bool = False
+
+    def for_suite(self, suite: Suite) -> ScoringOptions:
+        """These options plus every Small Talk intent the suite names."""
+        names = {
+            i.name.strip()
+            for c in suite.cases
+            for i in c.intents
+            if i.kind is IntentKind.SMALL_TALK
+        }
+        return ScoringOptions(
+            negative_intents=self.negative_intents,
+            small_talk_intents=frozenset(self.small_talk_intents | names),
+            ignore_intent_case=self.ignore_intent_case,
+        )
+
+    def key(self, name: str) -> str:
+        name = name.strip()
+        return name.casefold() if self.ignore_intent_case else name
+
+    def is_negative(self, name: str | None) -> bool:
+        """Null, empty, or one of the negative intent names: "no intent"."""
+        if name is None or not name.strip():
+            return True
+        k = self.key(name)
+        return any(k == self.key(n) for n in self.negative_intents)
+
+
+DEFAULT_OPTIONS = ScoringOptions()
+
+
+def expected_intents(case: TestCase, options: ScoringOptions = DEFAULT_OPTIONS) -> list[str]:
+    """The case's acceptable intent names, without negative ones (``None`` means "expect none")."""
+    return [i.name.strip() for i in case.intents if not options.is_negative(i.name)]
+
+
+def matched_intent(prediction: Prediction, options: ScoringOptions = DEFAULT_OPTIONS) -> str | None:
+    """The engine's intent, or ``None`` when it is a "no intent" answer."""
+    if options.is_negative(prediction.intent):
+        return None
+    assert prediction.intent is not None
+    return prediction.intent.strip()
+
+
+def intent_acceptable(
+    case: TestCase, matched: str | None, options: ScoringOptions = DEFAULT_OPTIONS
+) -> bool:
+    """Whether ``matched`` is one of the case's acceptable intents.
+
+    A matched intent written as a path (``Parent >> Child``) is acceptable when its last step is
+    an expected intent and the steps before it are the case's ``parent_intents``.
+    """
+    if matched is None:
+        return False
+    wanted = {options.key(n) for n in expected_intents(case, options)}
+    if options.key(matched) in wanted:
+        return True
+    if PATH_SEPARATOR in matched:
+        *parents, leaf = (p.strip() for p in matched.split(PATH_SEPARATOR))
+        if options.key(leaf) in wanted:
+            return [options.key(p) for p in parents] == [
+                options.key(p) for p in case.parent_intents
+            ]
+    return False
+
+
+def _intent_result(case: TestCase, matched: str | None, options: ScoringOptions) -> ResultType:
+    expected = [i for i in case.intents if not options.is_negative(i.name)]
+    if not expected:
+        if matched is None:
+            return ResultType.TN
+        small_talk = {options.key(n) for n in options.small_talk_intents}
+        return ResultType.FN if options.key(matched) in small_talk else ResultType.FP
+    if intent_acceptable(case, matched, options):
+        return ResultType.TP
+    if any(i.kind is IntentKind.SMALL_TALK for i in expected):
+        return ResultType.FP
+    return ResultType.FN if matched is None else ResultType.FP
+
+
+def _trait_result(case: TestCase, prediction: Prediction, options: ScoringOptions) -> ResultType:
+    got = {options.key(t) for t in prediction.traits if t.strip()}
+    if all(options.key(t) in got for t in case.traits):
+        return ResultType.TP
+    return ResultType.FP if got else ResultType.FN
+
+
+def result_type(
+    case: TestCase, prediction: Prediction, options: ScoringOptions = DEFAULT_OPTIONS
+) -> ResultType:
+    """The case's Kore.ai result type (see the module docstring)."""
+    if prediction.error is not None:
+        return ResultType.ERROR
+    matched = matched_intent(prediction, options)
+    has_intents = bool(expected_intents(case, options))
+    if not case.traits:
+        return _intent_result(case, matched, options)
+    traits = _trait_result(case, prediction, options)
+    if not has_intents:
+        return traits
+    intent = _intent_result(case, matched, options)
+    if intent is ResultType.TP and traits is ResultType.TP:
+        return ResultType.TP
+    if ResultType.FP in (intent, traits):
+        return ResultType.FP
+    return ResultType.FN
+
+
+def _same_entity(expected: ExpectedEntity, predicted: PredictedEntity) -> bool:
+    if normalize(expected.name) != normalize(predicted.name):
+        return False
+    if expected.role is not None and expected.role != predicted.role:
+        return False
+    return expected.group is None or expected.group == predicted.group
+
+
+def _predicted_value(predicted: PredictedEntity) -> object:
+    return predicted.value if predicted.value is not None else predicted.text
+
+
+def assign_entities(
+    expected: Sequence[ExpectedEntity], predicted: Sequence[PredictedEntity]
+) -> list[int | None]:
+    """For each expected entity, the index of the predicted entity it is judged against.
+
+    Candidates have the same name (and role/group when the expectation gives them). A
+    candidate whose value matches is preferred; otherwise the first unused one with that name.
+    Each predicted entity serves at most one expectation.
+    """
+    assigned: list[int | None] = [None] * len(expected)
+    ok = [False] * len(expected)
+    used: set[int] = set()
+    for k, ee in enumerate(expected):
+        for j, pe in enumerate(predicted):
+            if j not in used and _same_entity(ee, pe) and entity_matches(ee, _predicted_value(pe)):
+                assigned[k], ok[k] = j, True
+                used.add(j)
+                break
+    for k, ee in enumerate(expected):
+        if assigned[k] is not None:
+            continue
+        for j, pe in enumerate(predicted):
+            if j not in used and _same_entity(ee, pe):
+                assigned[k] = j
+                used.add(j)
+                break
+    return assigned
+
+
+def score_entities(
+    case: TestCase, prediction: Prediction, assigned: Sequence[int | None] | None = None
+) -> list[EntityResult]:
+    """One result per expected entity: the expected value, the engine's flat value, and ok."""
+    if assigned is None:
+        assigned = assign_entities(case.entities, prediction.entities)
+    out: list[EntityResult] = []
+    for ee, j in zip(case.entities, assigned, strict=True):
+        if j is None:
+            out.append(EntityResult(ee.name, ee.value, None, False))
+            continue
+        value = _predicted_value(prediction.entities[j])
+        out.append(EntityResult(ee.name, ee.value, flatten_value(value), entity_matches(ee, value)))
+    return out
+
+
+def _unique(names: Iterable[str]) -> list[str]:
+    seen: dict[str, None] = {}
+    for n in names:
+        seen.setdefault(n, None)
+    return list(seen)
+
+
+def entity_order(
+    case: TestCase, prediction: Prediction, assigned: Sequence[int | None]
+) -> tuple[list[str], bool | None]:
+    """Kore.ai's "Actual Entity Order" and whether the engine's order agrees with the user's.
+
+    The actual order is the user's ``entity_order`` completed by the remaining expected
+    entities in the order the engine returned them (by start offset, then position in the
+    answer), then those the engine did not return, in the suite's order. The order agrees when
+    every entity the user ordered was found and they appear in the engine's answer in that
+    order. ``None`` when the case gives no order.
+    """
+    position: dict[str, tuple[int, int]] = {}
+    for ee, j in zip(case.entities, assigned, strict=True):
+        if j is None:
+            continue
+        pe = prediction.entities[j]
+        pos = (pe.start if pe.start is not None else 1 << 62, j)
+        key = ee.name
+        if key not in position or pos < position[key]:
+            position[key] = pos
+    user = _unique(case.entity_order)
+    found = sorted(position, key=position.__getitem__)
+    rest = [n for n in found if n not in user]
+    missing = [
+        n for n in _unique(e.name for e in case.entities) if n not in user and n not in position
+    ]
+    actual = [*user, *rest, *missing]
+    if not user:
+        return actual, None
+    if any(n not in position for n in user):
+        return actual, False
+    return actual, [n for n in found if n in user] == user
+
+
+def score_case(
+    case: TestCase, prediction: Prediction, options: ScoringOptions = DEFAULT_OPTIONS
+) -> CaseResult:
+    """Score one case: result type, entity results and entity order (an error scores nothing)."""
+    kind = result_type(case, prediction, options)
+    if kind is ResultType.ERROR:
+        return CaseResult(
+            case_id=case.id,
+            result=kind,
+            matched_intent=None,
+            confidence=None,
+            expected_entity_order=list(case.entity_order),
+            latency_ms=prediction.latency_ms,
+            error=prediction.error,
+        )
+    assigned = assign_entities(case.entities, prediction.entities)
+    actual_order, order_ok = entity_order(case, prediction, assigned)
+    return CaseResult(
+        case_id=case.id,
+        result=kind,
+        matched_intent=matched_intent(prediction, options),
+        confidence=prediction.confidence,
+        entities=score_entities(case, prediction, assigned),
+        expected_entity_order=list(case.entity_order),
+        actual_entity_order=actual_order,
+        entity_order_ok=order_ok,
+        latency_ms=prediction.latency_ms,
+        error=None,
+    )

@@ -1,0 +1,92 @@
+"""What the store tells about a run: one row of history, ready for a table or JSON."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from nlu_tui.model import RunStatus
+
+
+def iso(ts: float | None) -> str | None:
+    """An epoch time as ISO 8601 in UTC (what JSON output and exports show)."""
+    if ts is None:
+        return None
+    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+@dataclass
+class RunRecord:
+    """One run as stored: identity, engine, version, status and the live counters.
+
+    ``engine_profile`` never holds secrets (profiles give them as ``${ENV}`` and the public
+    profile drops them). The counters are kept exact as results are added, so listing many
+    runs never reads their results.
+    """
+
+    id: str
+    suite_name: str
+    suite_path: str | None
+    suite_hash: str
+    engine_name: str
+    engine_profile: dict[str, Any]
+    stage: str
+    status: RunStatus
+    reason: str | None
+    note: str
+    total: int
+    done: int
+    tp: int
+    tn: int
+    fp: int
+    fn: int
+    errors: int
+    started_at: float
+    finished_at: float | None
+    pid: int | None = None
+    host: str | None = None
+    heartbeat_at: float | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def missing(self) -> int:
+        return max(self.total - self.done, 0)
+
+    @property
+    def duration_s(self) -> float | None:
+        end = self.finished_at if self.finished_at is not None else self.heartbeat_at
+        return None if end is None else max(end - self.started_at, 0.0)
+
+    @property
+    def resumable(self) -> bool:
+        return self.status in (RunStatus.CANCELED, RunStatus.INTERRUPTED, RunStatus.FAILED) and (
+            self.done < self.total
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The run as ``nlu-tui runs --json`` lists it."""
+        return {
+            "id": self.id,
+            "suite": self.suite_name,
+            "suite_path": self.suite_path,
+            "suite_hash": self.suite_hash,
+            "engine": self.engine_name,
+            "engine_profile": self.engine_profile,
+            "version": self.stage,
+            "status": self.status.value,
+            "reason": self.reason,
+            "note": self.note,
+            "total": self.total,
+            "done": self.done,
+            "counts": {
+                "tp": self.tp,
+                "tn": self.tn,
+                "fp": self.fp,
+                "fn": self.fn,
+                "errors": self.errors,
+            },
+            "started_at": iso(self.started_at),
+            "finished_at": iso(self.finished_at),
+            "duration_s": None if self.duration_s is None else round(self.duration_s, 3),
+        }

@@ -1,0 +1,396 @@
+"""The run store: every run and result in one SQLite file shared by the CLI and the TUI.
+
+WAL mode lets one process write results while others list runs or edit a note; each batch of
+results is one short transaction, so a ``kill -9`` loses at most the batch being gathered.
+A run that says ``running`` but whose process is gone is marked ``interrupted`` by
+:meth:`RunStore.mark_interrupted`, which both faces call at start-up.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import sqlite3
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from nlu_tui import paths
+from nlu_tui.errors import InputError
+from nlu_tui.model import (
+    MAX_NOTE_CHARS,
+    CaseResult,
+    Prediction,
+    ResultType,
+    RunStatus,
+    Suite,
+    TestCase,
+    digest_bytes,
+)
+from nlu_tui.store import codec
+from nlu_tui.store.records import RunRecord
+from nlu_tui.store.schema import migrate
+
+HEARTBEAT_STALE_S = 60.0
+"""A running run whose heartbeat is older than this is taken for dead even if its pid lives
+(pids are reused, and another host's pids cannot be checked)."""
+
+_COUNT_COLUMNS = {
+    ResultType.TP: "tp",
+    ResultType.TN: "tn",
+    ResultType.FP: "fp",
+    ResultType.FN: "fn",
+    ResultType.ERROR: "errors",
+}
+
+StoredResult = tuple[TestCase, Prediction, CaseResult]
+
+
+def new_run_id() -> str:
+    return uuid.uuid4().hex[:12]
+
+
+def suite_digest(suite: Suite) -> str:
+    """The suite file's digest when it was loaded from one, else a digest of its cases."""
+    if suite.loaded_digest:
+        return suite.loaded_digest
+    return digest_bytes(codec.dumps(suite.cases).encode("utf-8"))
+
+
+def check_note(note: str) -> str:
+    if len(note) > MAX_NOTE_CHARS:
+        raise InputError(
+            f"a note holds at most {MAX_NOTE_CHARS} characters (this one has {len(note)})",
+            field="note",
+        )
+    return note
+
+
+def pid_alive(pid: int | None) -> bool:
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    return True
+
+
+class RunStore:
+    """One connection to the store file; safe to share between threads of one process."""
+
+    def __init__(self, path: Path | str | None = None) -> None:
+        self.path = Path(path) if path is not None else paths.store_path()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        self._conn = sqlite3.connect(
+            self.path, isolation_level=None, check_same_thread=False, timeout=30.0
+        )
+        self._conn.execute("PRAGMA busy_timeout = 30000")
+        self._conn.execute("PRAGMA journal_mode = WAL")
+        self._conn.execute("PRAGMA synchronous = NORMAL")
+        self._conn.execute("PRAGMA foreign_keys = ON")
+        with self._lock:
+            migrate(self._conn)
+        with contextlib.suppress(OSError):
+            os.chmod(self.path, 0o600)
+        self._host = socket.gethostname()
+
+    # --- plumbing ---------------------------------------------------------------------------
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextlib.contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction taken up front, so concurrent writers queue instead of failing."""
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            cur = self._conn.cursor()
+            cur.row_factory = sqlite3.Row
+            return list(cur.execute(sql, params))
+
+    # --- runs -------------------------------------------------------------------------------
+
+    def create_run(
+        self,
+        suite: Suite,
+        *,
+        engine_name: str,
+        engine_profile: dict[str, Any] | None = None,
+        stage: str = "development",
+        note: str = "",
+        options: dict[str, Any] | None = None,
+        pid: int | None = None,
+        cases: Sequence[TestCase] | None = None,
+    ) -> RunRecord:
+        """Record a new ``running`` run with a copy of the suite's cases (the run's own truth)."""
+        check_note(note)
+        cases = list(suite.cases if cases is None else cases)
+        ids = [c.id for c in cases]
+        if len(set(ids)) != len(ids):
+            dup = next(i for i, n in Counter(ids).items() if n > 1)
+            raise InputError(f"case id {dup!r} occurs more than once", field="id", kind="case")
+        run_id = new_run_id()
+        now = time.time()
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT INTO runs (id, suite_name, suite_path, suite_hash, engine_name,"
+                " engine_json, stage, status, note, total, started_at, pid, host, heartbeat_at,"
+                " options_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    run_id,
+                    suite.name,
+                    str(Path(suite.path).resolve()) if suite.path else None,
+                    suite_digest(suite),
+                    engine_name,
+                    json.dumps(engine_profile or {}, ensure_ascii=False, default=str),
+                    str(stage),
+                    RunStatus.RUNNING.value,
+                    note,
+                    len(cases),
+                    now,
+                    pid if pid is not None else os.getpid(),
+                    self._host,
+                    now,
+                    json.dumps(options or {}, default=str),
+                ),
+            )
+            conn.executemany(
+                "INSERT INTO cases (run_id, seq, case_id, case_json) VALUES (?,?,?,?)",
+                ((run_id, seq, c.id, codec.dumps(c)) for seq, c in enumerate(cases)),
+            )
+        return self.get_run(run_id)
+
+    def resume_run(self, run_id: str, *, pid: int | None = None) -> RunRecord:
+        """Set a canceled, interrupted or failed run running again (in this process)."""
+        from nlu_tui.errors import ConflictError
+
+        self.mark_interrupted()
+        run = self.get_run(run_id)
+        if run.status == RunStatus.RUNNING:
+            raise ConflictError(f"run {run.id} is still running (pid {run.pid})")
+        now = time.time()
+        with self._tx() as conn:
+            conn.execute(
+                "UPDATE runs SET status=?, reason=NULL, finished_at=NULL, pid=?, host=?,"
+                " heartbeat_at=? WHERE id=?",
+                (
+                    RunStatus.RUNNING.value,
+                    pid if pid is not None else os.getpid(),
+                    self._host,
+                    now,
+                    run.id,
+                ),
+            )
+        return self.get_run(run.id)
+
+    def finish_run(self, run_id: str, status: RunStatus, reason: str | None = None) -> RunRecord:
+        """Record how the run ended; the note is left alone (it may be edited concurrently)."""
+        now = time.time()
+        with self._tx() as conn:
+            conn.execute(
+                "UPDATE runs SET status=?, reason=?, finished_at=?, heartbeat_at=? WHERE id=?",
+                (RunStatus(status).value, reason, now, now, run_id),
+            )
+        return self.get_run(run_id)
+
+    def heartbeat(self, run_id: str) -> None:
+        with self._tx() as conn:
+            conn.execute("UPDATE runs SET heartbeat_at=? WHERE id=?", (time.time(), run_id))
+
+    def set_note(self, run_id: str, note: str) -> RunRecord:
+        """Add or replace the note, while the run goes or after (any process may do it)."""
+        check_note(note)
+        run = self.get_run(run_id)
+        with self._tx() as conn:
+            conn.execute("UPDATE runs SET note=? WHERE id=?", (note, run.id))
+        return self.get_run(run.id)
+
+    def delete_run(self, run_id: str) -> None:
+        run = self.get_run(run_id)
+        with self._tx() as conn:
+            conn.execute("DELETE FROM results WHERE run_id=?", (run.id,))
+            conn.execute("DELETE FROM cases WHERE run_id=?", (run.id,))
+            conn.execute("DELETE FROM runs WHERE id=?", (run.id,))
+
+    def mark_interrupted(self) -> list[str]:
+        """Turn ``running`` runs whose process died into ``interrupted``; returns their ids."""
+        now = time.time()
+        dead = []
+        for row in self._query(
+            "SELECT id, pid, host, heartbeat_at FROM runs WHERE status=?",
+            (RunStatus.RUNNING.value,),
+        ):
+            stale = (row["heartbeat_at"] or 0.0) < now - HEARTBEAT_STALE_S
+            gone = row["host"] == self._host and not pid_alive(row["pid"])
+            if stale or gone:
+                dead.append(row["id"])
+        if dead:
+            with self._tx() as conn:
+                for run_id in dead:
+                    conn.execute(
+                        "UPDATE runs SET status=?, reason=?, finished_at=heartbeat_at"
+                        " WHERE id=? AND status=?",
+                        (
+                            RunStatus.INTERRUPTED.value,
+                            "the process running it stopped before it finished",
+                            run_id,
+                            RunStatus.RUNNING.value,
+                        ),
+                    )
+        return dead
+
+    def _record(self, row: sqlite3.Row) -> RunRecord:
+        return RunRecord(
+            id=row["id"],
+            suite_name=row["suite_name"],
+            suite_path=row["suite_path"],
+            suite_hash=row["suite_hash"],
+            engine_name=row["engine_name"],
+            engine_profile=json.loads(row["engine_json"] or "{}"),
+            stage=row["stage"],
+            status=RunStatus(row["status"]),
+            reason=row["reason"],
+            note=row["note"] or "",
+            total=row["total"],
+            done=row["done"],
+            tp=row["tp"],
+            tn=row["tn"],
+            fp=row["fp"],
+            fn=row["fn"],
+            errors=row["errors"],
+            started_at=row["started_at"],
+            finished_at=row["finished_at"],
+            pid=row["pid"],
+            host=row["host"],
+            heartbeat_at=row["heartbeat_at"],
+            options=json.loads(row["options_json"] or "{}"),
+        )
+
+    def find_run(self, run_id: str) -> RunRecord | None:
+        """The run with this id, or the only one whose id starts with it."""
+        rows = self._query("SELECT * FROM runs WHERE id=?", (run_id,))
+        if not rows and run_id:
+            pattern = run_id.replace("\\", "").replace("%", "").replace("_", "") + "%"
+            rows = self._query("SELECT * FROM runs WHERE id LIKE ? LIMIT 2", (pattern,))
+            if len(rows) > 1:
+                raise InputError(f"run id {run_id!r} is ambiguous; give more characters")
+        return self._record(rows[0]) if rows else None
+
+    def get_run(self, run_id: str) -> RunRecord:
+        run = self.find_run(run_id)
+        if run is None:
+            raise InputError(f"no run with id {run_id!r} (see `nlu-tui runs`)")
+        return run
+
+    def list_runs(
+        self, suite: str | Path | None = None, *, limit: int | None = None
+    ) -> list[RunRecord]:
+        """Runs, newest first; ``suite`` matches a suite file path, name or content hash."""
+        sql = "SELECT * FROM runs"
+        params: list[Any] = []
+        if suite is not None:
+            text = str(suite)
+            resolved = str(Path(text).expanduser().resolve())
+            sql += " WHERE suite_path=? OR suite_name=? OR suite_hash=?"
+            params += [resolved, text, text]
+        sql += " ORDER BY started_at DESC, rowid DESC"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(int(limit))
+        return [self._record(r) for r in self._query(sql, params)]
+
+    # --- cases and results ------------------------------------------------------------------
+
+    def load_cases(self, run_id: str) -> list[TestCase]:
+        """The run's own copy of its cases, in suite order."""
+        rows = self._query("SELECT case_json FROM cases WHERE run_id=? ORDER BY seq", (run_id,))
+        return [codec.case_from_json(r["case_json"]) for r in rows]
+
+    def done_case_ids(self, run_id: str) -> set[str]:
+        rows = self._query("SELECT case_id FROM results WHERE run_id=?", (run_id,))
+        return {r["case_id"] for r in rows}
+
+    def add_results(self, run_id: str, items: Iterable[tuple[int, Prediction, CaseResult]]) -> int:
+        """Commit a batch of ``(seq, prediction, result)``; a case already stored is kept as is.
+
+        Returns how many were new. Counters and the heartbeat move in the same transaction.
+        """
+        added: Counter[str] = Counter()
+        rows = [
+            (
+                run_id,
+                res.case_id,
+                seq,
+                ResultType(res.result).value,
+                res.latency_ms,
+                codec.dumps(pred),
+                codec.dumps(res),
+            )
+            for seq, pred, res in items
+        ]
+        if not rows:
+            return 0
+        with self._tx() as conn:
+            for row in rows:
+                cur = conn.execute(
+                    "INSERT INTO results (run_id, case_id, seq, result, latency_ms,"
+                    " prediction_json, result_json) VALUES (?,?,?,?,?,?,?)"
+                    " ON CONFLICT (run_id, case_id) DO NOTHING",
+                    row,
+                )
+                if cur.rowcount == 1:
+                    added[_COUNT_COLUMNS[ResultType(row[3])]] += 1
+            n = sum(added.values())
+            sets = ", ".join(f"{col} = {col} + ?" for col in added)
+            conn.execute(
+                f"UPDATE runs SET done = done + ?, heartbeat_at = ?{', ' + sets if sets else ''}"
+                " WHERE id=?",
+                (n, time.time(), *added.values(), run_id),
+            )
+        return n
+
+    def load_results(self, run_id: str) -> list[StoredResult]:
+        """Every stored result with its case and prediction, in suite order."""
+        run = self.get_run(run_id)
+        rows = self._query(
+            "SELECT c.case_json, r.prediction_json, r.result_json FROM results r"
+            " JOIN cases c ON c.run_id = r.run_id AND c.case_id = r.case_id"
+            " WHERE r.run_id=? ORDER BY r.seq",
+            (run.id,),
+        )
+        return [
+            (
+                codec.case_from_json(r["case_json"]),
+                codec.prediction_from_json(r["prediction_json"]),
+                codec.result_from_json(r["result_json"]),
+            )
+            for r in rows
+        ]

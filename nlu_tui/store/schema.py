@@ -1,0 +1,93 @@
+"""The run store's tables, and the migrations that bring an older file up to date.
+
+``PRAGMA user_version`` holds the schema version; each entry of :data:`MIGRATIONS` moves the
+file one version forward inside a transaction, so an older nlu-tui's store keeps working.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+SCHEMA_VERSION = 1
+
+_V1 = """
+CREATE TABLE runs (
+    id            TEXT PRIMARY KEY,
+    suite_name    TEXT NOT NULL,
+    suite_path    TEXT,
+    suite_hash    TEXT NOT NULL,
+    engine_name   TEXT NOT NULL,
+    engine_json   TEXT NOT NULL DEFAULT '{}',
+    stage         TEXT NOT NULL,
+    status        TEXT NOT NULL,
+    reason        TEXT,
+    note          TEXT NOT NULL DEFAULT '',
+    total         INTEGER NOT NULL,
+    done          INTEGER NOT NULL DEFAULT 0,
+    tp            INTEGER NOT NULL DEFAULT 0,
+    tn            INTEGER NOT NULL DEFAULT 0,
+    fp            INTEGER NOT NULL DEFAULT 0,
+    fn            INTEGER NOT NULL DEFAULT 0,
+    errors        INTEGER NOT NULL DEFAULT 0,
+    started_at    REAL NOT NULL,
+    finished_at   REAL,
+    pid           INTEGER,
+    host          TEXT,
+    heartbeat_at  REAL,
+    options_json  TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX runs_by_suite ON runs (suite_path, started_at);
+CREATE INDEX runs_by_status ON runs (status);
+
+CREATE TABLE cases (
+    run_id     TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    seq        INTEGER NOT NULL,
+    case_id    TEXT NOT NULL,
+    case_json  TEXT NOT NULL,
+    PRIMARY KEY (run_id, seq),
+    UNIQUE (run_id, case_id)
+);
+
+CREATE TABLE results (
+    run_id           TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    case_id          TEXT NOT NULL,
+    seq              INTEGER NOT NULL,
+    result           TEXT NOT NULL,
+    latency_ms       REAL,
+    prediction_json  TEXT NOT NULL,
+    result_json      TEXT NOT NULL,
+    PRIMARY KEY (run_id, case_id)
+);
+CREATE INDEX results_by_seq ON results (run_id, seq);
+"""
+
+MIGRATIONS: dict[int, str] = {1: _V1}
+"""Version reached -> SQL that reaches it from the version before."""
+
+
+def migrate(conn: sqlite3.Connection) -> None:
+    """Bring the file to :data:`SCHEMA_VERSION`; refuse a file written by a newer nlu-tui."""
+    from nlu_tui.errors import NluTuiError
+
+    (version,) = conn.execute("PRAGMA user_version").fetchone()
+    if version > SCHEMA_VERSION:
+        raise NluTuiError(
+            f"the run store was written by a newer nlu-tui (schema {version} > {SCHEMA_VERSION})"
+        )
+    while version < SCHEMA_VERSION:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            (current,) = conn.execute("PRAGMA user_version").fetchone()
+            if current > version:  # another process migrated meanwhile
+                conn.execute("ROLLBACK")
+                version = current
+                continue
+            version += 1
+            for statement in MIGRATIONS[version].split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {version}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise

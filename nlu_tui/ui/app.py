@@ -1,0 +1,191 @@
+"""The workbench app: global bindings, themes, the palette, and the open suite.
+
+The app owns state every pane needs (the workspace and the open suite, as reactives) and the
+global keys; screens and widgets own their own flows and talk upward with messages. Heavy
+imports (pyarrow, the formats, the store) happen in workers after the first paint.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any
+
+from textual.app import App
+from textual.binding import Binding
+from textual.reactive import var
+from textual.theme import Theme
+
+from nlu_tui.model import Suite
+from nlu_tui.ui.commands import NluCommands, PaletteCommand
+from nlu_tui.workspace import Workspace
+
+
+class NluTuiApp(App[int]):
+    """nlu-tui's workbench. ``suite`` is the suite open in the main screen (None before one is)."""
+
+    TITLE = "nlu-tui"
+    CSS_PATH = "app.tcss"
+    COMMANDS = App.COMMANDS | {NluCommands}
+    ENABLE_COMMAND_PALETTE = True
+    COMMAND_PALETTE_BINDING = "ctrl+p"
+
+    BINDINGS = [
+        Binding(
+            "ctrl+q,f10",
+            "quit",
+            "Quit",
+            priority=True,
+            id="app.quit",
+            tooltip="Quit nlu-tui (edits are already saved).",
+        ),
+        Binding(
+            "question_mark,f1",
+            "help",
+            "Help",
+            key_display="?/F1",
+            id="app.help",
+            tooltip="Show every key of the focused pane and of the app.",
+        ),
+        Binding(
+            "f9,ctrl+backslash",
+            "next_theme",
+            "Theme",
+            show=False,
+            id="app.theme",
+            tooltip="Switch to the next colour theme (remembered).",
+        ),
+    ]
+
+    suite: var[Suite | None] = var(None, init=False)
+    """The open suite; panes watch it with ``self.watch(self.app, "suite", ...)``."""
+
+    def __init__(
+        self, workspace: Workspace, *, cursor_blink: bool = True, user_themes: bool = True
+    ) -> None:
+        super().__init__()
+        self.workspace = workspace
+        self.cursor_blink = cursor_blink
+        self.user_themes = user_themes
+        self.theme_failures: list[str] = []
+        self.nlu_theme_names: list[str] = []
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        """Fallbacks so Textual's own themes work with our CSS too."""
+        return {"pass-color": "green", "fail-color": "red", "warn-color": "darkorange"}
+
+    # --- lifecycle ------------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        self._register_themes()
+        from nlu_tui.ui.screens.main import MainScreen
+
+        self.push_screen(MainScreen())
+
+    def _register_themes(self) -> None:
+        from nlu_tui import paths, themes
+
+        dirs = [paths.bundled_themes_dir()]
+        if self.user_themes:
+            dirs.append(paths.config_dir() / "themes")
+        specs, failed = themes.load_themes(dirs)
+        for spec in specs:
+            try:
+                self.register_theme(
+                    Theme(
+                        name=spec.name,
+                        dark=spec.dark,
+                        variables=spec.variables,
+                        **spec.colours,  # type: ignore[arg-type]
+                    )
+                )
+                self.nlu_theme_names.append(spec.name)
+            except Exception as exc:  # a colour Textual rejects
+                failed.append(f"{spec.path.name if spec.path else spec.name}: {exc}")
+        self.theme_failures = failed
+        wanted = themes.remembered_theme() if self.user_themes else None
+        for name in (wanted, themes.DEFAULT_THEME):
+            if name and name in self.available_themes:
+                try:
+                    self.theme = name
+                    break
+                except Exception:
+                    continue
+        if failed:
+            from rich.markup import escape
+
+            self.notify(
+                escape("\n".join(failed)),
+                title="Some themes could not be loaded",
+                severity="error",
+                timeout=8,
+            )
+
+    def watch_theme(self, name: str) -> None:
+        if self.user_themes and name in self.nlu_theme_names:
+            from nlu_tui import themes
+
+            with contextlib.suppress(OSError):
+                themes.remember_theme(name)
+
+    # --- actions ----------------------------------------------------------------------------
+
+    def action_help(self) -> None:
+        from nlu_tui.ui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_next_theme(self) -> None:
+        names = self.nlu_theme_names or list(self.available_themes)
+        current = names.index(self.theme) if self.theme in names else -1
+        self.theme = names[(current + 1) % len(names)]
+        self.notify(f"Theme: {self.theme}", timeout=2)
+
+    def show_tab(self, pane_id: str) -> None:
+        """Switch the main screen's right-hand tabs (``tab-cases``, ``tab-runs``, ``tab-results``)."""
+        from textual.widgets import TabbedContent
+
+        for tabs in self.query(TabbedContent):
+            if tabs.id == "main-tabs":
+                tabs.active = pane_id
+
+    def refresh_suites(self) -> None:
+        """List the workspace again (after a run, so the panel shows its status and F1)."""
+        from nlu_tui.ui.widgets.suites_panel import SuitesPanel
+
+        for panel in self.query(SuitesPanel):
+            panel.reload()
+
+    def palette_commands(self) -> list[PaletteCommand]:
+        """App commands followed by those of every mounted widget that offers some."""
+        commands = [
+            PaletteCommand("app: Help", self.action_help, "Show the keys"),
+            PaletteCommand("app: Next theme", self.action_next_theme, "Cycle colour themes"),
+            PaletteCommand("app: Quit", self.exit, "Leave nlu-tui"),
+        ]
+        for name in self.nlu_theme_names:
+            commands.append(
+                PaletteCommand(f"theme: Use {name}", _setter(self, "theme", name), "Switch theme")
+            )
+        for widget in self.screen.query("*"):
+            provider = getattr(widget, "palette_commands", None)
+            if provider is not None:
+                commands.extend(provider())
+        return commands
+
+
+def _setter(obj: Any, attr: str, value: Any) -> Any:
+    def set_it() -> None:
+        setattr(obj, attr, value)
+
+    return set_it
+
+
+def run_app(workspace: str | Path | None) -> int:
+    """Open the workbench on ``workspace`` (default: the seeded user workspace)."""
+    from nlu_tui.workspace import open_workspace
+
+    app = NluTuiApp(open_workspace(workspace))
+    result = app.run()
+    return int(result or 0)

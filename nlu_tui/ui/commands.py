@@ -1,0 +1,48 @@
+"""The command palette: one provider whose commands are named "group: Verb".
+
+Commands come from :meth:`NluTuiApp.palette_commands`, which asks the app and every mounted
+widget that has a ``palette_commands()`` method, so panes (cases, runs, results) list only
+what makes sense in their current state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+if TYPE_CHECKING:
+    from nlu_tui.ui.app import NluTuiApp
+
+
+@dataclass(frozen=True)
+class PaletteCommand:
+    """``name`` reads "group: Verb" (e.g. "suite: New"); ``callback`` takes no arguments."""
+
+    name: str
+    callback: Callable[[], Any]
+    help: str = ""
+
+
+class NluCommands(Provider):
+    def _commands(self) -> list[PaletteCommand]:
+        app: NluTuiApp = self.app  # type: ignore[assignment]
+        return app.palette_commands()
+
+    async def discover(self) -> Hits:
+        for cmd in self._commands():
+            yield DiscoveryHit(cmd.name, partial(_call, cmd), help=cmd.help)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for cmd in self._commands():
+            score = matcher.match(cmd.name)
+            if score > 0:
+                yield Hit(score, matcher.highlight(cmd.name), partial(_call, cmd), help=cmd.help)
+
+
+def _call(cmd: PaletteCommand) -> None:
+    cmd.callback()

@@ -1,0 +1,328 @@
+"""The case editor: a form (not YAML) for adding or editing test cases.
+
+Every change re-checks the form with the shared validator (``nlu_tui.validation.validate_case``)
+and shows the problems under it; Save stays disabled while any is an error. The screen returns
+the new cases (one per utterance line) and never writes files itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.suggester import SuggestFromList
+from textual.widgets import Button, Input, Label, Select, Static, TextArea
+
+from nlu_tui.case_form import (
+    CaseForm,
+    EntityRow,
+    cases_from_form,
+    form_from_case,
+    form_intents,
+    form_problems,
+    known_entities,
+    known_intents,
+    split_list,
+)
+from nlu_tui.model import MAX_INTENTS, IntentKind, Suite, TestCase, ValueKind
+
+KIND_CHOICES = [(k.value.replace("_", " "), k.value) for k in IntentKind]
+VALUE_KINDS = [
+    ("auto", ValueKind.AUTO.value),
+    ("exact", ValueKind.EXACT.value),
+    ("regex", ValueKind.REGEX.value),
+    ("multi a||b", ValueKind.MULTI.value),
+    ("composite c:v|d:w", ValueKind.COMPOSITE.value),
+]
+VALUE_PLACEHOLDERS = {
+    ValueKind.AUTO.value: "value",
+    ValueKind.EXACT.value: "exact value",
+    ValueKind.REGEX.value: "regular expression (full match)",
+    ValueKind.MULTI.value: "item1||item2||item3",
+    ValueKind.COMPOSITE.value: "component1:value|component2:value",
+}
+
+
+class EntityRowWidget(Horizontal):
+    """One expected entity: name (with completion), value, kind, alternatives, remove."""
+
+    DEFAULT_CSS = """
+    EntityRowWidget { height: 3; }
+    EntityRowWidget .ent-name { width: 18; }
+    EntityRowWidget .ent-value { width: 1fr; }
+    EntityRowWidget .ent-kind { width: 24; }
+    EntityRowWidget .ent-alt { width: 16; }
+    EntityRowWidget .ent-remove { min-width: 5; width: 5; }
+    """
+
+    def __init__(self, row: EntityRow, names: list[str]) -> None:
+        super().__init__(classes="entity-row")
+        self.row = row
+        self.names = names
+
+    def compose(self) -> ComposeResult:
+        yield Input(
+            self.row.name,
+            placeholder="entity",
+            classes="ent-name",
+            suggester=SuggestFromList(self.names, case_sensitive=False) if self.names else None,
+        )
+        yield Input(
+            self.row.value,
+            placeholder=VALUE_PLACEHOLDERS.get(self.row.kind, "value"),
+            classes="ent-value",
+        )
+        yield Select(
+            VALUE_KINDS, value=self.row.kind, allow_blank=False, classes="ent-kind", compact=True
+        )
+        yield Input(self.row.alternatives, placeholder="or: a, b", classes="ent-alt")
+        yield Button("✕", classes="ent-remove", tooltip="Remove this entity", compact=True)
+
+    def value(self) -> EntityRow:
+        name, value, alt = self.query(Input).results()
+        kind = self.query_one(Select).value
+        return EntityRow(
+            name=name.value,
+            value=value.value,
+            kind=kind if isinstance(kind, str) else ValueKind.AUTO.value,
+            alternatives=alt.value,
+        )
+
+    @on(Select.Changed)
+    def _kind_changed(self, event: Select.Changed) -> None:
+        inputs = list(self.query(Input))
+        if isinstance(event.value, str):
+            inputs[1].placeholder = VALUE_PLACEHOLDERS.get(event.value, "value")
+
+    @on(Button.Pressed, ".ent-remove")
+    def _remove(self, event: Button.Pressed) -> None:
+        event.stop()
+        screen = self.screen
+        self.remove()
+        if isinstance(screen, CaseEditorScreen):
+            screen.call_after_refresh(screen.revalidate)
+
+
+class CaseEditorScreen(ModalScreen[list[TestCase] | None]):
+    """Add cases (``case`` None) or edit one; returns the resulting cases or None."""
+
+    DEFAULT_CSS = """
+    CaseEditorScreen { align: center middle; }
+    CaseEditorScreen > Vertical {
+        width: 100%; max-width: 120; height: 100%; max-height: 44;
+        border: thick $primary 60%; background: $surface; padding: 0 1;
+    }
+    CaseEditorScreen #form { height: 1fr; }
+    CaseEditorScreen .title { text-style: bold; }
+    CaseEditorScreen .hint { color: $text-muted; }
+    CaseEditorScreen #utterances { height: 5; }
+    CaseEditorScreen .intent { width: 1fr; }
+    CaseEditorScreen #kind { width: 22; }
+    CaseEditorScreen .row { height: 3; }
+    CaseEditorScreen #order { width: 1fr; }
+    CaseEditorScreen #problems { color: $error; height: auto; max-height: 6; }
+    CaseEditorScreen #problems.ok { color: $success; }
+    CaseEditorScreen #buttons { height: 3; align-horizontal: right; }
+    CaseEditorScreen #buttons Button { margin-left: 1; }
+    """
+    AUTO_FOCUS = "#utterances"
+    BINDINGS = [
+        Binding(
+            "ctrl+s,f5",
+            "save",
+            "Save",
+            id="editor.save",
+            priority=True,
+            tooltip="Save the case(s) (only when the form is valid).",
+        ),
+        Binding("escape", "cancel", "Cancel", id="editor.cancel", tooltip="Close without saving."),
+        Binding(
+            "ctrl+n,f4",
+            "add_entity",
+            "Entity +",
+            id="editor.add-entity",
+            tooltip="Add an expected entity row.",
+        ),
+        Binding(
+            "ctrl+o,f6",
+            "order_from_entities",
+            "Order",
+            id="editor.order",
+            tooltip="Fill the entity order from the entity list (one intent only).",
+        ),
+    ]
+
+    def __init__(self, suite: Suite, case: TestCase | None, extra_intents: list[str]) -> None:
+        super().__init__()
+        self.suite = suite
+        self.case = case
+        self.intent_names = known_intents(suite, extra_intents)
+        self.entity_names = known_entities(suite)
+        self.form = form_from_case(case) if case is not None else CaseForm()
+        self.errors: list[str] = []
+        self.warnings: list[str] = []
+        self._others: Suite | None = None
+
+    # --- layout ---------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        form = self.form
+        title = "Edit case" if self.case is not None else "Add cases"
+        intents = SuggestFromList(self.intent_names, case_sensitive=False)
+        with Vertical():
+            yield Label(Text(f"{title} · {self.suite.name}"), classes="title")
+            with VerticalScroll(id="form"):
+                yield Label("Utterances — one per line; each line becomes a case", classes="hint")
+                yield TextArea(form.utterances, id="utterances", soft_wrap=True)
+                yield Label(
+                    f"Intents — up to {MAX_INTENTS} acceptable alternatives", classes="hint"
+                )
+                with Horizontal(classes="row"):
+                    for n in range(MAX_INTENTS):
+                        yield Input(
+                            form.intents[n] if n < len(form.intents) else "",
+                            placeholder=f"intent {n + 1}" if n else "intent (empty: none expected)",
+                            id=f"intent-{n + 1}",
+                            classes="intent",
+                            suggester=intents,
+                        )
+                    yield Select(
+                        KIND_CHOICES,
+                        value=form.kind or Select.NULL,
+                        prompt="kind",
+                        id="kind",
+                        compact=True,
+                    )
+                yield Input(
+                    form.parent,
+                    placeholder="parent intent path: outer > inner",
+                    id="parent",
+                    suggester=intents,
+                )
+                yield Label(
+                    "Entities — regex: full match · multi: a||b · composite: c1:v|c2:v · "
+                    "or: other accepted values",
+                    classes="hint",
+                )
+                with Vertical(id="entities"):
+                    for row in form.entities:
+                        yield EntityRowWidget(row, self.entity_names)
+                with Horizontal(classes="row"):
+                    yield Button("+ Entity (Ctrl+N)", id="add-entity", compact=True)
+                    yield Input(
+                        form.order,
+                        placeholder="entity order: first, second (one intent only)",
+                        id="order",
+                        suggester=SuggestFromList(self.entity_names) if self.entity_names else None,
+                    )
+                    yield Button("From entities", id="order-fill", compact=True)
+                yield Input(form.tags, placeholder="tags: smoke, regression", id="tags")
+            yield Static("", id="problems", markup=False)
+            with Horizontal(id="buttons"):
+                yield Button("Save (Ctrl+S)", id="save", variant="primary", disabled=True)
+                yield Button("Cancel (Esc)", id="cancel")
+
+    def on_mount(self) -> None:
+        blink = getattr(self.app, "cursor_blink", True)
+        for widget in self.query(Input):
+            widget.cursor_blink = blink
+        self.query_one(TextArea).cursor_blink = blink
+        self.revalidate()
+
+    # --- reading the form ---------------------------------------------------------------------------
+
+    def read_form(self) -> CaseForm:
+        kind = self.query_one("#kind", Select).value
+        return CaseForm(
+            utterances=self.query_one("#utterances", TextArea).text,
+            intents=[self.query_one(f"#intent-{n + 1}", Input).value for n in range(MAX_INTENTS)],
+            kind=kind if isinstance(kind, str) else "",
+            parent=self.query_one("#parent", Input).value,
+            entities=[w.value() for w in self.query(EntityRowWidget)],
+            order=self.query_one("#order", Input).value,
+            tags=self.query_one("#tags", Input).value,
+        )
+
+    def _other_cases(self) -> Suite:
+        """The suite without the case being edited, so it does not clash with itself."""
+        if self._others is None:
+            skip = self.case.id if self.case is not None else None
+            self._others = Suite(
+                name=self.suite.name,
+                cases=[c for c in self.suite.cases if c.id != skip],
+                path=self.suite.path,
+            )
+        return self._others
+
+    def revalidate(self) -> None:
+        from nlu_tui.validation import validate_case
+
+        form = self.read_form()
+        errors = list(form_problems(form))
+        warnings: list[str] = []
+        if not errors:
+            others = self._other_cases()
+            for case in cases_from_form(form, self.case):
+                for problem in validate_case(case, others):
+                    text = f"{case.utterance[:30]}: {problem.message}"
+                    (errors if problem.severity == "error" else warnings).append(text)
+        self.errors, self.warnings = errors, warnings
+        order = self.query_one("#order", Input)
+        single = len(form_intents(form)) == 1
+        order.disabled = not single and not order.value
+        self.query_one("#order-fill", Button).disabled = not single
+        status = self.query_one("#problems", Static)
+        lines = [f"✖ {e}" for e in errors] + [f"⚠ {w}" for w in warnings]
+        count = len(cases_from_form(form, self.case)) if not errors else 0
+        status.update("\n".join(lines) if lines else f"✔ ready to save {count} case(s)")
+        status.set_class(not errors, "ok")
+        self.query_one("#save", Button).disabled = bool(errors)
+
+    @on(Input.Changed)
+    @on(TextArea.Changed)
+    @on(Select.Changed)
+    def _changed(self, event: Any) -> None:
+        self.revalidate()
+
+    # --- actions --------------------------------------------------------------------------------
+
+    @on(Button.Pressed, "#add-entity")
+    def action_add_entity(self) -> None:
+        row = EntityRowWidget(EntityRow(), self.entity_names)
+        self.query_one("#entities").mount(row)
+        self.call_after_refresh(lambda: row.query_one(Input).focus())
+        self.call_after_refresh(self.revalidate)
+
+    @on(Button.Pressed, "#order-fill")
+    def action_order_from_entities(self) -> None:
+        form = self.read_form()
+        if len(form_intents(form)) != 1:
+            self.notify("An entity order needs exactly one intent.", severity="warning")
+            return
+        names: list[str] = []
+        for row in form.entities:
+            if row.name.strip() and row.name.strip() not in names:
+                names.append(row.name.strip())
+        order = self.query_one("#order", Input)
+        order.disabled = False
+        order.value = ", ".join(names)
+
+    @on(Button.Pressed, "#save")
+    def action_save(self) -> None:
+        self.revalidate()
+        if self.errors:
+            self.notify("Fix the problems first.", severity="warning")
+            return
+        form = self.read_form()
+        if split_list(form.order) and len(form_intents(form)) != 1:
+            return
+        self.dismiss(cases_from_form(form, self.case))
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)

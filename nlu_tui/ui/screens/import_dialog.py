@@ -1,0 +1,202 @@
+"""Import a file of any supported format as a new suite: pick it, preview it, then import.
+
+Reading happens in a worker; nothing is written until the user presses Import on a clean
+preview. A file with bad rows shows each error with its row or line, and cannot be imported.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, DataTable, DirectoryTree, Input, Label, Select, Static
+
+from nlu_tui.case_form import format_entities, format_intents, one_line
+from nlu_tui.errors import InputError
+from nlu_tui.model import Suite
+
+PREVIEW_ROWS = 200
+AUTO = "auto"
+
+
+def import_errors(exc: BaseException) -> list[str]:
+    """One line per problem: a group of errors (``.errors``) or the single error itself."""
+    inner = getattr(exc, "errors", None)
+    if isinstance(inner, list) and inner:
+        return [str(e) for e in inner]
+    return [str(exc)]
+
+
+class ImportScreen(ModalScreen[Path | None]):
+    DEFAULT_CSS = """
+    ImportScreen { align: center middle; }
+    ImportScreen > Vertical {
+        width: 100%; max-width: 130; height: 100%; max-height: 44;
+        border: thick $primary 60%; background: $surface; padding: 0 1;
+    }
+    ImportScreen .title { text-style: bold; }
+    ImportScreen #picker { height: 1fr; }
+    ImportScreen DirectoryTree { width: 40%; }
+    ImportScreen #preview-side { width: 1fr; }
+    ImportScreen #preview { height: 1fr; }
+    ImportScreen #import-errors { color: $error; height: auto; max-height: 8; }
+    ImportScreen #import-summary { height: auto; }
+    ImportScreen .row { height: 3; }
+    ImportScreen #path { width: 1fr; }
+    ImportScreen #format { width: 20; }
+    ImportScreen #buttons { height: 3; align-horizontal: right; }
+    ImportScreen #buttons Button { margin-left: 1; }
+    """
+    AUTO_FOCUS = "#path"
+    BINDINGS = [
+        Binding(
+            "escape", "cancel", "Cancel", id="import.cancel", tooltip="Close without importing."
+        ),
+        Binding(
+            "f5,ctrl+r",
+            "preview",
+            "Preview",
+            id="import.preview",
+            priority=True,
+            tooltip="Read the file and show what would be imported.",
+        ),
+        Binding(
+            "ctrl+s,f8",
+            "do_import",
+            "Import",
+            id="import.do",
+            priority=True,
+            tooltip="Import the previewed file as a new suite.",
+        ),
+    ]
+
+    def __init__(self, start: Path | None = None) -> None:
+        super().__init__()
+        self.start = start or Path.cwd()
+        self.previewed: Suite | None = None
+        self.previewed_key: tuple[str, str] | None = None
+
+    def compose(self) -> ComposeResult:
+        from nlu_tui.formats.registry import FORMAT_MODULES
+
+        with Vertical():
+            yield Label("Import a file as a new suite", classes="title")
+            with Horizontal(classes="row"):
+                yield Input(placeholder="file to import (or pick one below)", id="path")
+                yield Select(
+                    [("detect format", AUTO), *[(n, n) for n in FORMAT_MODULES]],
+                    value=AUTO,
+                    allow_blank=False,
+                    id="format",
+                    compact=True,
+                )
+            with Horizontal(id="picker"):
+                yield DirectoryTree(self.start, id="tree")
+                with Vertical(id="preview-side"):
+                    yield Static("", id="import-summary", markup=False)
+                    yield Static("", id="import-errors", markup=False)
+                    yield DataTable(id="preview", cursor_type="row", zebra_stripes=True)
+            with Horizontal(id="buttons"):
+                yield Button("Preview (F5)", id="preview-btn")
+                yield Button("Import (Ctrl+S)", id="import-btn", variant="primary", disabled=True)
+                yield Button("Cancel (Esc)", id="cancel")
+
+    def on_mount(self) -> None:
+        self.query_one("#path", Input).cursor_blink = getattr(self.app, "cursor_blink", True)
+        table = self.query_one("#preview", DataTable)
+        table.add_columns("#", "Utterance", "Intents", "Entities")
+
+    @on(DirectoryTree.FileSelected)
+    def _picked(self, event: DirectoryTree.FileSelected) -> None:
+        self.query_one("#path", Input).value = str(event.path)
+        self.action_preview()
+
+    @on(Input.Submitted, "#path")
+    @on(Button.Pressed, "#preview-btn")
+    def action_preview(self) -> None:
+        text = self.query_one("#path", Input).value.strip()
+        if not text:
+            self.query_one("#import-errors", Static).update("Choose a file first.")
+            return
+        fmt = self.query_one("#format", Select).value
+        self.query_one("#import-btn", Button).disabled = True
+        self.query_one("#import-summary", Static).update("Reading…")
+        self.query_one("#import-errors", Static).update("")
+        self._read(Path(text).expanduser(), None if fmt == AUTO else str(fmt))
+
+    @on(Input.Changed, "#path")
+    @on(Select.Changed, "#format")
+    def _invalidate(self) -> None:
+        self.previewed = None
+        self.query_one("#import-btn", Button).disabled = True
+
+    @work(thread=True, exclusive=True, group="import-preview", exit_on_error=False)
+    def _read(self, path: Path, fmt: str | None) -> None:
+        from nlu_tui.workspace import Workspace
+
+        try:
+            result = Workspace.preview_import(self.app.workspace, path, fmt)  # type: ignore[attr-defined]
+        except InputError as exc:
+            self.app.call_from_thread(self._failed, import_errors(exc))
+            return
+        except Exception as exc:
+            self.app.call_from_thread(self._failed, [f"{path}: {exc}"])
+            return
+        self.app.call_from_thread(self._show, path, fmt, result)
+
+    def _failed(self, errors: list[str]) -> None:
+        self.previewed = None
+        self.query_one("#import-summary", Static).update("Nothing can be imported from this file:")
+        self.query_one("#import-errors", Static).update("\n".join(f"✖ {e}" for e in errors))
+        self.query_one("#preview", DataTable).clear()
+        self.query_one("#import-btn", Button).disabled = True
+
+    def _show(self, path: Path, fmt: str | None, result: Any) -> None:
+        suite: Suite = result.suite
+        self.previewed = suite
+        summary = (
+            f"{suite.name}: {len(suite.cases)} cases, {len(suite.intents_covered())} intents"
+            f" ({fmt or 'detected format'})"
+        )
+        if len(suite.cases) > PREVIEW_ROWS:
+            summary += f"; showing the first {PREVIEW_ROWS}"
+        self.query_one("#import-summary", Static).update(summary)
+        self.query_one("#import-errors", Static).update(
+            "\n".join(f"⚠ {w}" for w in result.warnings)
+        )
+        table = self.query_one("#preview", DataTable)
+        table.clear()
+        for n, case in enumerate(suite.cases[:PREVIEW_ROWS], 1):
+            table.add_row(
+                str(n),
+                Text(one_line(case.utterance)),
+                Text(format_intents(case)),
+                Text(one_line(format_entities(case))),
+            )
+        self.query_one("#import-btn", Button).disabled = False
+
+    @on(Button.Pressed, "#import-btn")
+    def action_do_import(self) -> None:
+        if self.previewed is None:
+            self.notify("Preview the file first.", severity="warning")
+            return
+        self._write(self.previewed)
+
+    @work(thread=True, exclusive=True, group="import-write", exit_on_error=False)
+    def _write(self, suite: Suite) -> None:
+        try:
+            path = self.app.workspace.add_imported(suite)  # type: ignore[attr-defined]
+        except Exception as exc:
+            self.app.call_from_thread(self._failed, import_errors(exc))
+            return
+        self.app.call_from_thread(self.dismiss, path)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,348 @@
+"""The diff of two runs: cases that broke, got fixed or moved; per-intent F1 deltas; gates.
+
+Both runs are loaded and compared in a thread worker with :func:`nlu_tui.rundiff.diff_runs`
+(and the CLI's gates through :func:`nlu_tui.rundiff.check_run_gates`); the screen only shows
+what came back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.markup import escape
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Select, Static, TabbedContent, TabPane
+
+from nlu_tui.rundiff import (
+    DEFAULT_CONFIDENCE_THRESHOLD,
+    ChangeKind,
+    RunDiff,
+    check_run_gates,
+    diff_runs,
+)
+from nlu_tui.ui.commands import PaletteCommand
+from nlu_tui.ui.screens.run_session import store_for
+from nlu_tui.ui.widgets.results_data import RunData
+from nlu_tui.ui.widgets.results_summary import num, run_title
+
+KIND_LABEL = {
+    ChangeKind.BROKE: ("broke", "bold red"),
+    ChangeKind.FIXED: ("fixed", "bold green"),
+    ChangeKind.INTENT_CHANGED: ("intent changed", "yellow"),
+    ChangeKind.CONFIDENCE_CHANGED: ("confidence moved", "cyan"),
+}
+THRESHOLD_FILES = ("thresholds.yml", "thresholds.yaml", "nlu-thresholds.yml")
+
+
+@dataclass
+class DiffResult:
+    before: RunData
+    after: RunData
+    diff: RunDiff
+    gates: list[Any] | None
+    gates_error: str | None
+
+
+def default_thresholds(suite_path: str | None, workspace: Path | None) -> Path | None:
+    """A thresholds file beside the suite or in the workspace, when there is one."""
+    folders = [Path(suite_path).parent] if suite_path else []
+    if workspace is not None:
+        folders.append(Path(workspace))
+    for folder in folders:
+        for name in THRESHOLD_FILES:
+            if (folder / name).is_file():
+                return folder / name
+    return None
+
+
+def compute_diff(
+    store: Any, before_id: str, after_id: str, threshold: float, thresholds: Path | None
+) -> DiffResult:
+    """Load both runs and diff them (what the worker runs; tests call it directly)."""
+    before = RunData.load(store, before_id)
+    after = RunData.load(store, after_id)
+    cases = [c for c, _, _ in after.rows] + [c for c, _, _ in before.rows]
+    diff = diff_runs(
+        (r for _, _, r in before.rows),
+        (r for _, _, r in after.rows),
+        cases=cases,
+        threshold=threshold,
+        f1_before=before.intent_f1(),
+        f1_after=after.intent_f1(),
+    )
+    gates = None
+    error = None
+    if thresholds is not None:
+        try:
+            gates = check_run_gates(
+                [(c, p) for c, p, _ in before.rows], [(c, p) for c, p, _ in after.rows], thresholds
+            )
+        except Exception as exc:
+            error = str(exc)
+    return DiffResult(before, after, diff, gates, error)
+
+
+class DiffScreen(Screen[None]):
+    """Compare an older run (before) with a newer one (after)."""
+
+    DEFAULT_CSS = """
+    DiffScreen #diff-header { height: auto; padding: 0 1; background: $boost; }
+    DiffScreen #diff-controls { height: auto; }
+    DiffScreen #diff-controls Input { width: 1fr; }
+    DiffScreen #diff-controls Select { width: 34; }
+    DiffScreen DataTable { height: 1fr; }
+    DiffScreen #diff-gates-text { height: auto; padding: 0 1; }
+    """
+
+    BINDINGS = [
+        Binding("escape,q", "app.pop_screen", "Back", id="diff.back", tooltip="Back to the runs."),
+        Binding(
+            "t",
+            "focus_threshold",
+            "Threshold",
+            id="diff.threshold",
+            tooltip="Change the confidence threshold.",
+        ),
+        Binding(
+            "g",
+            "focus_gates",
+            "Gates file",
+            id="diff.gates",
+            tooltip="Check the regression gates of a thresholds file.",
+        ),
+        Binding(
+            "e",
+            "edit_case",
+            "Edit case",
+            id="diff.edit",
+            tooltip="Open the selected case in the editor.",
+        ),
+    ]
+
+    def __init__(self, before_id: str, after_id: str) -> None:
+        super().__init__()
+        self.before_id = before_id
+        self.after_id = after_id
+        self.result: DiffResult | None = None
+        self.threshold = DEFAULT_CONFIDENCE_THRESHOLD
+        self.thresholds_path: Path | None = None
+        self.kind_filter: str = ""
+
+    def compose(self) -> ComposeResult:
+        yield Static(
+            Text(f"Comparing run {self.before_id} with {self.after_id}…"), id="diff-header"
+        )
+        with Horizontal(id="diff-controls"):
+            yield Select(
+                [("All changes", ""), *[(label, k.value) for k, (label, _) in KIND_LABEL.items()]],
+                value="",
+                allow_blank=False,
+                id="diff-kind",
+            )
+            yield Input(
+                str(self.threshold), id="diff-threshold", placeholder="confidence threshold (0..1)"
+            )
+            yield Input("", id="diff-gates-path", placeholder="thresholds file (gates)")
+        with TabbedContent(id="diff-tabs"):
+            with TabPane("Cases", id="tab-diff-cases"):
+                yield DataTable(id="diff-cases", cursor_type="row", zebra_stripes=True)
+            with TabPane("Per-intent F1", id="tab-diff-intents"):
+                yield DataTable(id="diff-intents", cursor_type="row", zebra_stripes=True)
+            with TabPane("Gates", id="tab-diff-gates"):
+                yield Static("", id="diff-gates-text")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        cases = self.query_one("#diff-cases", DataTable)
+        for key, label in [
+            ("kind", "Change"),
+            ("utterance", "Utterance"),
+            ("before", "Before"),
+            ("after", "After"),
+            ("conf_before", "Conf before"),
+            ("conf_after", "Conf after"),
+            ("delta", "Δ conf"),
+        ]:
+            cases.add_column(label, key=key)
+        intents = self.query_one("#diff-intents", DataTable)
+        for key, label in [
+            ("intent", "Intent"),
+            ("f1_before", "F1 before"),
+            ("f1_after", "F1 after"),
+            ("delta", "Δ F1"),
+        ]:
+            intents.add_column(label, key=key)
+        self._recompute()
+
+    def _recompute(self) -> None:
+        self._compute(self.threshold, self.thresholds_path)
+
+    @work(thread=True, exclusive=True, group="diff", exit_on_error=False)
+    def _compute(self, threshold: float, thresholds: Path | None) -> None:
+        store = store_for(self.app)
+        try:
+            if thresholds is None and self.thresholds_path is None and self.result is None:
+                record = store.get_run(self.after_id)
+                workspace = getattr(getattr(self.app, "workspace", None), "root", None)
+                thresholds = default_thresholds(record.suite_path, workspace)
+            result = compute_diff(store, self.before_id, self.after_id, threshold, thresholds)
+        except Exception as exc:
+            self.app.call_from_thread(self._failed, exc)
+            return
+        self.app.call_from_thread(self._show, result, thresholds)
+
+    def _failed(self, exc: Exception) -> None:
+        self.query_one("#diff-header", Static).update(Text(f"Cannot diff: {exc}", style="red"))
+        self.notify(escape(str(exc)), title="Cannot diff", severity="error")
+
+    def _show(self, result: DiffResult, thresholds: Path | None) -> None:
+        self.result = result
+        if thresholds is not None:
+            self.thresholds_path = thresholds
+            with self.prevent(Input.Changed):
+                self.query_one("#diff-gates-path", Input).value = str(thresholds)
+        self._draw()
+
+    def _draw(self) -> None:
+        result = self.result
+        if result is None:
+            return
+        diff = result.diff
+        header = Text("Before: ", style="bold")
+        header.append_text(run_title(result.before.record))
+        header.append("\nAfter:  ", style="bold")
+        header.append_text(run_title(result.after.record))
+        header.append("\n")
+        counts = diff.counts()
+        for kind, (label, style) in KIND_LABEL.items():
+            header.append(f"{label} {counts[kind.value]}", style=style)
+            header.append("   ")
+        header.append(
+            f"F1 {num(result.before.summary.f1)} → {num(result.after.summary.f1)}", style="bold"
+        )
+        if diff.only_after or diff.only_before:
+            header.append(f"   new cases {len(diff.only_after)}, removed {len(diff.only_before)}")
+        header.append(f"   confidence threshold {diff.threshold:g}")
+        if result.gates is not None:
+            failed = sum(not g.passed for g in result.gates)
+            header.append("\nGates: ", style="bold")
+            header.append(
+                f"{len(result.gates) - failed} passed, {failed} failed",
+                style="bold red" if failed else "bold green",
+            )
+        self.query_one("#diff-header", Static).update(header)
+        self._fill_cases()
+        self._fill_intents()
+        self._fill_gates()
+
+    def _fill_cases(self) -> None:
+        assert self.result is not None
+        table = self.query_one("#diff-cases", DataTable)
+        table.clear()
+        for change in self.result.diff.changes:
+            if self.kind_filter and change.kind.value != self.kind_filter:
+                continue
+            label, style = KIND_LABEL[change.kind]
+            b, a = change.before, change.after
+            delta = change.confidence_delta
+            table.add_row(
+                Text(label, style=style),
+                Text(change.utterance),
+                Text(f"{b.result.value} {b.matched_intent or '-'}"),
+                Text(f"{a.result.value} {a.matched_intent or '-'}"),
+                num(b.confidence),
+                num(a.confidence),
+                "-" if delta is None else f"{delta:+.4f}",
+                key=change.case_id,
+            )
+
+    def _fill_intents(self) -> None:
+        assert self.result is not None
+        table = self.query_one("#diff-intents", DataTable)
+        table.clear()
+        for d in self.result.diff.intent_deltas:
+            delta = d.delta
+            style = "" if delta is None or abs(delta) < 1e-12 else ("red" if delta < 0 else "green")
+            table.add_row(
+                Text(d.intent),
+                num(d.f1_before),
+                num(d.f1_after),
+                Text("-" if delta is None else f"{delta:+.4f}", style=style),
+                key=d.intent,
+            )
+
+    def _fill_gates(self) -> None:
+        assert self.result is not None
+        text = Text()
+        if self.result.gates_error:
+            text.append(f"Thresholds file: {self.result.gates_error}", style="red")
+        elif self.result.gates is None:
+            text.append(
+                "No thresholds file. Type one above (g) to check the regression gates "
+                "that `nlu-tui run --thresholds` checks."
+            )
+        elif not self.result.gates:
+            text.append("The thresholds file has no gates.")
+        else:
+            for gate in self.result.gates:
+                text.append(gate.description + "\n", style="green" if gate.passed else "bold red")
+        self.query_one("#diff-gates-text", Static).update(text)
+
+    @on(Select.Changed, "#diff-kind")
+    def _kind(self, event: Select.Changed) -> None:
+        self.kind_filter = str(event.value or "")
+        if self.result is not None:
+            self._fill_cases()
+
+    @on(Input.Submitted, "#diff-threshold")
+    def _threshold(self, event: Input.Submitted) -> None:
+        try:
+            value = float(event.value)
+            if not 0 <= value <= 1:
+                raise ValueError
+        except ValueError:
+            self.notify("The threshold is a number from 0 to 1.", severity="error")
+            return
+        self.threshold = value
+        self._recompute()
+
+    @on(Input.Submitted, "#diff-gates-path")
+    def _gates(self, event: Input.Submitted) -> None:
+        raw = event.value.strip()
+        self.thresholds_path = Path(raw).expanduser() if raw else None
+        self._compute(self.threshold, self.thresholds_path)
+        self.query_one("#diff-tabs", TabbedContent).active = "tab-diff-gates"
+
+    def action_focus_threshold(self) -> None:
+        self.query_one("#diff-threshold", Input).focus()
+
+    def action_focus_gates(self) -> None:
+        self.query_one("#diff-gates-path", Input).focus()
+
+    def action_edit_case(self) -> None:
+        from nlu_tui.ui.messages import EditCaseRequested
+
+        table = self.query_one("#diff-cases", DataTable)
+        if table.row_count == 0:
+            return
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        if key is not None:
+            self.app.pop_screen()
+            self.app.screen.post_message(EditCaseRequested(str(key)))
+
+    def palette_commands(self) -> list[PaletteCommand]:
+        return [
+            PaletteCommand("diff: Back", self.app.pop_screen, "Close the diff"),
+            PaletteCommand(
+                "diff: Check gates…",
+                self.action_focus_gates,
+                "Check a thresholds file's regression gates",
+            ),
+        ]

@@ -1,0 +1,742 @@
+"""The cases table of the open suite: filter, sort, multi-select, bulk actions and edits.
+
+Rows live in an Arrow table shown by ``textual-fastdatatable`` (mounting 100,000 rows takes a
+fraction of a second, where Textual's DataTable takes seconds). Filtering and sorting build a
+new Arrow table in a thread worker and swap the table widget, as the library recommends. Cells
+are rendered without markup, so utterances such as ``[bold red]x[/]`` show literally.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.markup import escape
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widget import Widget
+from textual.widgets import Input, Label, Static
+from textual.worker import get_current_worker
+
+from nlu_tui.case_form import (
+    CaseFilter,
+    format_entities,
+    format_intents,
+    format_parent,
+    known_tags,
+    one_line,
+    split_list,
+)
+from nlu_tui.errors import ConflictError
+from nlu_tui.model import Suite, TestCase
+from nlu_tui.ui.commands import PaletteCommand
+from nlu_tui.ui.messages import SuiteChanged
+
+if TYPE_CHECKING:
+    from nlu_tui.workspace import Workspace
+
+COLUMNS: list[tuple[str, str, int]] = [
+    ("n", "#", 6),
+    ("sel", "✓", 1),
+    ("problems", "!", 2),
+    ("utterance", "Utterance", 40),
+    ("intents", "Intents", 22),
+    ("parent", "Parent", 14),
+    ("entities", "Entities", 28),
+    ("order", "Order", 14),
+    ("tags", "Tags", 14),
+]
+"""(key, label, width) in display order; ``n`` is the case's 1-based position in the suite."""
+SEL_MARK = "●"
+UNDO_DEPTH = 20
+
+
+def _row_columns(cases: Sequence[TestCase], selected: set[str]) -> dict[str, list[Any]]:
+    return {
+        "n": list(range(1, len(cases) + 1)),
+        "sel": [SEL_MARK if c.id in selected else "" for c in cases],
+        "problems": [None] * len(cases),
+        "utterance": [one_line(c.utterance) for c in cases],
+        "intents": [format_intents(c) for c in cases],
+        "parent": [format_parent(c) for c in cases],
+        "entities": [one_line(format_entities(c)) for c in cases],
+        "order": [", ".join(c.entity_order) for c in cases],
+        "tags": [", ".join(c.tags) for c in cases],
+    }
+
+
+def build_arrow(cases: Sequence[TestCase], selected: set[str], problems: dict[str, int]) -> Any:
+    """The full Arrow table of a suite's rows (one row per case, in suite order)."""
+    import pyarrow as pa
+
+    data = _row_columns(cases, selected)
+    if problems:
+        data["problems"] = [problems.get(c.id) or None for c in cases]
+    return pa.table(
+        {
+            "n": pa.array(data["n"], type=pa.int64()),
+            "sel": pa.array(data["sel"], type=pa.string()),
+            "problems": pa.array(data["problems"], type=pa.int64()),
+            **{k: pa.array(data[k], type=pa.string()) for k, _, _ in COLUMNS[3:]},
+        }
+    )
+
+
+def make_backend(table: Any) -> Any:
+    """An Arrow backend with fixed column widths, so 100,000 cells are never measured."""
+    from textual_fastdatatable import ArrowBackend
+
+    class FixedWidthBackend(ArrowBackend):
+        @property
+        def column_content_widths(self) -> list[int]:
+            return [w for _, _, w in COLUMNS]
+
+    return FixedWidthBackend(table)
+
+
+def view_table(
+    full: Any,
+    cases: Sequence[TestCase],
+    query: str,
+    problems: dict[str, int],
+    sort: tuple[str, bool] | None,
+) -> Any:
+    """Filter and sort the full table; the result's ``n`` column maps rows back to cases."""
+    spec = CaseFilter.parse(query)
+    table = full
+    if not spec.empty:
+        keep = [i for i, c in enumerate(cases) if spec.matches(c, problems.get(c.id, 0))]
+        table = full.take(keep)
+    if sort is not None:
+        key, descending = sort
+        order = "descending" if descending else "ascending"
+        keys = [(key, order)] if key == "n" else [(key, order), ("n", "ascending")]
+        table = table.sort_by(keys)
+    return table
+
+
+class CasesView(Vertical):
+    """Filter box, the table, and a status line; owns the open suite's edits and undo."""
+
+    BINDINGS = [
+        Binding("a,insert", "add", "Add", id="cases.add", tooltip="Add cases (one per line)."),
+        Binding("e", "edit", "Edit", id="cases.edit", tooltip="Edit the case under the cursor."),
+        Binding(
+            "space",
+            "toggle_select",
+            "Select",
+            id="cases.select",
+            tooltip="Mark or unmark the case under the cursor for bulk actions.",
+        ),
+        Binding(
+            "A,ctrl+a",
+            "select_all",
+            "All",
+            show=False,
+            id="cases.select-all",
+            tooltip="Mark every shown case (again: unmark all).",
+        ),
+        Binding("t", "tag", "Tag", id="cases.tag", tooltip="Add tags to the marked cases."),
+        Binding(
+            "delete,D",
+            "delete",
+            "Delete",
+            id="cases.delete",
+            tooltip="Delete the marked cases (or the one under the cursor).",
+        ),
+        Binding(
+            "m",
+            "move",
+            "Move",
+            show=False,
+            id="cases.move",
+            tooltip="Move the marked cases to another suite.",
+        ),
+        Binding(
+            "slash,f",
+            "focus_filter",
+            "Filter",
+            key_display="/",
+            id="cases.filter",
+            tooltip="Filter: words, intent:X, tag:X, entity:X, has:entities, has:problems.",
+        ),
+        Binding(
+            "s",
+            "sort_next",
+            "Sort",
+            id="cases.sort",
+            tooltip="Sort by the next column (1-9 pick a column; again reverses).",
+        ),
+        Binding(
+            "ctrl+z,z",
+            "undo",
+            "Undo",
+            id="cases.undo",
+            tooltip="Undo the last change to this suite.",
+        ),
+        *[
+            Binding(str(n), f"sort_column({n - 1})", show=False, id=f"cases.sort-{n}")
+            for n in range(1, 10)
+        ],
+    ]
+
+    def __init__(self) -> None:
+        super().__init__(id="cases-view")
+        self.suite: Suite | None = None
+        self.problems: dict[str, int] = {}
+        self.problem_text: dict[str, list[str]] = {}
+        self.selected: set[str] = set()
+        self.sort: tuple[str, bool] | None = None
+        self.view_ids: list[str] = []
+        self.undo_stack: list[tuple[str, list[TestCase]]] = []
+        self._full: tuple[int, Any] | None = None
+        self._data_version = 0
+        self._save_lock = threading.Lock()
+        self._swap_lock = asyncio.Lock()
+        self._pending_swaps = 0
+        self.last_build_ms: float = 0.0
+
+    @property
+    def workspace(self) -> Workspace:
+        ws: Workspace = self.app.workspace  # type: ignore[attr-defined]
+        return ws
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="filter-row"):
+            yield Input(
+                placeholder="/ filter: words  intent:X  tag:X  entity:X  has:entities  has:problems",
+                id="filter",
+            )
+        yield Vertical(Static("Pick a suite on the left.", classes="placeholder"), id="cases-host")
+        yield Label("", id="cases-status", markup=False)
+
+    def on_mount(self) -> None:
+        self.query_one("#filter", Input).cursor_blink = getattr(self.app, "cursor_blink", True)
+        self.watch(self.app, "suite", self._suite_set, init=False)
+
+    # --- showing ----------------------------------------------------------------------------
+
+    def show_loading(self, path: Path) -> None:
+        self._set_host(Static(f"Loading {path.name}…", classes="placeholder", markup=False))
+
+    def show_error(self, text: str) -> None:
+        self._set_host(Static(text, classes="placeholder", markup=False))
+
+    def _set_host(self, widget: Widget, cursor_row: int | None = None) -> None:
+        """Swap what the table area shows; swaps run one at a time, in order."""
+        self._pending_swaps += 1
+        self.call_later(self._swap, widget, cursor_row)
+
+    async def _swap(self, widget: Widget, cursor_row: int | None) -> None:
+        async with self._swap_lock:
+            host = self.query_one("#cases-host")
+            old = self.table
+            had_focus = old is not None and old.has_focus
+            await host.remove_children()
+            await host.mount(widget)
+            if cursor_row is not None:
+                widget.move_cursor(row=cursor_row)  # type: ignore[attr-defined]
+            if had_focus and widget.can_focus:
+                widget.focus()
+            self._pending_swaps -= 1
+            self._update_status()
+
+    @property
+    def table(self) -> Any:
+        from_host = self.query("#cases-table")
+        return from_host.first() if from_host else None
+
+    def focus_table(self) -> None:
+        table = self.table
+        if table is not None:
+            table.focus()
+
+    def _suite_set(self, suite: Suite | None) -> None:
+        if suite is self.suite:
+            return
+        if self.suite is None or suite is None or suite.path != self.suite.path:
+            self.undo_stack.clear()
+            self.selected.clear()
+        self.suite = suite
+        self.problems = {}
+        self.problem_text = {}
+        self._invalidate()
+        self.rebuild(validate=True)
+
+    def rebuild(self, *, validate: bool = False, keep_cursor: str | None = None) -> None:
+        """Recompute the rows (in a worker) and then the problems, when asked."""
+        if self.suite is None:
+            return
+        query = self.query_one("#filter", Input).value
+        cursor_id = keep_cursor or self.cursor_case_id()
+        self._build(self.suite, query, self.sort, self._data_version, cursor_id, validate)
+
+    def _invalidate(self) -> None:
+        """The rows' content changed (cases, marks or problems): rebuild the full table."""
+        self._data_version += 1
+
+    @work(thread=True, exclusive=True, group="cases-build", exit_on_error=False)
+    def _build(
+        self,
+        suite: Suite,
+        query: str,
+        sort: tuple[str, bool] | None,
+        version: int,
+        cursor_id: str | None,
+        validate: bool,
+    ) -> None:
+        import time
+
+        started = time.perf_counter()
+        worker = get_current_worker()
+        cached = self._full
+        if cached is not None and cached[0] == version:
+            full = cached[1]
+        else:
+            full = build_arrow(suite.cases, set(self.selected), dict(self.problems))
+            self._full = (version, full)
+        table = view_table(full, suite.cases, query, self.problems, sort)
+        if worker.is_cancelled:
+            return
+        positions = table.column("n").to_pylist()
+        ids = [suite.cases[n - 1].id for n in positions]
+        backend = make_backend(table)
+        elapsed = (time.perf_counter() - started) * 1000
+        self.app.call_from_thread(self._mount_table, suite, backend, ids, cursor_id, elapsed)
+        if validate and not worker.is_cancelled:
+            problems = _validate(suite)
+            if not worker.is_cancelled:
+                self.app.call_from_thread(self._problems_ready, suite, problems)
+
+    def _mount_table(
+        self, suite: Suite, backend: Any, ids: list[str], cursor_id: str | None, ms: float
+    ) -> None:
+        from textual_fastdatatable import DataTable
+
+        if suite is not self.suite:
+            return
+        self.view_ids = ids
+        self.last_build_ms = ms
+        table = CasesTable(
+            backend=backend,
+            id="cases-table",
+            cursor_type="row",
+            render_markup=False,
+            column_labels=[self._label(key, label) for key, label, _ in COLUMNS],
+            column_widths=[w for _, _, w in COLUMNS],
+            max_column_content_width=60,
+            zebra_stripes=True,
+        )
+        assert isinstance(table, DataTable)
+        row = ids.index(cursor_id) if cursor_id is not None and cursor_id in ids else None
+        self._set_host(table, row)
+
+    def _label(self, key: str, label: str) -> str:
+        if self.sort and self.sort[0] == key:
+            return f"{label} {'▼' if self.sort[1] else '▲'}"
+        return label
+
+    def _problems_ready(self, suite: Suite, problems: dict[str, list[str]]) -> None:
+        if suite is not self.suite:
+            return
+        self.problem_text = problems
+        counts = {cid: len(p) for cid, p in problems.items() if p}
+        if counts != self.problems:
+            self.problems = counts
+            self._invalidate()
+            self.rebuild()
+        self._update_status()
+
+    def _update_status(self) -> None:
+        suite = self.suite
+        if suite is None:
+            return
+        shown = len(self.view_ids)
+        parts = [f"{shown} of {len(suite.cases)} cases"]
+        if self.selected:
+            parts.append(f"{len(self.selected)} marked")
+        if self.problems:
+            parts.append(f"{len(self.problems)} with problems")
+        if self.sort:
+            label = next(lbl for k, lbl, _ in COLUMNS if k == self.sort[0])
+            parts.append(f"sorted by {label} {'▼' if self.sort[1] else '▲'}")
+        if suite.read_only:
+            parts.append("read-only")
+        case_id = self.cursor_case_id()
+        if case_id and self.problem_text.get(case_id):
+            parts.append("⚠ " + self.problem_text[case_id][0])
+        self.query_one("#cases-status", Label).update(" · ".join(parts))
+
+    # --- cursor and selection -------------------------------------------------------------------
+
+    def cursor_case_id(self) -> str | None:
+        table = self.table
+        if table is None or not self.view_ids:
+            return None
+        row = table.cursor_row
+        return self.view_ids[row] if 0 <= row < len(self.view_ids) else None
+
+    def case_by_id(self, case_id: str) -> TestCase | None:
+        if self.suite is None:
+            return None
+        return next((c for c in self.suite.cases if c.id == case_id), None)
+
+    def target_ids(self) -> list[str]:
+        """The marked cases, or the one under the cursor when none are marked."""
+        if self.selected:
+            return [i for i in self.view_ids if i in self.selected] or list(self.selected)
+        case_id = self.cursor_case_id()
+        return [case_id] if case_id else []
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.rebuild()
+
+    @on(Input.Submitted, "#filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        self.focus_table()
+
+    def on_data_table_row_highlighted(self, event: Any) -> None:
+        self._update_status()
+
+    def on_data_table_row_selected(self, event: Any) -> None:
+        self.action_edit()
+
+    def on_data_table_header_selected(self, event: Any) -> None:
+        self.action_sort_column(event.column_index)
+
+    def action_focus_filter(self) -> None:
+        self.query_one("#filter", Input).focus()
+
+    def action_toggle_select(self) -> None:
+        table = self.table
+        case_id = self.cursor_case_id()
+        if table is None or case_id is None:
+            return
+        if case_id in self.selected:
+            self.selected.discard(case_id)
+        else:
+            self.selected.add(case_id)
+        table.update_cell(table.cursor_row, 1, SEL_MARK if case_id in self.selected else "")
+        self._invalidate()
+        if table.cursor_row + 1 < len(self.view_ids):
+            table.move_cursor(row=table.cursor_row + 1)
+        self._update_status()
+
+    def action_select_all(self) -> None:
+        shown = set(self.view_ids)
+        if shown and shown <= self.selected:
+            self.selected -= shown
+        else:
+            self.selected |= shown
+        self._invalidate()
+        self.rebuild()
+
+    def action_sort_column(self, index: int) -> None:
+        if not 0 <= index < len(COLUMNS):
+            return
+        key = COLUMNS[index][0]
+        if key == "sel":
+            return
+        if self.sort and self.sort[0] == key:
+            self.sort = (key, not self.sort[1])
+        else:
+            self.sort = (key, False)
+        self.rebuild()
+
+    def action_sort_next(self) -> None:
+        keys = [k for k, _, _ in COLUMNS if k != "sel"]
+        current = keys.index(self.sort[0]) if self.sort else -1
+        key = keys[(current + 1) % len(keys)]
+        self.sort = (key, False)
+        self.rebuild()
+
+    # --- edits --------------------------------------------------------------------------------
+
+    def _editable(self) -> Suite | None:
+        suite = self.suite
+        if suite is None:
+            self.notify("Open a suite first.", severity="warning")
+            return None
+        if suite.read_only:
+            self.notify("This suite is read-only; duplicate it to edit.", severity="warning")
+            return None
+        return suite
+
+    def action_add(self) -> None:
+        self._open_editor(None)
+
+    def action_edit(self) -> None:
+        case_id = self.cursor_case_id()
+        if case_id is not None:
+            self._open_editor(case_id)
+
+    def edit_case(self, case_id: str) -> None:
+        """Open the editor on a case (used by results views: "edit this case")."""
+        self._open_editor(case_id)
+
+    def _open_editor(self, case_id: str | None) -> None:
+        from nlu_tui.ui.screens.case_editor import CaseEditorScreen
+
+        suite = self._editable()
+        if suite is None:
+            return
+        case = self.case_by_id(case_id) if case_id else None
+
+        def done(result: list[TestCase] | None) -> None:
+            if not result:
+                return
+            cases = list(suite.cases)
+            if case is None:
+                cases.extend(result)
+                what = f"Added {len(result)} case{'s' if len(result) != 1 else ''}"
+            else:
+                index = next(i for i, c in enumerate(cases) if c.id == case.id)
+                cases[index : index + 1] = result
+                what = "Edited a case"
+            self.apply_change(what, cases, cursor=result[0].id)
+
+        self.app.push_screen(CaseEditorScreen(suite, case, self._training_intents()), done)
+
+    def _training_intents(self) -> list[str]:
+        names: list[str] = getattr(self.app, "training_intents", [])
+        return names
+
+    def action_tag(self) -> None:
+        from nlu_tui.ui.screens.dialogs import PromptScreen
+
+        suite = self._editable()
+        ids = self.target_ids()
+        if suite is None or not ids:
+            return
+
+        def tagged(text: str | None) -> None:
+            tags = split_list(text or "")
+            if not tags:
+                return
+            wanted = set(ids)
+            cases = [
+                replace(c, tags=c.tags + [t for t in tags if t not in c.tags])
+                if c.id in wanted
+                else c
+                for c in suite.cases
+            ]
+            self.apply_change(f"Tagged {len(ids)} cases", cases)
+
+        self.app.push_screen(
+            PromptScreen(
+                f"Add tags to {len(ids)} case(s)",
+                "tags, separated by commas",
+                suggestions=known_tags(suite),
+            ),
+            tagged,
+        )
+
+    def action_delete(self) -> None:
+        from nlu_tui.ui.screens.dialogs import ConfirmScreen
+
+        suite = self._editable()
+        ids = self.target_ids()
+        if suite is None or not ids:
+            return
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                gone = set(ids)
+                self.selected -= gone
+                cases = [c for c in suite.cases if c.id not in gone]
+                self.apply_change(f"Deleted {len(gone)} cases", cases)
+
+        self.app.push_screen(
+            ConfirmScreen(f"Delete {len(ids)} case(s)? Undo with z or Ctrl+Z."), confirmed
+        )
+
+    def action_move(self) -> None:
+        from nlu_tui.ui.screens.dialogs import PickSuiteScreen
+
+        suite = self._editable()
+        ids = self.target_ids()
+        if suite is None or not ids:
+            return
+        others = [p for p in self.workspace.suite_paths() if p != suite.path]
+        if not others:
+            self.notify("There is no other suite to move to.", severity="warning")
+            return
+
+        def picked(target: Path | None) -> None:
+            if target is not None:
+                self._move_to(suite, ids, target)
+
+        self.app.push_screen(PickSuiteScreen(f"Move {len(ids)} case(s) to…", others), picked)
+
+    @work(thread=True, group="cases-save", exit_on_error=False)
+    def _move_to(self, suite: Suite, ids: list[str], target: Path) -> None:
+        wanted = set(ids)
+        moving = [c for c in suite.cases if c.id in wanted]
+        try:
+            self.workspace.append_cases(target, moving)
+        except Exception as exc:
+            self.app.call_from_thread(
+                self.notify, escape(str(exc)), title="Cannot move", severity="error"
+            )
+            return
+        remaining = [c for c in suite.cases if c.id not in wanted]
+
+        def finish() -> None:
+            self.selected -= wanted
+            self.apply_change(f"Moved {len(moving)} cases to {target.name}", remaining)
+
+        self.app.call_from_thread(finish)
+
+    def action_undo(self) -> None:
+        suite = self._editable()
+        if suite is None:
+            return
+        if not self.undo_stack:
+            self.notify("Nothing to undo.", severity="warning")
+            return
+        what, cases = self.undo_stack.pop()
+        self._set_cases(suite, cases)
+        self._save(suite, f"Undone: {what}")
+
+    def apply_change(self, what: str, cases: list[TestCase], cursor: str | None = None) -> None:
+        """Replace the suite's cases (keeping the old list for undo) and save the file."""
+        suite = self.suite
+        if suite is None:
+            return
+        self.undo_stack.append((what, suite.cases))
+        del self.undo_stack[:-UNDO_DEPTH]
+        self._set_cases(suite, cases, cursor)
+        self._save(suite, what)
+
+    def _set_cases(self, suite: Suite, cases: list[TestCase], cursor: str | None = None) -> None:
+        suite.cases = cases
+        self._invalidate()
+        self.rebuild(validate=True, keep_cursor=cursor)
+
+    @work(thread=True, group="cases-save", exit_on_error=False)
+    def _save(self, suite: Suite, what: str) -> None:
+        with self._save_lock:
+            try:
+                self.workspace.save(suite)
+            except ConflictError as exc:
+                self.app.call_from_thread(self._conflict, suite, str(exc))
+                return
+            except Exception as exc:
+                self.app.call_from_thread(
+                    self.notify, escape(str(exc)), title="Cannot save", severity="error"
+                )
+                return
+        self.app.call_from_thread(self._saved, suite, what)
+
+    def _saved(self, suite: Suite, what: str) -> None:
+        self.notify(escape(f"{what}. Saved {suite.path.name if suite.path else ''}"), timeout=3)
+        self.post_message(SuiteChanged(suite))
+
+    def _conflict(self, suite: Suite, reason: str) -> None:
+        from nlu_tui.ui.screens.dialogs import ConflictScreen
+
+        def decided(choice: tuple[str, str] | None) -> None:
+            if choice is None or choice[0] == "reload":
+                self._reload(suite)
+            elif choice[0] == "save-as":
+                self._save_as(suite, choice[1])
+
+        self.app.push_screen(ConflictScreen(suite, reason), decided)
+
+    def _reload(self, suite: Suite) -> None:
+        if suite.path is not None:
+            from nlu_tui.ui.messages import SuiteHighlighted
+
+            self.undo_stack.clear()
+            self.suite = None
+            self.post_message(SuiteHighlighted(suite.path))
+
+    @work(thread=True, group="cases-save", exit_on_error=False)
+    def _save_as(self, suite: Suite, name: str) -> None:
+        from nlu_tui.ui.messages import WorkspaceChanged
+
+        try:
+            path = self.workspace.create(name, suite.description, suite.cases)
+        except Exception as exc:
+            self.app.call_from_thread(
+                self.notify, escape(str(exc)), title="Cannot save", severity="error"
+            )
+            return
+        self.app.call_from_thread(self.notify, escape(f"Saved as {path.name}"))
+        self.app.call_from_thread(self.post_message, WorkspaceChanged(select=path))
+
+    def palette_commands(self) -> list[PaletteCommand]:
+        if self.suite is None:
+            return []
+        commands = [
+            PaletteCommand("cases: Filter", self.action_focus_filter, "Focus the filter box"),
+            PaletteCommand("cases: Select all", self.action_select_all, "Mark all shown"),
+        ]
+        if not self.suite.read_only:
+            commands += [
+                PaletteCommand("cases: Add", self.action_add, "Add cases, one per line"),
+                PaletteCommand("cases: Edit", self.action_edit, "Edit the case under the cursor"),
+                PaletteCommand("cases: Tag", self.action_tag, "Tag the marked cases"),
+                PaletteCommand("cases: Delete", self.action_delete, "Delete the marked cases"),
+                PaletteCommand("cases: Move", self.action_move, "Move them to another suite"),
+                PaletteCommand("cases: Undo", self.action_undo, "Undo the last change"),
+            ]
+        for n, (key, label, _) in enumerate(COLUMNS):
+            if key != "sel":
+                commands.append(
+                    PaletteCommand(
+                        f"cases: Sort by {label}",
+                        _bind(self.action_sort_column, n),
+                        "Again to reverse",
+                    )
+                )
+        return commands
+
+
+def _bind(fn: Any, arg: Any) -> Any:
+    def call() -> None:
+        fn(arg)
+
+    return call
+
+
+def _validate(suite: Suite) -> dict[str, list[str]]:
+    """Problems per case id, from the shared validator (absent validator: no problems)."""
+    try:
+        from nlu_tui.validation import validate_suite
+    except ImportError:
+        return {}
+    problems: dict[str, list[str]] = {}
+    for problem in validate_suite(suite):
+        case_id = getattr(problem, "case_id", None)
+        if case_id:
+            problems.setdefault(case_id, []).append(str(getattr(problem, "message", problem)))
+    return problems
+
+
+def _cases_table_class() -> type:
+    from textual_fastdatatable import DataTable
+
+    return DataTable
+
+
+class _LazyTable:
+    """Creates the table class on first use, so importing this module does not load pyarrow."""
+
+    _cls: type | None = None
+
+    def __call__(self, **kwargs: Any) -> Any:
+        if _LazyTable._cls is None:
+            base = _cases_table_class()
+            _LazyTable._cls = base
+        return _LazyTable._cls(**kwargs)
+
+
+CasesTable = _LazyTable()

@@ -1,0 +1,609 @@
+"""The Results tab: one run's summary, its per-utterance table with a detail pane, and the
+per-intent report, confusion table and charts.
+
+A finished run is loaded in a thread worker (:class:`RunData`, computed once by the scoring
+core). A live run is followed through its :class:`RunSession`: a 4 Hz timer appends the rows
+that arrived since the last tick and redraws the header, so thousands of results per second
+cost the screen nothing extra; when the run ends the stored run is loaded as for any other.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.markup import escape
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.timer import Timer
+from textual.widgets import (
+    DataTable,
+    Input,
+    OptionList,
+    ProgressBar,
+    Select,
+    Static,
+    TabbedContent,
+    TabPane,
+)
+from textual.widgets.option_list import Option
+
+from nlu_tui.model import ResultType
+from nlu_tui.ui.commands import PaletteCommand
+from nlu_tui.ui.screens.run_session import RunSession, sessions, store_for
+from nlu_tui.ui.widgets.charts import Chart
+from nlu_tui.ui.widgets.results_data import RunData
+from nlu_tui.ui.widgets.results_detail import ResultDetail
+from nlu_tui.ui.widgets.results_summary import num, progress_text, run_title, summary_text
+from nlu_tui.ui.widgets.results_table import COLUMNS, ResultFilter, ResultsTable
+
+TYPE_CHOICES = [
+    ("All results", ""),
+    ("FP only", "FP"),
+    ("FN only", "FN"),
+    ("Errors", "ERROR"),
+    ("Misses (FP+FN+errors)", "FP,FN,ERROR"),
+    ("TP only", "TP"),
+    ("TN only", "TN"),
+]
+TYPE_CYCLE = ["", "FP", "FN", "ERROR"]
+LIVE_REFRESH_S = 0.25
+"""How often a live run's new rows reach the table (4 Hz keeps SSH sessions smooth)."""
+
+INTENT_COLUMNS = [
+    ("intent", "Intent"),
+    ("precision", "Precision"),
+    ("recall", "Recall"),
+    ("f1", "F1"),
+    ("support", "Support"),
+    ("tp", "TP"),
+    ("fp", "FP"),
+    ("fn", "FN"),
+    ("confused", "Confused with"),
+]
+
+
+class ResultsPane(Vertical):
+    """Shows one run (finished or live); empty until a run is opened."""
+
+    DEFAULT_CSS = """
+    ResultsPane { height: 1fr; }
+    ResultsPane #results-header { height: auto; padding: 0 1; background: $boost; }
+    ResultsPane #results-live { height: auto; padding: 0 1; display: none; }
+    ResultsPane.live #results-live { display: block; }
+    ResultsPane #results-filters { height: 1; }
+    ResultsPane #results-filters Input { width: 1fr; }
+    ResultsPane #results-filters Select { width: 30; }
+    ResultsPane #results-tabs { height: 1fr; }
+    ResultsPane #results-split { height: 1fr; }
+    ResultsPane ResultsTable { width: 3fr; }
+    ResultsPane ResultDetail { width: 2fr; }
+    ResultsPane #results-intents, ResultsPane #results-confusion { height: 1fr; }
+    ResultsPane #results-cell-cases { height: 10; border-top: solid $primary; }
+    """
+
+    BINDINGS = [
+        Binding(
+            "slash,ctrl+f",
+            "focus_search",
+            "Search",
+            id="results.search",
+            tooltip="Search the utterances.",
+        ),
+        Binding(
+            "f",
+            "cycle_type",
+            "FP/FN",
+            id="results.cycle-type",
+            tooltip="Cycle the result filter: all, FP only, FN only, errors.",
+        ),
+        Binding(
+            "i",
+            "pick_intent",
+            "Intent",
+            id="results.intent",
+            tooltip="Show only the cases of one intent (expected or matched).",
+        ),
+        Binding(
+            "s",
+            "pick_sort",
+            "Sort",
+            id="results.sort",
+            tooltip="Sort the table by a column (again to reverse).",
+        ),
+        Binding(
+            "e",
+            "edit_case",
+            "Edit case",
+            id="results.edit",
+            tooltip="Open the selected case in the editor.",
+        ),
+        Binding(
+            "x",
+            "export",
+            "Export",
+            id="results.export",
+            tooltip="Export the run in any report format.",
+        ),
+        Binding("n", "note", "Note", id="results.note", tooltip="Add or edit the run's note."),
+        Binding(
+            "escape,ctrl+x",
+            "cancel_run",
+            "Cancel run",
+            show=False,
+            id="results.cancel",
+            tooltip="Cancel the run shown here (asks first).",
+        ),
+    ]
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.data: RunData | None = None
+        self.session: RunSession | None = None
+        self._seen_rows = 0
+        self._seen_version = -1
+        self._timer: Timer | None = None
+        self._intent_sort: tuple[str, bool] = ("f1", False)
+        self._cell: tuple[str, str] | None = None
+
+    # --- layout -----------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("No run open. Open one from the Runs tab."), id="results-header")
+        with Vertical(id="results-live"):
+            yield ProgressBar(total=100, show_eta=False, id="results-progress")
+        with TabbedContent(id="results-tabs"):
+            with TabPane("Cases", id="tab-res-cases"):
+                with Horizontal(id="results-filters"):
+                    yield Input(
+                        placeholder="search utterances ( / )", id="results-search", compact=True
+                    )
+                    yield Select(
+                        TYPE_CHOICES, value="", allow_blank=False, id="results-type", compact=True
+                    )
+                    yield Select(
+                        [("All intents", "")], value="", allow_blank=False, id="results-intent", compact=True
+                    )
+                with Horizontal(id="results-split"):
+                    yield ResultsTable(id="results-table")
+                    yield ResultDetail(id="results-detail")
+            with TabPane("Per intent", id="tab-res-intents"):
+                yield DataTable(id="results-intents", cursor_type="row", zebra_stripes=True)
+            with TabPane("Confusion", id="tab-res-confusion"):
+                yield DataTable(id="results-confusion", cursor_type="cell")
+                yield OptionList(id="results-cell-cases")
+            with TabPane("Charts", id="tab-res-charts"), VerticalScroll():
+                yield Chart(id="chart-confidence")
+                yield Chart(id="chart-latency")
+
+    @property
+    def table(self) -> ResultsTable:
+        return self.query_one(ResultsTable)
+
+    @property
+    def run_id(self) -> str | None:
+        if self.session is not None:
+            return self.session.run_id
+        return self.data.record.id if self.data is not None else None
+
+    # --- opening runs -----------------------------------------------------------------
+
+    def show_run(self, run_id: str) -> None:
+        """Open a run: follow it live when this app is running it, else load it."""
+        session = sessions(self.app).get(run_id)
+        if session is not None and not session.finished:
+            self.attach(session)
+            return
+        self._stop_live()
+        self.query_one("#results-header", Static).update(Text(f"Loading run {run_id}…"))
+        self._load(run_id)
+
+    @work(thread=True, exclusive=True, group="results-load", exit_on_error=False)
+    def _load(self, run_id: str) -> None:
+        try:
+            data = RunData.load(store_for(self.app), run_id)
+        except Exception as exc:
+            self.app.call_from_thread(self._load_failed, run_id, exc)
+            return
+        self.app.call_from_thread(self._show_data, data)
+
+    def _load_failed(self, run_id: str, exc: Exception) -> None:
+        self.query_one("#results-header", Static).update(Text(f"Cannot open run {run_id}: {exc}"))
+        self.notify(escape(str(exc)), title="Cannot open run", severity="error")
+
+    def attach(self, session: RunSession) -> None:
+        """Follow a live run: rows stream into the table, the header shows live counts."""
+        self._stop_live()
+        self.session = session
+        self.data = None
+        self._seen_rows = 0
+        self._seen_version = -1
+        self.add_class("live")
+        self.table.rows = type(self.table.rows)()
+        self.table.sort = ("n", True)  # newest first while it runs
+        self._tick()
+        self._timer = self.set_interval(LIVE_REFRESH_S, self._tick)
+
+    def _stop_live(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self.session = None
+        self.remove_class("live")
+
+    def _tick(self) -> None:
+        session = self.session
+        if session is None:
+            return
+        if session.version != self._seen_version:
+            self._seen_version = session.version
+            new = session.rows[self._seen_rows :]
+            self._seen_rows += len(new)
+            if new:
+                self.table.append({c.id: c for c, _, _ in new}, (r for _, _, r in new))
+                self.table.refresh_view()
+            self._draw_live(session)
+        if session.finished:
+            run_id = session.run_id
+            self._stop_live()
+            self.table.sort = None
+            if session.record is not None:
+                self.show_run(run_id)
+            else:
+                self.query_one("#results-header", Static).update(
+                    Text(f"Run {run_id} failed: {session.error}", style="bold red")
+                )
+
+    def _draw_live(self, session: RunSession) -> None:
+        header = Text()
+        header.append("▶ running  ", style="bold cyan")
+        header.append(session.suite_name, style="bold")
+        header.append(f" · {session.engine_name} ({session.stage}) · run {session.run_id}\n")
+        event = session.event
+        bar = self.query_one("#results-progress", ProgressBar)
+        if event is not None:
+            header.append_text(progress_text(event))
+            bar.update(total=max(event.total, 1), progress=event.done)
+        self.query_one("#results-header", Static).update(header)
+
+    def _show_data(self, data: RunData) -> None:
+        self.data = data
+        self.query_one("#results-header", Static).update(summary_text(data.record, data.summary))
+        self.table.load(data.cases, (r for _, _, r in data.rows))
+        intents = [("All intents", "")] + [(label, label) for label in data.report.labels]
+        select = self.query_one("#results-intent", Select)
+        select.set_options(intents)
+        select.value = ""
+        self._fill_intents()
+        self._fill_confusion()
+        self._fill_charts()
+
+    # --- per-intent report, confusion, charts -------------------------------------------------
+
+    def _intent_rows(self) -> list[dict[str, Any]]:
+        assert self.data is not None
+        report = self.data.report
+        rows = []
+        for label in report.labels:
+            metrics = report.report.get(label, {})
+            stats = report.stats[label]
+            rows.append(
+                {
+                    "intent": label,
+                    "precision": metrics.get("precision", 0.0),
+                    "recall": metrics.get("recall", 0.0),
+                    "f1": metrics.get("f1-score", 0.0),
+                    "support": stats.support,
+                    "tp": stats.tp,
+                    "fp": stats.fp,
+                    "fn": stats.fn,
+                    "confused": ", ".join(f"{n} ({c})" for n, c in stats.confused_with[:3]),
+                }
+            )
+        return rows
+
+    def _fill_intents(self) -> None:
+        table = self.query_one("#results-intents", DataTable)
+        table.clear(columns=True)
+        if self.data is None:
+            return
+        key, descending = self._intent_sort
+        rows = sorted(self._intent_rows(), key=lambda r: (r[key], r["intent"]), reverse=descending)
+        for col, label in INTENT_COLUMNS:
+            mark = (" ▼" if descending else " ▲") if col == key else ""
+            table.add_column(label + mark, key=col)
+        for r in rows:
+            table.add_row(
+                Text(r["intent"]),
+                num(r["precision"]),
+                num(r["recall"]),
+                num(r["f1"]),
+                str(r["support"]),
+                str(r["tp"]),
+                str(r["fp"]),
+                str(r["fn"]),
+                Text(r["confused"]),
+                key=r["intent"],
+            )
+
+    @on(DataTable.HeaderSelected, "#results-intents")
+    def _intent_header(self, event: DataTable.HeaderSelected) -> None:
+        event.stop()
+        key = str(event.column_key.value)
+        descending = self._intent_sort == (key, False)
+        self.sort_intents(key, descending)
+
+    def sort_intents(self, key: str, descending: bool = False) -> None:
+        self._intent_sort = (key, descending)
+        self._fill_intents()
+
+    def _fill_confusion(self) -> None:
+        table = self.query_one("#results-confusion", DataTable)
+        table.clear(columns=True)
+        self.query_one("#results-cell-cases", OptionList).clear_options()
+        if self.data is None:
+            return
+        confusion = self.data.confusion
+        labels = confusion.labels
+        table.add_column(Text("expected \\ predicted"), key="__row__")
+        for label in labels:
+            table.add_column(Text(label), key=label)
+        for true_label in labels:
+            row: list[Any] = [Text(true_label, style="bold")]
+            for predicted in labels:
+                count = confusion.count(true_label, predicted)
+                style = "green" if true_label == predicted else ("red" if count else "dim")
+                row.append(Text(str(count) if count else "·", style=style, justify="right"))
+            table.add_row(*row, key=true_label)
+
+    @on(DataTable.CellSelected, "#results-confusion")
+    def _cell_selected(self, event: DataTable.CellSelected) -> None:
+        event.stop()
+        true_label = str(event.cell_key.row_key.value)
+        predicted = str(event.cell_key.column_key.value)
+        if predicted == "__row__":
+            return
+        self.open_cell(true_label, predicted)
+
+    def open_cell(self, true_label: str, predicted: str) -> list[str]:
+        """List the cases of one confusion cell below the table; returns their ids."""
+        assert self.data is not None
+        self._cell = (true_label, predicted)
+        ids = self.data.cell_case_ids(true_label, predicted)
+        options = self.query_one("#results-cell-cases", OptionList)
+        options.clear_options()
+        options.border_title = f"{len(ids)} case(s): expected {true_label}, predicted {predicted}"
+        for cid in ids:
+            case = self.data.by_id[cid][0]
+            options.add_option(Option(Text(case.utterance), id=cid))
+        return ids
+
+    @on(OptionList.OptionSelected, "#results-cell-cases")
+    def _cell_case_chosen(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id is None:
+            return
+        self.set_filter(ResultFilter())
+        self.query_one("#results-tabs", TabbedContent).active = "tab-res-cases"
+        self.table.select_case(event.option.id)
+        self.table.data_table.focus()
+
+    def _fill_charts(self) -> None:
+        from nlu_tui.ui.widgets.charts import confidence_bins, latency_bins
+
+        assert self.data is not None
+        results = [r for _, _, r in self.data.rows]
+        self.query_one("#chart-confidence", Chart).set_hits_misses(
+            "Confidence: hits vs misses", confidence_bins(self.data.histogram)
+        )
+        self.query_one("#chart-latency", Chart).set_distribution(
+            "Latency distribution (ms)", latency_bins(results)
+        )
+
+    # --- table and detail ---------------------------------------------------------------
+
+    @on(ResultsTable.CaseHighlighted)
+    def _case_highlighted(self, event: ResultsTable.CaseHighlighted) -> None:
+        event.stop()
+        detail = self.query_one(ResultDetail)
+        row = self._row(event.case_id)
+        if row is None:
+            detail.show(None, None, None)
+        else:
+            detail.show(*row)
+
+    def _row(self, case_id: str | None) -> Any:
+        if case_id is None:
+            return None
+        if self.data is not None:
+            return self.data.by_id.get(case_id)
+        if self.session is not None:
+            for row in reversed(self.session.rows):
+                if row[2].case_id == case_id:
+                    return row
+        return None
+
+    def set_filter(self, flt: ResultFilter) -> None:
+        """Apply a filter and show it in the filter bar."""
+        with self.prevent(Input.Changed, Select.Changed):
+            self.query_one("#results-search", Input).value = flt.text
+            types = ",".join(sorted(flt.types))
+            known = {v for _, v in TYPE_CHOICES}
+            self.query_one("#results-type", Select).value = types if types in known else ""
+            intent_select = self.query_one("#results-intent", Select)
+            if flt.intent and self.data is not None and flt.intent in self.data.report.labels:
+                intent_select.value = flt.intent
+            elif not flt.intent:
+                intent_select.value = ""
+        self.table.set_filter(flt)
+
+    def _filter_from_bar(self) -> ResultFilter:
+        text = self.query_one("#results-search", Input).value.strip()
+        types = str(self.query_one("#results-type", Select).value or "")
+        intent = str(self.query_one("#results-intent", Select).value or "")
+        return ResultFilter(frozenset(t for t in types.split(",") if t), intent, text)
+
+    @on(Input.Changed, "#results-search")
+    @on(Select.Changed, "#results-type")
+    @on(Select.Changed, "#results-intent")
+    def _filters_changed(self, event: Input.Changed | Select.Changed) -> None:
+        event.stop()
+        self.table.set_filter(self._filter_from_bar())
+
+    @on(Input.Submitted, "#results-search")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.table.data_table.focus()
+
+    # --- actions ----------------------------------------------------------------------
+
+    def action_focus_search(self) -> None:
+        self.query_one("#results-tabs", TabbedContent).active = "tab-res-cases"
+        self.query_one("#results-search", Input).focus()
+
+    def action_cycle_type(self) -> None:
+        current = ",".join(sorted(self.table.filter.types))
+        nxt = (
+            TYPE_CYCLE[(TYPE_CYCLE.index(current) + 1) % len(TYPE_CYCLE)]
+            if current in TYPE_CYCLE
+            else ""
+        )
+        flt = self.table.filter
+        self.set_filter(
+            ResultFilter(frozenset([nxt]) if nxt else frozenset(), flt.intent, flt.text)
+        )
+        self.notify(
+            f"Showing {self.table.filter.describe()}: {self.table.view_count} case(s)", timeout=2
+        )
+
+    def action_pick_intent(self) -> None:
+        from nlu_tui.ui.screens.run_dialogs import ChoiceDialog
+
+        if self.data is None:
+            return
+        choices = [("", "All intents")] + [(label, label) for label in self.data.report.labels]
+
+        def chosen(value: str | None) -> None:
+            if value is not None:
+                flt = self.table.filter
+                self.set_filter(ResultFilter(flt.types, value, flt.text))
+
+        self.app.push_screen(ChoiceDialog("Show the cases of intent", choices), chosen)
+
+    def action_pick_sort(self) -> None:
+        from nlu_tui.ui.screens.run_dialogs import ChoiceDialog
+
+        choices = [(key, label) for key, label in COLUMNS]
+
+        def chosen(value: str | None) -> None:
+            if value:
+                current = self.table.sort
+                self.table.sort_by(value, current == (value, False))
+
+        self.app.push_screen(ChoiceDialog("Sort results by", choices), chosen)
+
+    def action_edit_case(self) -> None:
+        from nlu_tui.ui.messages import EditCaseRequested
+
+        case_id = self.table.current_case_id()
+        if case_id is not None:
+            self.post_message(EditCaseRequested(case_id))
+
+    def action_note(self) -> None:
+        from nlu_tui.ui.screens.run_pane import edit_note
+
+        if self.run_id is not None:
+            edit_note(self, self.run_id, on_saved=self._note_saved)
+
+    def _note_saved(self, run_id: str) -> None:
+        if self.data is not None and self.data.record.id == run_id:
+            self.data.record = store_for(self.app).get_run(run_id)
+            self.query_one("#results-header", Static).update(
+                summary_text(self.data.record, self.data.summary)
+            )
+
+    def action_cancel_run(self) -> None:
+        from nlu_tui.ui.screens.run_pane import confirm_cancel
+
+        if self.session is not None and not self.session.finished:
+            confirm_cancel(self, self.session)
+
+    def action_export(self) -> None:
+        from nlu_tui.ui.screens.run_dialogs import ExportDialog
+        from nlu_tui.ui.widgets.results_export import export_formats, write_export
+
+        data = self.data
+        if data is None:
+            self.notify("Open a finished run first.", severity="warning")
+            return
+        formats = export_formats()
+        if not formats:
+            self.notify("No report formats are available.", severity="error")
+            return
+
+        def chosen(value: tuple[str, Path] | None) -> None:
+            if value is None:
+                return
+            fmt, path = value
+            try:
+                written = write_export(fmt, path, data)
+            except Exception as exc:
+                self.notify(escape(str(exc)), title="Export failed", severity="error")
+                return
+            self.notify(escape(f"Wrote {written}"), title=f"Exported {fmt}")
+
+        default_dir = Path.cwd()
+        self.app.push_screen(ExportDialog(formats, default_dir, f"run-{data.record.id}"), chosen)
+
+    def palette_commands(self) -> list[PaletteCommand]:
+        if self.data is None and self.session is None:
+            return []
+        commands = [
+            PaletteCommand(
+                "results: Show all",
+                lambda: self.set_filter(ResultFilter()),
+                "Clear the results filters",
+            ),
+            PaletteCommand(
+                "results: Show FP only",
+                lambda: self.set_filter(ResultFilter(frozenset({ResultType.FP.value}))),
+                "Only false positives",
+            ),
+            PaletteCommand(
+                "results: Show FN only",
+                lambda: self.set_filter(ResultFilter(frozenset({ResultType.FN.value}))),
+                "Only false negatives",
+            ),
+            PaletteCommand(
+                "results: Filter by intent…",
+                self.action_pick_intent,
+                "Only the cases of one intent",
+            ),
+            PaletteCommand("results: Sort…", self.action_pick_sort, "Sort the results table"),
+            PaletteCommand(
+                "results: Edit this case",
+                self.action_edit_case,
+                "Open the selected case in the editor",
+            ),
+            PaletteCommand("results: Note…", self.action_note, "Add or edit the run's note"),
+        ]
+        if self.data is not None:
+            commands.append(
+                PaletteCommand(
+                    "results: Export…", self.action_export, "Write the run in any report format"
+                )
+            )
+        if self.session is not None and not self.session.finished:
+            commands.append(
+                PaletteCommand(
+                    "run: Cancel", self.action_cancel_run, "Cancel the run shown in Results"
+                )
+            )
+        return commands
+
+
+def header_title(data: RunData) -> Text:
+    return run_title(data.record)

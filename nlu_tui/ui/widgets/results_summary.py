@@ -1,0 +1,123 @@
+"""The summary header of a run: status, engine, counts, P/R/F1, success rates, latency.
+
+Numbers come from the scoring core (a ``Summary`` for a finished run, the runner's
+``ProgressEvent`` for a live one); this module only formats them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+
+from nlu_tui.model import RunStatus
+
+if TYPE_CHECKING:
+    from nlu_tui.runner.events import ProgressEvent
+    from nlu_tui.scoring.summary import Summary
+    from nlu_tui.store.records import RunRecord
+
+STATUS_ICON = {
+    RunStatus.RUNNING: ("▶", "bold cyan"),
+    RunStatus.SUCCESS: ("✔", "bold green"),
+    RunStatus.SUCCESS_WITH_WARNING: ("⚠", "bold yellow"),
+    RunStatus.FAILED: ("✖", "bold red"),
+    RunStatus.CANCELED: ("⚠", "bold dark_orange"),
+    RunStatus.INTERRUPTED: ("⏸", "bold dark_orange"),
+}
+"""Kore.ai's convention: canceled is an orange warning, failed a red one."""
+
+STATUS_LABEL = {
+    RunStatus.RUNNING: "running",
+    RunStatus.SUCCESS: "success",
+    RunStatus.SUCCESS_WITH_WARNING: "success with warning",
+    RunStatus.FAILED: "failed",
+    RunStatus.CANCELED: "canceled",
+    RunStatus.INTERRUPTED: "interrupted",
+}
+
+
+def status_text(status: RunStatus | str, with_label: bool = True) -> Text:
+    status = RunStatus(status)
+    icon, style = STATUS_ICON[status]
+    return Text(f"{icon} {STATUS_LABEL[status]}" if with_label else icon, style=style)
+
+
+def pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def num(value: float | None, digits: int = 4) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+def duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    seconds = max(seconds, 0.0)
+    minutes, secs = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    if hours:
+        return f"{hours}h{minutes:02d}m{secs:02d}s"
+    if minutes:
+        return f"{minutes}m{secs:02d}s"
+    return f"{seconds:.1f}s"
+
+
+def run_title(record: RunRecord) -> Text:
+    """ "✔ success  Banking · embedded (development) · run 1a2b3c…" with the reason when any."""
+    text = status_text(record.status)
+    text.append("  ")
+    text.append(record.suite_name, style="bold")
+    text.append(f" · {record.engine_name} ({record.stage}) · run {record.id}")
+    if record.reason:
+        style = "red" if record.status is RunStatus.FAILED else "dark_orange"
+        text.append("\nReason: ", style="bold " + style)
+        text.append(record.reason, style=style)
+    return text
+
+
+def summary_text(record: RunRecord, summary: Summary) -> Text:
+    """The header of a finished (or stopped) run."""
+    text = run_title(record)
+    text.append("\n")
+    text.append(
+        f"Cases {summary.cases}/{record.total}  TP {summary.tp}  TN {summary.tn}  "
+        f"FP {summary.fp}  FN {summary.fn}  Errors {summary.errors}\n"
+    )
+    text.append("F1 ", style="bold")
+    text.append(num(summary.f1), style="bold")
+    text.append(
+        f"  Precision {num(summary.precision)}  Recall {num(summary.recall)}  "
+        f"Intent {pct(summary.intent_success)}  Entity {pct(summary.entity_success)}  "
+        f"Duration {duration(record.duration_s)}\n"
+    )
+    text.append(
+        f"Latency ms  p50 {ms(summary.latency_p50)}  p90 {ms(summary.latency_p90)}  "
+        f"p99 {ms(summary.latency_p99)}  mean {ms(summary.latency_mean)}  "
+        f"max {ms(summary.latency_max)}"
+    )
+    if record.note:
+        text.append("\nNote: ", style="bold")
+        text.append(record.note.splitlines()[0][:200])
+    return text
+
+
+def progress_text(event: ProgressEvent) -> Text:
+    """The live line under the progress bar."""
+    text = Text()
+    text.append(f"{event.done}/{event.total}", style="bold")
+    eta = "-" if event.eta_s is None else duration(event.eta_s)
+    text.append(f"  {event.rate:.1f}/s  ETA {eta}  elapsed {duration(event.elapsed_s)}\n")
+    text.append(f"TP {event.tp}  ", style="green")
+    text.append(f"TN {event.tn}  ", style="green")
+    text.append(f"FP {event.fp}  ", style="red")
+    text.append(f"FN {event.fn}  ", style="yellow")
+    text.append(f"Errors {event.errors}  ", style="magenta")
+    text.append(f"F1 {event.f1:.4f}", style="bold")
+    text.append(f"  P {event.precision:.4f}  R {event.recall:.4f}")
+    return text

@@ -1,0 +1,312 @@
+"""The per-utterance results table: 100,000 rows, sorted and filtered in Arrow.
+
+Textual's own DataTable builds a Python object per cell and needs seconds for 100,000 rows;
+textual-fastdatatable keeps the rows in an Arrow table and renders only what is visible.
+Rows are kept column-wise in plain lists (cheap to append while a run streams in), turned
+into one Arrow table when the view is rebuilt, and filtered and sorted with Arrow compute.
+Cells hold raw values (confidence as a float), so sorting never has to undo formatting, and
+markup rendering is off, so an utterance such as ``[bold]x[/]`` shows literally.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from textual import on
+from textual.app import ComposeResult
+from textual.message import Message
+from textual.widget import Widget
+from textual_fastdatatable import DataTable as FastDataTable
+
+from nlu_tui.model import CaseResult, TestCase
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+COLUMNS: list[tuple[str, str]] = [
+    ("n", "#"),
+    ("result", "Result"),
+    ("utterance", "Utterance"),
+    ("expected", "Expected"),
+    ("matched", "Matched"),
+    ("confidence", "Conf"),
+    ("latency_ms", "Latency ms"),
+    ("entities", "Entities"),
+    ("order", "Order"),
+    ("error", "Error"),
+]
+"""Visible columns: (key, label). The order is the table's."""
+
+HIDDEN = ["case_id", "intent_key"]
+"""Kept in the Arrow table for lookups and filters, never shown."""
+
+_SEP = "\x1f"
+
+
+@dataclass(frozen=True)
+class ResultFilter:
+    """What the table shows: result types (empty = all), one intent, a text search."""
+
+    types: frozenset[str] = frozenset()
+    intent: str = ""
+    text: str = ""
+
+    @property
+    def active(self) -> bool:
+        return bool(self.types or self.intent or self.text)
+
+    def describe(self) -> str:
+        parts = []
+        if self.types:
+            parts.append("/".join(sorted(self.types)))
+        if self.intent:
+            parts.append(f"intent={self.intent}")
+        if self.text:
+            parts.append(f"text~{self.text}")
+        return ", ".join(parts) or "all"
+
+
+@dataclass
+class ResultColumns:
+    """Results kept column-wise, in arrival order, ready to become an Arrow table."""
+
+    data: dict[str, list[Any]] = field(
+        default_factory=lambda: {k: [] for k in [*(c for c, _ in COLUMNS), *HIDDEN]}
+    )
+
+    def __len__(self) -> int:
+        return len(self.data["n"])
+
+    def add(self, case: TestCase | None, result: CaseResult) -> None:
+        self.extend({result.case_id: case} if case is not None else {}, [result])
+
+    def extend(self, cases: Mapping[str, TestCase], results: Iterable[CaseResult]) -> None:
+        """Append results (the hot path when opening 100,000 of them: locals, no properties)."""
+        d = self.data
+        n, res, utt, exp, mat = d["n"], d["result"], d["utterance"], d["expected"], d["matched"]
+        conf, lat, ents, order, err = (
+            d["confidence"],
+            d["latency_ms"],
+            d["entities"],
+            d["order"],
+            d["error"],
+        )
+        ids, keys = d["case_id"], d["intent_key"]
+        count = len(n)
+        get = cases.get
+        for r in results:
+            count += 1
+            n.append(count)
+            res.append(r.result.value)
+            case = get(r.case_id)
+            if case is not None:
+                names = [i.name for i in case.intents]
+                if case.traits:
+                    names += case.traits
+                utt.append(case.utterance)
+            else:
+                names = []
+                utt.append("")
+            exp.append(" | ".join(names))
+            matched = r.matched_intent or ""
+            mat.append(matched)
+            c = r.confidence
+            conf.append(None if c is None else round(c, 4))
+            ms = r.latency_ms
+            lat.append(None if ms is None else round(ms, 1))
+            e = r.entities
+            ents.append(f"{sum(x.ok for x in e)}/{len(e)}" if e else "")
+            ok = r.entity_order_ok
+            order.append("" if ok is None else ("ok" if ok else "wrong"))
+            err.append(r.error or "")
+            ids.append(r.case_id)
+            names.append(matched)
+            keys.append(_SEP + _SEP.join(names) + _SEP)
+
+    def to_arrow(self) -> pa.Table:
+        import pyarrow as pa
+
+        types = {"n": pa.int64(), "confidence": pa.float64(), "latency_ms": pa.float64()}
+        arrays = {k: pa.array(v, type=types.get(k, pa.string())) for k, v in self.data.items()}
+        return pa.table(arrays)
+
+
+def compute_view(
+    table: pa.Table,
+    flt: ResultFilter,
+    sort: tuple[str, bool] | None = None,
+) -> pa.Table:
+    """Filter then sort (column key, descending) the full table; ties keep arrival order."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    mask = None
+
+    def both(m: Any) -> None:
+        nonlocal mask
+        mask = m if mask is None else pc.and_(mask, m)
+
+    if flt.types:
+        both(pc.is_in(table["result"], value_set=pa.array(sorted(flt.types))))
+    if flt.intent:
+        both(pc.match_substring(table["intent_key"], _SEP + flt.intent + _SEP))
+    if flt.text:
+        both(pc.match_substring(table["utterance"], flt.text, ignore_case=True))
+    view = table.filter(mask) if mask is not None else table
+    if sort is not None:
+        key, descending = sort
+        order: Literal["ascending", "descending"] = "descending" if descending else "ascending"
+        view = view.sort_by([(key, order), ("n", "ascending")])
+    return view
+
+
+class ResultsTable(Widget):
+    """A filterable, sortable results table; posts :class:`CaseHighlighted` as the cursor moves."""
+
+    DEFAULT_CSS = """
+    ResultsTable { height: 1fr; }
+    ResultsTable > FastDataTable, ResultsTable > DataTable { height: 1fr; max-height: 100%; }
+    """
+
+    class CaseHighlighted(Message):
+        """The cursor is on this case (None when the view is empty)."""
+
+        def __init__(self, table: ResultsTable, case_id: str | None) -> None:
+            super().__init__()
+            self.table = table
+            self.case_id = case_id
+
+        @property
+        def control(self) -> ResultsTable:
+            return self.table
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.rows = ResultColumns()
+        self.filter = ResultFilter()
+        self.sort: tuple[str, bool] | None = None
+        self._full: pa.Table | None = None
+        self._view: pa.Table | None = None
+        self._shown_rows = -1
+
+    def compose(self) -> ComposeResult:
+        yield FastDataTable(
+            column_labels=[label for _, label in COLUMNS],
+            data=None,
+            cursor_type="row",
+            render_markup=False,
+            max_column_content_width=60,
+            show_row_labels=False,
+            zebra_stripes=True,
+        )
+
+    @property
+    def data_table(self) -> FastDataTable:
+        return self.query_one(FastDataTable)
+
+    @property
+    def view_count(self) -> int:
+        return 0 if self._view is None else self._view.num_rows
+
+    # --- data -----------------------------------------------------------------------
+
+    def load(self, cases: Mapping[str, TestCase], results: Iterable[CaseResult]) -> None:
+        """Replace every row (a finished run)."""
+        self.rows = ResultColumns()
+        self.rows.extend(cases, results)
+        self.refresh_view()
+
+    def append(self, cases: Mapping[str, TestCase], results: Iterable[CaseResult]) -> None:
+        """Add results without rebuilding the view (call :meth:`refresh_view` when throttled)."""
+        self.rows.extend(cases, results)
+
+    def set_filter(self, flt: ResultFilter) -> None:
+        self.filter = flt
+        self.refresh_view(keep_full=True)
+
+    def sort_by(self, key: str, descending: bool = False) -> None:
+        self.sort = (key, descending)
+        self.refresh_view(keep_full=True)
+
+    def refresh_view(self, keep_full: bool = False) -> None:
+        """Rebuild the Arrow view from the rows, the filter and the sort."""
+        if not keep_full or self._full is None or self._full.num_rows != len(self.rows):
+            self._full = self.rows.to_arrow()
+        self._view = compute_view(self._full, self.filter, self.sort)
+        self._show(self._view.select([k for k, _ in COLUMNS]))
+
+    def _show(self, view: pa.Table) -> None:
+        """Swap the table's backend for the new view, keeping the cursor's row index.
+
+        fastdatatable cannot clear a table; it asks to remount one. Swapping the backend and
+        resetting its column cache does the same without a remount (which costs a repaint
+        and loses focus), so live updates stay smooth.
+        """
+        from textual_fastdatatable import ArrowBackend
+
+        table = self.data_table
+        backend = ArrowBackend(view)
+        backend.render_markup = False
+        cursor = table.cursor_row
+        table.backend = backend
+        table._ordered_columns = None
+        table._clear_caches()
+        table._update_count += 1
+        table._require_update_dimensions = True
+        table.check_idle()
+        table.refresh()
+        if view.num_rows:
+            table.move_cursor(row=min(max(cursor, 0), view.num_rows - 1))
+        self._shown_rows = view.num_rows
+        self.post_message(self.CaseHighlighted(self, self.current_case_id()))
+
+    # --- lookups ----------------------------------------------------------------------
+
+    def case_id_at(self, row: int) -> str | None:
+        if self._view is None or not 0 <= row < self._view.num_rows:
+            return None
+        value = self._view["case_id"][row].as_py()
+        return str(value) if value is not None else None
+
+    def current_case_id(self) -> str | None:
+        return self.case_id_at(self.data_table.cursor_row)
+
+    def visible_case_ids(self) -> list[str]:
+        if self._view is None:
+            return []
+        return [str(v) for v in self._view["case_id"].to_pylist()]
+
+    def column_values(self, key: str) -> list[Any]:
+        """The view's values of one column, top to bottom (tests and exports use it)."""
+        if self._view is None:
+            return []
+        return list(self._view[key].to_pylist())
+
+    # --- events -----------------------------------------------------------------------
+
+    @on(FastDataTable.RowHighlighted)
+    def _row_highlighted(self, event: FastDataTable.RowHighlighted) -> None:
+        event.stop()
+        self.post_message(self.CaseHighlighted(self, self.case_id_at(event.cursor_row)))
+
+    @on(FastDataTable.HeaderSelected)
+    def _header_selected(self, event: FastDataTable.HeaderSelected) -> None:
+        event.stop()
+        key = COLUMNS[event.column_index][0]
+        descending = self.sort is not None and self.sort == (key, False)
+        self.sort_by(key, descending)
+
+    def select_case(self, case_id: str) -> bool:
+        """Move the cursor to a case of the current view; False when it is filtered out."""
+        if self._view is None:
+            return False
+        import pyarrow.compute as pc
+
+        index = pc.index(self._view["case_id"], case_id).as_py()
+        if index is None or index < 0:
+            return False
+        self.data_table.move_cursor(row=index)
+        self.post_message(self.CaseHighlighted(self, case_id))
+        return True

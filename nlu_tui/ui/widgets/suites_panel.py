@@ -1,0 +1,320 @@
+"""The suites panel: the workspace's suites with counts and the last run, and suite actions.
+
+File work (listing, create, rename, duplicate, delete, import, export) runs in thread workers
+through :mod:`nlu_tui.workspace`; this widget only shows results and asks the questions.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.markup import escape
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from nlu_tui.model import Suite
+from nlu_tui.ui.commands import PaletteCommand
+from nlu_tui.ui.messages import SuiteHighlighted, WorkspaceChanged
+from nlu_tui.workspace import SuiteInfo, Workspace
+
+STATUS_ICONS = {
+    "success": ("✔", "pass"),
+    "success_with_warning": ("✔", "warn"),
+    "failed": ("✖", "fail"),
+    "canceled": ("■", "warn"),
+    "interrupted": ("■", "warn"),
+    "running": ("…", ""),
+}
+
+
+def suite_prompt(info: SuiteInfo) -> Text:
+    """The two lines shown for a suite; built from Text pieces so names show literally."""
+    text = Text(no_wrap=True, overflow="ellipsis")
+    text.append(info.name, style="bold")
+    if info.read_only:
+        text.append(" (read-only)", style="italic")
+    text.append("\n")
+    if info.error:
+        text.append("  ⚠ cannot read", style="red")
+        return text
+    text.append(f"  {info.case_count} cases · {len(info.intents)} intents", style="dim")
+    if info.last_status:
+        icon, _ = STATUS_ICONS.get(info.last_status, ("?", ""))
+        style = {"✔": "green", "✖": "red", "■": "dark_orange"}.get(icon, "")
+        f1 = f" F1 {info.last_f1:.2f}" if info.last_f1 is not None else ""
+        text.append(f" {icon}{f1}", style=style)
+    return text
+
+
+class SuitesPanel(Vertical):
+    BINDINGS = [
+        Binding("n,insert", "new", "New", id="suites.new", tooltip="Create an empty suite."),
+        Binding(
+            "r,f6",
+            "rename",
+            "Rename",
+            show=False,
+            id="suites.rename",
+            tooltip="Rename the selected suite.",
+        ),
+        Binding(
+            "c",
+            "duplicate",
+            "Copy",
+            show=False,
+            id="suites.duplicate",
+            tooltip="Duplicate the selected suite.",
+        ),
+        Binding(
+            "delete,d",
+            "delete",
+            "Delete",
+            id="suites.delete",
+            tooltip="Move the selected suite to the workspace trash (undo with u).",
+        ),
+        Binding(
+            "u",
+            "undo_delete",
+            "Undo delete",
+            show=False,
+            id="suites.undo-delete",
+            tooltip="Bring back the suite deleted last.",
+        ),
+        Binding(
+            "i",
+            "import",
+            "Import",
+            id="suites.import",
+            tooltip="Import a file of any supported format as a new suite.",
+        ),
+        Binding(
+            "x",
+            "export",
+            "Export",
+            show=False,
+            id="suites.export",
+            tooltip="Export the selected suite to another format.",
+        ),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__(id="suites")
+        self.infos: dict[str, SuiteInfo] = {}
+        self.trashed: list[Path] = []
+
+    @property
+    def workspace(self) -> Workspace:
+        ws: Workspace = self.app.workspace  # type: ignore[attr-defined]
+        return ws
+
+    def compose(self) -> ComposeResult:
+        yield OptionList(id="suite-list", markup=False)
+
+    def on_mount(self) -> None:
+        self.border_title = "Suites"
+
+    def focus_list(self) -> None:
+        self.query_one(OptionList).focus()
+
+    @property
+    def selected_path(self) -> Path | None:
+        options = self.query_one(OptionList)
+        index = options.highlighted
+        if index is None:
+            return None
+        option_id = options.get_option_at_index(index).id
+        return Path(option_id) if option_id else None
+
+    # --- listing ------------------------------------------------------------------------------
+
+    def reload(self, select: Path | None = None) -> None:
+        self._list_suites(select)
+
+    @work(thread=True, exclusive=True, group="suites-list", exit_on_error=False)
+    def _list_suites(self, select: Path | None) -> None:
+        infos = self.workspace.list_suites()
+        self.app.call_from_thread(self._show, infos, select)
+
+    def _show(self, infos: list[SuiteInfo], select: Path | None) -> None:
+        options = self.query_one(OptionList)
+        previous = select or self.selected_path
+        self.infos = {str(i.path): i for i in infos}
+        options.clear_options()
+        options.add_options([Option(suite_prompt(i), id=str(i.path)) for i in infos])
+        self.border_title = f"Suites ({len(infos)})"
+        if not infos:
+            return
+        index = 0
+        if previous is not None:
+            for n, info in enumerate(infos):
+                if info.path == previous:
+                    index = n
+        if options.highlighted == index:
+            self.post_message(SuiteHighlighted(infos[index].path))
+        options.highlighted = index
+
+    def refresh_suite(self, suite: Suite) -> None:
+        """Update one entry's counts after an edit, without listing the folder again."""
+        if suite.path is None or str(suite.path) not in self.infos:
+            return
+        info = self.infos[str(suite.path)]
+        info.name = suite.name
+        info.case_count = len(suite.cases)
+        info.intents = suite.intents_covered()
+        options = self.query_one(OptionList)
+        options.replace_option_prompt(str(suite.path), suite_prompt(info))
+
+    @on(OptionList.OptionHighlighted, "#suite-list")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option.id:
+            self.post_message(SuiteHighlighted(Path(event.option.id)))
+
+    @on(OptionList.OptionSelected, "#suite-list")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        self.screen.action_focus_cases()  # type: ignore[attr-defined]
+
+    # --- actions --------------------------------------------------------------------------------
+
+    def _need_selection(self) -> Path | None:
+        path = self.selected_path
+        if path is None:
+            self.notify("Select a suite first.", severity="warning")
+        return path
+
+    def action_new(self) -> None:
+        from nlu_tui.ui.screens.dialogs import SuiteFormScreen
+
+        def created(result: tuple[str, str] | None) -> None:
+            if result:
+                self._run_file_op("create", result[0], result[1])
+
+        self.app.push_screen(SuiteFormScreen("New suite"), created)
+
+    def action_rename(self) -> None:
+        from nlu_tui.ui.screens.dialogs import SuiteFormScreen
+
+        path = self._need_selection()
+        if path is None:
+            return
+        info = self.infos.get(str(path))
+
+        def renamed(result: tuple[str, str] | None) -> None:
+            if result:
+                self._run_file_op("rename", path, result[0])
+
+        self.app.push_screen(
+            SuiteFormScreen("Rename suite", name=info.name if info else "", with_description=False),
+            renamed,
+        )
+
+    def action_duplicate(self) -> None:
+        path = self._need_selection()
+        if path is not None:
+            self._run_file_op("duplicate", path)
+
+    def action_delete(self) -> None:
+        from nlu_tui.ui.screens.dialogs import ConfirmScreen
+
+        path = self._need_selection()
+        if path is None:
+            return
+        info = self.infos.get(str(path))
+        name = info.name if info else path.name
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self._run_file_op("delete", path)
+
+        self.app.push_screen(
+            ConfirmScreen(f"Delete suite {name!r}? It goes to the workspace trash."), confirmed
+        )
+
+    def action_undo_delete(self) -> None:
+        if not self.trashed:
+            self.notify("Nothing to undo.", severity="warning")
+            return
+        self._run_file_op("restore", self.trashed.pop())
+
+    def action_import(self) -> None:
+        from nlu_tui.ui.screens.import_dialog import ImportScreen
+
+        def imported(path: Path | None) -> None:
+            if path is not None:
+                self.notify(f"Imported as {path.name}")
+                self.post_message(WorkspaceChanged(select=path))
+
+        self.app.push_screen(ImportScreen(), imported)
+
+    def action_export(self) -> None:
+        from nlu_tui.ui.screens.dialogs import ExportScreen
+
+        path = self._need_selection()
+        if path is None:
+            return
+
+        def chosen(result: tuple[Path, str] | None) -> None:
+            if result:
+                self._run_file_op("export", path, result[0], result[1])
+
+        self.app.push_screen(ExportScreen(path), chosen)
+
+    @work(thread=True, group="suite-ops", exit_on_error=False)
+    def _run_file_op(self, op: str, *args: object) -> None:
+        ws = self.workspace
+        try:
+            if op == "create":
+                target = ws.create(str(args[0]), str(args[1]))
+                message = f"Created {target.name}"
+            elif op == "rename":
+                target = ws.rename(Path(str(args[0])), str(args[1]))
+                message = f"Renamed to {target.name}"
+            elif op == "duplicate":
+                target = ws.duplicate(Path(str(args[0])))
+                message = f"Duplicated as {target.name}"
+            elif op == "delete":
+                trashed = ws.delete(Path(str(args[0])))
+                self.trashed.append(trashed)
+                target = None
+                message = f"Deleted {Path(str(args[0])).name}. Press u to undo."
+            elif op == "restore":
+                target = ws.restore(Path(str(args[0])))
+                message = f"Restored {target.name}"
+            elif op == "export":
+                warnings = ws.export(Path(str(args[0])), Path(str(args[1])), str(args[2]))
+                message = f"Exported to {args[1]}" + "".join(f"\n⚠ {w}" for w in warnings)
+                self.app.call_from_thread(self.notify, escape(message))
+                return
+            else:  # pragma: no cover - programming error
+                raise ValueError(op)
+        except Exception as exc:
+            self.app.call_from_thread(
+                self.notify, escape(str(exc)), title=f"Cannot {op}", severity="error"
+            )
+            return
+        self.app.call_from_thread(self.notify, escape(message))
+        self.app.call_from_thread(self.post_message, WorkspaceChanged(select=target))
+
+    def palette_commands(self) -> list[PaletteCommand]:
+        commands = [
+            PaletteCommand("suite: New", self.action_new, "Create an empty suite"),
+            PaletteCommand("suite: Import", self.action_import, "Import a file as a new suite"),
+        ]
+        if self.selected_path is not None:
+            commands += [
+                PaletteCommand("suite: Rename", self.action_rename, "Rename the selected suite"),
+                PaletteCommand(
+                    "suite: Duplicate", self.action_duplicate, "Copy the selected suite"
+                ),
+                PaletteCommand("suite: Delete", self.action_delete, "Move it to the trash"),
+                PaletteCommand("suite: Export", self.action_export, "Write it in another format"),
+            ]
+        if self.trashed:
+            commands.append(
+                PaletteCommand("suite: Undo delete", self.action_undo_delete, "Restore it")
+            )
+        return commands

@@ -1,0 +1,325 @@
+"""A workspace: a folder of ``*.suite.yaml`` files that the workbench lists and edits.
+
+No Textual here: the UI calls these functions (from workers) and shows what they return, so the
+same operations are testable without a terminal. Deleting moves a suite into ``.trash/`` so the
+UI can offer undo; nothing is ever removed outright.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from nlu_tui import paths
+from nlu_tui.errors import InputError
+from nlu_tui.model import Suite, TestCase
+
+SUITE_SUFFIX = ".suite.yaml"
+TRASH_DIR = ".trash"
+DEVELOPER_SUITE_PREFIX = "Developer defined utterances"
+
+
+@dataclass
+class SuiteInfo:
+    """What the suites panel shows for one suite file (``error`` when it cannot be read)."""
+
+    path: Path
+    name: str
+    case_count: int = 0
+    intents: list[str] = field(default_factory=list)
+    last_status: str | None = None
+    last_f1: float | None = None
+    read_only: bool = False
+    error: str | None = None
+
+
+def slugify(name: str) -> str:
+    """A file-name stem for a suite name: lower case, dashes, nothing a shell would trip on."""
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+    return slug[:60] or "suite"
+
+
+def suite_stem(path: Path) -> str:
+    name = path.name
+    return name[: -len(SUITE_SUFFIX)] if name.endswith(SUITE_SUFFIX) else path.stem
+
+
+class Workspace:
+    """The suites under one folder, plus its trash for undoable deletes."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root).expanduser().resolve()
+
+    @property
+    def trash(self) -> Path:
+        return self.root / TRASH_DIR
+
+    def suite_paths(self) -> list[Path]:
+        if not self.root.is_dir():
+            return []
+        return sorted(p for p in self.root.glob(f"*{SUITE_SUFFIX}") if p.is_file())
+
+    # --- reading ----------------------------------------------------------------------------
+
+    def load(self, path: Path) -> Suite:
+        from nlu_tui.formats.native import load_suite
+
+        suite: Suite = load_suite(path)
+        return suite
+
+    def info(
+        self, path: Path, runs: dict[str, tuple[str, float | None]] | None = None
+    ) -> SuiteInfo:
+        """Summarise one suite file; a broken file yields an info with ``error`` set."""
+        try:
+            suite = self.load(path)
+        except (InputError, OSError) as exc:
+            return SuiteInfo(path=path, name=suite_stem(path), error=str(exc))
+        except Exception as exc:  # a format bug must not hide the other suites
+            return SuiteInfo(path=path, name=suite_stem(path), error=f"cannot read: {exc}")
+        status, f1 = (runs or {}).get(str(path), (None, None))
+        return SuiteInfo(
+            path=path,
+            name=suite.name,
+            case_count=len(suite.cases),
+            intents=suite.intents_covered(),
+            last_status=status,
+            last_f1=f1,
+        )
+
+    def list_suites(self) -> list[SuiteInfo]:
+        runs = last_runs_by_suite()
+        return [self.info(p, runs) for p in self.suite_paths()]
+
+    # --- changing ---------------------------------------------------------------------------
+
+    def save(self, suite: Suite, path: Path | None = None, *, force: bool = False) -> Path:
+        """Save through the native writer, which refuses to clobber a file changed on disk."""
+        from nlu_tui.formats.native import save_suite
+
+        if suite.read_only:
+            raise InputError("this suite is read-only; duplicate it to edit", path=suite.path)
+        target = path or suite.path
+        if target is None:
+            raise InputError("the suite has no file yet", field="path")
+        save_suite(suite, target, force=force)
+        return Path(target)
+
+    def free_path(self, name: str) -> Path:
+        base = slugify(name)
+        candidate = self.root / f"{base}{SUITE_SUFFIX}"
+        n = 2
+        while candidate.exists():
+            candidate = self.root / f"{base}-{n}{SUITE_SUFFIX}"
+            n += 1
+        return candidate
+
+    def create(self, name: str, description: str = "", cases: list[TestCase] | None = None) -> Path:
+        name = name.strip()
+        if not name:
+            raise InputError("a suite needs a name", field="name")
+        self.root.mkdir(parents=True, exist_ok=True)
+        suite = Suite(name=name, description=description.strip(), cases=list(cases or []))
+        path = self.free_path(name)
+        self.save(suite, path)
+        return path
+
+    def rename(self, path: Path, new_name: str) -> Path:
+        """Change a suite's name and move its file to match; returns the new path."""
+        new_name = new_name.strip()
+        if not new_name:
+            raise InputError("a suite needs a name", field="name")
+        suite = self.load(path)
+        suite.name = new_name
+        target = path
+        if slugify(new_name) != suite_stem(path):
+            target = self.free_path(new_name)
+        self.save(suite, path)
+        if target != path:
+            path.rename(target)
+        return target
+
+    def duplicate(self, path: Path, new_name: str | None = None) -> Path:
+        from nlu_tui.model import new_case_id
+
+        suite = self.load(path)
+        name = new_name or f"{suite.name} (copy)"
+        copy = Suite(
+            name=name,
+            description=suite.description,
+            cases=[_with_new_id(c, new_case_id()) for c in suite.cases],
+            training=suite.training,
+            extra=suite.extra,
+        )
+        target = self.free_path(name)
+        self.save(copy, target)
+        return target
+
+    def delete(self, path: Path) -> Path:
+        """Move a suite into the trash; returns where it went (pass it to :meth:`restore`)."""
+        self.trash.mkdir(parents=True, exist_ok=True)
+        target = self.trash / f"{int(time.time() * 1000)}-{path.name}"
+        shutil.move(str(path), target)
+        return target
+
+    def restore(self, trashed: Path) -> Path:
+        """Undo a delete: put the file back under its name (or a free one if that is taken)."""
+        name = trashed.name.split("-", 1)[1] if "-" in trashed.name else trashed.name
+        target = self.root / name
+        if target.exists():
+            target = self.free_path(suite_stem(target))
+        shutil.move(str(trashed), target)
+        return target
+
+    # --- import / export --------------------------------------------------------------------
+
+    def preview_import(self, source: Path, fmt: str | None = None) -> Any:
+        """Read ``source`` in any supported format without writing anything (an ImportResult)."""
+        from nlu_tui.formats.registry import import_suite
+
+        return import_suite(Path(source), fmt)
+
+    def add_imported(self, suite: Suite) -> Path:
+        """Write a previewed import into the workspace as a new suite file."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        target = self.free_path(suite.name or "imported")
+        fresh = Suite(
+            name=suite.name or "imported",
+            description=suite.description,
+            cases=suite.cases,
+            training=suite.training,
+            extra=suite.extra,
+        )
+        self.save(fresh, target)
+        return target
+
+    def import_file(self, source: Path, fmt: str | None = None) -> tuple[Path, list[str]]:
+        result = self.preview_import(source, fmt)
+        return self.add_imported(result.suite), list(result.warnings)
+
+    def export(self, path: Path, dest: Path, fmt: str) -> list[str]:
+        from nlu_tui.formats.registry import export_suite
+
+        return export_suite(self.load(path), Path(dest), fmt)
+
+    # --- moving cases between suites -----------------------------------------------------------
+
+    def append_cases(self, path: Path, cases: list[TestCase]) -> None:
+        suite = self.load(path)
+        suite.cases.extend(cases)
+        self.save(suite)
+
+
+def _with_new_id(case: TestCase, new_id: str) -> TestCase:
+    from dataclasses import replace
+
+    return replace(case, id=new_id)
+
+
+def seed_default(root: Path) -> list[Path]:
+    """Copy the sample suites into a new workspace; returns what was copied (once only)."""
+    marker = root / ".seeded"
+    if marker.exists():
+        return []
+    root.mkdir(parents=True, exist_ok=True)
+    copied: list[Path] = []
+    samples = paths.sample_suites_dir()
+    if samples.is_dir():
+        for src in sorted(samples.glob(f"*{SUITE_SUFFIX}")):
+            target = root / src.name
+            if not target.exists():
+                shutil.copyfile(src, target)
+                copied.append(target)
+    marker.write_text("seeded with the sample suites\n", encoding="utf-8")
+    return copied
+
+
+def open_workspace(folder: str | Path | None) -> Workspace:
+    """The workspace the user named, or the default one, seeded on first start."""
+    if folder is None:
+        root = paths.default_workspace()
+        seed_default(root)
+        return Workspace(root)
+    root = Path(folder).expanduser()
+    if root.exists() and not root.is_dir():
+        raise InputError("the workspace must be a folder of *.suite.yaml files", path=root)
+    root.mkdir(parents=True, exist_ok=True)
+    return Workspace(root)
+
+
+def last_runs_by_suite() -> dict[str, tuple[str, float | None]]:
+    """The last run's status and F1 per suite path, from the run store when there is one.
+
+    The store is optional (a fresh install has none), so any failure here just means "no runs
+    yet" rather than a broken suites panel. F1 uses the pooled counts, as the headline does.
+    """
+    store_file = paths.store_path()
+    if not store_file.exists():
+        return {}
+    try:
+        from nlu_tui.scoring.summary import f1_score, safe_div
+        from nlu_tui.store import RunStore
+
+        with RunStore(store_file) as store:
+            records = store.list_runs()
+    except Exception:
+        return {}
+    latest: dict[str, tuple[str, float | None]] = {}
+    for record in records:  # newest first
+        if not record.suite_path or record.suite_path in latest:
+            continue
+        f1: float | None = None
+        if record.done:
+            precision = safe_div(record.tp, record.tp + record.fp)
+            recall = safe_div(record.tp, record.tp + record.fn)
+            f1 = f1_score(precision, recall)
+        latest[record.suite_path] = (str(record.status), f1)
+    return latest
+
+
+def developer_suite(training_file: Path, engine_name: str) -> Suite:
+    """The read-only suite of an engine's own training examples ("developer defined utterances").
+
+    Each training example becomes a case expecting its intent and annotated entities, so a run
+    of it shows how well the engine has learnt what it was taught.
+    """
+    from nlu_tui.formats.rasa_yaml import load_training_data
+    from nlu_tui.model import ExpectedEntity, ExpectedIntent, ValueKind
+
+    data = load_training_data(Path(training_file))
+    cases: list[TestCase] = []
+    for example in data.examples:
+        entities = [
+            ExpectedEntity(
+                name=e.name,
+                value=e.value,
+                kind=ValueKind.EXACT if e.kind == ValueKind.AUTO else e.kind,
+                text=e.text,
+                start=e.start,
+                end=e.end,
+                role=e.role,
+                group=e.group,
+            )
+            for e in example.entities
+        ]
+        cases.append(
+            TestCase(
+                utterance=example.text,
+                intents=[ExpectedIntent(example.intent)] if example.intent else [],
+                entities=entities,
+                id=f"dev-{len(cases) + 1:06d}",
+                line=example.line,
+            )
+        )
+    suite = Suite(
+        name=f"{DEVELOPER_SUITE_PREFIX} ({engine_name})",
+        description=f"Training examples of {engine_name}, from {training_file}",
+        cases=cases,
+        path=Path(training_file),
+        read_only=True,
+    )
+    return suite

@@ -1,0 +1,180 @@
+"""``nlu-tui run/runs/show/note/delete`` as a user or CI calls them, in real subprocesses."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from runner_loopback import LoopbackNlu, make_suite, write_suite
+
+from nlu_tui.store import RunStore
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_suites"
+
+
+def _cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "nlu_tui", *args], capture_output=True, text=True, timeout=timeout
+    )
+
+
+def _run_id(proc: subprocess.CompletedProcess[str]) -> str:
+    first = proc.stdout.splitlines()[0]
+    assert first.startswith("run "), proc.stdout + proc.stderr
+    return first.split()[1].rstrip(":")
+
+
+def test_sample_suite_on_embedded_engine_and_every_view(tmp_path: Path) -> None:
+    suite = SAMPLES / "banking_bot.suite.yaml"
+    nlu = SAMPLES / "banking_bot.nlu.yml"
+    ran = _cli(
+        "run",
+        str(suite),
+        "--engine",
+        f"embedded:{nlu}",
+        "--note",
+        "first try",
+        "--json",
+        str(tmp_path / "out.json"),
+        "--csv",
+        str(tmp_path / "out.csv"),
+        "--junit",
+        str(tmp_path / "out.xml"),
+    )
+    assert ran.returncode == 0, ran.stderr
+    run_id = _run_id(ran)
+    report = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
+    summary = report["summary"]
+    assert summary["cases"] == 54 and summary["errors"] == 0
+    assert summary["f1"] > 0.8  # the embedded engine learns the sample bot well
+    assert (tmp_path / "out.csv").read_text(encoding="utf-8-sig").startswith("Bot Name")
+    assert "<testsuites" in (tmp_path / "out.xml").read_text(encoding="utf-8")
+
+    listed = json.loads(_cli("runs", "--json").stdout)
+    assert [r["id"] for r in listed] == [run_id]
+    row = listed[0]
+    assert row["status"] == "success" and row["version"] == "development"
+    assert row["counts"] == {k: summary[k] for k in ("tp", "tn", "fp", "fn", "errors")}
+    assert row["note"] == "first try" and row["started_at"] and row["finished_at"]
+    assert json.loads(_cli("runs", str(suite), "--json").stdout)[0]["id"] == run_id
+    assert json.loads(_cli("runs", "other.suite.yaml", "--json").stdout) == []
+    table = _cli("runs")
+    assert run_id in table.stdout and "success" in table.stdout
+
+    shown = json.loads(_cli("show", run_id[:8], "--format", "json").stdout)
+    assert shown["summary"] == summary
+    text = _cli("show", run_id).stdout
+    assert f"F1         {summary['f1']:.4f}" in text and "first try" in text
+    assert _cli("show", run_id, "-f", "rasa", "-o", str(tmp_path / "rasa")).returncode == 0
+    assert (tmp_path / "rasa" / "intent_report.json").exists()
+
+    assert _cli("note", run_id, "second thoughts").returncode == 0
+    assert json.loads(_cli("runs", "--json").stdout)[0]["note"] == "second thoughts"
+    too_long = _cli("note", run_id, "x" * 1025)
+    assert too_long.returncode == 2 and "1024" in too_long.stderr
+
+    assert _cli("delete", run_id).returncode == 0
+    assert json.loads(_cli("runs", "--json").stdout) == []
+    missing = _cli("show", run_id)
+    assert missing.returncode == 2 and "no run" in missing.stderr
+
+
+def test_bad_input_runs_nothing(tmp_path: Path) -> None:
+    suite = write_suite(tmp_path / "s.suite.yaml", 3)
+    for args in (
+        ["run", str(tmp_path / "missing.suite.yaml"), "--engine", "rasa:http://127.0.0.1:9"],
+        ["run", str(suite), "--engine", "no-such-profile"],
+        ["run", str(suite), "--engine", "rasa:http://127.0.0.1:9", "--fail-on", "bogus"],
+        ["run", str(suite), "--engine", "rasa:http://127.0.0.1:9", "--thresholds", "nope.yml"],
+        ["run", str(suite), "--engine", "rasa:http://127.0.0.1:9", "--baseline", "nope"],
+        ["run", str(suite)],
+    ):
+        proc = _cli(*args)
+        assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
+        assert proc.stderr.startswith("nlu-tui: error:"), proc.stderr
+    assert json.loads(_cli("runs", "--json").stdout) == []
+
+
+def test_exit_codes_failed_fail_on_and_gates(tmp_path: Path) -> None:
+    suite = write_suite(tmp_path / "s.suite.yaml", 40)
+    cases = make_suite(40).cases
+    with LoopbackNlu() as server:
+        url = server.url
+        good = _cli("run", str(suite), "--engine", f"rasa:{url}", "--fail-on", "errors,f1<0.99")
+        assert good.returncode == 0, good.stderr
+        base_id = _run_id(good)
+    unreachable = _cli("run", str(suite), "--engine", f"rasa:{url}")
+    assert unreachable.returncode == 3 and "engine unreachable" in unreachable.stdout
+    assert json.loads(_cli("runs", "--json").stdout)[0]["status"] == "failed"
+
+    worse = {c.utterance: "greet" for c in cases[1:20:4]}  # 'bye' cases now answer 'greet'
+    with LoopbackNlu(rename=worse, always={cases[2].utterance: "garbage"}) as server:
+        engine = f"rasa:{server.url}"
+        warned = _cli("run", str(suite), "--engine", engine)
+        assert warned.returncode == 0 and "success_with_warning" in warned.stdout
+        failing = _cli("run", str(suite), "--engine", engine, "--fail-on", "errors")
+        assert failing.returncode == 1 and "1 cases errored" in failing.stderr
+        gated = _cli("run", str(suite), "--engine", engine, "--baseline", base_id)
+        assert gated.returncode == 1 and "FAIL all intents" in gated.stdout
+        (tmp_path / "t.yml").write_text(
+            "thresholds:\n  - {type: intent, threshold: 0.5}\n", encoding="utf-8"
+        )
+        lenient = _cli(
+            "run",
+            str(suite),
+            "--engine",
+            engine,
+            "--baseline",
+            base_id[:6],
+            "--thresholds",
+            str(tmp_path / "t.yml"),
+        )
+        assert lenient.returncode == 0, lenient.stdout + lenient.stderr
+        assert "PASS all intents" in lenient.stdout
+
+
+def test_ctrl_c_cancels_keeps_results_and_resumes(tmp_path: Path) -> None:
+    suite = write_suite(tmp_path / "s.suite.yaml", 60)
+    store_path = Path(os.environ["NLU_TUI_DATA_DIR"]) / "runs.sqlite3"
+    with LoopbackNlu(latency=0.1) as server:
+        child = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "nlu_tui",
+                "run",
+                str(suite),
+                "--engine",
+                f"rasa:{server.url}",
+                "--concurrency",
+                "2",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        done = 0
+        deadline = time.monotonic() + 30
+        while done < 6 and time.monotonic() < deadline:
+            time.sleep(0.05)
+            runs = RunStore(store_path).list_runs() if store_path.exists() else []
+            done = runs[0].done if runs else 0
+        began = time.monotonic()
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=10)
+        assert time.monotonic() - began < 2.0
+        assert child.returncode == 130, out + err
+        assert "resume with: nlu-tui run --resume" in err
+        (run,) = json.loads(_cli("runs", "--json").stdout)
+        assert run["status"] == "canceled" and 6 <= run["done"] < 60
+        resumed = _cli("run", "--resume", run["id"])
+        assert resumed.returncode == 0, resumed.stderr
+    final = json.loads(_cli("runs", "--json").stdout)[0]
+    assert final["status"] == "success" and final["done"] == 60
+    again = _cli("run", "--resume", run["id"])
+    assert again.returncode == 2 and "only unfinished" in again.stderr

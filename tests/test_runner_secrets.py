@@ -1,0 +1,80 @@
+"""A token given as ``${SECRET_TOKEN}`` never lands in the store, an export, a log or a message."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from runner_loopback import LoopbackNlu, make_suite, write_suite
+
+SECRET = "s3cr3t-Tok3n-7f9a1c"
+
+
+def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "nlu_tui", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+
+
+def test_secret_never_leaks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    suite_path = write_suite(tmp_path / "loop.suite.yaml", 60)
+    cases = make_suite(60).cases
+    out = tmp_path / "out"
+    out.mkdir()
+    env = {**os.environ, "SECRET_TOKEN": SECRET, "PYTHONWARNINGS": "always"}
+    with LoopbackNlu(
+        echo_query=True,  # the server echoes the query string (token included) in its answers
+        always={cases[1].utterance: "500", cases[2].utterance: "garbage"},
+        first={cases[3].utterance: ("reset", 1)},
+    ) as server:
+        (tmp_path / "engines.yaml").write_text(
+            "engines:\n"
+            "  secure:\n"
+            "    type: rasa\n"
+            f"    url: {server.url}\n"
+            "    token: ${SECRET_TOKEN}\n"
+            "    retries: 1\n",
+            encoding="utf-8",
+        )
+        ran = _cli(
+            "run",
+            str(suite_path),
+            "--engine",
+            "secure",
+            "--json",
+            str(out / "r.json"),
+            "--csv",
+            str(out / "r.csv"),
+            "--junit",
+            str(out / "r.xml"),
+            env=env,
+        )
+        assert ran.returncode == 0, ran.stderr
+        assert any(SECRET in q for q in server.queries)  # the token was really sent
+    outputs = [ran.stdout, ran.stderr]
+    run_id = ran.stdout.split()[1].rstrip(":")
+    for fmt in ("summary", "json", "csv", "junit"):
+        shown = _cli("show", run_id, "--format", fmt, env=env)
+        assert shown.returncode == 0, shown.stderr
+        outputs += [shown.stdout, shown.stderr]
+        _cli("show", run_id, "--format", fmt, "-o", str(out / f"show.{fmt}"), env=env)
+    _cli("show", run_id, "--format", "rasa", "-o", str(out / "rasa"), env=env)
+    listed = _cli("runs", "--json", env=env)
+    outputs += [listed.stdout, listed.stderr]
+
+    assert "HTTP 500" in ran.stdout + (out / "r.json").read_text(encoding="utf-8")
+    data_dir = Path(os.environ["NLU_TUI_DATA_DIR"])
+    files = [p for p in [*data_dir.rglob("*"), *out.rglob("*")] if p.is_file()]
+    assert any(p.name.startswith("runs.sqlite3") for p in files)
+    assert len([p for p in out.rglob("*") if p.is_file()]) >= 9
+    for path in files:
+        assert SECRET.encode() not in path.read_bytes(), f"secret found in {path}"
+    for text in outputs:
+        assert SECRET not in text

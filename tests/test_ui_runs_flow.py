@@ -1,0 +1,229 @@
+"""The run loop in the real app: start a run from the Runs tab, follow it, cancel it, take
+notes during and after, resume it, and diff two runs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from runner_loopback import LoopbackNlu, write_suite
+from ui_runs_support import screen_text
+from ui_support import REPO, SAMPLE, SIZE, make_workspace, new_app, settle
+
+from nlu_tui.model import RunStatus
+from nlu_tui.ui.screens.run_dialogs import ConfirmDialog, NoteDialog
+from nlu_tui.ui.screens.run_pane import RunsPane
+from nlu_tui.ui.screens.run_session import sessions, store_for
+from nlu_tui.ui.screens.run_start import StartRunDialog
+from nlu_tui.ui.widgets.results_pane import ResultsPane
+
+TRAINING = SAMPLE.parent / "banking_bot.nlu.yml"
+
+
+async def wait_for(pilot: Any, predicate: Any, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out waiting for the app")
+        await pilot.pause(0.05)
+
+
+def runs_pane(app: Any) -> RunsPane:
+    return app.screen_stack[1].query_one(RunsPane)
+
+
+async def open_runs_tab(pilot: Any) -> RunsPane:
+    app = pilot.app
+    await settle(pilot)
+    app.show_tab("tab-runs")
+    await pilot.pause()
+    pane = runs_pane(app)
+    pane.query_one("#runs-table").focus()
+    await pilot.pause()
+    return pane
+
+
+def headless_run(workspace: Path, tmp_path: Path) -> dict[str, Any]:
+    """``nlu-tui run`` on the same suite and engine, in its own store; its JSON report."""
+    out = tmp_path / "headless.json"
+    env_dir = tmp_path / "headless-data"
+    proc = subprocess.run(
+        [sys.executable, "-m", "nlu_tui", "--data-dir", str(env_dir), "run",
+         str(workspace / SAMPLE.name), "--engine", "embedded", "--json", str(out)],
+        cwd=REPO, capture_output=True, text=True, timeout=180,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return dict(json.loads(out.read_text(encoding="utf-8")))
+
+
+async def test_run_sample_suite_to_completion_matches_headless(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path, SAMPLE, TRAINING)
+    app = new_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_runs_tab(pilot)
+        await pilot.press("r")
+        await pilot.pause()
+        assert isinstance(app.screen, StartRunDialog)
+        await pilot.press("ctrl+s")  # the embedded engine beside the suite is preselected
+        await wait_for(pilot, lambda: any(s.finished for s in sessions(app).values()), 120)
+        await settle(pilot)
+        session = next(iter(sessions(app).values()))
+        assert session.status is RunStatus.SUCCESS, session.record
+        results = app.screen.query_one(ResultsPane)
+        await wait_for(pilot, lambda: results.data is not None)
+        data = results.data
+        assert data is not None
+        text = screen_text(app)
+        assert f"F1 {data.summary.f1:.4f}" in text
+        assert len(pane.history) == 1
+
+    headless = headless_run(root, tmp_path)["summary"]
+    summary = data.summary
+    for key in ("cases", "tp", "tn", "fp", "fn", "errors"):
+        assert getattr(summary, key) == headless[key], key
+    for key in ("precision", "recall", "f1", "intent_success", "entity_success"):
+        assert getattr(summary, key) == pytest.approx(headless[key]), key
+
+    # the last choice is remembered for the next start
+    from nlu_tui.ui.screens.run_start import load_last_choice
+
+    last = load_last_choice(str((root / SAMPLE.name).resolve()))
+    assert last is not None and last.engine.startswith("embedded:")
+
+
+async def test_cancel_mid_run_with_note_during_and_after_then_resume(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    write_suite(root / "slow.suite.yaml", 60)
+    with LoopbackNlu(latency=0.25) as server:
+        (root / "engines.yaml").write_text(
+            f"engines:\n  slow:\n    type: rasa\n    url: {server.url}\n    concurrency: 2\n",
+            encoding="utf-8",
+        )
+        app = new_app(root)
+        async with app.run_test(size=SIZE) as pilot:
+            pane = await open_runs_tab(pilot)
+            await pilot.press("r")
+            await pilot.pause()
+            assert isinstance(app.screen, StartRunDialog)
+            await pilot.press("ctrl+s")  # the "slow" profile is the only choice
+            await wait_for(pilot, lambda: bool(sessions(app)))
+            session = next(iter(sessions(app).values()))
+            await wait_for(pilot, lambda: session.event is not None and session.event.done >= 4)
+            assert "Running" in screen_text(app)
+
+            # the Results tab follows the run; a note while it runs, from there
+            results = app.screen.query_one(ResultsPane)
+            assert results.session is session
+            results.table.data_table.focus()
+            await pilot.press("n")
+            await pilot.pause()
+            assert isinstance(app.screen, NoteDialog)
+            await pilot.press(*"during")
+            assert "6 / 1024" in screen_text(app)
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            assert store_for(app).get_run(session.run_id).note == "during"
+            assert not session.finished
+
+            # cancel: escape asks, "y" confirms
+            await pilot.press("escape")
+            await pilot.pause()
+            assert isinstance(app.screen, ConfirmDialog)
+            asked = time.monotonic()
+            await pilot.press("y")
+            await wait_for(pilot, lambda: session.finished, 10)
+            assert time.monotonic() - asked < 2.0
+            await settle(pilot)
+            record = store_for(app).get_run(session.run_id)
+            assert record.status is RunStatus.CANCELED
+            assert 0 < record.done < 60
+            assert len(store_for(app).load_results(record.id)) == record.done
+            assert "canceled" in screen_text(app)
+
+            # a note after the run, from the history
+            app.show_tab("tab-runs")
+            await pilot.pause()
+            table = pane.query_one("#runs-table")
+            table.focus()
+            await pilot.press("n")
+            await pilot.pause()
+            assert isinstance(app.screen, NoteDialog)
+            await pilot.press("end", *" and after")
+            await pilot.press("ctrl+s")
+            await settle(pilot)
+            assert store_for(app).get_run(record.id).note == "during and after"
+            assert "during and after" in screen_text(app)
+
+            # resume: only the missing cases are sent, and the run completes
+            sent_before = sum(server.counts.values())
+            await pilot.press("u")
+            await wait_for(pilot, lambda: len(sessions(app)) == 2)
+            resumed = [s for s in sessions(app).values() if s is not session][0]
+            await wait_for(pilot, lambda: resumed.finished, 60)
+            await settle(pilot)
+            final = store_for(app).get_run(record.id)
+            assert final.status is RunStatus.SUCCESS
+            assert final.done == 60
+            assert sum(server.counts.values()) - sent_before <= 60 - record.done + 2
+
+
+async def test_diff_two_runs_from_history(tmp_path: Path) -> None:
+    from ui_runs_support import predictions_v1, predictions_v2, small_suite, stored_run
+
+    from nlu_tui.rundiff import ChangeKind
+    from nlu_tui.ui.screens.run_diff import DiffScreen
+
+    root = make_workspace(tmp_path, SAMPLE)
+    app = new_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_runs_tab(pilot)
+        store = store_for(app)
+        suite = small_suite()
+        suite.name = app.suite.name if app.suite else suite.name
+        first = stored_run(store, suite, predictions_v1())
+        time.sleep(0.01)
+        second = stored_run(store, suite, predictions_v2())
+        pane.reload()
+        await settle(pilot)
+        assert len(pane.history) == 2
+        table = pane.query_one("#runs-table")
+        table.focus()
+        table.move_cursor(row=0)
+        await pilot.press("space")
+        table.move_cursor(row=1)
+        await pilot.press("space")
+        assert sorted(pane.marked) == sorted([first, second])
+        await pilot.press("D")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, DiffScreen)
+        assert (screen.before_id, screen.after_id) == (first, second)
+        assert screen.result is not None
+        diff = screen.result.diff
+        assert [c.case_id for c in diff.broke] == ["c1"]
+        assert [c.case_id for c in diff.fixed] == ["c3"]
+        assert [c.case_id for c in diff.of_kind(ChangeKind.CONFIDENCE_CHANGED)] == ["c2"]
+        text = screen_text(app)
+        assert "broke 1" in text and "fixed 1" in text
+
+        # gates from a thresholds file, as `nlu-tui run --thresholds` checks them
+        gates = tmp_path / "gates.yml"
+        gates.write_text("thresholds:\n  - {type: intent, threshold: 0}\n", encoding="utf-8")
+        await pilot.press("g")
+        from textual.widgets import Input
+
+        box = screen.query_one("#diff-gates-path", Input)
+        box.value = str(gates)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert screen.result.gates is not None and len(screen.result.gates) == 1
+        assert "Gates:" in screen_text(app)
+        await pilot.press("escape", "escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, DiffScreen)

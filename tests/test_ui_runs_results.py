@@ -1,0 +1,175 @@
+"""The results view: the fast table (sort, filter), detail pane, per-intent report, confusion
+cell drill-down, charts and export, on a real stored run in a small app."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ui_runs_support import (
+    PaneApp,
+    predictions_v1,
+    screen_text,
+    small_suite,
+    stored_run,
+)
+
+from nlu_tui.store import RunStore
+from nlu_tui.ui.widgets.results_pane import ResultsPane
+from nlu_tui.ui.widgets.results_table import COLUMNS, ResultFilter, ResultsTable
+
+SIZE = (140, 40)
+
+
+async def test_table_sorts_by_every_column_and_filters(tmp_path: Path) -> None:
+    store = RunStore(tmp_path / "runs.sqlite")
+    run_id = stored_run(store, small_suite(), predictions_v1())
+    app = PaneApp(ResultsPane, store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = app.query_one(ResultsPane)
+        pane.show_run(run_id)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        table = pane.table
+        assert table.view_count == 6
+        assert table.column_values("result") == ["TP", "TP", "FP", "FN", "TN", "ERROR"]
+        for key, _label in COLUMNS:
+            table.sort_by(key)
+            values = table.column_values(key)
+            present = [v for v in values if v is not None]
+            assert present == sorted(present), key
+            assert values[len(present):] == [None] * (len(values) - len(present))
+            table.sort_by(key, descending=True)
+            present = [v for v in table.column_values(key) if v is not None]
+            assert present == sorted(present, reverse=True), key
+        table.sort_by("confidence", descending=True)
+        assert table.column_values("confidence")[:3] == [0.95, 0.81, 0.55]
+
+        pane.set_filter(ResultFilter(frozenset({"FP"})))
+        assert table.visible_case_ids() == ["c3"]
+        pane.set_filter(ResultFilter(frozenset({"FN"})))
+        assert table.visible_case_ids() == ["c4"]
+        pane.set_filter(ResultFilter(intent="balance"))  # expected or matched
+        assert sorted(table.visible_case_ids()) == ["c1", "c3"]
+        pane.set_filter(ResultFilter(text="LEO"))
+        assert table.visible_case_ids() == ["c2"]
+        pane.set_filter(ResultFilter())
+        assert table.view_count == 6
+
+        # the keyboard path: "f" cycles all -> FP -> FN
+        table.data_table.focus()
+        await pilot.press("f")
+        assert table.filter.types == frozenset({"FP"})
+        await pilot.press("f")
+        assert table.visible_case_ids() == ["c4"]
+        # typing in the search box filters as you type
+        await pilot.press("f", "f")
+        await pilot.press("slash")
+        await pilot.press(*"bill")
+        await pilot.pause()
+        assert table.visible_case_ids() == ["c3"]
+
+
+async def test_detail_pane_shows_ranking_entities_and_raw_json_literally(tmp_path: Path) -> None:
+    store = RunStore(tmp_path / "runs.sqlite")
+    run_id = stored_run(store, small_suite(), predictions_v1())
+    app = PaneApp(ResultsPane, store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = app.query_one(ResultsPane)
+        pane.show_run(run_id)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert pane.table.select_case("c1")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Ranking" in text and "0.9500" in text
+        assert "[link=http://x]y[/link]" in text  # raw answer, escaped
+        assert pane.table.select_case("c2")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Entities" in text and "amount" in text
+        pane.set_filter(ResultFilter(frozenset({"FP"})))
+        await pilot.pause()
+        assert "[bold red]x[/] pay my bill" in screen_text(app)  # markup shown as typed
+
+
+async def test_intent_report_confusion_cell_and_charts(tmp_path: Path) -> None:
+    store = RunStore(tmp_path / "runs.sqlite")
+    run_id = stored_run(store, small_suite(), predictions_v1())
+    app = PaneApp(ResultsPane, store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = app.query_one(ResultsPane)
+        pane.show_run(run_id)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        data = pane.data
+        assert data is not None
+        from textual.widgets import DataTable, OptionList, TabbedContent
+
+        intents = pane.query_one("#results-intents", DataTable)
+        labels = [str(k.value) for k in intents.rows]
+        assert set(labels) == set(data.report.labels)
+        pane.sort_intents("f1", descending=True)
+        f1s = [float(intents.get_row(k)[3]) for k in intents.rows]
+        assert f1s == sorted(f1s, reverse=True)
+
+        # confusion: expected pay_bill, predicted balance holds exactly case c3
+        tabs = pane.query_one("#results-tabs", TabbedContent)
+        tabs.active = "tab-res-confusion"
+        await pilot.pause()
+        confusion = pane.query_one("#results-confusion", DataTable)
+        row = confusion.get_row_index("pay_bill")
+        col = confusion.get_column_index("balance")
+        confusion.focus()
+        confusion.move_cursor(row=row, column=col)
+        await pilot.press("enter")
+        await pilot.pause()
+        cell_list = pane.query_one("#results-cell-cases", OptionList)
+        assert cell_list.option_count == 1
+        assert cell_list.get_option_at_index(0).id == "c3"
+        cell_list.focus()
+        cell_list.highlighted = 0
+        await pilot.press("enter")
+        await pilot.pause()
+        assert tabs.active == "tab-res-cases"
+        assert pane.table.current_case_id() == "c3"
+
+        tabs.active = "tab-res-charts"
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Confidence: hits vs misses" in text and "Latency distribution" in text
+        # the histogram rows add up to the scored cases (5: every case but the error)
+        hist = data.histogram
+        assert hist.total == data.summary.scored == 5
+
+
+async def test_export_every_registry_format(tmp_path: Path) -> None:
+    from nlu_tui.reports import REPORT_FORMATS
+    from nlu_tui.ui.screens.run_dialogs import ExportDialog
+    from textual.widgets import Input, Select
+
+    store = RunStore(tmp_path / "runs.sqlite")
+    run_id = stored_run(store, small_suite(), predictions_v1(), note="why we ran")
+    app = PaneApp(ResultsPane, store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = app.query_one(ResultsPane)
+        pane.show_run(run_id)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        for name, fmt in REPORT_FORMATS.items():
+            pane.table.data_table.focus()
+            await pilot.press("x")
+            await pilot.pause()
+            assert isinstance(app.screen, ExportDialog)
+            app.screen.query_one("#export-format", Select).value = name
+            await pilot.pause()
+            target = tmp_path / "out" / f"export-{name}{fmt.extension}"
+            box = app.screen.query_one("#export-path", Input)
+            box.value = str(target)
+            box.focus()
+            await pilot.press("enter")
+            await pilot.pause()
+            assert target.exists(), name
+        data = json.loads((tmp_path / "out" / "export-json.json").read_text(encoding="utf-8"))
+        assert data["run"]["note"] == "why we ran"
+        assert data["summary"]["fp"] == 1 and data["summary"]["errors"] == 1

@@ -1,0 +1,106 @@
+"""Helpers for the run/results/diff Pilot tests (tests/test_ui_runs_*.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from textual.app import App, ComposeResult
+
+from nlu_tui.model import (
+    ExpectedEntity,
+    ExpectedIntent,
+    IntentScore,
+    PredictedEntity,
+    Prediction,
+    RunStatus,
+    Suite,
+    TestCase,
+)
+from nlu_tui.scoring import score_case
+from nlu_tui.store import RunStore
+
+
+def screen_text(app: App[Any]) -> str:
+    """What the terminal shows, as plain text (one line per row)."""
+    from textual.strip import Strip
+
+    update = app.screen._compositor.render_full_update(simplify=True)
+    return "\n".join(Strip.join(s).text.rstrip() for s in update.strips)
+
+
+def small_suite() -> Suite:
+    """Six cases with every result type, an entity, and an utterance full of markup."""
+    return Suite(
+        name="Small",
+        cases=[
+            TestCase("check my balance", [ExpectedIntent("balance")], id="c1"),
+            TestCase(
+                "send 20 dollars to Leo",
+                [ExpectedIntent("transfer")],
+                entities=[ExpectedEntity("amount", "20")],
+                id="c2",
+            ),
+            TestCase("[bold red]x[/] pay my bill", [ExpectedIntent("pay_bill")], id="c3"),
+            TestCase("hello there", [ExpectedIntent("greet")], id="c4"),
+            TestCase("what is the weather", [], id="c5"),
+            TestCase("block my card", [ExpectedIntent("block_card")], id="c6"),
+        ],
+    )
+
+
+def predictions_v1() -> list[Prediction]:
+    return [
+        Prediction("balance", 0.95, [IntentScore("balance", 0.95), IntentScore("greet", 0.03)],
+                   raw={"intent": {"name": "balance"}, "text": "[link=http://x]y[/link]"},
+                   latency_ms=12.0),
+        Prediction("transfer", 0.81, [IntentScore("transfer", 0.81)],
+                   entities=[PredictedEntity("amount", "20")], latency_ms=30.0),
+        Prediction("balance", 0.55, [IntentScore("balance", 0.55)], latency_ms=8.0),  # FP
+        Prediction(None, None, latency_ms=5.0),  # FN
+        Prediction(None, None, latency_ms=4.0),  # TN
+        Prediction(error="HTTP 500", latency_ms=100.0),  # ERROR
+    ]
+
+
+def predictions_v2() -> list[Prediction]:
+    """v1 with one case fixed (c3), one broken (c1) and one confidence moved (c2)."""
+    p = predictions_v1()
+    p[0] = Prediction("greet", 0.6, [IntentScore("greet", 0.6)], latency_ms=10.0)
+    p[1] = Prediction("transfer", 0.41, [IntentScore("transfer", 0.41)],
+                      entities=[PredictedEntity("amount", "20")], latency_ms=31.0)
+    p[2] = Prediction("pay_bill", 0.7, [IntentScore("pay_bill", 0.7)], latency_ms=9.0)
+    return p
+
+
+def stored_run(
+    store: RunStore,
+    suite: Suite,
+    predictions: Sequence[Prediction],
+    *,
+    engine: str = "test-engine",
+    status: RunStatus = RunStatus.SUCCESS,
+    note: str = "",
+) -> str:
+    """A finished run in the store, scored by the scoring core; returns its id."""
+    record = store.create_run(suite, engine_name=engine, note=note)
+    items = [
+        (i, pred, score_case(case, pred))
+        for i, (case, pred) in enumerate(zip(suite.cases, predictions, strict=False))
+    ]
+    store.add_results(record.id, items)
+    store.finish_run(record.id, status, None if status is RunStatus.SUCCESS else "some reason")
+    return record.id
+
+
+class PaneApp(App[None]):
+    """A tiny app holding one widget, with the store the widget looks for."""
+
+    def __init__(self, widget_factory: Any, store: RunStore) -> None:
+        super().__init__()
+        self._factory = widget_factory
+        self.run_store = store
+
+    def compose(self) -> ComposeResult:
+        yield self._factory()
+

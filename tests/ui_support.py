@@ -1,0 +1,57 @@
+"""Helpers shared by the workbench's Pilot tests (tests/test_ui_*.py)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+from nlu_tui.ui.app import NluTuiApp
+from nlu_tui.workspace import open_workspace
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLE = REPO / "sample_suites" / "banking_bot.suite.yaml"
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "ui"
+SIZE = (120, 36)
+
+
+def make_workspace(tmp_path: Path, *files: Path) -> Path:
+    """A workspace folder holding copies of ``files`` (the sample suite by default)."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    for src in files or (SAMPLE,):
+        shutil.copy(src, root / src.name)
+    return root
+
+
+def new_app(root: Path) -> NluTuiApp:
+    return NluTuiApp(open_workspace(root), cursor_blink=False, user_themes=False)
+
+
+async def settle(pilot: Any, rounds: int = 4) -> None:
+    """Wait until workers (which may start other workers) and their callbacks are done."""
+    for _ in range(rounds):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+def cases_view(app: NluTuiApp) -> Any:
+    from nlu_tui.ui.widgets.cases_view import CasesView
+
+    return (
+        app.screen.query_one(CasesView)
+        if not _modal(app)
+        else app.screen_stack[1].query_one(CasesView)
+    )
+
+
+def _modal(app: NluTuiApp) -> bool:
+    from textual.screen import ModalScreen
+
+    return isinstance(app.screen, ModalScreen)
+
+
+def utterances_shown(app: NluTuiApp) -> list[str]:
+    view = cases_view(app)
+    by_id = {c.id: c for c in view.suite.cases}
+    return [by_id[i].utterance for i in view.view_ids]
