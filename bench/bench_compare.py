@@ -18,13 +18,13 @@ from nlu_tui.compare.statistics import Statistics
 from nlu_tui.compare.utterances import load_utterances
 
 INTENTS = [f"intent_{i}" for i in range(40)] + ["None"]
-WORDS = "play some music by the band tonight in the kitchen please now".split()
+WORDS = ["play", "some", "music", "by", "the", "band", "tonight", "in", "the", "kitchen"]
 
 
 def make(n: int, seed: int = 7) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
     rng = random.Random(seed)
     expected, actual = [], []
-    for i in range(n):
+    for _ in range(n):
         words = rng.choices(WORDS, k=8)
         text = " ".join(words)
         intent = rng.choice(INTENTS)

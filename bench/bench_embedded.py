@@ -9,10 +9,13 @@ intent, ``random_state=42`` (scikit-learn ``train_test_split``). Rasa 3.6.21 wit
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import time
 from pathlib import Path
 
+from nlu_tui.engines.base import ParseContext
+from nlu_tui.engines.embedded import EmbeddedEngine
 from nlu_tui.engines.embedded.model import DEFAULT_THRESHOLD, EmbeddedModel
 from nlu_tui.formats.rasa_yaml import load_training_data
 from nlu_tui.training import TrainingData
@@ -65,7 +68,24 @@ def main() -> None:
         f"intent accuracy at threshold {DEFAULT_THRESHOLD}: {at_threshold:.3f} "
         f"({len(test) - len(answered)} answered 'no intent')"
     )
-    print(f"parse rate (in-process, intent only): {len(test) / parse_s:.0f} utterances/s")
+    print(f"parse rate, one at a time (model.rank): {len(test) / parse_s:.0f} utterances/s")
+    rate = asyncio.run(_engine_rate(path, [e.text for e in data.examples] * 10))
+    print(f"parse rate, engine with 50 concurrent callers (batched): {rate:.0f} utterances/s")
+
+
+async def _engine_rate(path: Path, texts: list[str]) -> float:
+    """Throughput of EmbeddedEngine.parse as the runner drives it: 50 callers at a time."""
+    engine = EmbeddedEngine({"nlu": str(path), "cache": False})
+    await engine.open(None)
+    queue = list(texts)
+
+    async def caller() -> None:
+        while queue:
+            await engine.parse(queue.pop(), ParseContext())
+
+    started = time.perf_counter()
+    await asyncio.gather(*(caller() for _ in range(50)))
+    return len(texts) / (time.perf_counter() - started)
 
 
 if __name__ == "__main__":

@@ -98,20 +98,20 @@ def measure_wrk(url: str, concurrency: int, seconds: int) -> float | None:
     if wrk is None:
         print("wrk not found (apt-get install wrk); skipping the reference")
         return None
-    script = tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False)
-    script.write(
-        'wrk.method = "POST"\n'
-        f"wrk.body = {json.dumps(json.dumps({'text': TEXT}))}\n"
-        'wrk.headers["Content-Type"] = "application/json"\n'
-    )
-    script.close()
+    fd, script = tempfile.mkstemp(suffix=".lua")
+    with os.fdopen(fd, "w") as fh:
+        fh.write(
+            'wrk.method = "POST"\n'
+            f"wrk.body = {json.dumps(json.dumps({'text': TEXT}))}\n"
+            'wrk.headers["Content-Type"] = "application/json"\n'
+        )
     out = subprocess.run(
-        [wrk, "-t2", f"-c{concurrency}", f"-d{seconds}s", "-s", script.name, url + "/model/parse"],
+        [wrk, "-t2", f"-c{concurrency}", f"-d{seconds}s", "-s", script, url + "/model/parse"],
         capture_output=True,
         text=True,
         check=True,
     ).stdout
-    os.unlink(script.name)
+    os.unlink(script)
     match = re.search(r"Requests/sec:\s+([0-9.]+)", out)
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     if errors:

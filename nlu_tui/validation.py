@@ -86,7 +86,7 @@ def _problem(code: str, message: str, case: TestCase | None, path: Path | None) 
 
 # --- one case --------------------------------------------------------------------------------
 
-_REGEX_ONLY = re.compile(r"\\[dDwWsSbB]|\.[*+?]|\[[^\]]*\]|\(\?|^\^|\$$|\{\d+(?:,\d*)?\}")
+_REGEX_ONLY = re.compile(r"\\[dDwWsSbB]|\.[*+?]|\[\^?.-.|\[[^\]]*\]|\(\?|^\^|\$$|\{\d+(?:,\d*)?\}")
 """Constructs that only make sense in a regular expression (``\\d``, ``.*``, ``[a-z]``, ``^…$``)."""
 
 _COMPOSITE = re.compile(r"\s*[^:|]+:[^|]*(?:\|[^:|]+:[^|]*)*\s*")

@@ -244,3 +244,19 @@ def test_real_command_line(files: dict[str, Path]) -> None:
     )
     assert proc.returncode == 4, proc.stderr  # four failed tests in unit-test mode
     assert "== Intent results ==" in proc.stdout
+
+
+def test_hostile_text_stays_well_formed(tmp_path: Path) -> None:
+    text = 'a "quoted" <tag> & ]]> \x01 end'
+    files = {
+        "e": write(tmp_path / "e.json", [{"text": text, "intent": "x<y>"}]),
+        "a": write(tmp_path / "a.json", [{"text": text, "intent": 'q"|r'}]),
+        "o": tmp_path / "o",
+    }
+    assert compare(files) == 0
+    root = ET.parse(files["o"] / "TestResult.xml").getroot()
+    names = [c.get("name") for c in root.iter("test-case")]
+    assert names[0] == "FalseNegativeIntent('x<y>', 'q\"|r', 'a \"quoted\" <tag> & ]]>  end')"
+    failure = next(root.iter("message")).text
+    assert failure == "Expected intent 'x<y>', actual intent 'q\"|r'."
+    assert json.loads((files["o"] / "metadata.json").read_text())[0]["expectedUtterance"]["text"] == text

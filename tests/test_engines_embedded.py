@@ -198,3 +198,25 @@ def test_sample_bot_trains_and_answers() -> None:
     model = EmbeddedModel.train(data)
     hits = sum(model.predict(e.text).intent == e.intent for e in data.examples)
     assert hits / len(data.examples) > 0.9  # training accuracy: the model learned the data
+
+
+async def test_concurrent_parses_are_batched_with_identical_answers() -> None:
+    engine = await _engine()
+    texts = ["yes go ahead", "send 5 euros to Anna", "hello", "my chequing balance"] * 25
+    contexts = [
+        ParseContext(parent_intents=["transfer_money"] if (i // 4) % 2 else []) for i in range(100)
+    ]
+    one_by_one = [await engine.parse(t, c) for t, c in zip(texts, contexts, strict=True)]
+    # A caller that gives up must not disturb the batch it was queued in.
+    doomed = asyncio.ensure_future(engine.parse("hello", ParseContext()))
+    together_task = asyncio.gather(
+        *(engine.parse(t, c) for t, c in zip(texts, contexts, strict=True))
+    )
+    doomed.cancel()
+    together = await together_task
+    assert doomed.cancelled()
+    for a, b in zip(one_by_one, together, strict=True):
+        assert (a.intent, a.ranking, a.entities) == (b.intent, b.ranking, b.entities)
+    assert {p.intent for p in together[1::4]} == {"transfer_money"}
+    assert {p.intent for p in together[0::8]} == {"affirm"}  # "yes go ahead" alone
+    assert {p.intent for p in together[4::8]} == {"confirm_transfer"}  # ... after transfer_money

@@ -56,9 +56,23 @@ def test_seed_json_example_yields_the_documented_cases() -> None:
             [("TransferAmount", "200 USD"), ("PayeeName", "Leonardo")],
             ["TransferAmount", "PayeeName"],
         ),
-        ("What is the balance in my checking account", ["Show Balance"], [], ["Transfer Funds"], [], []),
+        (
+            "What is the balance in my checking account",
+            ["Show Balance"],
+            [],
+            ["Transfer Funds"],
+            [],
+            [],
+        ),
         ("Repeat this transfer every month", ["Setup Auto Pay"], [], ["Transfer Funds"], [], []),
-        ("Show my past 20 transactions", ["Show Account Statement"], [], [], [("HistorySize", "20")], []),
+        (
+            "Show my past 20 transactions",
+            ["Show Account Statement"],
+            [],
+            [],
+            [("HistorySize", "20")],
+            [],
+        ),
         ("Pay my credit card dues", ["Pay Bill"], [], [], [], []),
         (
             "I need to pay my monthly credit card bill",
@@ -138,9 +152,23 @@ def test_seed_csv_example_yields_the_documented_cases() -> None:
             [("TransferAmount", "200 USD"), ("PayeeName", "Leonardo")],
             ["TransferAmount", "PayeeName"],
         ),
-        ("What is the balance in my checking account", ["Show Balance"], [], ["Transfer Funds"], [], []),
+        (
+            "What is the balance in my checking account",
+            ["Show Balance"],
+            [],
+            ["Transfer Funds"],
+            [],
+            [],
+        ),
         ("Repeat this transfer every month", ["Setup Auto Pay"], [], ["Transfer Funds"], [], []),
-        ("Show my past 20 transactions", ["Show Account Statement"], [], [], [("HistorySize", "20")], []),
+        (
+            "Show my past 20 transactions",
+            ["Show Account Statement"],
+            [],
+            [],
+            [("HistorySize", "20")],
+            [],
+        ),
         ("Pay my credit card dues", ["Pay Bill"], [], [], [], []),
     ]
     assert [c.line for c in suite.cases] == [2, 4, 5, 6, 7]
@@ -183,9 +211,7 @@ def test_up_to_three_intents_separated_by_bar_spaces_allowed() -> None:
     ]
 
 
-@pytest.mark.parametrize(
-    "field", ["trait: A||B", "Trait: A|| B", "TRAIT :A ||B", "  trait:A||B||"]
-)
+@pytest.mark.parametrize("field", ["trait: A||B", "Trait: A|| B", "TRAIT :A ||B", "  trait:A||B||"])
 def test_trait_prefix_any_case_with_double_bar(field: str) -> None:
     parsed = parse_intent_field(field)
     assert parsed.traits == ["A", "B"] and parsed.intents == []
@@ -203,9 +229,14 @@ def test_bot_names_pair_with_intents_by_position(tmp_path: Path) -> None:
         "input,intent,botName\nhello,Greet | Hi,Bot 1|Bot 2\nbye,Leave,Bot 3\n",
     )
     suite, _ = kore_csv.load(path)
-    assert suite.cases[0].intents == [ExpectedIntent("Greet", bot="Bot 1"), ExpectedIntent("Hi", bot="Bot 2")]
+    assert suite.cases[0].intents == [
+        ExpectedIntent("Greet", bot="Bot 1"),
+        ExpectedIntent("Hi", bot="Bot 2"),
+    ]
     assert suite.cases[1].intents == [ExpectedIntent("Leave", bot="Bot 3")]
-    bad = write(tmp_path, "b.json", '{"testCases": [{"input": "x", "intent": "a|b|c", "botName": "p|q"}]}')
+    bad = write(
+        tmp_path, "b.json", '{"testCases": [{"input": "x", "intent": "a|b|c", "botName": "p|q"}]}'
+    )
     with pytest.raises(InputError) as err:
         kore_json.load(bad)
     assert err.value.field == "botName" and err.value.line == 1
@@ -227,7 +258,9 @@ def test_csv_continuation_rows_add_entities_and_may_carry_the_order(tmp_path: Pa
 
 
 def test_csv_continuation_with_an_intent_is_an_error(tmp_path: Path) -> None:
-    path = write(tmp_path, "c.csv", "input,intent,entityName,entityValue\nhi,Greet,a,1\n,Other,b,2\n")
+    path = write(
+        tmp_path, "c.csv", "input,intent,entityName,entityValue\nhi,Greet,a,1\n,Other,b,2\n"
+    )
     with pytest.raises(InputError) as err:
         kore_csv.load(path)
     assert (err.value.line, err.value.kind, err.value.field) == (3, "row", "intent")
@@ -269,7 +302,9 @@ def test_same_utterance_different_entity_names_is_one_case_with_both(tmp_path: P
         "input,intent,entityName,entityValue\nFly to Rome,Book,to,Rome\nFly to Rome,Book,class,economy\n",
     )
     suite, _ = kore_csv.load(path)
-    assert summary(suite) == [("Fly to Rome", ["Book"], [], [], [("to", "Rome"), ("class", "economy")], [])]
+    assert summary(suite) == [
+        ("Fly to Rome", ["Book"], [], [], [("to", "Rome"), ("class", "economy")], [])
+    ]
 
 
 def test_same_utterance_with_another_intent_stays_two_cases(tmp_path: Path) -> None:
@@ -343,7 +378,9 @@ def test_more_than_ten_thousand_utterances_is_accepted_with_a_warning(tmp_path: 
     suite, warnings = kore_csv.load(write(tmp_path, "big.csv", "input,intent\n" + rows))
     assert len(suite.cases) == 10_001
     assert any("10,001 utterances" in w and "10,000" in w for w in warnings)
-    ok, ok_warnings = kore_csv.load(write(tmp_path, "ok.csv", "input,intent\n" + rows[: rows.index("utterance 10000")]))
+    ok, ok_warnings = kore_csv.load(
+        write(tmp_path, "ok.csv", "input,intent\n" + rows[: rows.index("utterance 10000")])
+    )
     assert len(ok.cases) == 10_000 and ok_warnings == []
 
 
@@ -351,7 +388,9 @@ def test_more_than_ten_thousand_utterances_is_accepted_with_a_warning(tmp_path: 
 
 
 def test_bad_json_names_the_line(tmp_path: Path) -> None:
-    path = write(tmp_path, "b.json", '{"testCases": [\n  {"input": "a", "intent": "b"\n  {"input": "c"}\n]}')
+    path = write(
+        tmp_path, "b.json", '{"testCases": [\n  {"input": "a", "intent": "b"\n  {"input": "c"}\n]}'
+    )
     with pytest.raises(InputError) as err:
         kore_json.load(path)
     assert err.value.line == 3 and "JSON syntax error" in str(err.value)
@@ -449,9 +488,7 @@ def test_csv_export_uses_continuation_rows(tmp_path: Path) -> None:
         "Send 200 dollars to Leonardo,Transfer Funds,Accounts||Payments,amount,USD 200,,",
     ]
     back, _ = kore_csv.load(path)
-    assert summary(back) == summary(
-        Suite("x", cases=[*sample_suite().cases])
-    )
+    assert summary(back) == summary(Suite("x", cases=[*sample_suite().cases]))
 
 
 # --- round trips: native -> Kore -> native keeps what Kore can express --------------------------
@@ -462,16 +499,26 @@ _plain = st.characters(
 )
 word = st.text(alphabet=_plain, min_size=1, max_size=6)
 phrase = st.lists(word, min_size=1, max_size=3).map(" ".join)
-utter_text = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp"), blacklist_characters="\ufeff\u00a0\x85"),
-    min_size=1,
-    max_size=30,
-).map(str.strip).filter(bool)
+utter_text = (
+    st.text(
+        alphabet=st.characters(
+            blacklist_categories=("Cs", "Cc", "Zl", "Zp"), blacklist_characters="\ufeff\u00a0\x85"
+        ),
+        min_size=1,
+        max_size=30,
+    )
+    .map(str.strip)
+    .filter(bool)
+)
 
 
 @st.composite
 def kore_case(draw: st.DrawFn, index: int) -> TestCase:
-    names = draw(st.lists(phrase.filter(lambda s: not s.lower().startswith("trait")), max_size=3, unique=True))
+    names = draw(
+        st.lists(
+            phrase.filter(lambda s: not s.lower().startswith("trait")), max_size=3, unique=True
+        )
+    )
     bots = draw(st.booleans())
     intents = [ExpectedIntent(n, bot=draw(phrase) if bots else None) for n in names]
     traits = [] if intents else draw(st.lists(phrase, max_size=2))
@@ -532,3 +579,25 @@ def test_round_trip_through_kore_csv(suite: Suite) -> None:
     assert warnings == []
     back = parse_suite(dump_suite(back))
     assert _normalised(back) == _normalised(suite)
+
+
+def test_more_than_three_intents_is_read_with_a_warning(tmp_path: Path) -> None:
+    path = write(tmp_path, "m.csv", "input,intent\nhi,a|b|c|d\n")
+    suite, warnings = kore_csv.load(path)
+    assert suite.cases[0].intent_names == ["a", "b", "c", "d"]
+    assert warnings == [f"{path}, row 2: 4 intents; Kore.ai allows at most 3"]
+
+
+def test_unknown_json_properties_are_kept_for_the_way_back(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "x.json",
+        '{"testCases": [{"input": "hi", "intent": "Greet", "language": "en"}], "version": 2}',
+    )
+    suite, _ = kore_json.load(path)
+    assert suite.cases[0].extra == {"kore": {"language": "en"}}
+    text, _ = kore_json.dumps(suite)
+    import json
+
+    doc = json.loads(text)
+    assert doc == {"testCases": [{"input": "hi", "intent": "Greet", "language": "en"}], "version": 2}

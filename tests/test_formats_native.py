@@ -243,10 +243,78 @@ case_st = st.builds(
 suite_st = st.builds(Suite, name=name_st, description=text_st, cases=st.lists(case_st, max_size=5))
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(suite_st)
 def test_native_round_trip_keeps_everything(suite: Suite) -> None:
     text = dump_suite(suite)
     again = parse_suite(text)
     assert again == suite
     assert dump_suite(again) == text
+
+
+TRICKY = [
+    "yes",
+    "No",
+    "on",
+    "null",
+    "~",
+    "",
+    "200",
+    "-5",
+    "0x1F",
+    "1_000",
+    "1:30",
+    "1e3",
+    ".inf",
+    "2018-07-06",
+    "=",
+    "<<",
+    "-x",
+    "? x",
+    "a: b",
+    "a #b",
+    "[x]",
+    "{x}",
+    "@x",
+    "`x",
+    "%x",
+    "!x",
+    "&x",
+    "*x",
+    "|",
+    ">",
+    "x\ty",
+    " lead",
+    "trail ",
+    "It's",
+    '"q"',
+    "'q'",
+    "\x7f",
+    "\x85",
+    "\u2028",
+    "\ufeff",
+    "a,b",
+    "Leo.*",
+    "City:Hyderabad|Date:2018-07-06",
+    "Apples||Grapes",
+    "€ 200",
+    "日本語",
+    "emoji 🙂",
+]
+
+
+@pytest.mark.parametrize("text", TRICKY)
+def test_tricky_scalars_read_back_unchanged(text: str) -> None:
+    case = TestCase(
+        utterance=text,
+        intents=[ExpectedIntent(text), ExpectedIntent("x", bot=text)],
+        traits=[text],
+        parent_intents=[text, text],
+        entities=[ExpectedEntity(text, text, alternatives=[text], role=text)],
+        entity_order=[text],
+        tags=[text],
+        id=text or "empty",
+        extra={text: text, "nested": [{text: [text, 1, 2.5e100, None, True]}, [text], {}]},
+    )
+    suite = Suite(text, description=text, cases=[case], training={text: [text]})
+    assert parse_suite(dump_suite(suite)) == suite

@@ -109,13 +109,30 @@ def _close(a: dict, b: dict) -> bool:
     return True
 
 
+def test_fast_json_equals_the_plain_builder() -> None:
+    from nlu_tui.reports.json_report import build_json_report, render_json_report
+
+    data = rows()
+    plain = json.loads(json.dumps(build_json_report(META, data)))
+    assert json.loads(render_json_report(META, data)) == plain
+
+
 def test_json_report_non_finite_values_become_null(tmp_path: Path) -> None:
     case = TestCase("x")
+    from decimal import Decimal
+
+    from nlu_tui.model import IntentScore
+
     result = CaseResult(case.id, ResultType.FP, "a", float("nan"), latency_ms=float("inf"))
+    ranking = [IntentScore("a", Decimal("0.5")), IntentScore("b", float("-inf"))]  # type: ignore[arg-type]
     out = tmp_path / "r.json"
-    write_report("json", out, META, [(case, Prediction("a", float("nan")), result)])
+    write_report(
+        "json", out, META, [(case, Prediction("a", float("nan"), ranking=ranking), result)]
+    )
     doc = json.loads(out.read_text())
-    assert doc["results"][0]["confidence"] is None and doc["results"][0]["latency_ms"] is None
+    first = doc["results"][0]
+    assert first["confidence"] is None and first["latency_ms"] is None
+    assert first["ranking"] == [{"name": "a", "confidence": 0.5}, {"name": "b", "confidence": None}]
 
 
 def read_csv(path: Path) -> list[list[str]]:

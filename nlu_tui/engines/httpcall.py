@@ -122,8 +122,12 @@ class HttpEngine(Engine):
                 content=content,
             )
         except httpx.TransportError as exc:
-            message = self._redact(f"{type(exc).__name__}: {exc or 'connection failed'}")
-            raise type(exc)(f"{message} ({safe_url(url)})", request=exc.request) from None
+            message = self._redact(str(exc) or "connection failed")
+            # Keep the underlying cause: the runner reads it for the real reason (httpx-aiohttp
+            # reports every connection error as ConnectTimeout).
+            raise type(exc)(f"{message} ({safe_url(url)})", request=exc.request) from (
+                exc.__cause__ or exc
+            )
         latency = (time.perf_counter() - started) * 1000.0
         if response.status_code >= 400:
             snippet = self._redact(response.text[:200].strip())

@@ -319,7 +319,7 @@ def _build(
 def _adhoc(spec: str, suite_path: Path | None) -> ResolvedEngine | None:
     kind, sep, rest = spec.partition(":")
     if kind == "embedded" and not sep:
-        rest = str(_sibling_training_data(suite_path) or "")
+        rest = str(sibling_training_data(suite_path) or "")
         if not rest:
             return None
     elif not sep or kind not in ("embedded", "rasa", "http"):
@@ -351,7 +351,7 @@ def _adhoc(spec: str, suite_path: Path | None) -> ResolvedEngine | None:
     return resolved
 
 
-def _sibling_training_data(suite_path: Path | None) -> Path | None:
+def sibling_training_data(suite_path: Path | None) -> Path | None:
     """``x.suite.yaml`` trains from ``x.nlu.yml`` beside it, so ``--engine embedded`` just works."""
     if suite_path is None:
         return None
@@ -440,3 +440,6 @@ def _find_reference(
         if isinstance(value, str) and needle in value:
             return keys
     return ()
+
+
+_sibling_training_data = sibling_training_data  # the TUI's run dialog imported the old name

@@ -359,16 +359,16 @@ def load_training_data(path: Path | str) -> TrainingData:
 
 
 def _suite_name(path: Path | None) -> str:
+    """``banking_bot.nlu.yml`` → ``banking_bot``; a bare ``nlu.yml`` is named after its folder."""
     if path is None:
         return "Rasa training data"
+    if path.is_dir():
+        return path.resolve().name
     stem = path.name
-    for suffix in (".yml", ".yaml"):
-        if stem.endswith(suffix):
-            stem = stem[: -len(suffix)]
-    if stem.endswith(".nlu"):
-        stem = stem[: -len(".nlu")]
-    if stem in ("nlu", "data", "") and path.parent.name:
-        stem = path.parent.name if path.is_file() or not path.exists() else path.name
+    for suffix in (".yml", ".yaml", ".nlu"):
+        stem = stem.removesuffix(suffix)
+    if stem in ("nlu", "data", "train", "training", ""):
+        return path.resolve().parent.name or stem
     return stem
 
 

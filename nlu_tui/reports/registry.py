@@ -12,6 +12,7 @@ from nlu_tui.reports.json_report import write_json_report
 from nlu_tui.reports.junit import write_junit
 from nlu_tui.reports.kore_csv import write_kore_csv
 from nlu_tui.reports.rasa_report import write_rasa_report
+from nlu_tui.scoring.bulk import gc_paused
 from nlu_tui.scoring.case import DEFAULT_OPTIONS, ScoringOptions
 
 Writer = Callable[[Path, RunMeta, Sequence[ResultRow], ScoringOptions], list[Path]]
@@ -59,4 +60,6 @@ def write_report(
     options: ScoringOptions = DEFAULT_OPTIONS,
 ) -> list[Path]:
     """Export a scored run as ``fmt`` to ``path`` (a folder for ``rasa``); returns files written."""
-    return report_format(fmt).write(Path(path), meta, rows, options)
+    writer = report_format(fmt).write
+    with gc_paused():
+        return writer(Path(path), meta, rows, options)

@@ -92,7 +92,9 @@ class Run:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: int | None = None
         self._counts: Any = None
+        self._scoring: Any = None
         self._started = 0.0
+        self._parse_started: float | None = None
         self._session_done = 0
         self._samples: collections.deque[tuple[float, int]] = collections.deque()
 
@@ -129,6 +131,11 @@ class Run:
                 options=self.options.public(),
             )
             self._pending = list(enumerate(self._cases))
+        from nlu_tui.scoring.case import ScoringOptions
+
+        self._scoring = ScoringOptions().for_suite(
+            Suite(name=self.record.suite_name, cases=self._cases)
+        )
         return self.record
 
     def cancel(self) -> None:
@@ -192,6 +199,8 @@ class Run:
         try:
             if not await self._open(client):
                 return
+            self._samples.clear()  # the rate counts answers, not training or probing
+            self._parse_started = time.monotonic()
             self._emit()
             if not self._pending:
                 return
@@ -245,9 +254,9 @@ class Run:
         return True
 
     async def _worker(self, queue: Iterator[tuple[int, TestCase]], limiter: RateLimiter) -> None:
-        from nlu_tui.scoring.case import ScoringOptions, score_case
+        from nlu_tui.scoring.case import score_case
 
-        scoring = ScoringOptions().for_suite(Suite(name=self.suite.name, cases=self._cases))
+        scoring = self._scoring
         for seq, case in queue:
             if self._cancel_requested or self._failed_reason:
                 return
@@ -382,7 +391,7 @@ class Run:
         t0, d0 = self._samples[0]
         if now - t0 >= 0.5:
             return (self._session_done - d0) / (now - t0)
-        elapsed = now - self._started
+        elapsed = now - (self._parse_started or now)
         return self._session_done / elapsed if elapsed > 0 else 0.0
 
     def _emit(self, *, final: bool = False, record: RunRecord | None = None) -> None:

@@ -51,6 +51,15 @@ class ScoringOptions:
     negative_intents: tuple[str, ...] = ("None",)
     small_talk_intents: frozenset[str] = field(default_factory=frozenset)
     ignore_intent_case: bool = False
+    _negative: frozenset[str] = field(init=False, repr=False, compare=False)
+    _small_talk: frozenset[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # Precomputed keys: scoring 100,000 cases asks these questions millions of times.
+        object.__setattr__(self, "_negative", frozenset(self.key(n) for n in self.negative_intents))
+        object.__setattr__(
+            self, "_small_talk", frozenset(self.key(n) for n in self.small_talk_intents)
+        )
 
     def for_suite(self, suite: Suite) -> ScoringOptions:
         """These options plus every Small Talk intent the suite names."""
@@ -72,10 +81,13 @@ class ScoringOptions:
 
     def is_negative(self, name: str | None) -> bool:
         """Null, empty, or one of the negative intent names: "no intent"."""
-        if name is None or not name.strip():
+        if name is None:
             return True
         k = self.key(name)
-        return any(k == self.key(n) for n in self.negative_intents)
+        return not k or k in self._negative
+
+    def is_small_talk(self, name: str) -> bool:
+        return self.key(name) in self._small_talk
 
 
 DEFAULT_OPTIONS = ScoringOptions()
@@ -83,7 +95,10 @@ DEFAULT_OPTIONS = ScoringOptions()
 
 def expected_intents(case: TestCase, options: ScoringOptions = DEFAULT_OPTIONS) -> list[str]:
     """The case's acceptable intent names, without negative ones (``None`` means "expect none")."""
-    return [i.name.strip() for i in case.intents if not options.is_negative(i.name)]
+    if options.ignore_intent_case:
+        return [i.name.strip() for i in case.intents if not options.is_negative(i.name)]
+    negative = options._negative
+    return [n for i in case.intents if (n := i.name.strip()) and n not in negative]
 
 
 def matched_intent(prediction: Prediction, options: ScoringOptions = DEFAULT_OPTIONS) -> str | None:
@@ -94,6 +109,22 @@ def matched_intent(prediction: Prediction, options: ScoringOptions = DEFAULT_OPT
     return prediction.intent.strip()
 
 
+def _acceptable(
+    expected: list[str], parents: list[str], matched: str | None, options: ScoringOptions
+) -> bool:
+    if matched is None or not expected:
+        return False
+    key = options.key
+    m = key(matched)
+    if any(m == key(n) for n in expected):
+        return True
+    if PATH_SEPARATOR in matched:
+        *steps, leaf = (p.strip() for p in matched.split(PATH_SEPARATOR))
+        if any(key(leaf) == key(n) for n in expected):
+            return [key(p) for p in steps] == [key(p) for p in parents]
+    return False
+
+
 def intent_acceptable(
     case: TestCase, matched: str | None, options: ScoringOptions = DEFAULT_OPTIONS
 ) -> bool:
@@ -102,30 +133,19 @@ def intent_acceptable(
     A matched intent written as a path (``Parent >> Child``) is acceptable when its last step is
     an expected intent and the steps before it are the case's ``parent_intents``.
     """
-    if matched is None:
-        return False
-    wanted = {options.key(n) for n in expected_intents(case, options)}
-    if options.key(matched) in wanted:
-        return True
-    if PATH_SEPARATOR in matched:
-        *parents, leaf = (p.strip() for p in matched.split(PATH_SEPARATOR))
-        if options.key(leaf) in wanted:
-            return [options.key(p) for p in parents] == [
-                options.key(p) for p in case.parent_intents
-            ]
-    return False
+    return _acceptable(expected_intents(case, options), case.parent_intents, matched, options)
 
 
-def _intent_result(case: TestCase, matched: str | None, options: ScoringOptions) -> ResultType:
-    expected = [i for i in case.intents if not options.is_negative(i.name)]
+def _intent_result(
+    case: TestCase, expected: list[str], matched: str | None, options: ScoringOptions
+) -> ResultType:
     if not expected:
         if matched is None:
             return ResultType.TN
-        small_talk = {options.key(n) for n in options.small_talk_intents}
-        return ResultType.FN if options.key(matched) in small_talk else ResultType.FP
-    if intent_acceptable(case, matched, options):
+        return ResultType.FN if options.is_small_talk(matched) else ResultType.FP
+    if _acceptable(expected, case.parent_intents, matched, options):
         return ResultType.TP
-    if any(i.kind is IntentKind.SMALL_TALK for i in expected):
+    if any(i.kind is IntentKind.SMALL_TALK for i in case.intents):
         return ResultType.FP
     return ResultType.FN if matched is None else ResultType.FP
 
@@ -137,25 +157,30 @@ def _trait_result(case: TestCase, prediction: Prediction, options: ScoringOption
     return ResultType.FP if got else ResultType.FN
 
 
+def _result_type(
+    case: TestCase, prediction: Prediction, matched: str | None, options: ScoringOptions
+) -> ResultType:
+    expected = expected_intents(case, options) if case.intents else []
+    if not case.traits:
+        return _intent_result(case, expected, matched, options)
+    traits = _trait_result(case, prediction, options)
+    if not expected:
+        return traits
+    intent = _intent_result(case, expected, matched, options)
+    if intent is ResultType.TP and traits is ResultType.TP:
+        return ResultType.TP
+    if ResultType.FP in (intent, traits):
+        return ResultType.FP
+    return ResultType.FN
+
+
 def result_type(
     case: TestCase, prediction: Prediction, options: ScoringOptions = DEFAULT_OPTIONS
 ) -> ResultType:
     """The case's Kore.ai result type (see the module docstring)."""
     if prediction.error is not None:
         return ResultType.ERROR
-    matched = matched_intent(prediction, options)
-    has_intents = bool(expected_intents(case, options))
-    if not case.traits:
-        return _intent_result(case, matched, options)
-    traits = _trait_result(case, prediction, options)
-    if not has_intents:
-        return traits
-    intent = _intent_result(case, matched, options)
-    if intent is ResultType.TP and traits is ResultType.TP:
-        return ResultType.TP
-    if ResultType.FP in (intent, traits):
-        return ResultType.FP
-    return ResultType.FN
+    return _result_type(case, prediction, matched_intent(prediction, options), options)
 
 
 def _same_entity(expected: ExpectedEntity, predicted: PredictedEntity) -> bool:
@@ -170,21 +195,28 @@ def _predicted_value(predicted: PredictedEntity) -> object:
     return predicted.value if predicted.value is not None else predicted.text
 
 
-def assign_entities(
+def _match(
     expected: Sequence[ExpectedEntity], predicted: Sequence[PredictedEntity]
-) -> list[int | None]:
-    """For each expected entity, the index of the predicted entity it is judged against.
+) -> tuple[list[int | None], list[bool], list[str | None]]:
+    """(assigned predicted index, ok, the engine's flat value) per expected entity.
 
     Candidates have the same name (and role/group when the expectation gives them). A
     candidate whose value matches is preferred; otherwise the first unused one with that name.
-    Each predicted entity serves at most one expectation.
+    Each predicted entity serves at most one expectation; each value is flattened once.
     """
-    assigned: list[int | None] = [None] * len(expected)
-    ok = [False] * len(expected)
+    n = len(expected)
+    assigned: list[int | None] = [None] * n
+    ok = [False] * n
+    values = [_predicted_value(pe) for pe in predicted]
+    flats: dict[int, str | None] = {}
     used: set[int] = set()
     for k, ee in enumerate(expected):
         for j, pe in enumerate(predicted):
-            if j not in used and _same_entity(ee, pe) and entity_matches(ee, _predicted_value(pe)):
+            if j in used or not _same_entity(ee, pe):
+                continue
+            if j not in flats:
+                flats[j] = flatten_value(values[j])
+            if entity_matches(ee, values[j], flats[j]):
                 assigned[k], ok[k] = j, True
                 used.add(j)
                 break
@@ -196,23 +228,31 @@ def assign_entities(
                 assigned[k] = j
                 used.add(j)
                 break
-    return assigned
+    flat_out: list[str | None] = []
+    for a in assigned:
+        if a is None:
+            flat_out.append(None)
+        else:
+            if a not in flats:
+                flats[a] = flatten_value(values[a])
+            flat_out.append(flats[a])
+    return assigned, ok, flat_out
 
 
-def score_entities(
-    case: TestCase, prediction: Prediction, assigned: Sequence[int | None] | None = None
-) -> list[EntityResult]:
+def assign_entities(
+    expected: Sequence[ExpectedEntity], predicted: Sequence[PredictedEntity]
+) -> list[int | None]:
+    """For each expected entity, the index of the predicted entity it is judged against."""
+    return _match(expected, predicted)[0]
+
+
+def score_entities(case: TestCase, prediction: Prediction) -> list[EntityResult]:
     """One result per expected entity: the expected value, the engine's flat value, and ok."""
-    if assigned is None:
-        assigned = assign_entities(case.entities, prediction.entities)
-    out: list[EntityResult] = []
-    for ee, j in zip(case.entities, assigned, strict=True):
-        if j is None:
-            out.append(EntityResult(ee.name, ee.value, None, False))
-            continue
-        value = _predicted_value(prediction.entities[j])
-        out.append(EntityResult(ee.name, ee.value, flatten_value(value), entity_matches(ee, value)))
-    return out
+    _assigned, ok, flats = _match(case.entities, prediction.entities)
+    return [
+        EntityResult(ee.name, ee.value, flat, good)
+        for ee, flat, good in zip(case.entities, flats, ok, strict=True)
+    ]
 
 
 def _unique(names: Iterable[str]) -> list[str]:
@@ -260,25 +300,35 @@ def score_case(
     case: TestCase, prediction: Prediction, options: ScoringOptions = DEFAULT_OPTIONS
 ) -> CaseResult:
     """Score one case: result type, entity results and entity order (an error scores nothing)."""
-    kind = result_type(case, prediction, options)
-    if kind is ResultType.ERROR:
+    if prediction.error is not None:
         return CaseResult(
             case_id=case.id,
-            result=kind,
+            result=ResultType.ERROR,
             matched_intent=None,
             confidence=None,
             expected_entity_order=list(case.entity_order),
             latency_ms=prediction.latency_ms,
             error=prediction.error,
         )
-    assigned = assign_entities(case.entities, prediction.entities)
-    actual_order, order_ok = entity_order(case, prediction, assigned)
+    matched = matched_intent(prediction, options)
+    kind = _result_type(case, prediction, matched, options)
+    if case.entities:
+        assigned, ok, flats = _match(case.entities, prediction.entities)
+        entities = [
+            EntityResult(ee.name, ee.value, flat, good)
+            for ee, flat, good in zip(case.entities, flats, ok, strict=True)
+        ]
+        actual_order, order_ok = entity_order(case, prediction, assigned)
+    else:
+        entities = []
+        actual_order = _unique(case.entity_order)
+        order_ok = False if actual_order else None
     return CaseResult(
         case_id=case.id,
         result=kind,
-        matched_intent=matched_intent(prediction, options),
+        matched_intent=matched,
         confidence=prediction.confidence,
-        entities=score_entities(case, prediction, assigned),
+        entities=entities,
         expected_entity_order=list(case.entity_order),
         actual_entity_order=actual_order,
         entity_order_ok=order_ok,

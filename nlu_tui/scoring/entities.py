@@ -43,11 +43,35 @@ _COMPOSITE_RE = re.compile(r"\s*[^:|]+:[^|]*(?:\|[^:|]+:[^|]*)*\s*")
 
 
 def _scalar(value: Any) -> str:
-    if isinstance(value, bool):
+    if value is True or value is False:
         return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e16:
+    if type(value) is float and value.is_integer() and abs(value) < 1e16:
         return str(int(value))
     return str(value)
+
+
+def _is_mapping(value: Any) -> bool:
+    return type(value) is dict or isinstance(value, Mapping)
+
+
+def _is_list(value: Any) -> bool:
+    kind = type(value)
+    if kind is list or kind is tuple:
+        return True
+    return isinstance(value, Sequence) and not isinstance(value, str | bytes | bytearray)
+
+
+def _layout(value: Mapping[str, Any]) -> tuple[str, ...] | None:
+    """The key order of a known structured type (``KNOWN_LAYOUTS``), checked cheaply first."""
+    if "amount" in value or "IATA" in value or "alpha2" in value or "formatted_address" in value:
+        pass
+    elif "fromDate" not in value and "from" not in value:
+        return None
+    keys = value.keys()
+    for _name, required, order in KNOWN_LAYOUTS:
+        if required <= keys:
+            return order
+    return None
 
 
 def flatten_value(value: Any) -> str | None:
@@ -60,19 +84,22 @@ def flatten_value(value: Any) -> str | None:
     """
     if value is None:
         return None
-    if isinstance(value, str):
+    if type(value) is str:
         return value
-    if isinstance(value, Mapping):
-        keys = set(value)
-        for _name, required, order in KNOWN_LAYOUTS:
-            if required <= keys:
-                parts = [flatten_value(value[k]) for k in order if k in value]
-                return " ".join(p for p in parts if p is not None)
-        if keys == {"value"}:
+    if _is_mapping(value):
+        order = _layout(value)
+        if order is not None:
+            parts = [flatten_value(value[k]) for k in order if k in value]
+            return " ".join(p for p in parts if p is not None)
+        if len(value) == 1 and "value" in value:
             return flatten_value(value["value"])
         parts = [flatten_value(value[k]) for k in sorted(value, key=str)]
         return " ".join(p for p in parts if p is not None)
-    if isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
+    if isinstance(value, str):
+        return str(value)
+    if _is_list(value):
+        if len(value) == 1:
+            return flatten_value(value[0])
         items = [flatten_value(v) for v in value]
         flat = [i for i in items if i is not None]
         if not flat:
@@ -104,7 +131,7 @@ def _multi_items(value: Any) -> list[str] | None:
     """The engine's value as a list of flat items (for multi-item comparison)."""
     if value is None:
         return None
-    if isinstance(value, Sequence) and not isinstance(value, str | bytes | bytearray):
+    if _is_list(value):
         items = [flatten_value(v) for v in value]
         return [i for i in items if i is not None]
     flat = flatten_value(value)
@@ -135,12 +162,12 @@ def parse_composite(expected: str) -> dict[str, str] | None:
 
 def composite_components(value: Any) -> dict[str, Any] | None:
     """The engine's composite value as {component: value}: a mapping, or a list of {name, value}."""
-    if isinstance(value, Mapping):
+    if _is_mapping(value):
         return {normalize(str(k)): v for k, v in value.items()}
-    if isinstance(value, Sequence) and not isinstance(value, str | bytes | bytearray):
+    if _is_list(value):
         out: dict[str, Any] = {}
         for item in value:
-            if not isinstance(item, Mapping):
+            if not _is_mapping(item):
                 return None
             name = item.get("name", item.get("entity"))
             if name is None or "value" not in item:
@@ -174,11 +201,17 @@ def _plain_or_regex(expected: str, actual: str) -> bool:
     return regex_matches(expected, actual)
 
 
-def value_matches(expected: str, kind: ValueKind, actual_value: Any) -> bool:
+_UNSET: Any = object()
+
+
+def value_matches(
+    expected: str, kind: ValueKind, actual_value: Any, flat: str | None = _UNSET
+) -> bool:
     """Whether one accepted expected value matches the engine's value, under ``kind``.
 
     ``auto`` (Kore.ai): ``a||b`` is multi-item; ``c1:v|c2:v`` is composite when the engine's
     value is structured; otherwise equal as a string, or a full match as a regular expression.
+    ``flat`` may pass ``flatten_value(actual_value)`` when the caller already has it.
     """
     if actual_value is None:
         return False
@@ -186,25 +219,34 @@ def value_matches(expected: str, kind: ValueKind, actual_value: Any) -> bool:
         return multi_matches(expected, actual_value)
     if kind is ValueKind.COMPOSITE:
         return composite_matches(expected, actual_value)
-    flat = flatten_value(actual_value)
+    if flat is _UNSET:
+        flat = flatten_value(actual_value)
+    if flat is None:
+        return False
     if kind is ValueKind.EXACT:
-        return flat is not None and normalize(expected) == normalize(flat)
+        return normalize(expected) == normalize(flat)
     if kind is ValueKind.REGEX:
-        return flat is not None and regex_matches(expected, flat)
+        return regex_matches(expected, flat)
     # auto
     if MULTI_SEPARATOR in expected:
         return multi_matches(expected, actual_value)
+    if normalize(expected) == normalize(flat):
+        return True
     if (
         ":" in expected
-        and isinstance(actual_value, Mapping | list | tuple)
+        and (_is_mapping(actual_value) or _is_list(actual_value))
         and composite_components(actual_value) is not None
         and parse_composite(expected) is not None
         and composite_matches(expected, actual_value)
     ):
         return True
-    return flat is not None and _plain_or_regex(expected, flat)
+    return regex_matches(expected, flat)
 
 
-def entity_matches(expected: ExpectedEntity, actual_value: Any) -> bool:
+def entity_matches(expected: ExpectedEntity, actual_value: Any, flat: str | None = _UNSET) -> bool:
     """Any accepted value (the primary one or an alternative) matches the engine's value."""
-    return any(value_matches(v, expected.kind, actual_value) for v in expected.accepted_values)
+    if flat is _UNSET:
+        flat = flatten_value(actual_value)
+    if value_matches(expected.value, expected.kind, actual_value, flat):
+        return True
+    return any(value_matches(v, expected.kind, actual_value, flat) for v in expected.alternatives)

@@ -53,20 +53,22 @@ def intent_labels(
     case: TestCase, result: CaseResult, options: ScoringOptions = DEFAULT_OPTIONS
 ) -> tuple[str, str]:
     """(y_true, y_pred) of one scored case (see the module docstring)."""
-    none = none_label(options)
     matched = result.matched_intent
-    expected = expected_intents(case, options)
+    pred = matched if matched is not None else none_label(options)
+    expected = expected_intents(case, options) if case.intents else []
     if expected:
-        if intent_acceptable(case, matched, options):
+        # Without traits a TP means the matched intent was acceptable and anything else means
+        # it was not; only a case with both intents and traits needs the full check.
+        if result.result is ResultType.TP or (
+            case.traits and intent_acceptable(case, matched, options)
+        ):
             assert matched is not None
             return matched, matched
-        return expected[0], matched if matched is not None else none
+        return expected[0], pred
     if case.traits:
         label = trait_label(case.traits)
-        if result.result is ResultType.TP:
-            return label, label
-        return label, matched if matched is not None else none
-    return none, matched if matched is not None else none
+        return (label, label) if result.result is ResultType.TP else (label, pred)
+    return none_label(options), pred
 
 
 def label_sequences(

@@ -1,8 +1,9 @@
 """JSON round trips for the model's dataclasses, as the run store keeps them.
 
-A generic encoder/decoder driven by the dataclasses' own type hints, so a field added to the
-model later is stored without touching this module, and unknown keys from a newer store are
-ignored rather than fatal.
+Encoders and decoders are derived once per class from the dataclasses' own type hints, so a
+field added to the model later is stored without touching this module, unknown keys from a
+newer store are ignored, and a 100,000-result run loads in a fraction of a second rather than
+walking every value generically.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import enum
 import json
 import types
 import typing
+from collections.abc import Callable
 from functools import cache
 from typing import Any, TypeVar, Union, cast
 
@@ -19,63 +21,141 @@ from nlu_tui.model import CaseResult, Prediction, TestCase
 
 T = TypeVar("T")
 
-_SKIP_FIELDS = {"line"}  # where a case sat in its source file is not part of a run
+_SKIP_FIELDS = frozenset({"line"})  # where a case sat in its source file is not part of a run
+
+Converter = Callable[[Any], Any] | None
 
 
-def to_jsonable(obj: Any) -> Any:
-    """Plain JSON-ready data: dataclasses become dicts, enums their values."""
+_NO_DEFAULT = object()
+
+
+@cache
+def _encode_plan(cls: type) -> tuple[tuple[str, Any], ...]:
+    """(field, default) pairs; a field still at its default is not written (smaller, faster)."""
+    plan = []
+    for f in dataclasses.fields(cls):
+        if f.name in _SKIP_FIELDS:
+            continue
+        if f.default is not dataclasses.MISSING:
+            default = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            default = f.default_factory()
+        else:
+            default = _NO_DEFAULT
+        plan.append((f.name, default))
+    return tuple(plan)
+
+
+def _default(obj: Any) -> Any:
+    """``json.dumps`` fallback: dataclasses become dicts; anything else unknown becomes text."""
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {
-            f.name: to_jsonable(getattr(obj, f.name))
-            for f in dataclasses.fields(obj)
-            if f.name not in _SKIP_FIELDS
-        }
+        out = {}
+        for name, default in _encode_plan(type(obj)):
+            value = getattr(obj, name)
+            if default is _NO_DEFAULT or value != default:
+                out[name] = value
+        return out
     if isinstance(obj, enum.Enum):
         return obj.value
-    if isinstance(obj, dict):
-        return {str(k): to_jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple | set):
-        return [to_jsonable(v) for v in obj]
-    if obj is None or isinstance(obj, str | int | float | bool):
-        return obj
+    if isinstance(obj, set | frozenset | tuple):
+        return list(obj)
     return str(obj)
 
 
 def dumps(obj: Any) -> str:
-    return json.dumps(to_jsonable(obj), ensure_ascii=False, separators=(",", ":"))
+    """Compact JSON of a model object (str enums are written as their values)."""
+    return json.dumps(obj, default=_default, ensure_ascii=False, separators=(",", ":"))
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Plain JSON-ready data (what :func:`dumps` writes, as Python objects)."""
+    return json.loads(dumps(obj))
+
+
+def _converter(tp: Any) -> Converter:
+    """A function turning stored JSON into a value of type ``tp`` (None: keep it as it is)."""
+    origin = typing.get_origin(tp)
+    if origin in (Union, types.UnionType):
+        members = [a for a in typing.get_args(tp) if a is not type(None)]
+        return _converter(members[0]) if len(members) == 1 else None
+    if origin is list:
+        args = typing.get_args(tp)
+        inner = _converter(args[0]) if args else None
+        if inner is None:
+            return None
+        return lambda v: [inner(x) for x in v]
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        return lambda v: from_dict(tp, v)
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):
+        return tp
+    return None
 
 
 @cache
-def _hints(cls: Any) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
+def _decoder(cls: Any) -> tuple[tuple[str, Converter], ...]:
+    hints = typing.get_type_hints(cls)
+    return tuple(
+        (f.name, _converter(hints[f.name]))
+        for f in dataclasses.fields(cls)
+        if f.init and f.name not in _SKIP_FIELDS
+    )
 
 
-def _decode(tp: Any, value: Any) -> Any:
-    if value is None:
-        return None
-    origin = typing.get_origin(tp)
-    if origin in (Union, types.UnionType):
-        args = [a for a in typing.get_args(tp) if a is not type(None)]
-        if len(args) == 1:
-            return _decode(args[0], value)
-        return value
-    if origin is list:
-        (arg,) = typing.get_args(tp) or (Any,)
-        return [_decode(arg, v) for v in value]
-    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
-        return from_dict(tp, value)
-    if isinstance(tp, type) and issubclass(tp, enum.Enum):
-        return tp(value)
-    return value
+@dataclasses.dataclass(frozen=True)
+class _Plan:
+    names: frozenset[str]
+    required: frozenset[str]
+    convs: tuple[tuple[str, Converter], ...]
+    defaults: tuple[tuple[str, Any, bool], ...]  # (name, value or factory, is a factory)
+    fast: bool
+
+
+@cache
+def _plan(cls: Any) -> _Plan:
+    decoder = _decoder(cls)
+    fields = dataclasses.fields(cls)
+    defaults = []
+    required = set()
+    for f in fields:
+        if f.default is not dataclasses.MISSING:
+            defaults.append((f.name, f.default, False))
+        elif f.default_factory is not dataclasses.MISSING:
+            defaults.append((f.name, f.default_factory, True))
+        else:
+            required.add(f.name)
+    return _Plan(
+        names=frozenset(name for name, _conv in decoder),
+        required=frozenset(required),
+        convs=tuple((name, conv) for name, conv in decoder if conv is not None),
+        defaults=tuple(defaults),
+        fast=not hasattr(cls, "__post_init__") and not hasattr(cls, "__slots__"),
+    )
 
 
 def from_dict(cls: type[T], data: dict[str, Any]) -> T:
-    """Rebuild a model dataclass from :func:`to_jsonable` output."""
-    hints = _hints(cast(Any, cls))
-    kwargs = {}
-    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
-        if f.name in data and f.init:
-            kwargs[f.name] = _decode(hints[f.name], data[f.name])
+    """Rebuild a model dataclass from :func:`dumps` output.
+
+    For what this version wrote (no unknown keys, every required field present) the object is
+    filled in directly, skipping ``__init__``: loading big runs is dominated by this.
+    """
+    plan = _plan(cast(Any, cls))
+    keys = data.keys()
+    if plan.fast and keys <= plan.names and plan.required <= keys:
+        obj = object.__new__(cls)
+        state = obj.__dict__
+        for name, value, factory in plan.defaults:
+            state[name] = value() if factory else value
+        state.update(data)
+        for name, conv in plan.convs:
+            value = data.get(name)
+            if value is not None:
+                state[name] = conv(value)  # type: ignore[misc]
+        return obj
+    kwargs: dict[str, Any] = {}
+    for name, conv in _decoder(cast(Any, cls)):
+        if name in data:
+            value = data[name]
+            kwargs[name] = conv(value) if conv is not None and value is not None else value
     return cls(**kwargs)
 
 

@@ -87,9 +87,13 @@ def pid_alive(pid: int | None) -> bool:
 
 
 class RunStore:
-    """One connection to the store file; safe to share between threads of one process."""
+    """One connection to the store file; safe to share between threads of one process.
 
-    def __init__(self, path: Path | str | None = None) -> None:
+    Opening it marks runs whose process died as interrupted (``detect_interrupted=False`` to
+    skip that).
+    """
+
+    def __init__(self, path: Path | str | None = None, *, detect_interrupted: bool = True) -> None:
         self.path = Path(path) if path is not None else paths.store_path()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
@@ -105,6 +109,8 @@ class RunStore:
         with contextlib.suppress(OSError):
             os.chmod(self.path, 0o600)
         self._host = socket.gethostname()
+        if detect_interrupted:
+            self.mark_interrupted()
 
     # --- plumbing ---------------------------------------------------------------------------
 

@@ -94,8 +94,10 @@ class DiffScreen(Screen[None]):
 
     DEFAULT_CSS = """
     DiffScreen #diff-header { height: auto; padding: 0 1; background: $boost; }
-    DiffScreen #diff-controls { height: auto; }
-    DiffScreen #diff-controls Input { width: 1fr; }
+    DiffScreen #diff-controls { height: 1; }
+    DiffScreen #diff-controls .diff-label { width: auto; }
+    DiffScreen #diff-threshold { width: 8; }
+    DiffScreen #diff-gates-path { width: 1fr; }
     DiffScreen #diff-controls Select { width: 34; }
     DiffScreen DataTable { height: 1fr; }
     DiffScreen #diff-gates-text { height: auto; padding: 0 1; }
@@ -126,11 +128,12 @@ class DiffScreen(Screen[None]):
         ),
     ]
 
-    def __init__(self, before_id: str, after_id: str) -> None:
+    def __init__(self, before_id: str, after_id: str, result: DiffResult | None = None) -> None:
+        """``result`` shows an already computed diff (no store access)."""
         super().__init__()
         self.before_id = before_id
         self.after_id = after_id
-        self.result: DiffResult | None = None
+        self.result: DiffResult | None = result
         self.threshold = DEFAULT_CONFIDENCE_THRESHOLD
         self.thresholds_path: Path | None = None
         self.kind_filter: str = ""
@@ -145,11 +148,22 @@ class DiffScreen(Screen[None]):
                 value="",
                 allow_blank=False,
                 id="diff-kind",
+                compact=True,
             )
+            yield Static(" Δ conf ≥ ", classes="diff-label")
             yield Input(
-                str(self.threshold), id="diff-threshold", placeholder="confidence threshold (0..1)"
+                str(self.threshold),
+                id="diff-threshold",
+                placeholder="0..1",
+                compact=True,
             )
-            yield Input("", id="diff-gates-path", placeholder="thresholds file (gates)")
+            yield Static(" gates: ", classes="diff-label")
+            yield Input(
+                "",
+                id="diff-gates-path",
+                placeholder="thresholds file (g), enter to check",
+                compact=True,
+            )
         with TabbedContent(id="diff-tabs"):
             with TabPane("Cases", id="tab-diff-cases"):
                 yield DataTable(id="diff-cases", cursor_type="row", zebra_stripes=True)
@@ -179,7 +193,10 @@ class DiffScreen(Screen[None]):
             ("delta", "Δ F1"),
         ]:
             intents.add_column(label, key=key)
-        self._recompute()
+        if self.result is None:
+            self._recompute()
+        else:
+            self._draw()
 
     def _recompute(self) -> None:
         self._compute(self.threshold, self.thresholds_path)

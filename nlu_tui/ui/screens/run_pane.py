@@ -30,6 +30,7 @@ from nlu_tui.ui.screens.run_session import (
     RunSession,
     active_sessions,
     sessions,
+    show_main_tab,
     store_for,
     suite_key_of,
 )
@@ -195,6 +196,7 @@ class RunProgressPanel(Vertical):
     DEFAULT_CSS = """
     RunProgressPanel { height: auto; padding: 0 1; border: round $accent; display: none; }
     RunProgressPanel.active { display: block; }
+    RunProgressPanel > Horizontal { height: 1; }
     RunProgressPanel ProgressBar { width: 1fr; }
     RunProgressPanel Bar { width: 1fr; }
     """
@@ -635,9 +637,8 @@ class RunsPane(Vertical):
         sessions(self.app)[session.run_id] = session
         self.post_message(RunUpdated(session.run_id))
         self._open_in_results(session.run_id)
-        show_tab = getattr(self.app, "show_tab", None)
-        if show_tab is not None:
-            show_tab("tab-results")
+        show_main_tab(self, "tab-results")
+        self._focus_results()
         try:
             session.record = await run.execute()
         except Exception as exc:
@@ -672,6 +673,9 @@ class RunsPane(Vertical):
             self.notify(f"Run finished: {done}/{session.total} cases.", timeout=3)
         self._show_progress()
         self.reload()
+        refresh_suites = getattr(self.app, "refresh_suites", None)
+        if refresh_suites is not None:
+            refresh_suites()
 
     # --- other actions --------------------------------------------------------------------
 
@@ -682,14 +686,20 @@ class RunsPane(Vertical):
         if panes:
             panes.first().show_run(run_id)
 
+    def _focus_results(self) -> None:
+        from nlu_tui.ui.widgets.results_pane import ResultsPane
+
+        panes = self.screen.query(ResultsPane)
+        if panes:
+            panes.first().table.data_table.focus()
+
     def action_open_results(self) -> None:
         run_id = self.selected_run_id()
         if run_id is None:
             return
         self._open_in_results(run_id)
-        show_tab = getattr(self.app, "show_tab", None)
-        if show_tab is not None:
-            show_tab("tab-results")
+        show_main_tab(self, "tab-results")
+        self._focus_results()
 
     def action_cancel_run(self) -> None:
         session = self.current_session()

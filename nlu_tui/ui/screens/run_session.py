@@ -103,3 +103,16 @@ def store_for(app: Any) -> Any:
         store = RunStore()
         app._nlu_run_store = store
     return store
+
+
+def show_main_tab(widget: Any, pane_id: str) -> None:
+    """Switch the main screen's tabs (``tab-runs``, ``tab-results``) from a pane on it."""
+    from textual.widgets import TabbedContent
+
+    for tabs in widget.screen.query(TabbedContent):
+        if tabs.id == "main-tabs":
+            tabs.active = pane_id
+            return
+    show_tab = getattr(widget.app, "show_tab", None)
+    if show_tab is not None:
+        show_tab(pane_id)

@@ -57,33 +57,66 @@ SEL_MARK = "●"
 UNDO_DEPTH = 20
 
 
-def _row_columns(cases: Sequence[TestCase], selected: set[str]) -> dict[str, list[Any]]:
-    return {
-        "n": list(range(1, len(cases) + 1)),
-        "sel": [SEL_MARK if c.id in selected else "" for c in cases],
-        "problems": [None] * len(cases),
-        "utterance": [one_line(c.utterance) for c in cases],
-        "intents": [format_intents(c) for c in cases],
-        "parent": [format_parent(c) for c in cases],
-        "entities": [one_line(format_entities(c)) for c in cases],
-        "order": [", ".join(c.entity_order) for c in cases],
-        "tags": [", ".join(c.tags) for c in cases],
-    }
+RowCache = dict[int, tuple[TestCase, tuple[str, ...]]]
+"""Formatted cells per case object (by identity): edits replace case objects, so after an
+edit only the changed cases are formatted again."""
+
+_TEXT_COLUMNS = ("utterance", "intents", "parent", "entities", "order", "tags")
+_SEARCH_COLUMNS = ("_tags", "_entity_names")
 
 
-def build_arrow(cases: Sequence[TestCase], selected: set[str], problems: dict[str, int]) -> Any:
-    """The full Arrow table of a suite's rows (one row per case, in suite order)."""
+def _format_row(case: TestCase) -> tuple[str, ...]:
+    return (
+        one_line(case.utterance),
+        format_intents(case),
+        format_parent(case),
+        one_line(format_entities(case)),
+        ", ".join(case.entity_order),
+        ", ".join(case.tags),
+        "\x1f".join(case.tags),
+        "\x1f".join(e.name for e in case.entities),
+    )
+
+
+def build_arrow(
+    cases: Sequence[TestCase],
+    selected: set[str],
+    problems: dict[str, int],
+    cache: RowCache | None = None,
+) -> Any:
+    """The full Arrow table of a suite's rows (one per case, in suite order).
+
+    Besides the shown columns it holds a few for filtering (``_tags``, ``_entity_names``,
+    ``_n_intents``, ``_n_entities``) that are dropped before display.
+    """
     import pyarrow as pa
 
-    data = _row_columns(cases, selected)
-    if problems:
-        data["problems"] = [problems.get(c.id) or None for c in cases]
+    cache = {} if cache is None else cache
+    fresh: RowCache = {}
+    rows: list[tuple[str, ...]] = []
+    for case in cases:
+        hit = cache.get(id(case))
+        row = hit[1] if hit is not None and hit[0] is case else _format_row(case)
+        fresh[id(case)] = (case, row)
+        rows.append(row)
+    cache.clear()
+    cache.update(fresh)
+    columns = list(zip(*rows, strict=True)) if rows else [()] * 8
+    names = (*_TEXT_COLUMNS, *_SEARCH_COLUMNS)
     return pa.table(
         {
-            "n": pa.array(data["n"], type=pa.int64()),
-            "sel": pa.array(data["sel"], type=pa.string()),
-            "problems": pa.array(data["problems"], type=pa.int64()),
-            **{k: pa.array(data[k], type=pa.string()) for k, _, _ in COLUMNS[3:]},
+            "n": pa.array(range(1, len(cases) + 1), type=pa.int64()),
+            "sel": pa.array([SEL_MARK if c.id in selected else "" for c in cases], pa.string()),
+            "problems": pa.array(
+                [problems.get(c.id) or None for c in cases] if problems else [None] * len(cases),
+                type=pa.int64(),
+            ),
+            **{
+                name: pa.array(col, type=pa.string())
+                for name, col in zip(names, columns, strict=True)
+            },
+            "_n_intents": pa.array([len(c.intents) + len(c.traits) for c in cases], pa.int32()),
+            "_n_entities": pa.array([len(c.entities) for c in cases], pa.int32()),
         }
     )
 
@@ -100,25 +133,49 @@ def make_backend(table: Any) -> Any:
     return FixedWidthBackend(table)
 
 
-def view_table(
-    full: Any,
-    cases: Sequence[TestCase],
-    query: str,
-    problems: dict[str, int],
-    sort: tuple[str, bool] | None,
-) -> Any:
-    """Filter and sort the full table; the result's ``n`` column maps rows back to cases."""
+def filter_mask(table: Any, spec: CaseFilter) -> Any:
+    """The rows matching ``spec``, computed by Arrow (the same rules as CaseFilter.matches)."""
+    import pyarrow.compute as pc
+
+    masks: list[Any] = []
+    for word in spec.words:
+        masks.append(pc.match_substring(table["utterance"], word, ignore_case=True))
+    for column, queries in (
+        ("intents", spec.intents),
+        ("_tags", spec.tags),
+        ("_entity_names", spec.entities),
+    ):
+        for query in queries:
+            masks.append(pc.match_substring(table[column], query, ignore_case=True))
+    for flag in spec.flags:
+        if flag in ("has:entities", "has:entity"):
+            masks.append(pc.greater(table["_n_entities"], 0))
+        elif flag in ("has:problems", "has:problem", "is:problem", "is:problems"):
+            masks.append(pc.is_valid(table["problems"]))
+        elif flag == "has:order":
+            masks.append(pc.not_equal(table["order"], ""))
+        elif flag in ("no:intent", "no:intents"):
+            masks.append(pc.equal(table["_n_intents"], 0))
+        elif flag == "has:parent":
+            masks.append(pc.not_equal(table["parent"], ""))
+    mask = masks[0]
+    for other in masks[1:]:
+        mask = pc.and_(mask, other)
+    return mask
+
+
+def view_table(full: Any, query: str, sort: tuple[str, bool] | None) -> Any:
+    """Filter and sort the full table, keeping only the shown columns (``n`` maps rows back)."""
     spec = CaseFilter.parse(query)
     table = full
     if not spec.empty:
-        keep = [i for i, c in enumerate(cases) if spec.matches(c, problems.get(c.id, 0))]
-        table = full.take(keep)
+        table = table.filter(filter_mask(table, spec))
     if sort is not None:
         key, descending = sort
         order = "descending" if descending else "ascending"
         keys = [(key, order)] if key == "n" else [(key, order), ("n", "ascending")]
         table = table.sort_by(keys)
-    return table
+    return table.select([key for key, _, _ in COLUMNS])
 
 
 class CasesView(Vertical):
@@ -193,7 +250,9 @@ class CasesView(Vertical):
         self.problem_text: dict[str, list[str]] = {}
         self.selected: set[str] = set()
         self.sort: tuple[str, bool] | None = None
-        self.view_ids: list[str] = []
+        self.view_cases: list[TestCase] = []
+        self.view_positions: Any = None
+        self._row_cache: RowCache = {}
         self.undo_stack: list[tuple[str, list[TestCase]]] = []
         self._full: tuple[int, Any] | None = None
         self._data_version = 0
@@ -295,33 +354,48 @@ class CasesView(Vertical):
 
         started = time.perf_counter()
         worker = get_current_worker()
+        cases = suite.cases
         cached = self._full
         if cached is not None and cached[0] == version:
             full = cached[1]
         else:
-            full = build_arrow(suite.cases, set(self.selected), dict(self.problems))
+            full = build_arrow(cases, set(self.selected), dict(self.problems), self._row_cache)
             self._full = (version, full)
-        table = view_table(full, suite.cases, query, self.problems, sort)
         if worker.is_cancelled:
             return
-        positions = table.column("n").to_pylist()
-        ids = [suite.cases[n - 1].id for n in positions]
+        table = view_table(full, query, sort)
+        positions = table.column("n").combine_chunks()
+        row: int | None = None
+        if cursor_id is not None:
+            at = next((i for i, c in enumerate(cases) if c.id == cursor_id), None)
+            if at is not None:
+                import pyarrow.compute as pc
+
+                found = pc.index(positions, at + 1).as_py()
+                row = found if found >= 0 else None
         backend = make_backend(table)
         elapsed = (time.perf_counter() - started) * 1000
-        self.app.call_from_thread(self._mount_table, suite, backend, ids, cursor_id, elapsed)
-        if validate and not worker.is_cancelled:
-            problems = _validate(suite)
-            if not worker.is_cancelled:
-                self.app.call_from_thread(self._problems_ready, suite, problems)
+        if worker.is_cancelled:
+            return
+        self.app.call_from_thread(self._mount_table, suite, cases, backend, positions, row, elapsed)
+        if validate:
+            self.app.call_from_thread(self._validate_later, suite)
 
     def _mount_table(
-        self, suite: Suite, backend: Any, ids: list[str], cursor_id: str | None, ms: float
+        self,
+        suite: Suite,
+        cases: list[TestCase],
+        backend: Any,
+        positions: Any,
+        row: int | None,
+        ms: float,
     ) -> None:
         from textual_fastdatatable import DataTable
 
-        if suite is not self.suite:
+        if suite is not self.suite or cases is not suite.cases:
             return
-        self.view_ids = ids
+        self.view_cases = cases
+        self.view_positions = positions
         self.last_build_ms = ms
         table = CasesTable(
             backend=backend,
@@ -334,16 +408,37 @@ class CasesView(Vertical):
             zebra_stripes=True,
         )
         assert isinstance(table, DataTable)
-        row = ids.index(cursor_id) if cursor_id is not None and cursor_id in ids else None
         self._set_host(table, row)
+
+    def _validate_later(self, suite: Suite) -> None:
+        self._validate_worker(suite, suite.cases)
+
+    @work(thread=True, exclusive=True, group="cases-validate", exit_on_error=False)
+    def _validate_worker(self, suite: Suite, cases: list[TestCase]) -> None:
+        worker = get_current_worker()
+        problems = _validate(suite)
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._problems_ready, suite, cases, problems)
+
+    @property
+    def view_ids(self) -> list[str]:
+        """Case ids in the order the table shows them."""
+        cases = self.view_cases
+        return [cases[n - 1].id for n in self.view_positions.to_pylist()] if cases else []
+
+    @property
+    def shown_count(self) -> int:
+        return len(self.view_positions) if self.view_positions is not None else 0
 
     def _label(self, key: str, label: str) -> str:
         if self.sort and self.sort[0] == key:
             return f"{label} {'▼' if self.sort[1] else '▲'}"
         return label
 
-    def _problems_ready(self, suite: Suite, problems: dict[str, list[str]]) -> None:
-        if suite is not self.suite:
+    def _problems_ready(
+        self, suite: Suite, cases: list[TestCase], problems: dict[str, list[str]]
+    ) -> None:
+        if suite is not self.suite or cases is not suite.cases:
             return
         self.problem_text = problems
         counts = {cid: len(p) for cid, p in problems.items() if p}
@@ -357,7 +452,7 @@ class CasesView(Vertical):
         suite = self.suite
         if suite is None:
             return
-        shown = len(self.view_ids)
+        shown = self.shown_count
         parts = [f"{shown} of {len(suite.cases)} cases"]
         if self.selected:
             parts.append(f"{len(self.selected)} marked")
@@ -377,10 +472,13 @@ class CasesView(Vertical):
 
     def cursor_case_id(self) -> str | None:
         table = self.table
-        if table is None or not self.view_ids:
+        if table is None or not self.shown_count:
             return None
         row = table.cursor_row
-        return self.view_ids[row] if 0 <= row < len(self.view_ids) else None
+        if not 0 <= row < self.shown_count:
+            return None
+        n: int = self.view_positions[row].as_py()
+        return self.view_cases[n - 1].id
 
     def case_by_id(self, case_id: str) -> TestCase | None:
         if self.suite is None:
@@ -425,7 +523,7 @@ class CasesView(Vertical):
             self.selected.add(case_id)
         table.update_cell(table.cursor_row, 1, SEL_MARK if case_id in self.selected else "")
         self._invalidate()
-        if table.cursor_row + 1 < len(self.view_ids):
+        if table.cursor_row + 1 < self.shown_count:
             table.move_cursor(row=table.cursor_row + 1)
         self._update_status()
 
