@@ -61,7 +61,14 @@ def test_run_sample_suite_in_tmux(tmp_path: Path) -> None:
     exports = " ".join(f"{k}={v}" for k, v in env.items())
     session = f"nlu-tui-e2e-{uuid.uuid4().hex[:8]}"
     tmux(
-        "new-session", "-d", "-s", session, "-x", "140", "-y", "40",
+        "new-session",
+        "-d",
+        "-s",
+        session,
+        "-x",
+        "140",
+        "-y",
+        "40",
         f"env {exports} {NLU_TUI} {workspace}",
     )
     try:
@@ -86,7 +93,10 @@ def test_run_sample_suite_in_tmux(tmp_path: Path) -> None:
 
     shown = subprocess.run(
         [str(NLU_TUI), "show", run.group(1), "--format", "json"],
-        capture_output=True, text=True, timeout=60, env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **env},
     )
     assert shown.returncode == 0, shown.stderr
     summary = json.loads(shown.stdout)["summary"]

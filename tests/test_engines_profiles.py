@@ -238,3 +238,17 @@ def test_broken_yaml_names_the_line(tmp_path: Path) -> None:
 def test_bad_stage(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="stage"):
         resolve_engine(f"embedded:{MINI}", workspace=tmp_path, stage="staging")
+
+
+def test_adhoc_specs_ignore_a_broken_profile_file_and_refuse_inline_tokens(tmp_path: Path) -> None:
+    _write(tmp_path, "engines: [broken\n")
+    assert isinstance(resolve_engine(f"embedded:{MINI}", workspace=tmp_path).engine, EmbeddedEngine)
+    with pytest.raises(InputError, match="not valid YAML"):
+        resolve_engine("some-profile", workspace=tmp_path)
+    with pytest.raises(InputError, match="ENV_VAR") as caught:
+        resolve_engine(f"rasa:http://127.0.0.1:5005/?token={SECRET}", workspace=tmp_path)
+    with pytest.raises(InputError, match="ENV_VAR"):
+        resolve_engine(f"http:http://u:{SECRET}@127.0.0.1:9/p", workspace=tmp_path)
+    assert SECRET not in str(caught.value)
+    with pytest.raises(InputError, match="needs a URL"):
+        resolve_engine("rasa:", workspace=tmp_path)

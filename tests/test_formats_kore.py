@@ -600,4 +600,7 @@ def test_unknown_json_properties_are_kept_for_the_way_back(tmp_path: Path) -> No
     import json
 
     doc = json.loads(text)
-    assert doc == {"testCases": [{"input": "hi", "intent": "Greet", "language": "en"}], "version": 2}
+    assert doc == {
+        "testCases": [{"input": "hi", "intent": "Greet", "language": "en"}],
+        "version": 2,
+    }

@@ -54,9 +54,21 @@ def headless_run(workspace: Path, tmp_path: Path) -> dict[str, Any]:
     out = tmp_path / "headless.json"
     env_dir = tmp_path / "headless-data"
     proc = subprocess.run(
-        [sys.executable, "-m", "nlu_tui", "run",
-         str(workspace / SAMPLE.name), "--engine", "embedded", "--json", str(out)],
-        cwd=REPO, capture_output=True, text=True, timeout=180,
+        [
+            sys.executable,
+            "-m",
+            "nlu_tui",
+            "run",
+            str(workspace / SAMPLE.name),
+            "--engine",
+            "embedded",
+            "--json",
+            str(out),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=180,
         env={**os.environ, "NLU_TUI_DATA_DIR": str(env_dir)},
     )
     assert proc.returncode == 0, proc.stderr

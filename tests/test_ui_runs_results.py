@@ -16,7 +16,7 @@ from ui_runs_support import (
 
 from nlu_tui.store import RunStore
 from nlu_tui.ui.widgets.results_pane import ResultsPane
-from nlu_tui.ui.widgets.results_table import COLUMNS, ResultFilter, ResultsTable
+from nlu_tui.ui.widgets.results_table import COLUMNS, ResultFilter
 
 SIZE = (140, 40)
 
@@ -38,7 +38,7 @@ async def test_table_sorts_by_every_column_and_filters(tmp_path: Path) -> None:
             values = table.column_values(key)
             present = [v for v in values if v is not None]
             assert present == sorted(present), key
-            assert values[len(present):] == [None] * (len(values) - len(present))
+            assert values[len(present) :] == [None] * (len(values) - len(present))
             table.sort_by(key, descending=True)
             present = [v for v in table.column_values(key) if v is not None]
             assert present == sorted(present, reverse=True), key
@@ -144,9 +144,10 @@ async def test_intent_report_confusion_cell_and_charts(tmp_path: Path) -> None:
 
 
 async def test_export_every_registry_format(tmp_path: Path) -> None:
+    from textual.widgets import Input, Select
+
     from nlu_tui.reports import REPORT_FORMATS
     from nlu_tui.ui.screens.run_dialogs import ExportDialog
-    from textual.widgets import Input, Select
 
     store = RunStore(tmp_path / "runs.sqlite")
     run_id = stored_run(store, small_suite(), predictions_v1(), note="why we ran")

@@ -80,8 +80,8 @@ def test_gates_use_the_cli_thresholds_file(tmp_path: Path) -> None:
         "  - {type: intent, threshold: 0.9, comparison: absolute}\n",
         encoding="utf-8",
     )
-    same = check_run_gates(list(zip(cases, good)), list(zip(cases, good)), path)
+    same = check_run_gates(list(zip(cases, good, strict=False)), list(zip(cases, good, strict=False)), path)
     assert [g.passed for g in same] == [True, True]
-    worse = check_run_gates(list(zip(cases, good)), list(zip(cases, bad)), path)
+    worse = check_run_gates(list(zip(cases, good, strict=False)), list(zip(cases, bad, strict=False)), path)
     assert [g.passed for g in worse] == [False, False]
     assert worse[0].baseline > worse[0].current

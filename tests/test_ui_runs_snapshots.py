@@ -35,18 +35,37 @@ def _utc(monkeypatch: pytest.MonkeyPatch) -> None:
     time.tzset()
 
 
-def record(run_id: str, predictions: Any, status: RunStatus = RunStatus.SUCCESS,
-           note: str = "", reason: str | None = None, start: float = T0) -> tuple[RunRecord, Any]:
+def record(
+    run_id: str,
+    predictions: Any,
+    status: RunStatus = RunStatus.SUCCESS,
+    note: str = "",
+    reason: str | None = None,
+    start: float = T0,
+) -> tuple[RunRecord, Any]:
     suite = small_suite()
     rows = [(c, p, score_case(c, p)) for c, p in zip(suite.cases, predictions, strict=True)]
-    counts = {k: sum(r.result.value == k.upper() for _, _, r in rows)
-              for k in ("tp", "tn", "fp", "fn")}
+    counts = {
+        k: sum(r.result.value == k.upper() for _, _, r in rows) for k in ("tp", "tn", "fp", "fn")
+    }
     errors = sum(r.result.value == "ERROR" for _, _, r in rows)
     rec = RunRecord(
-        id=run_id, suite_name=suite.name, suite_path=None, suite_hash="h", engine_name="bank-rasa",
-        engine_profile={"type": "rasa"}, stage="development", status=status, reason=reason,
-        note=note, total=len(rows), done=len(rows), errors=errors, started_at=start,
-        finished_at=start + 12.5, **counts,
+        id=run_id,
+        suite_name=suite.name,
+        suite_path=None,
+        suite_hash="h",
+        engine_name="bank-rasa",
+        engine_profile={"type": "rasa"},
+        stage="development",
+        status=status,
+        reason=reason,
+        note=note,
+        total=len(rows),
+        done=len(rows),
+        errors=errors,
+        started_at=start,
+        finished_at=start + 12.5,
+        **counts,
     )
     return rec, rows
 
@@ -75,18 +94,48 @@ def test_snapshot_run_progress_and_history(snap_compare: Any) -> None:
 
     async def before(pilot: Any) -> None:
         rec1, _ = record("run000000001", predictions_v1(), note="baseline before the retrain")
-        rec2, _ = record("run000000002", predictions_v2(), status=RunStatus.CANCELED,
-                         reason="canceled by the user", start=T0 + 3600)
-        rec3, _ = record("run000000003", predictions_v1(), status=RunStatus.FAILED,
-                         reason="engine unreachable: ConnectError", start=T0 + 7200)
+        rec2, _ = record(
+            "run000000002",
+            predictions_v2(),
+            status=RunStatus.CANCELED,
+            reason="canceled by the user",
+            start=T0 + 3600,
+        )
+        rec3, _ = record(
+            "run000000003",
+            predictions_v1(),
+            status=RunStatus.FAILED,
+            reason="engine unreachable: ConnectError",
+            start=T0 + 7200,
+        )
         pane._entity_cache = {"run000000001": 1.0, "run000000002": 1.0, "run000000003": None}
         pane._set_history([history_row(r, pane._entity_cache[r.id]) for r in (rec1, rec2, rec3)])
-        session = RunSession(run=_FakeRunHandle(), suite_key="s", suite_name="Small",  # type: ignore[arg-type]
-                             engine_name="bank-rasa", stage="development", total=200)
-        session.on_progress(ProgressEvent(
-            run_id="run000000004", done=120, total=200, rate=40.0, eta_s=2.0, elapsed_s=3.0,
-            tp=90, tn=10, fp=8, fn=7, errors=5, f1=0.9, precision=0.9184, recall=0.9278,
-        ))
+        session = RunSession(
+            run=_FakeRunHandle(),
+            suite_key="s",
+            suite_name="Small",  # type: ignore[arg-type]
+            engine_name="bank-rasa",
+            stage="development",
+            total=200,
+        )
+        session.on_progress(
+            ProgressEvent(
+                run_id="run000000004",
+                done=120,
+                total=200,
+                rate=40.0,
+                eta_s=2.0,
+                elapsed_s=3.0,
+                tp=90,
+                tn=10,
+                fp=8,
+                fn=7,
+                errors=5,
+                f1=0.9,
+                precision=0.9184,
+                recall=0.9278,
+            )
+        )
         pane.query_one(RunProgressPanel).show(session)
         pane.query_one("#runs-table").focus()
         await pilot.pause()
@@ -132,9 +181,11 @@ def test_snapshot_diff(snap_compare: Any) -> None:
     before_data = RunData.from_rows(before_rec, before_rows)
     after_data = RunData.from_rows(after_rec, after_rows)
     diff = diff_runs(
-        (r for _, _, r in before_rows), (r for _, _, r in after_rows),
+        (r for _, _, r in before_rows),
+        (r for _, _, r in after_rows),
         cases=[c for c, _, _ in after_rows],
-        f1_before=before_data.intent_f1(), f1_after=after_data.intent_f1(),
+        f1_before=before_data.intent_f1(),
+        f1_after=after_data.intent_f1(),
     )
     result = DiffResult(before_data, after_data, diff, None, None)
 

@@ -80,7 +80,9 @@ def test_validate_case_checks_one_case_against_its_suite() -> None:
 
 
 def test_large_clean_suite_has_no_problems() -> None:
-    suite = Suite("big", cases=[TestCase(f"utterance {i}", [ExpectedIntent("i")]) for i in range(10_000)])
+    suite = Suite(
+        "big", cases=[TestCase(f"utterance {i}", [ExpectedIntent("i")]) for i in range(10_000)]
+    )
     assert validate_case(suite.cases[5000], suite) == []
     assert count(validate_suite(suite)) == (0, 0)
 

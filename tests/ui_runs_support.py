@@ -51,11 +51,20 @@ def small_suite() -> Suite:
 
 def predictions_v1() -> list[Prediction]:
     return [
-        Prediction("balance", 0.95, [IntentScore("balance", 0.95), IntentScore("greet", 0.03)],
-                   raw={"intent": {"name": "balance"}, "text": "[link=http://x]y[/link]"},
-                   latency_ms=12.0),
-        Prediction("transfer", 0.81, [IntentScore("transfer", 0.81)],
-                   entities=[PredictedEntity("amount", "20")], latency_ms=30.0),
+        Prediction(
+            "balance",
+            0.95,
+            [IntentScore("balance", 0.95), IntentScore("greet", 0.03)],
+            raw={"intent": {"name": "balance"}, "text": "[link=http://x]y[/link]"},
+            latency_ms=12.0,
+        ),
+        Prediction(
+            "transfer",
+            0.81,
+            [IntentScore("transfer", 0.81)],
+            entities=[PredictedEntity("amount", "20")],
+            latency_ms=30.0,
+        ),
         Prediction("balance", 0.55, [IntentScore("balance", 0.55)], latency_ms=8.0),  # FP
         Prediction(None, None, latency_ms=5.0),  # FN
         Prediction(None, None, latency_ms=4.0),  # TN
@@ -67,8 +76,13 @@ def predictions_v2() -> list[Prediction]:
     """v1 with one case fixed (c3), one broken (c1) and one confidence moved (c2)."""
     p = predictions_v1()
     p[0] = Prediction("greet", 0.6, [IntentScore("greet", 0.6)], latency_ms=10.0)
-    p[1] = Prediction("transfer", 0.41, [IntentScore("transfer", 0.41)],
-                      entities=[PredictedEntity("amount", "20")], latency_ms=31.0)
+    p[1] = Prediction(
+        "transfer",
+        0.41,
+        [IntentScore("transfer", 0.41)],
+        entities=[PredictedEntity("amount", "20")],
+        latency_ms=31.0,
+    )
     p[2] = Prediction("pay_bill", 0.7, [IntentScore("pay_bill", 0.7)], latency_ms=9.0)
     return p
 
@@ -103,4 +117,3 @@ class PaneApp(App[None]):
 
     def compose(self) -> ComposeResult:
         yield self._factory()
-

@@ -212,18 +212,12 @@ def _check_secret(profile: _Profile, keys: tuple[str, ...], value: Any) -> None:
                 "reference such as ${MY_TOKEN}",
                 *keys,
             )
-    if keys and keys[-1] == "url" and isinstance(value, str):
-        from urllib.parse import parse_qsl, urlsplit
-
-        parts = urlsplit(literal)
-        if parts.password or any(
-            _SECRET_KEY.search(k) and v for k, v in parse_qsl(parts.query, keep_blank_values=True)
-        ):
-            raise _fail(
-                profile,
-                "the URL carries a credential; put it in the 'token' setting as ${ENV_VAR}",
-                *keys,
-            )
+    if keys and keys[-1] == "url" and isinstance(value, str) and _url_has_credential(literal):
+        raise _fail(
+            profile,
+            "the URL carries a credential; put it in the 'token' setting as ${ENV_VAR}",
+            *keys,
+        )
 
 
 # --- resolution ----------------------------------------------------------------------------
@@ -341,14 +335,24 @@ def _adhoc(spec: str, suite_path: Path | None) -> ResolvedEngine | None:
         settings: dict[str, Any] = {"nlu": str(path)}
         public: dict[str, Any] = {"name": f"embedded:{path}", "type": "embedded", "nlu": str(path)}
     else:
-        if _ENV_REF.search(rest) is None and kind == "rasa" and "token=" in rest:
+        if _url_has_credential(rest):
             raise InputError(
-                "put the Rasa token in a profile as ${ENV_VAR}, not in the URL", field="engine"
+                "put credentials in an engines.yaml profile as ${ENV_VAR}, not in the URL",
+                field="engine",
             )
         settings = {"url": rest}
         public = {"name": f"{kind}:{rest}", "type": kind, "url": rest}
     resolved = _build(public["name"], kind, settings, public, where)
     return resolved
+
+
+def _url_has_credential(url: str) -> bool:
+    from urllib.parse import parse_qsl, urlsplit
+
+    parts = urlsplit(url)
+    return bool(parts.password) or any(
+        _SECRET_KEY.search(k) and v for k, v in parse_qsl(parts.query, keep_blank_values=True)
+    )
 
 
 def sibling_training_data(suite_path: Path | None) -> Path | None:
@@ -378,6 +382,10 @@ def resolve_engine(
     if stage not in STAGES:
         raise InputError(f"stage must be one of {', '.join(STAGES)}, not {stage!r}", field="stage")
     spec = spec.strip()
+    if ":" in spec:  # profile names have no colon: a broken engines.yaml must not block these
+        adhoc = _adhoc(spec, suite_path)
+        if adhoc is not None:
+            return adhoc
     files = profile_files(suite_path, workspace)
     for path in files:
         profiles = read_profiles(path)

@@ -13,6 +13,7 @@ from typing import Any
 
 from textual.app import App
 from textual.binding import Binding
+from textual.command import CommandPalette
 from textual.reactive import var
 from textual.theme import Theme
 
@@ -168,7 +169,10 @@ class NluTuiApp(App[int]):
             commands.append(
                 PaletteCommand(f"theme: Use {name}", _setter(self, "theme", name), "Switch theme")
             )
-        for widget in self.screen.query("*"):
+        screen = self.screen
+        if isinstance(screen, CommandPalette) and len(self.screen_stack) > 1:
+            screen = self.screen_stack[-2]  # the screen the palette was opened over
+        for widget in screen.query("*"):
             provider = getattr(widget, "palette_commands", None)
             if provider is not None:
                 commands.extend(provider())

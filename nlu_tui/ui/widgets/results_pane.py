@@ -165,7 +165,11 @@ class ResultsPane(Vertical):
                         TYPE_CHOICES, value="", allow_blank=False, id="results-type", compact=True
                     )
                     yield Select(
-                        [("All intents", "")], value="", allow_blank=False, id="results-intent", compact=True
+                        [("All intents", "")],
+                        value="",
+                        allow_blank=False,
+                        id="results-intent",
+                        compact=True,
                     )
                 with Horizontal(id="results-split"):
                     yield ResultsTable(id="results-table")
@@ -203,12 +207,17 @@ class ResultsPane(Vertical):
 
     @work(thread=True, exclusive=True, group="results-load", exit_on_error=False)
     def _load(self, run_id: str) -> None:
+        from nlu_tui.ui.widgets.results_table import ResultColumns
+
         try:
             data = RunData.load(store_for(self.app), run_id)
+            columns = ResultColumns()
+            columns.extend(data.cases, (r for _, _, r in data.rows))
+            prepared = (columns, columns.to_arrow())
         except Exception as exc:
             self.app.call_from_thread(self._load_failed, run_id, exc)
             return
-        self.app.call_from_thread(self._show_data, data)
+        self.app.call_from_thread(self._show_data, data, prepared)
 
     def _load_failed(self, run_id: str, exc: Exception) -> None:
         self.query_one("#results-header", Static).update(Text(f"Cannot open run {run_id}: {exc}"))
@@ -269,10 +278,14 @@ class ResultsPane(Vertical):
             bar.update(total=max(event.total, 1), progress=event.done)
         self.query_one("#results-header", Static).update(header)
 
-    def _show_data(self, data: RunData) -> None:
+    def _show_data(self, data: RunData, prepared: tuple[Any, Any] | None = None) -> None:
+        """Show a loaded run; ``prepared`` is its table rows, built off the UI thread."""
         self.data = data
         self.query_one("#results-header", Static).update(summary_text(data.record, data.summary))
-        self.table.load(data.cases, (r for _, _, r in data.rows))
+        if prepared is not None:
+            self.table.load_prepared(*prepared)
+        else:
+            self.table.load(data.cases, (r for _, _, r in data.rows))
         intents = [("All intents", "")] + [(label, label) for label in data.report.labels]
         select = self.query_one("#results-intent", Select)
         select.set_options(intents)

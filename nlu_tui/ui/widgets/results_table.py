@@ -125,11 +125,15 @@ class ResultColumns:
             names.append(matched)
             keys.append(_SEP + _SEP.join(names) + _SEP)
 
-    def to_arrow(self) -> pa.Table:
+    def to_arrow(self, start: int = 0) -> pa.Table:
+        """The rows from ``start`` on as an Arrow table (a live run converts only new rows)."""
         import pyarrow as pa
 
         types = {"n": pa.int64(), "confidence": pa.float64(), "latency_ms": pa.float64()}
-        arrays = {k: pa.array(v, type=types.get(k, pa.string())) for k, v in self.data.items()}
+        arrays = {
+            k: pa.array(v[start:] if start else v, type=types.get(k, pa.string()))
+            for k, v in self.data.items()
+        }
         return pa.table(arrays)
 
 
@@ -158,8 +162,18 @@ def compute_view(
     if sort is not None:
         key, descending = sort
         order: Literal["ascending", "descending"] = "descending" if descending else "ascending"
-        view = view.sort_by([(key, order), ("n", "ascending")])
+        # Arrow's sort is stable and the full table is in arrival order, so ties keep it
+        view = view.sort_by([(key, order)])
     return view
+
+
+def _measure(table: pa.Table) -> list[int]:
+    """Content width of each visible column, as fastdatatable measures it."""
+    from textual_fastdatatable import ArrowBackend
+
+    backend = ArrowBackend(table.select([k for k, _ in COLUMNS]))
+    backend.render_markup = False
+    return list(backend.column_content_widths)
 
 
 class ResultsTable(Widget):
@@ -190,6 +204,7 @@ class ResultsTable(Widget):
         self._full: pa.Table | None = None
         self._view: pa.Table | None = None
         self._shown_rows = -1
+        self._widths: list[int] | None = None
 
     def compose(self) -> ComposeResult:
         yield FastDataTable(
@@ -214,9 +229,17 @@ class ResultsTable(Widget):
 
     def load(self, cases: Mapping[str, TestCase], results: Iterable[CaseResult]) -> None:
         """Replace every row (a finished run)."""
-        self.rows = ResultColumns()
-        self.rows.extend(cases, results)
-        self.refresh_view()
+        rows = ResultColumns()
+        rows.extend(cases, results)
+        self.load_prepared(rows, rows.to_arrow())
+
+    def load_prepared(self, rows: ResultColumns, table: pa.Table) -> None:
+        """Replace every row with columns and their Arrow table built elsewhere (a worker
+        thread: that is most of the cost of opening 100,000 results)."""
+        self.rows = rows
+        self._full = table
+        self._widths = None
+        self.refresh_view(keep_full=True)
 
     def append(self, cases: Mapping[str, TestCase], results: Iterable[CaseResult]) -> None:
         """Add results without rebuilding the view (call :meth:`refresh_view` when throttled)."""
@@ -231,9 +254,19 @@ class ResultsTable(Widget):
         self.refresh_view(keep_full=True)
 
     def refresh_view(self, keep_full: bool = False) -> None:
-        """Rebuild the Arrow view from the rows, the filter and the sort."""
-        if not keep_full or self._full is None or self._full.num_rows != len(self.rows):
+        """Rebuild the view from the rows (new ones are appended to the Arrow table), the
+        filter and the sort. ``keep_full`` is kept for callers; rows are never re-converted."""
+        full = self._full
+        if full is None or full.num_rows > len(self.rows):
             self._full = self.rows.to_arrow()
+            self._widths = None
+        elif full.num_rows < len(self.rows):
+            import pyarrow as pa
+
+            new = self.rows.to_arrow(start=full.num_rows)
+            self._full = pa.concat_tables([full, new])
+            if self._widths is not None:
+                self._widths = [max(a, b) for a, b in zip(self._widths, _measure(new), strict=True)]
         self._view = compute_view(self._full, self.filter, self.sort)
         self._show(self._view.select([k for k, _ in COLUMNS]))
 
@@ -249,6 +282,11 @@ class ResultsTable(Widget):
         table = self.data_table
         backend = ArrowBackend(view)
         backend.render_markup = False
+        if self._widths is None and self._full is not None:
+            # measured once over every row: a sorted or filtered view is never wider
+            self._widths = _measure(self._full)
+        if self._widths is not None:
+            backend._column_content_widths = list(self._widths)
         cursor = table.cursor_row
         table.backend = backend
         table._ordered_columns = None
