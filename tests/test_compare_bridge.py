@@ -166,3 +166,9 @@ def test_expected_and_actual_json_shapes() -> None:
         (TargetKind.ENTITY, ResultKind.FN),
         (TargetKind.ENTITY, ResultKind.FP),
     ]
+
+
+def test_empty_predicted_intent_is_no_intent() -> None:
+    case = TestCase("hello", [], id="h")
+    stats = statistics_from_run([case], [Prediction("")])
+    assert stats.intent.as_list() == [0, 1, 0, 0]

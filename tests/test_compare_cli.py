@@ -259,4 +259,20 @@ def test_hostile_text_stays_well_formed(tmp_path: Path) -> None:
     assert names[0] == "FalseNegativeIntent('x<y>', 'q\"|r', 'a \"quoted\" <tag> & ]]>  end')"
     failure = next(root.iter("message")).text
     assert failure == "Expected intent 'x<y>', actual intent 'q\"|r'."
-    assert json.loads((files["o"] / "metadata.json").read_text())[0]["expectedUtterance"]["text"] == text
+    assert (
+        json.loads((files["o"] / "metadata.json").read_text())[0]["expectedUtterance"]["text"]
+        == text
+    )
+
+
+def test_metadata_rows_equal_decision_json(tmp_path: Path) -> None:
+    from nlu_tui.compare.decisions import compare as decide
+    from nlu_tui.compare.outputs import metadata_json
+    from nlu_tui.compare.utterances import parse_utterance
+
+    decisions = decide(
+        [parse_utterance(e, index=i) for i, e in enumerate(EXPECTED)],
+        [parse_utterance(a, index=i) for i, a in enumerate(ACTUAL)],
+    )
+    assert json.loads(metadata_json(decisions)) == [d.to_json() for d in decisions]
+    assert json.loads(metadata_json([])) == []

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import dataset
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -386,3 +387,27 @@ def test_luis_round_trip_keeps_what_luis_can_express(tmp_path: Path, cases: list
     assert [
         [(e.text, e.start, e.end, e.match_index) for e in c.entities] for c in generic.cases
     ] == [[(e.text, e.start, e.end, e.match_index) for e in c.entities] for c in original.cases]
+
+
+# --- a real dataset ----------------------------------------------------------------------------
+
+
+def test_rasa_demo_through_generic_and_luis_compares_perfectly_with_itself(tmp_path: Path) -> None:
+    from nlu_tui.compare.decisions import compare
+    from nlu_tui.compare.statistics import Statistics
+    from nlu_tui.compare.utterances import load_utterances
+
+    suite = import_suite(dataset("rasa-financial-demo", "nlu.yml"), "rasa").suite
+    with_entities = [c for c in suite.cases if c.entities]
+    assert len(with_entities) > 20
+    generic = tmp_path / "expected.json"
+    nludevops.write(suite, generic)
+    luis = tmp_path / "batch.json"
+    luis_batch.write(suite, luis)
+    # The LUIS file read as actual results: same intents and entity places as the generic file.
+    utterances = load_utterances(generic)
+    stats = Statistics.from_decisions(compare(utterances, load_utterances(luis)))
+    n_entities = sum(len(c.entities) for c in suite.cases)
+    assert stats.entity.tp == n_entities and stats.entity.fp == stats.entity.fn == 0
+    assert stats.intent.fp == stats.intent.fn == 0
+    assert stats.intent.tp == sum(1 for c in suite.cases if c.intents)

@@ -18,12 +18,13 @@ from ui_support import REPO, SAMPLE, SIZE, make_workspace, new_app, settle
 
 from nlu_tui.model import RunStatus
 from nlu_tui.ui.screens.run_dialogs import ConfirmDialog, NoteDialog
-from nlu_tui.ui.screens.run_pane import RunsPane
+from nlu_tui.ui.screens.run_pane import HISTORY_COLUMNS, RunsPane
 from nlu_tui.ui.screens.run_session import sessions, store_for
 from nlu_tui.ui.screens.run_start import StartRunDialog
 from nlu_tui.ui.widgets.results_pane import ResultsPane
 
 TRAINING = SAMPLE.parent / "banking_bot.nlu.yml"
+HISTORY_KEYS = [key for key, _ in HISTORY_COLUMNS]
 
 
 async def wait_for(pilot: Any, predicate: Any, timeout: float = 60.0) -> None:
@@ -240,3 +241,85 @@ async def test_diff_two_runs_from_history(tmp_path: Path) -> None:
         await pilot.press("escape", "escape")
         await pilot.pause()
         assert not isinstance(app.screen, DiffScreen)
+
+
+async def test_problems_first_second_run_asks_history_sort_and_delete(tmp_path: Path) -> None:
+    from runner_loopback import make_suite
+    from textual.widgets import DataTable
+    from ui_runs_support import predictions_v1, predictions_v2, small_suite, stored_run
+
+    from nlu_tui.formats.native import dump_suite
+    from nlu_tui.model import ExpectedEntity, ValueKind
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    suite = make_suite(40, name="Flaky")
+    suite.cases[0].entities = [ExpectedEntity("x", "(", kind=ValueKind.REGEX)]
+    (root / "flaky.suite.yaml").write_text(dump_suite(suite), encoding="utf-8")
+    with LoopbackNlu(latency=0.3) as server:
+        (root / "engines.yaml").write_text(
+            f"engines:\n  slow:\n    type: rasa\n    url: {server.url}\n    concurrency: 1\n",
+            encoding="utf-8",
+        )
+        app = new_app(root)
+        async with app.run_test(size=SIZE) as pilot:
+            pane = await open_runs_tab(pilot)
+            await pilot.press("r")
+            await pilot.pause()
+            assert isinstance(app.screen, ConfirmDialog)  # the validation problems come first
+            assert "validation problem" in screen_text(app)
+            await pilot.press("y")
+            await pilot.pause()
+            assert isinstance(app.screen, StartRunDialog)
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: bool(sessions(app)))
+            session = next(iter(sessions(app).values()))
+
+            # a second run of the same suite on the same engine asks first; "n" keeps one
+            app.screen.query_one("#main-tabs").active = "tab-runs"
+            await pilot.pause()
+            pane.query_one("#runs-table").focus()
+            await pilot.press("r")
+            await pilot.pause()
+            await pilot.press("y")  # past the validation problems again
+            await pilot.pause()
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            assert isinstance(app.screen, ConfirmDialog)
+            assert "already running" in screen_text(app)
+            await pilot.press("n")
+            await pilot.pause()
+            assert len(sessions(app)) == 1
+            session.cancel()
+            await wait_for(pilot, lambda: session.finished, 20)
+
+            # history: two more runs, sorted by F1 both ways, then one deleted
+            store = store_for(app)
+            small = small_suite()
+            small.name = "Flaky"
+            worse = stored_run(store, small, predictions_v1())
+            better = stored_run(store, small, predictions_v2())
+            pane.reload()
+            await settle(pilot)
+            assert len(pane.history) == 3
+            table = pane.query_one("#runs-table", DataTable)
+
+            def column(key: str) -> list[str]:
+                return [str(table.get_row(k)[HISTORY_KEYS.index(key)]) for k in table.rows]
+
+            pane.sort_by("f1")
+            f1s = [float(v) for v in column("f1")]
+            assert f1s == sorted(f1s)
+            pane.sort_by("f1", descending=True)
+            assert [float(v) for v in column("f1")] == sorted(f1s, reverse=True)
+            assert {worse, better} <= {str(k.value) for k in table.rows}
+
+            table.focus()
+            table.move_cursor(row=table.get_row_index(worse))
+            await pilot.press("delete")
+            await pilot.pause()
+            assert isinstance(app.screen, ConfirmDialog)
+            await pilot.press("y")
+            await settle(pilot)
+            assert store.find_run(worse) is None
+            assert len(pane.history) == 2

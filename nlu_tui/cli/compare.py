@@ -63,6 +63,13 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def run_compare(args: argparse.Namespace) -> int:
+    from nlu_tui.compare.gc_pause import paused_gc
+
+    with paused_gc():
+        return _compare(args)
+
+
+def _compare(args: argparse.Namespace) -> int:
     from nlu_tui.compare.decisions import compare
     from nlu_tui.compare.outputs import console_summary, write_outputs
     from nlu_tui.compare.settings import TestSettings, load_settings

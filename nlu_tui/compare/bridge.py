@@ -79,7 +79,8 @@ def _entity_json(utterance: str, entity: PredictedEntity) -> dict[str, Any]:
 
 def actual_json(case: TestCase, prediction: Prediction) -> dict[str, Any]:
     """An engine's answer as the actual generic utterance."""
-    obj: dict[str, Any] = {"text": case.utterance, "intent": prediction.intent}
+    # An empty intent is "no intent" to every engine adapter; NLU.DevOps only knows null.
+    obj: dict[str, Any] = {"text": case.utterance, "intent": prediction.intent or None}
     if prediction.entities:
         obj["entities"] = [_entity_json(case.utterance, e) for e in prediction.entities]
     if prediction.confidence is not None:

@@ -56,12 +56,17 @@ def _simple_upper(text: str) -> str:
     return "".join(chars)
 
 
+@lru_cache(maxsize=65536)
+def comparison_key(text: str) -> str:
+    """What two texts must share to be ``EqualsNormalized`` (cached: entity texts repeat)."""
+    return _simple_upper(normalize(text))
+
+
 def equals_normalized(a: str | None, b: str | None) -> bool:
     """Normalised, ordinal case-insensitive equality; ``None`` equals only ``None``."""
     if a is None or b is None:
         return a is None and b is None
-    na, nb = normalize(a), normalize(b)
-    return len(na) == len(nb) and _simple_upper(na) == _simple_upper(nb)
+    return comparison_key(a) == comparison_key(b)
 
 
 def equals_normalized_json(a: Any, b: Any) -> bool:

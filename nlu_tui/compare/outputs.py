@@ -19,11 +19,47 @@ _CDATA_END = "]]>"
 
 
 def metadata_json(decisions: Sequence[Decision]) -> str:
-    """One decision per line: readable, diffable, and fast (the C encoder skips ``indent``)."""
+    """One decision per line: readable, diffable, and fast.
+
+    The rows are those of :meth:`Decision.to_json`; each utterance is encoded once and reused
+    by all of its decisions (they repeat it, as NLU.DevOps does).
+    """
     if not decisions:
         return "[]\n"
-    rows = ",\n".join("  " + json.dumps(d.to_json(), ensure_ascii=False) for d in decisions)
-    return "[\n" + rows + "\n]\n"
+    encoded: dict[int, str] = {}
+
+    def enc(raw: dict[str, object]) -> str:
+        key = id(raw)
+        text = encoded.get(key)
+        if text is None:
+            text = encoded[key] = json.dumps(raw, ensure_ascii=False)
+        return text
+
+    rows = []
+    for d in decisions:
+        head = json.dumps(
+            {
+                "utteranceId": d.utterance_id,
+                "group": d.group,
+                "resultKind": d.result_kind.value,
+                "targetKind": d.target_kind.value,
+            },
+            ensure_ascii=False,
+        )
+        tail = json.dumps(
+            {
+                "score": d.score,
+                "testName": d.test_name,
+                "because": d.because,
+                "categories": d.categories,
+            },
+            ensure_ascii=False,
+        )
+        rows.append(
+            f'  {head[:-1]}, "expectedUtterance": {enc(d.expected.raw)}, '
+            f'"actualUtterance": {enc(d.actual.raw)}, {tail[1:]}'
+        )
+    return "[\n" + ",\n".join(rows) + "\n]\n"
 
 
 def statistics_json(stats: Statistics) -> str:

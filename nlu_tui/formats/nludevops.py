@@ -115,6 +115,9 @@ def _entity_from_json(
     else:
         value = match_text or ""
     kind_name = obj.get("valueKind", "auto")
+    for key in ("role", "group", "valueKind"):
+        if obj.get(key) is not None and not isinstance(obj[key], str):
+            raise InputError(f"'{key}' must be a string", **where)
     try:
         kind = ValueKind(kind_name)
     except ValueError:
@@ -138,6 +141,13 @@ def _entity_from_json(
         group=obj.get("group"),
         json_value=json_value,
     )
+
+
+def _names(ext: dict[str, Any], key: str, where: dict[str, Any]) -> list[str]:
+    value = ext.get(key) or []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise InputError("must be a list of names", field=f"{EXTENSION_KEY}.{key}", **where)
+    return list(value)
 
 
 def case_from_json(
@@ -191,11 +201,11 @@ def case_from_json(
     case = TestCase(
         utterance=text,
         intents=intents,
-        traits=list(ext.get("traits", [])),
-        parent_intents=list(ext.get("parentIntents", [])),
+        traits=_names(ext, "traits", where),
+        parent_intents=_names(ext, "parentIntents", where),
         entities=entities,
-        entity_order=list(ext.get("entityOrder", [])),
-        tags=list(ext.get("tags", [])),
+        entity_order=_names(ext, "entityOrder", where),
+        tags=_names(ext, "tags", where),
         extra=extra,
         line=index + 1,
     )

@@ -323,6 +323,12 @@ class RunsPane(Vertical):
         if hasattr(self.app, "suite"):
             self.watch(self.app, "suite", self.set_suite, init=False)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Cancel is offered (and shown in the footer) only while this suite has a run going."""
+        if action == "cancel_run":
+            return self.current_session() is not None
+        return True
+
     # --- state --------------------------------------------------------------------------
 
     @property
@@ -351,6 +357,7 @@ class RunsPane(Vertical):
 
     def _show_progress(self) -> None:
         self.query_one(RunProgressPanel).show(self.current_session())
+        self.refresh_bindings()
 
     # --- history ------------------------------------------------------------------------
 
@@ -691,7 +698,7 @@ class RunsPane(Vertical):
 
         panes = self.screen.query(ResultsPane)
         if panes:
-            panes.first().table.data_table.focus()
+            panes.first().table.focus_table()
 
     def action_open_results(self) -> None:
         run_id = self.selected_run_id()

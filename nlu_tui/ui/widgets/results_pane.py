@@ -193,6 +193,14 @@ class ResultsPane(Vertical):
             return self.session.run_id
         return self.data.record.id if self.data is not None else None
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Cancel only while a live run is shown; the rest once a run is open."""
+        if action == "cancel_run":
+            return self.session is not None and not self.session.finished
+        if action in ("note", "export", "pick_intent"):
+            return self.data is not None or self.session is not None
+        return True
+
     # --- opening runs -----------------------------------------------------------------
 
     def show_run(self, run_id: str) -> None:
@@ -231,8 +239,13 @@ class ResultsPane(Vertical):
         self._seen_rows = 0
         self._seen_version = -1
         self.add_class("live")
-        self.table.rows = type(self.table.rows)()
+        self.refresh_bindings()
+        self.table.clear_rows()
         self.table.sort = ("n", True)  # newest first while it runs
+        if self.table.data_table is not None:
+            self.set_filter(ResultFilter())  # empties the previous run's table
+        else:
+            self.table.filter = ResultFilter()
         self._tick()
         self._timer = self.set_interval(LIVE_REFRESH_S, self._tick)
 
@@ -242,6 +255,7 @@ class ResultsPane(Vertical):
             self._timer = None
         self.session = None
         self.remove_class("live")
+        self.refresh_bindings()
 
     def _tick(self) -> None:
         session = self.session
@@ -281,6 +295,7 @@ class ResultsPane(Vertical):
     def _show_data(self, data: RunData, prepared: tuple[Any, Any] | None = None) -> None:
         """Show a loaded run; ``prepared`` is its table rows, built off the UI thread."""
         self.data = data
+        self.refresh_bindings()
         self.query_one("#results-header", Static).update(summary_text(data.record, data.summary))
         if prepared is not None:
             self.table.load_prepared(*prepared)
@@ -402,7 +417,7 @@ class ResultsPane(Vertical):
         self.set_filter(ResultFilter())
         self.query_one("#results-tabs", TabbedContent).active = "tab-res-cases"
         self.table.select_case(event.option.id)
-        self.table.data_table.focus()
+        self.table.focus_table()
 
     def _fill_charts(self) -> None:
         from nlu_tui.ui.widgets.charts import confidence_bins, latency_bins
@@ -469,7 +484,7 @@ class ResultsPane(Vertical):
     @on(Input.Submitted, "#results-search")
     def _search_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.table.data_table.focus()
+        self.table.focus_table()
 
     # --- actions ----------------------------------------------------------------------
 

@@ -14,11 +14,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from textual import on
 from textual.app import ComposeResult
 from textual.message import Message
 from textual.widget import Widget
-from textual_fastdatatable import DataTable as FastDataTable
+from textual.widgets import Static
 
 from nlu_tui.model import CaseResult, TestCase
 
@@ -181,7 +180,8 @@ class ResultsTable(Widget):
 
     DEFAULT_CSS = """
     ResultsTable { height: 1fr; }
-    ResultsTable > FastDataTable, ResultsTable > DataTable { height: 1fr; max-height: 100%; }
+    ResultsTable > DataTable { height: 1fr; max-height: 100%; }
+    ResultsTable > #results-empty { color: $text-muted; padding: 1; }
     """
 
     class CaseHighlighted(Message):
@@ -205,21 +205,24 @@ class ResultsTable(Widget):
         self._view: pa.Table | None = None
         self._shown_rows = -1
         self._widths: list[int] | None = None
+        self._table: Any = None
 
     def compose(self) -> ComposeResult:
-        yield FastDataTable(
-            column_labels=[label for _, label in COLUMNS],
-            data=None,
-            cursor_type="row",
-            render_markup=False,
-            max_column_content_width=60,
-            show_row_labels=False,
-            zebra_stripes=True,
-        )
+        # the fastdatatable (and pyarrow with it) is created on the first rows, so opening
+        # the workbench never pays for importing them
+        yield Static("No results yet.", id="results-empty")
 
     @property
-    def data_table(self) -> FastDataTable:
-        return self.query_one(FastDataTable)
+    def data_table(self) -> Any:
+        """The textual-fastdatatable ``DataTable`` (None until rows were first shown)."""
+        return self._table
+
+    def focus_table(self) -> None:
+        """Focus the table, or this widget while there are no rows yet."""
+        if self._table is not None:
+            self._table.focus()
+        else:
+            self.focus()
 
     @property
     def view_count(self) -> int:
@@ -232,6 +235,12 @@ class ResultsTable(Widget):
         rows = ResultColumns()
         rows.extend(cases, results)
         self.load_prepared(rows, rows.to_arrow())
+
+    def clear_rows(self) -> None:
+        """Forget every row (a live run starts streaming into an empty table)."""
+        self.rows = ResultColumns()
+        self._full = None
+        self._widths = None
 
     def load_prepared(self, rows: ResultColumns, table: pa.Table) -> None:
         """Replace every row with columns and their Arrow table built elsewhere (a worker
@@ -279,7 +288,6 @@ class ResultsTable(Widget):
         """
         from textual_fastdatatable import ArrowBackend
 
-        table = self.data_table
         backend = ArrowBackend(view)
         backend.render_markup = False
         if self._widths is None and self._full is not None:
@@ -287,6 +295,24 @@ class ResultsTable(Widget):
             self._widths = _measure(self._full)
         if self._widths is not None:
             backend._column_content_widths = list(self._widths)
+        table = self._table
+        if table is None:
+            from textual_fastdatatable import DataTable as FastDataTable
+
+            table = self._table = FastDataTable(
+                backend=backend,
+                column_labels=[label for _, label in COLUMNS],
+                cursor_type="row",
+                render_markup=False,
+                max_column_content_width=60,
+                show_row_labels=False,
+                zebra_stripes=True,
+            )
+            self.query_one("#results-empty").display = False
+            self.mount(table)
+            self._shown_rows = view.num_rows
+            self.post_message(self.CaseHighlighted(self, self.case_id_at(0)))
+            return
         cursor = table.cursor_row
         table.backend = backend
         table._ordered_columns = None
@@ -309,7 +335,9 @@ class ResultsTable(Widget):
         return str(value) if value is not None else None
 
     def current_case_id(self) -> str | None:
-        return self.case_id_at(self.data_table.cursor_row)
+        if self._table is None:
+            return None
+        return self.case_id_at(self._table.cursor_row)
 
     def visible_case_ids(self) -> list[str]:
         if self._view is None:
@@ -324,13 +352,12 @@ class ResultsTable(Widget):
 
     # --- events -----------------------------------------------------------------------
 
-    @on(FastDataTable.RowHighlighted)
-    def _row_highlighted(self, event: FastDataTable.RowHighlighted) -> None:
+    # the fastdatatable's messages, dispatched by name (its class is imported lazily)
+    def on_data_table_row_highlighted(self, event: Any) -> None:
         event.stop()
         self.post_message(self.CaseHighlighted(self, self.case_id_at(event.cursor_row)))
 
-    @on(FastDataTable.HeaderSelected)
-    def _header_selected(self, event: FastDataTable.HeaderSelected) -> None:
+    def on_data_table_header_selected(self, event: Any) -> None:
         event.stop()
         key = COLUMNS[event.column_index][0]
         descending = self.sort is not None and self.sort == (key, False)
@@ -345,6 +372,8 @@ class ResultsTable(Widget):
         index = pc.index(self._view["case_id"], case_id).as_py()
         if index is None or index < 0:
             return False
-        self.data_table.move_cursor(row=index)
+        if self._table is None:
+            return False
+        self._table.move_cursor(row=index)
         self.post_message(self.CaseHighlighted(self, case_id))
         return True
