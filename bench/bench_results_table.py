@@ -29,7 +29,21 @@ def build(n: int) -> tuple[dict[str, Any], list[Any]]:
 
     rnd = random.Random(7)
     intents = [f"intent_{i:02d}" for i in range(60)]
-    words = ["send", "pay", "block", "card", "balance", "savings", "transfer", "money", "please", "now", "my", "the", "to"]
+    words = [
+        "send",
+        "pay",
+        "block",
+        "card",
+        "balance",
+        "savings",
+        "transfer",
+        "money",
+        "please",
+        "now",
+        "my",
+        "the",
+        "to",
+    ]
     kinds = [ResultType.TP] * 7 + [ResultType.TN, ResultType.FP, ResultType.FN]
     cases: dict[str, Any] = {}
     results: list[Any] = []

@@ -120,6 +120,7 @@ def measure_wrk(url: str, concurrency: int, seconds: int) -> float | None:
 
 
 async def measure_runner(url: str, cases: int, concurrency: int) -> tuple[float, str]:
+    """The whole runner: engine, scoring, store and progress; timed from prepare to finish."""
     from nlu_tui.engines.profiles import resolve_engine
     from nlu_tui.model import ExpectedEntity, ExpectedIntent, Suite, TestCase
     from nlu_tui.runner import ProgressEvent, RunOptions, run_suite
@@ -160,6 +161,7 @@ async def measure_runner(url: str, cases: int, concurrency: int) -> tuple[float,
 
 
 async def measure_loop(url: str, requests: int, concurrency: int, *, aiohttp: bool) -> float:
+    """Bare requests with ``concurrency`` workers on one client (no engine, scoring or store)."""
     import httpx
 
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
@@ -186,44 +188,69 @@ async def measure_loop(url: str, requests: int, concurrency: int, *, aiohttp: bo
         return requests / (time.perf_counter() - began)
 
 
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
+def _fmt(values: list[float]) -> str:
+    return f"{_median(values):8.0f}   (rounds: {', '.join(f'{v:.0f}' for v in values)})"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cases", type=int, default=5000)
     parser.add_argument("--concurrency", type=int, default=50)
-    parser.add_argument("--wrk-seconds", type=int, default=10)
-    parser.add_argument("--httpx-requests", type=int, default=2000)
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (median shown)")
+    parser.add_argument("--wrk-seconds", type=int, default=5)
+    parser.add_argument("--httpx-requests", type=int, default=1000)
     parser.add_argument("--serve", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         serve(args.serve)
         return
     server, url = start_server()
+    wrk: list[float] = []
+    ours: list[float] = []
+    bare: list[float] = []
+    details: list[str] = []
     try:
         print(
             f"loopback server {url}, {LATENCY_S * 1000:.0f} ms latency; "
-            f"concurrency {args.concurrency}; {os.cpu_count()} CPUs"
+            f"concurrency {args.concurrency}; {os.cpu_count()} CPUs; "
+            f"load average {os.getloadavg()[0]:.2f}"
         )
-        ceiling = args.concurrency / LATENCY_S
-        print(f"ceiling (concurrency / latency):          {ceiling:8.0f} req/s")
-        wrk = measure_wrk(url, args.concurrency, args.wrk_seconds)
-        if wrk is not None:
-            print(
-                f"wrk -t2 -c{args.concurrency} ({args.wrk_seconds} s):                  {wrk:8.0f} req/s"
-            )
-        ours, detail = asyncio.run(measure_runner(url, args.cases, args.concurrency))
-        print(
-            f"nlu-tui runner ({args.cases} cases, store+scoring): {ours:8.0f} cases/s  ({detail})"
-        )
-        bare = asyncio.run(measure_loop(url, args.cases, args.concurrency, aiohttp=True))
-        print(f"bare httpx + aiohttp transport loop:      {bare:8.0f} req/s")
+        for _ in range(args.rounds):
+            w = measure_wrk(url, args.concurrency, args.wrk_seconds)
+            if w is not None:
+                wrk.append(w)
+            rate, detail = asyncio.run(measure_runner(url, args.cases, args.concurrency))
+            ours.append(rate)
+            details.append(detail)
+            bare.append(asyncio.run(measure_loop(url, args.cases, args.concurrency, aiohttp=True)))
         pool = asyncio.run(measure_loop(url, args.httpx_requests, args.concurrency, aiohttp=False))
-        print(f"bare httpx default pool ({args.httpx_requests} req):     {pool:8.0f} req/s")
+        print(
+            f"ceiling (concurrency / latency)            {args.concurrency / LATENCY_S:8.0f} req/s"
+        )
         if wrk:
-            ratio = ours / wrk
-            verdict = "meets" if ratio >= 0.9 else "MISSES"
             print(
-                f"ratio nlu-tui runner / wrk:               {ratio:8.2f}  ({verdict} the 0.9 target)"
+                f"wrk -t2 -c{args.concurrency}, {args.wrk_seconds} s                    {_fmt(wrk)} req/s"
             )
+        print(f"nlu-tui runner, {args.cases} cases              {_fmt(ours)} cases/s")
+        print(f"  last round: {details[-1]}")
+        print(f"bare httpx + aiohttp transport loop       {_fmt(bare)} req/s")
+        print(f"bare httpx default pool, {args.httpx_requests} requests      {pool:8.0f} req/s")
+        if wrk:
+            ratio = _median(ours) / _median(wrk)
+            transport = _median(bare) / _median(wrk)
+            verdict = "meets" if ratio >= 0.9 else "misses"
+            print(
+                f"ratio runner / wrk (medians)              {ratio:8.2f}   ({verdict} the 0.9 target)"
+            )
+            print(f"ratio bare aiohttp-transport loop / wrk   {transport:8.2f}")
+            print(f"ratio httpx default pool / wrk            {pool / _median(wrk):8.2f}")
+        print(f"load average at the end {os.getloadavg()[0]:.2f}")
     finally:
         server.terminate()
         server.wait(5)

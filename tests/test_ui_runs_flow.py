@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 from runner_loopback import LoopbackNlu, write_suite
-from ui_runs_support import screen_text
-from ui_support import REPO, SAMPLE, SIZE, make_workspace, new_app, settle
+from ui_runs_support import screen_text, settle
+from ui_support import REPO, SAMPLE, SIZE, make_workspace, new_app
 
 from nlu_tui.model import RunStatus
 from nlu_tui.ui.screens.run_dialogs import ConfirmDialog, NoteDialog
@@ -135,6 +135,9 @@ async def test_cancel_mid_run_with_note_during_and_after_then_resume(tmp_path: P
             # the Results tab follows the run; a note while it runs, from there
             results = app.screen.query_one(ResultsPane)
             assert results.session is session
+            await wait_for(pilot, lambda: results.table.view_count >= 4)  # rows stream in
+            newest = results.table.column_values("n")
+            assert newest == sorted(newest, reverse=True)  # newest first while it runs
             results.table.data_table.focus()
             await pilot.press("n")
             await pilot.pause()
@@ -157,7 +160,7 @@ async def test_cancel_mid_run_with_note_during_and_after_then_resume(tmp_path: P
             assert record.status is RunStatus.CANCELED
             assert 0 < record.done < 300
             assert len(store_for(app).load_results(record.id)) == record.done
-            assert "canceled" in screen_text(app)
+            await wait_for(pilot, lambda: "⚠ canceled" in screen_text(app), 20)
 
             # a note after the run, from the history
             app.screen.query_one("#main-tabs").active = "tab-runs"
@@ -171,7 +174,7 @@ async def test_cancel_mid_run_with_note_during_and_after_then_resume(tmp_path: P
             await pilot.press("ctrl+s")
             await settle(pilot)
             assert store_for(app).get_run(record.id).note == "during and after"
-            assert "during and after" in screen_text(app)
+            await wait_for(pilot, lambda: "during and after" in screen_text(app), 20)
 
             # resume: only the missing cases are sent, and the run completes
             server.latency = 0.0
@@ -205,7 +208,7 @@ async def test_diff_two_runs_from_history(tmp_path: Path) -> None:
         second = stored_run(store, suite, predictions_v2())
         pane.reload()
         await settle(pilot)
-        assert len(pane.history) == 2
+        await wait_for(pilot, lambda: len(pane.history) == 2)
         table = pane.query_one("#runs-table")
         table.focus()
         table.move_cursor(row=0)
@@ -218,6 +221,7 @@ async def test_diff_two_runs_from_history(tmp_path: Path) -> None:
         screen = app.screen
         assert isinstance(screen, DiffScreen)
         assert (screen.before_id, screen.after_id) == (first, second)
+        await wait_for(pilot, lambda: screen.result is not None)
         assert screen.result is not None
         diff = screen.result.diff
         assert [c.case_id for c in diff.broke] == ["c1"]
@@ -236,6 +240,7 @@ async def test_diff_two_runs_from_history(tmp_path: Path) -> None:
         box.value = str(gates)
         await pilot.press("enter")
         await settle(pilot)
+        await wait_for(pilot, lambda: screen.result is not None and screen.result.gates is not None)
         assert screen.result.gates is not None and len(screen.result.gates) == 1
         assert "Gates:" in screen_text(app)
         await pilot.press("escape", "escape")
@@ -301,7 +306,7 @@ async def test_problems_first_second_run_asks_history_sort_and_delete(tmp_path: 
             better = stored_run(store, small, predictions_v2())
             pane.reload()
             await settle(pilot)
-            assert len(pane.history) == 3
+            await wait_for(pilot, lambda: len(pane.history) == 3)
             table = pane.query_one("#runs-table", DataTable)
 
             def column(key: str) -> list[str]:
@@ -322,4 +327,4 @@ async def test_problems_first_second_run_asks_history_sort_and_delete(tmp_path: 
             await pilot.press("y")
             await settle(pilot)
             assert store.find_run(worse) is None
-            assert len(pane.history) == 2
+            await wait_for(pilot, lambda: len(pane.history) == 2)

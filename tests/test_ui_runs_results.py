@@ -174,3 +174,30 @@ async def test_export_every_registry_format(tmp_path: Path) -> None:
         data = json.loads((tmp_path / "out" / "export-json.json").read_text(encoding="utf-8"))
         assert data["run"]["note"] == "why we ran"
         assert data["summary"]["fp"] == 1 and data["summary"]["errors"] == 1
+
+
+def test_chart_rows_account_for_every_scored_case() -> None:
+    from ui_runs_support import small_suite
+
+    from nlu_tui.scoring import score_case, summarize
+    from nlu_tui.scoring.histogram import confidence_histogram
+    from nlu_tui.ui.widgets.charts import (
+        bar,
+        confidence_bins,
+        distribution_chart,
+        hits_misses_chart,
+        latency_bins,
+    )
+
+    suite = small_suite()
+    results = [score_case(c, p) for c, p in zip(suite.cases, predictions_v1(), strict=True)]
+    rows = confidence_bins(confidence_histogram(results))
+    assert rows[0][0] == "0.95-1.00" and rows[-1][0] == "none"
+    assert sum(h + m for _, h, m in rows) == summarize(results).scored
+    lat = dict(latency_bins(results))
+    assert sum(lat.values()) == 5  # the errored case is left out, as in the summary
+    assert lat["< 5 ms"] == 1 and lat["< 10 ms"] == 2 and lat["< 50 ms"] == 1
+    assert bar(0, 10, 20) == "" and bar(10, 10, 20) == "█" * 20 and bar(1, 16, 4) == "▎"
+    text = hits_misses_chart(rows, 60, "t").plain
+    assert "0.95-1.00" in text and "misses" in text
+    assert "< 10 ms" in distribution_chart(list(lat.items()), 60).plain

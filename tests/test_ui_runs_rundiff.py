@@ -80,8 +80,12 @@ def test_gates_use_the_cli_thresholds_file(tmp_path: Path) -> None:
         "  - {type: intent, threshold: 0.9, comparison: absolute}\n",
         encoding="utf-8",
     )
-    same = check_run_gates(list(zip(cases, good, strict=False)), list(zip(cases, good, strict=False)), path)
+    same = check_run_gates(
+        list(zip(cases, good, strict=False)), list(zip(cases, good, strict=False)), path
+    )
     assert [g.passed for g in same] == [True, True]
-    worse = check_run_gates(list(zip(cases, good, strict=False)), list(zip(cases, bad, strict=False)), path)
+    worse = check_run_gates(
+        list(zip(cases, good, strict=False)), list(zip(cases, bad, strict=False)), path
+    )
     assert [g.passed for g in worse] == [False, False]
     assert worse[0].baseline > worse[0].current

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -117,3 +118,14 @@ class PaneApp(App[None]):
 
     def compose(self) -> ComposeResult:
         yield self._factory()
+
+
+async def settle(pilot: Any, rounds: int = 4) -> None:
+    """Wait for workers and their callbacks; a worker cancelled by a newer exclusive one (the
+    run history reloads that way) is fine here."""
+    from textual.worker import WorkerCancelled
+
+    for _ in range(rounds):
+        with contextlib.suppress(WorkerCancelled):
+            await pilot.app.workers.wait_for_complete()
+        await pilot.pause()

@@ -28,10 +28,15 @@ def new_app(root: Path) -> NluTuiApp:
     return NluTuiApp(open_workspace(root), cursor_blink=False, user_themes=False)
 
 
+LONG_LIVED_GROUPS = {"_loader"}
+"""Workers that run for the widget's lifetime (DirectoryTree's loader): never waited for."""
+
+
 async def settle(pilot: Any, rounds: int = 4) -> None:
     """Wait until workers (which may start other workers) and their callbacks are done."""
     for _ in range(rounds):
-        await pilot.app.workers.wait_for_complete()
+        workers = [w for w in pilot.app.workers if w.group not in LONG_LIVED_GROUPS]
+        await pilot.app.workers.wait_for_complete(workers)
         await pilot.pause()
 
 

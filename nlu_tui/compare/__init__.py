@@ -1,0 +1,1 @@
+"""NLU.DevOps ``compare``: decisions, statistics, thresholds and outputs (see ``bridge`` for runs)."""

@@ -104,6 +104,8 @@ def _compact(value: Any) -> str:
 
 
 class _Pair:
+    """One (expected, actual) pair and the decisions made about it."""
+
     def __init__(self, uid: str, expected: Utterance, actual: Utterance, settings: CompareSettings):
         self.uid, self.expected, self.actual, self.settings = uid, expected, actual, settings
         self.out: list[Decision] = []

@@ -116,7 +116,11 @@ def _fast_result(row: ResultRow) -> dict[str, Any]:
 
 
 def render_json_bytes(
-    meta: RunMeta, rows: Sequence[ResultRow], options: ScoringOptions = DEFAULT_OPTIONS
+    meta: RunMeta,
+    rows: Sequence[ResultRow],
+    options: ScoringOptions = DEFAULT_OPTIONS,
+    *,
+    newline: bool = True,
 ) -> bytes:
     """The report as UTF-8 JSON (orjson: about 7x faster than ``json.dumps`` on 100k rows)."""
     import orjson  # lazily: only exports need it
@@ -129,7 +133,7 @@ def render_json_bytes(
         "intent_report": classification_report(y_true, y_pred),
         "results": [_fast_result(row) for row in rows],
     }
-    option = orjson.OPT_APPEND_NEWLINE | orjson.OPT_SERIALIZE_NUMPY
+    option = orjson.OPT_SERIALIZE_NUMPY | (orjson.OPT_APPEND_NEWLINE if newline else 0)
     return orjson.dumps(doc, default=_default, option=option)
 
 
@@ -143,7 +147,8 @@ def _default(value: Any) -> Any:
 def render_json_report(
     meta: RunMeta, rows: Sequence[ResultRow], options: ScoringOptions = DEFAULT_OPTIONS
 ) -> str:
-    return render_json_bytes(meta, rows, options).decode("utf-8")
+    """The report as one line of JSON text, without a trailing newline."""
+    return render_json_bytes(meta, rows, options, newline=False).decode("utf-8")
 
 
 def write_json_report(

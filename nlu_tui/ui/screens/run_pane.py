@@ -295,7 +295,7 @@ class RunsPane(Vertical):
             "Sort",
             show=False,
             id="runs.sort",
-            tooltip="Sort the history by the cursor's column (again to reverse).",
+            tooltip="Sort the history by a column (again to reverse).",
         ),
     ]
 
@@ -506,9 +506,14 @@ class RunsPane(Vertical):
         self._fill()
 
     def action_sort(self) -> None:
-        table = self.query_one("#runs-table", DataTable)
-        key = HISTORY_COLUMNS[max(0, min(table.cursor_column, len(HISTORY_COLUMNS) - 1))][0]
-        self.sort_by(key, self.sort_key == (key, False))
+        from nlu_tui.ui.screens.run_dialogs import ChoiceDialog
+
+        def chosen(key: str | None) -> None:
+            if key:
+                self.sort_by(key, self.sort_key == (key, False))
+
+        choices = [(key, label) for key, label in HISTORY_COLUMNS if key != "mark"]
+        self.app.push_screen(ChoiceDialog("Sort runs by (again to reverse)", choices), chosen)
 
     # --- starting a run -----------------------------------------------------------------
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.widgets import Static
 
-from nlu_tui.model import CaseResult
+from nlu_tui.model import CaseResult, ResultType
 
 if TYPE_CHECKING:
     from nlu_tui.scoring.histogram import Histogram
@@ -130,10 +130,11 @@ def latency_bins(results: Iterable[CaseResult]) -> list[tuple[str, int]]:
     """Cases per latency bin (results without a latency are left out).
 
     This only counts for the chart; latency percentiles are the scoring core's (Summary).
+    Errored cases are left out, as the core leaves them out of the percentiles.
     """
     counts = [0] * (len(LATENCY_EDGES_MS) + 1)
     for r in results:
-        if r.latency_ms is None:
+        if r.latency_ms is None or r.result is ResultType.ERROR:
             continue
         counts[bisect_right(LATENCY_EDGES_MS, r.latency_ms)] += 1
     labels = [f"< {e} ms" for e in LATENCY_EDGES_MS] + [f">= {LATENCY_EDGES_MS[-1]} ms"]

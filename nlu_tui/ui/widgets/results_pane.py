@@ -37,7 +37,7 @@ from nlu_tui.ui.screens.run_session import RunSession, sessions, store_for
 from nlu_tui.ui.widgets.charts import Chart
 from nlu_tui.ui.widgets.results_data import RunData
 from nlu_tui.ui.widgets.results_detail import ResultDetail
-from nlu_tui.ui.widgets.results_summary import num, progress_text, run_title, summary_text
+from nlu_tui.ui.widgets.results_summary import num, progress_text, summary_text
 from nlu_tui.ui.widgets.results_table import COLUMNS, ResultFilter, ResultsTable
 
 TYPE_CHOICES = [
@@ -631,7 +631,3 @@ class ResultsPane(Vertical):
                 )
             )
         return commands
-
-
-def header_title(data: RunData) -> Text:
-    return run_title(data.record)

@@ -76,63 +76,59 @@ class ResultColumns:
     )
 
     def __len__(self) -> int:
-        return len(self.data["n"])
+        return len(self.data["case_id"])
 
     def add(self, case: TestCase | None, result: CaseResult) -> None:
         self.extend({result.case_id: case} if case is not None else {}, [result])
 
     def extend(self, cases: Mapping[str, TestCase], results: Iterable[CaseResult]) -> None:
-        """Append results (the hot path when opening 100,000 of them: locals, no properties)."""
+        """Append results, one comprehension per column (the hot path of opening 100,000:
+        about twice as fast as appending row by row). Rounding and row numbers are left to
+        :meth:`to_arrow`, where Arrow does them in bulk."""
         d = self.data
-        n, res, utt, exp, mat = d["n"], d["result"], d["utterance"], d["expected"], d["matched"]
-        conf, lat, ents, order, err = (
-            d["confidence"],
-            d["latency_ms"],
-            d["entities"],
-            d["order"],
-            d["error"],
-        )
-        ids, keys = d["case_id"], d["intent_key"]
-        count = len(n)
+        rs = list(results)
         get = cases.get
-        for r in results:
-            count += 1
-            n.append(count)
-            res.append(r.result.value)
-            case = get(r.case_id)
-            if case is not None:
-                names = [i.name for i in case.intents]
-                if case.traits:
-                    names += case.traits
-                utt.append(case.utterance)
-            else:
-                names = []
-                utt.append("")
-            exp.append(" | ".join(names))
-            matched = r.matched_intent or ""
-            mat.append(matched)
-            c = r.confidence
-            conf.append(None if c is None else round(c, 4))
-            ms = r.latency_ms
-            lat.append(None if ms is None else round(ms, 1))
-            e = r.entities
-            ents.append(f"{sum(x.ok for x in e)}/{len(e)}" if e else "")
-            ok = r.entity_order_ok
-            order.append("" if ok is None else ("ok" if ok else "wrong"))
-            err.append(r.error or "")
-            ids.append(r.case_id)
-            names.append(matched)
-            keys.append(_SEP + _SEP.join(names) + _SEP)
+        cs = [get(r.case_id) for r in rs]
+        names = [[i.name for i in c.intents] + c.traits if c is not None else [] for c in cs]
+        matched = [r.matched_intent or "" for r in rs]
+        d["result"].extend([r.result for r in rs])
+        d["utterance"].extend([c.utterance if c is not None else "" for c in cs])
+        d["expected"].extend([" | ".join(x) for x in names])
+        d["matched"].extend(matched)
+        d["confidence"].extend([r.confidence for r in rs])
+        d["latency_ms"].extend([r.latency_ms for r in rs])
+        d["entities"].extend(
+            [f"{sum(e.ok for e in r.entities)}/{len(r.entities)}" if r.entities else "" for r in rs]
+        )
+        d["order"].extend(
+            [
+                "" if r.entity_order_ok is None else "ok" if r.entity_order_ok else "wrong"
+                for r in rs
+            ]
+        )
+        d["error"].extend([r.error or "" for r in rs])
+        d["case_id"].extend([r.case_id for r in rs])
+        d["intent_key"].extend(
+            [_SEP + _SEP.join(x) + _SEP + m + _SEP for x, m in zip(names, matched, strict=True)]
+        )
 
     def to_arrow(self, start: int = 0) -> pa.Table:
         """The rows from ``start`` on as an Arrow table (a live run converts only new rows)."""
         import pyarrow as pa
+        import pyarrow.compute as pc
 
-        types = {"n": pa.int64(), "confidence": pa.float64(), "latency_ms": pa.float64()}
-        arrays = {
-            k: pa.array(v[start:] if start else v, type=types.get(k, pa.string()))
-            for k, v in self.data.items()
-        }
+        count = len(self)
+        arrays: dict[str, Any] = {"n": pa.array(range(start + 1, count + 1), type=pa.int64())}
+        for key, values in self.data.items():
+            if key == "n":
+                continue
+            chunk = values[start:] if start else values
+            if key in ("confidence", "latency_ms"):
+                arrays[key] = pc.round(
+                    pa.array(chunk, type=pa.float64()), 4 if key == "confidence" else 1
+                )
+            else:
+                arrays[key] = pa.array(chunk, type=pa.string())
         return pa.table(arrays)
 
 
