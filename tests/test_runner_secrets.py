@@ -78,3 +78,37 @@ def test_secret_never_leaks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
         assert SECRET.encode() not in path.read_bytes(), f"secret found in {path}"
     for text in outputs:
         assert SECRET not in text
+
+
+async def test_secret_kept_out_of_logs_reasons_and_raw_answers(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    import logging
+
+    from runner_loopback import LoopbackEngine, Resolved
+
+    from nlu_tui.runner import RunOptions, run_suite
+    from nlu_tui.store import RunStore
+
+    suite = make_suite(30)
+    caplog.set_level(logging.DEBUG)
+    with LoopbackNlu(
+        echo_query=True,
+        always={suite.cases[0].utterance: "500"},
+        first={suite.cases[1].utterance: ("reset", 2)},
+    ) as server:
+        resolved = Resolved(LoopbackEngine(server.url, token=SECRET))
+        resolved.secrets = [SECRET]  # type: ignore[attr-defined]
+        store = RunStore(tmp_path / "r.db")
+        record = await run_suite(
+            suite, resolved, store, options=RunOptions(retries=2, backoff_base=0.01)
+        )
+        assert server.queries[f"token={SECRET}"] > 0
+    rows = store.load_results(record.id)
+    assert any("echo" in (p.raw or {}) for _c, p, _r in rows)
+    assert "retry" in caplog.text
+    assert SECRET not in caplog.text
+    assert SECRET not in repr(rows) and SECRET not in repr(store.get_run(record.id))
+    store.close()
+    for path in tmp_path.iterdir():
+        assert SECRET.encode() not in path.read_bytes()

@@ -301,7 +301,11 @@ class Run:
                         delay = backoff_delay(attempt, opts.backoff_base, opts.backoff_max)
                     attempt += 1
                     log.debug(
-                        "case %s: %s; retry %d in %.2fs", case.id, failure.reason, attempt, delay
+                        "case %s: %s; retry %d in %.2fs",
+                        case.id,
+                        redact(failure.reason, opts.secrets),
+                        attempt,
+                        delay,
                     )
                     await asyncio.sleep(delay)
                     continue
