@@ -126,7 +126,7 @@ class CaseFilter:
                 return False
             if flag == "has:order" and not case.entity_order:
                 return False
-            if flag in ("no:intent", "no:intents") and case.intents:
+            if flag in ("no:intent", "no:intents") and (case.intents or case.traits):
                 return False
             if flag in ("has:parent",) and not case.parent_intents:
                 return False

@@ -19,6 +19,9 @@ from nlu_tui.errors import InputError
 from nlu_tui.model import Suite, TestCase
 
 SUITE_SUFFIX = ".suite.yaml"
+TRAINING_SUFFIXES = (".nlu.yml", ".nlu.yaml")
+"""Rasa training files in a workspace; each shows as a read-only "developer defined
+utterances" suite (and trains the embedded engine for ``x.suite.yaml`` beside ``x.nlu.yml``)."""
 TRASH_DIR = ".trash"
 DEVELOPER_SUITE_PREFIX = "Developer defined utterances"
 
@@ -65,8 +68,20 @@ class Workspace:
 
     # --- reading ----------------------------------------------------------------------------
 
+    def training_paths(self) -> list[Path]:
+        if not self.root.is_dir():
+            return []
+        found = [
+            p for p in self.root.iterdir() if p.is_file() and p.name.endswith(TRAINING_SUFFIXES)
+        ]
+        return sorted(found)
+
     def load(self, path: Path) -> Suite:
+        """A suite file, or the read-only suite of a training file's examples."""
         from nlu_tui.formats.native import load_suite
+
+        if path.name.endswith(TRAINING_SUFFIXES):
+            return developer_suite(path, path.name.split(".", 1)[0])
 
         suite: Suite = load_suite(path)
         return suite
@@ -89,11 +104,13 @@ class Workspace:
             intents=suite.intents_covered(),
             last_status=status,
             last_f1=f1,
+            read_only=suite.read_only,
         )
 
     def list_suites(self) -> list[SuiteInfo]:
+        """The suite files, then one read-only developer-utterances suite per training file."""
         runs = last_runs_by_suite()
-        return [self.info(p, runs) for p in self.suite_paths()]
+        return [self.info(p, runs) for p in [*self.suite_paths(), *self.training_paths()]]
 
     # --- changing ---------------------------------------------------------------------------
 
@@ -229,7 +246,9 @@ def seed_default(root: Path) -> list[Path]:
     copied: list[Path] = []
     samples = paths.sample_suites_dir()
     if samples.is_dir():
-        for src in sorted(samples.glob(f"*{SUITE_SUFFIX}")):
+        sources = [*samples.glob(f"*{SUITE_SUFFIX}")]
+        sources += [p for p in samples.iterdir() if p.name.endswith(TRAINING_SUFFIXES)]
+        for src in sorted(sources):
             target = root / src.name
             if not target.exists():
                 shutil.copyfile(src, target)

@@ -42,7 +42,7 @@ async def test_add_case_with_two_intents_parent_regex_entity_and_order(tmp_path:
         await pilot.press("ctrl+n")
         await pilot.pause()
         row = editor.query_one(EntityRowWidget)
-        name, value, alt = row.query(Input).results()
+        name, value, _alt = row.query(Input).results()
         name.value = "payee"
         value.value = "Leo(nardo)?"
         from textual.widgets import Select

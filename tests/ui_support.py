@@ -35,8 +35,13 @@ LONG_LIVED_GROUPS = {"_loader"}
 async def settle(pilot: Any, rounds: int = 4) -> None:
     """Wait until workers (which may start other workers) and their callbacks are done."""
     for _ in range(rounds):
-        workers = [w for w in pilot.app.workers if w.group not in LONG_LIVED_GROUPS]
-        await pilot.app.workers.wait_for_complete(workers)
+        workers = [
+            w
+            for w in pilot.app.workers
+            if w.group not in LONG_LIVED_GROUPS and type(w.node).__name__ != "DirectoryTree"
+        ]
+        if workers:
+            await pilot.app.workers.wait_for_complete(workers)
         await pilot.pause()
 
 

@@ -35,6 +35,10 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,q,question_mark,f1", "close", "Close", id="help.close", tooltip="Close")
     ]
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.key_rows: list[tuple[str, str, str]] = []
+
     def compose(self) -> ComposeResult:
         with VerticalScroll():
             yield Static(self._table(), id="help-keys")
@@ -59,6 +63,7 @@ class HelpScreen(ModalScreen[None]):
                 if row in seen:
                     continue
                 seen.add(row)
+                self.key_rows.append((keys, binding.description, binding.tooltip))
                 table.add_row(Text(keys), Text(binding.description), Text(binding.tooltip))
         return table
 
