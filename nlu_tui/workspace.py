@@ -10,13 +10,17 @@ from __future__ import annotations
 import re
 import shutil
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nlu_tui import paths
 from nlu_tui.errors import InputError
 from nlu_tui.model import Suite, TestCase
+
+if TYPE_CHECKING:
+    from nlu_tui.formats.native import ProgressCallback, SuiteChunk
 
 SUITE_SUFFIX = ".suite.yaml"
 TRAINING_SUFFIXES = (".nlu.yml", ".nlu.yaml")
@@ -76,15 +80,34 @@ class Workspace:
         ]
         return sorted(found)
 
-    def load(self, path: Path) -> Suite:
-        """A suite file, or the read-only suite of a training file's examples."""
+    def load(self, path: Path, *, on_progress: ProgressCallback | None = None) -> Suite:
+        """A suite file, or the read-only suite of a training file's examples.
+
+        Big suite files come from the parsed-suite cache when unchanged on disk; ``on_progress``
+        gets each chunk of cases as a big file is parsed (see :meth:`load_chunks`).
+        """
         from nlu_tui.formats.native import load_suite
 
         if path.name.endswith(TRAINING_SUFFIXES):
-            return developer_suite(path, path.name.split(".", 1)[0])
+            suite = developer_suite(path, path.name.split(".", 1)[0])
+            if on_progress is not None:
+                on_progress(_whole(suite))
+            return suite
+        return load_suite(path, on_progress=on_progress)
 
-        suite: Suite = load_suite(path)
-        return suite
+    def load_chunks(self, path: Path, chunk_size: int = 2000) -> Iterator[SuiteChunk]:
+        """A suite a chunk of cases at a time, for a table that fills while the rest parses.
+
+        Run it in a worker thread; append each chunk's ``cases`` to the table; the last chunk
+        carries the complete ``suite`` (the one to edit and save). Errors are raised as by
+        :meth:`load`, possibly after some chunks have arrived (the UI should then discard them).
+        """
+        from nlu_tui.formats.native import iter_suite_chunks
+
+        if path.name.endswith(TRAINING_SUFFIXES):
+            yield _whole(developer_suite(path, path.name.split(".", 1)[0]))
+            return
+        yield from iter_suite_chunks(path, chunk_size)
 
     def info(
         self, path: Path, runs: dict[str, tuple[str, float | None]] | None = None
@@ -229,6 +252,12 @@ class Workspace:
         suite = self.load(path)
         suite.cases.extend(cases)
         self.save(suite)
+
+
+def _whole(suite: Suite) -> SuiteChunk:
+    from nlu_tui.formats.native import SuiteChunk
+
+    return SuiteChunk(list(suite.cases), len(suite.cases), 1.0, suite)
 
 
 def _with_new_id(case: TestCase, new_id: str) -> TestCase:

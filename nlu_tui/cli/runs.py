@@ -218,7 +218,7 @@ def _check_gates(
     gates = check_gates(current, baseline, settings.thresholds)
     for gate in gates:
         print(gate.description)
-    return [g.description for g in gates if not g.passed]
+    return [g.description.removeprefix("FAIL ") for g in gates if not g.passed]
 
 
 # --- run ----------------------------------------------------------------------------------------

@@ -11,8 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from nlu_tui.engines.base import Capabilities, ParseContext, register
-from nlu_tui.engines.httpcall import BadResponseError, HttpEngine, safe_url
+from nlu_tui.engines.httpcall import BadResponseError, Endpoint, HttpEngine, safe_url
 from nlu_tui.errors import EngineError
 from nlu_tui.model import IntentScore, PredictedEntity, Prediction
 
@@ -38,14 +40,18 @@ class RasaEngine(HttpEngine):
         self.token = str(settings["token"]) if settings.get("token") else None
         self.jwt = str(settings["jwt"]) if settings.get("jwt") else None
         self.server_version: str | None = None
+        self._parse_endpoint: Endpoint | None = None
 
     @property
-    def _params(self) -> dict[str, str]:
-        return {"token": self.token} if self.token else {}
+    def _params(self) -> dict[str, str] | None:
+        return {"token": self.token} if self.token else None
 
     @property
     def _headers(self) -> dict[str, str]:
-        return {"Authorization": f"Bearer {self.jwt}"} if self.jwt else {}
+        headers = {"Content-Type": "application/json"}
+        if self.jwt:
+            headers["Authorization"] = f"Bearer {self.jwt}"
+        return headers
 
     async def open(self, client: httpx.AsyncClient | None) -> None:
         """Probe ``GET /version`` (no auth needed) so an unreachable server fails the run at once."""
@@ -61,13 +67,13 @@ class RasaEngine(HttpEngine):
         self.server_version = str(body["version"])
 
     async def parse(self, text: str, context: ParseContext) -> Prediction:
-        body, latency = await self.request_json(
-            "POST",
-            f"{self.base_url}/model/parse",
-            params=self._params,
-            headers=self._headers,
-            json_body={"text": text},
-        )
+        endpoint = self._parse_endpoint
+        if endpoint is None or endpoint.client is not self.client:
+            # URL, token and headers are merged once per client, not on every case.
+            endpoint = self._parse_endpoint = await self.endpoint(
+                "POST", f"{self.base_url}/model/parse", params=self._params, headers=self._headers
+            )
+        body, latency = await self.send_json(endpoint, orjson.dumps({"text": text}))
         prediction = parse_rasa_answer(body, text)
         prediction.latency_ms = latency
         return prediction

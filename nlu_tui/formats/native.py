@@ -7,9 +7,14 @@ Writing is deterministic (same suite, same bytes) so suites diff well under vers
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import hashlib
+import itertools
 import json
 import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +69,71 @@ try:  # the C loader is ~10x faster on large suites; fall back when libyaml is a
 except AttributeError:  # pragma: no cover - depends on the PyYAML build
     _Loader = yaml.SafeLoader
 
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
+class _SuiteLoader(_Loader):  # type: ignore[valid-type,misc]
+    """The safe loader with a cheaper resolver: same tags, fewer regex scans.
+
+    PyYAML resolves every plain scalar in Python by trying the YAML 1.1 regexes filed under its
+    first character. A scalar whose first character has no regex (most utterances) is a string
+    outright, and the few distinct others (keys, intent names, tags) are resolved once per file.
+    Other scalars and collections are resolved by PyYAML, so typing is exactly YAML 1.1.
+    """
+
+    def __init__(self, stream: str | bytes) -> None:
+        super().__init__(stream)
+        self._tag_memo: dict[tuple[Any, Any, Any], str] = {}
+        resolvers: dict[Any, Any] = self.yaml_implicit_resolvers
+        self._plain_first = None if None in resolvers else frozenset(k for k in resolvers if k)
+        self._no_paths = not self.yaml_path_resolvers
+        if self._no_paths:
+            # Without path resolvers these two hooks do nothing, yet libyaml's composer calls
+            # them for every node; C built-ins taking the same arguments are cheaper no-ops.
+            self.__dict__["descend_resolver"] = slice
+            self.__dict__["ascend_resolver"] = tuple
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        if not self._no_paths:
+            return super().resolve(kind, value, implicit)
+        first = self._plain_first
+        if (
+            kind is yaml.ScalarNode
+            and implicit[0]
+            and value
+            and first is not None
+            and value[0] not in first
+        ):
+            return _STR_TAG
+        key = (kind, value, implicit)  # without path resolvers, the tag depends on these only
+        tag = self._tag_memo.get(key)
+        if tag is None:
+            tag = super().resolve(kind, value, implicit)
+            if len(self._tag_memo) < 50_000:
+                self._tag_memo[key] = tag
+        return tag
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic GC while building a suite, which makes no garbage cycles.
+
+    On a big suite the collector would otherwise rescan the growing node tree dozens of times
+    (~70% of load time). On the way out, everything that survived is moved straight to the
+    oldest generation (``freeze`` + ``unfreeze``, two list splices), so the next young
+    collection does not walk a million fresh case objects either; they are still collected
+    as usual by refcounting, and by full collections should they ever form cycles.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.freeze()
+            gc.unfreeze()
+            gc.enable()
+
 
 # --- format module interface ----------------------------------------------------------------
 
@@ -91,32 +161,265 @@ def write(suite: Suite, path: Path) -> list[str]:
 # --- loading ----------------------------------------------------------------------------------
 
 
-def load_suite(path: Path | str) -> Suite:
-    """Read a suite file; sets ``path`` and ``loaded_digest`` so a later save can detect edits."""
+@dataclass
+class SuiteChunk:
+    """One step of a progressive load (see :func:`iter_suite_chunks`).
+
+    ``cases`` are the next cases in file order; ``loaded`` counts the cases delivered so far
+    (these included) and ``fraction`` the share of the file read (0..1]. The last chunk has
+    ``suite`` set: the complete suite, equal to what :func:`load_suite` returns.
+    """
+
+    cases: list[TestCase]
+    loaded: int
+    fraction: float
+    suite: Suite | None = None
+
+
+ProgressCallback = Callable[[SuiteChunk], None]
+
+
+def load_suite(
+    path: Path | str,
+    *,
+    use_cache: bool | None = None,
+    on_progress: ProgressCallback | None = None,
+    chunk_size: int = 2000,
+) -> Suite:
+    """Read a suite file; sets ``path`` and ``loaded_digest`` so a later save can detect edits.
+
+    ``use_cache``: ``None`` uses the parsed-suite cache for files of at least
+    :data:`nlu_tui.formats.suite_cache.MIN_BYTES`; ``True``/``False`` force it on or off.
+    ``on_progress`` is called with each :class:`SuiteChunk` (``chunk_size`` cases) as a big
+    suite is parsed, from the calling thread.
+    """
+    suite: Suite | None = None
+    for chunk in iter_suite_chunks(path, chunk_size, use_cache=use_cache):
+        if on_progress is not None:
+            on_progress(chunk)
+        suite = chunk.suite
+    assert suite is not None  # the last chunk always carries the suite
+    return suite
+
+
+def iter_suite_chunks(
+    path: Path | str, chunk_size: int = 2000, *, use_cache: bool | None = None
+) -> Iterator[SuiteChunk]:
+    """Load a suite a few thousand cases at a time, so a UI can show the first ones early.
+
+    Errors are exactly those of a whole-file parse (same message, line and field): anything
+    unexpected in a chunk hands the file to the whole-file parser, which then decides. A cached
+    suite, or one of at most ``chunk_size`` cases, arrives as a single chunk.
+    """
+    from nlu_tui.formats import suite_cache
+
     path = Path(path)
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise InputError(f"cannot read suite: {exc.strerror or exc}", path=path) from None
-    suite = parse_suite(data, path)
+    digest = digest_bytes(data)
+    cached = use_cache if use_cache is not None else len(data) >= suite_cache.MIN_BYTES
+    if cached:
+        hit = suite_cache.get(digest, path)
+        if hit is not None:
+            yield SuiteChunk(list(hit.cases), len(hit.cases), 1.0, _loaded(hit, path, digest))
+            return
+    text = _decode(data, path)
+    delivered: list[TestCase] = []  # cases parsed chunk-wise, all yielded but ``pending``
+    pending: list[TestCase] = []  # held back so that the last chunk can carry the suite
+    pending_fraction = 0.0
+    result: tuple[Suite, bool] | None = None
+    split = _split_cases(text, max(1, chunk_size))
+    if split is not None:
+        progressive = _Progressive(split, path)
+        try:
+            for cases, fraction in progressive.chunks():
+                if pending:
+                    yield SuiteChunk(pending, len(delivered), pending_fraction)
+                pending, pending_fraction = cases, fraction
+                delivered.extend(cases)
+            result = progressive.finish(delivered)
+        except (InputError, yaml.YAMLError, _NotSplittable):
+            delivered = delivered[: len(delivered) - len(pending)]
+    if result is None:
+        suite, name_from_path = _parse_whole(text, path)
+        if suite.cases[: len(delivered)] != delivered:  # pragma: no cover - a bug, not input
+            raise AssertionError("progressive load disagrees with the whole-file parse")
+        suite.cases[: len(delivered)] = delivered  # keep the objects the caller already has
+        pending = suite.cases[len(delivered) :]
+        result = suite, name_from_path
+    suite, name_from_path = result
+    if cached:
+        suite_cache.put(digest, suite, name_from_path)
+    yield SuiteChunk(pending, len(suite.cases), 1.0, _loaded(suite, path, digest))
+
+
+def _parse_whole(text: str, path: Path | str | None) -> tuple[Suite, bool]:
+    """The suite, and whether its name came from the file name (the cache must know)."""
+    reader = _Reader(path)
+    with gc_paused():
+        suite = reader.suite(_compose(text, path))  # the node tree is freed before GC resumes
+    return suite, reader.name_from_path
+
+
+class _NotSplittable(Exception):
+    """The file is valid in a way the chunked reader does not handle; parse it whole."""
+
+
+_CASES_KEY = re.compile(r"^cases:(?: +#[^\n]*| *)$", re.M)
+_FIRST_ITEM = re.compile(r"(\n(?:[ \t]*(?:#[^\n]*)?\n)*)(( *)-(?: |$))", re.M)
+"""From the end of the ``cases:`` line: blank or comment lines, then the first item's line."""
+_END_BELOW = r"\n {{0,{}}}[^ \n#]"
+"""A line indented less than the items (but not blank or a comment) ends the sequence.
+(Patterns start with a newline rather than ``^`` so that ``re`` can scan for it quickly.)"""
+_END_AT_ZERO = r"\n(?:[^ \n#-]|-[^ \n])"
+"""With items at column 0, any other line starting there ends the sequence."""
+_ANCHOR = re.compile(r"(?:^|[\s\[{,])&[^\s\[\]{},]")
+_ODD_BREAKS = ("\r", "\x85", "\u2028", "\u2029")
+"""Line breaks to YAML but not to ``str.count("\\n")``: files with them are parsed whole."""
+
+
+@dataclass
+class _Split:
+    """Where a suite's top-level ``cases:`` block sequence lies, cut between items.
+
+    ``skeleton`` is the text with the case lines blanked (same line numbers), read for the
+    suite's other keys; each chunk is ``(first line index, text, items, fraction done)``.
+
+    Why cutting at item lines is safe: a line starting with the item indent and ``- `` cannot
+    continue a plain or block scalar (those end at a less-or-equally indented line) or a
+    comment; inside a quoted scalar or a flow collection, the chunk before the cut would end
+    with it unclosed, which is a syntax error, and any error sends the file to the whole-file
+    parser. Anchors (which could tie chunks together) send it there up front.
+    """
+
+    key_line: int
+    skeleton: str
+    chunks: Iterator[tuple[int, str, list[int], float]]
+
+
+def _split_cases(text: str, chunk_size: int) -> _Split | None:
+    """Find the item lines of the top-level ``cases:`` block sequence (regex scans, no loops
+    over lines in Python: this runs before the first chunk can be shown)."""
+    if any(c in text for c in _ODD_BREAKS) or ("&" in text and _ANCHOR.search(text)):
+        return None  # line counting or anchors would differ between a chunk and the file
+    key = _CASES_KEY.search(text)
+    if key is None:
+        return None
+    first_item = _FIRST_ITEM.match(text, key.end())
+    if first_item is None:
+        return None
+    first = first_item.start(2)  # where the first item's line starts
+    indent = len(first_item.group(3))
+    stop = re.compile(_END_AT_ZERO if indent == 0 else _END_BELOW.format(indent - 1))
+    end_match = stop.search(text, first - 1)
+    end = end_match.start() + 1 if end_match is not None else len(text)
+    chunks = _chunks(text, first, end, indent, chunk_size)
+    head = list(itertools.islice(chunks, 2))
+    if len(head) < 2:
+        return None  # one chunk: just parse it whole
+    key_line = text.count("\n", 0, key.start())
+    skeleton = text[:first] + "\n" * text.count("\n", first, end) + text[end:]
+    return _Split(key_line, skeleton, itertools.chain(head, chunks))
+
+
+def _chunks(
+    text: str, first: int, end: int, indent: int, chunk_size: int
+) -> Iterator[tuple[int, str, list[int], float]]:
+    """The items between ``first`` and ``end``, ``chunk_size`` at a time, found as needed so
+    that the first chunk does not wait for the whole file to be scanned."""
+    item = re.compile(f"\\n {{{indent}}}-(?:[ \\n]|\\Z)")
+    line, at = text.count("\n", 0, first), first
+    starts: list[int] = []
+    lines: list[int] = []
+    for match in item.finditer(text, first - 1, end):
+        pos = match.start() + 1
+        line += text.count("\n", at, pos)
+        at = pos
+        if len(starts) == chunk_size:
+            yield lines[0], text[starts[0] : pos], lines, min(1.0, pos / len(text))
+            starts, lines = [], []
+        starts.append(pos)
+        lines.append(line)
+    if starts:
+        yield lines[0], text[starts[0] : end], lines, min(1.0, end / max(1, len(text)))
+
+
+class _Progressive:
+    """Reads a split suite: the skeleton first, then each chunk of cases."""
+
+    def __init__(self, split: _Split, path: Path | str | None) -> None:
+        self.split = split
+        self.path = path
+        self.reader = _Reader(path)
+        self.head: Suite | None = None
+
+    def chunks(self) -> Iterator[tuple[list[TestCase], float]]:
+        with gc_paused():
+            self.head = self._head(_compose(self.split.skeleton, self.path))
+        seen: dict[str, int] = {}
+        for offset, body, items, fraction in self.split.chunks:
+            with gc_paused():
+                cases = self._cases(_compose(body, self.path), offset, items, seen)
+            yield cases, fraction
+
+    def _head(self, node: yaml.Node) -> Suite:
+        if not isinstance(node, yaml.MappingNode) or not any(
+            isinstance(key, yaml.ScalarNode)
+            and key.value == "cases"
+            and key.start_mark.line == self.split.key_line
+            and key.start_mark.column == 0
+            and isinstance(value, yaml.ScalarNode)
+            and value.tag == "tag:yaml.org,2002:null"
+            and value.value == ""
+            for key, value in node.value
+        ):
+            raise _NotSplittable
+        return self.reader.suite(node)
+
+    def _cases(
+        self, node: yaml.Node, offset: int, items: list[int], seen: dict[str, int]
+    ) -> list[TestCase]:
+        if (
+            not isinstance(node, yaml.SequenceNode)
+            or [item.start_mark.line + offset for item in node.value] != items
+        ):
+            raise _NotSplittable
+        self.reader.line_offset = offset
+        return [self.reader.case(item, seen) for item in node.value]
+
+    def finish(self, cases: list[TestCase]) -> tuple[Suite, bool]:
+        assert self.head is not None
+        self.head.cases = cases
+        return self.head, self.reader.name_from_path
+
+
+def _loaded(suite: Suite, path: Path, digest: str) -> Suite:
     suite.path = path
-    suite.loaded_digest = digest_bytes(data)
+    suite.loaded_digest = digest
     return suite
 
 
 def parse_suite(data: bytes | str, path: Path | str | None = None) -> Suite:
     """Parse suite text (bytes or str); errors name ``path`` and the line."""
-    if isinstance(data, bytes):
-        try:
-            text = data.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            line = data[: exc.start].count(b"\n") + 1
-            raise InputError("not valid UTF-8 text", path=path, line=line) from None
-    else:
-        text = data
-    loader = _Loader(text)
+    text = _decode(data, path) if isinstance(data, bytes) else data
+    return _parse_whole(text, path)[0]
+
+
+def _decode(data: bytes, path: Path | str | None) -> str:
     try:
-        node = loader.get_single_node()
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise InputError("not valid UTF-8 text", path=path, line=line) from None
+
+
+def _compose(text: str, path: Path | str | None) -> yaml.Node:
+    """The single document's node tree; syntax errors name the file and line."""
+    loader = _SuiteLoader(text)
+    try:
+        node: yaml.Node | None = loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = mark.line + 1 if mark is not None else None
@@ -128,7 +431,7 @@ def parse_suite(data: bytes | str, path: Path | str | None = None) -> Suite:
         loader.dispose()
     if node is None:
         raise InputError("empty file: expected a suite with 'cases:'", path=path, line=1)
-    return _Reader(path).suite(node)
+    return node
 
 
 def _tab_near(text: str, line: int | None) -> bool:
@@ -149,9 +452,13 @@ class _Reader:
 
     def __init__(self, path: Path | str | None) -> None:
         self.path = path
+        self.line_offset = 0  # where the text being read starts in the file (chunked reads)
+        self.name_from_path = False
+        self.constructor = yaml.constructor.SafeConstructor()
 
     def error(self, message: str, node: yaml.Node, field: str | None = None) -> InputError:
-        return InputError(message, path=self.path, line=node.start_mark.line + 1, field=field)
+        line = node.start_mark.line + 1 + self.line_offset
+        return InputError(message, path=self.path, line=line, field=field)
 
     # generic helpers
 
@@ -221,13 +528,11 @@ class _Reader:
 
     def plain(self, node: yaml.Node) -> Any:
         """Construct free-form data (``extra``, ``training``, ``json_value``) the YAML way."""
-        loader = _Loader("")
         try:
-            return loader.construct_document(node)
+            return self.constructor.construct_document(node)
         except yaml.MarkedYAMLError as exc:
+            self.constructor = yaml.constructor.SafeConstructor()  # drop half-built state
             raise self.error(f"cannot read value: {exc.problem}", node) from None
-        finally:
-            loader.dispose()
 
     def free_mapping(self, node: yaml.Node, field: str, what: str) -> dict[str, Any]:
         if isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:null":
@@ -266,6 +571,7 @@ class _Reader:
         name = self.text(keys["name"][1], "name", "the suite") if "name" in keys else ""
         if not name and self.path is not None:
             name = _stem(Path(self.path))
+            self.name_from_path = True
         description = (
             self.opt_text(keys["description"][1], "description", "the suite") or ""
             if "description" in keys
@@ -293,7 +599,7 @@ class _Reader:
         )
 
     def case(self, node: yaml.Node, seen: dict[str, int]) -> TestCase:
-        line = node.start_mark.line + 1
+        line = node.start_mark.line + 1 + self.line_offset
         what = f"case at line {line}"
         keys = self.mapping(node, CASE_KEYS, what)
         if "utterance" not in keys:

@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from nlu_tui.fileio import atomic_write_text
+from nlu_tui.fileio import atomic_write_bytes
 from nlu_tui.model import CaseResult, Prediction, ResultType, Stage, TestCase
 from nlu_tui.reports.common import ResultRow, RunMeta, iso_time, results_of
+from nlu_tui.reports.prepared import PreparedRun
 from nlu_tui.scoring.case import DEFAULT_OPTIONS, ScoringOptions, expected_intents
 from nlu_tui.scoring.intent_report import trait_label
 from nlu_tui.scoring.summary import summarize
@@ -155,10 +157,106 @@ def _case_rows(
     return out
 
 
+_KIND_TEXT = {kind: kind.value for kind in ResultType}
+
+
+_NEEDS_QUOTES = re.compile('[,"\r\n]').search
+
+
+def _quote(field: str) -> str:
+    """One field as ``csv.writer`` (QUOTE_MINIMAL, ``\r\n``) writes it: quoted, with quotes
+    doubled, when it holds a comma, a quote or a line break; otherwise as it is."""
+    if _NEEDS_QUOTES(field) is None:
+        return field
+    return '"' + field.replace('"', '""') + '"'
+
+
+def _csv_line(fields: Sequence[str]) -> str:
+    """A row as ``csv.writer`` writes it, without the line terminator.
+
+    Joined first and checked once: only a row holding a quote, a line break or a comma inside
+    a field needs its fields quoted one by one.
+    """
+    line = ",".join(fields)
+    if '"' in line or "\n" in line or "\r" in line or line.count(",") != len(fields) - 1:
+        return ",".join([_quote(f) for f in fields])
+    return line
+
+
+def _append_case_lines(
+    out: list[str],
+    case: TestCase,
+    prediction: Prediction | None,
+    result: CaseResult,
+    task_state: str,
+    options: ScoringOptions,
+) -> None:
+    """The CSV lines of :func:`_case_rows` appended to ``out``.
+
+    The one-line case (no entities, or one entity without alternatives) is most of a run, so
+    it is built directly: the utterance (the field most likely to need quotes) is quoted on its
+    own, the other sixteen fields go through :func:`_csv_line`'s single check. Same bytes as
+    ``csv.writer``, at a fraction of the cost of a list per row and a writer call.
+    """
+    entities = result.entities
+    if len(entities) > 1 or (
+        entities and (len(case.entities) < 1 or case.entities[0].alternatives)
+    ):
+        out.extend(
+            _csv_line(row) for row in _case_rows(case, prediction, result, task_state, options)
+        )
+        return
+    kind = result.result
+    if kind is ResultType.FP or kind is ResultType.FN:
+        matched_score, expected_score, elimination = _scores(case, prediction, result, options)
+    else:
+        matched_score = expected_score = elimination = ""
+    intents = case.intents
+    if len(intents) == 1 and not case.traits:
+        expected = intents[0].name
+    else:
+        expected = expected_intent_text(case)
+    if prediction is None or not prediction.traits:
+        matched = result.matched_intent or ""
+    else:
+        matched = matched_intent_text(result, prediction)
+    parents = case.parent_intents
+    expected_order = result.expected_entity_order
+    actual_order = result.actual_entity_order
+    if entities:
+        er = entities[0]
+        name, value, got, ok = er.name, er.expected, er.matched or "", "True" if er.ok else "False"
+    else:
+        name = value = got = ok = ""
+    tail = (
+        expected,
+        matched,
+        "||".join(parents) if parents else "",
+        task_state,
+        _KIND_TEXT[kind],
+        name,
+        value,
+        got,
+        ok,
+        ">".join(expected_order) if expected_order else "",
+        ">".join(actual_order) if actual_order else "",
+        matched_score,
+        expected_score,
+        elimination,
+        result.error or "",
+        case.id,
+    )
+    out.append(_quote(case.utterance) + "," + _csv_line(tail))
+
+
 def render_kore_csv(
-    meta: RunMeta, rows: Sequence[ResultRow], options: ScoringOptions = DEFAULT_OPTIONS
+    meta: RunMeta,
+    rows: Sequence[ResultRow],
+    options: ScoringOptions = DEFAULT_OPTIONS,
+    *,
+    prepared: PreparedRun | None = None,
 ) -> str:
-    summary = summarize(results_of(rows))
+    summary = prepared.summary if prepared is not None else summarize(results_of(rows))
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\r\n")
     w.writerow(["Bot Name", meta.engine])
@@ -181,9 +279,12 @@ def render_kore_csv(
     w.writerow([])
     w.writerow(COLUMNS)
     task_state = _task_state(meta)
+    lines: list[str] = []
     for case, prediction, result in rows:
-        w.writerows(_case_rows(case, prediction, result, task_state, options))
-    return buf.getvalue()
+        _append_case_lines(lines, case, prediction, result, task_state, options)
+    if lines:
+        lines.append("")  # the last row's line terminator
+    return buf.getvalue() + "\r\n".join(lines)
 
 
 def write_kore_csv(
@@ -191,7 +292,11 @@ def write_kore_csv(
     meta: RunMeta,
     rows: Sequence[ResultRow],
     options: ScoringOptions = DEFAULT_OPTIONS,
+    *,
+    prepared: PreparedRun | None = None,
 ) -> list[Path]:
     """Write the report atomically (UTF-8 with a BOM so spreadsheets read accents right)."""
-    atomic_write_text(Path(path), "\ufeff" + render_kore_csv(meta, rows, options))
+    text = render_kore_csv(meta, rows, options, prepared=prepared)
+    # The BOM as bytes: prepended to the str it would widen 14 MB of ASCII to UCS-2 first.
+    atomic_write_bytes(Path(path), "\ufeff".encode() + text.encode("utf-8"))
     return [Path(path)]

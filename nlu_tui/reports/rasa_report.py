@@ -27,6 +27,7 @@ from typing import Any
 from nlu_tui.fileio import atomic_write_text
 from nlu_tui.model import ResultType
 from nlu_tui.reports.common import ResultRow, RunMeta, finite
+from nlu_tui.reports.prepared import PreparedRun
 from nlu_tui.scoring.case import DEFAULT_OPTIONS, ScoringOptions, expected_intents
 from nlu_tui.scoring.intent_report import Report, classification_report, intent_labels
 
@@ -45,6 +46,24 @@ def rasa_examples(
         target, _ = intent_labels(case, result, options)
         predicted = result.matched_intent or ""
         out.append((case.utterance, target, predicted, finite(result.confidence)))
+    return out
+
+
+def prepared_examples(prepared: PreparedRun) -> list[tuple[str, str, str, float | None]]:
+    """:func:`rasa_examples` from shared figures: the target is the row's ``y_true`` (which
+    :func:`intent_labels` already computed), the filter the row's first expected intent."""
+    out: list[tuple[str, str, str, float | None]] = []
+    labels = iter(prepared.y_true)
+    for (case, _prediction, result), first in zip(
+        prepared.rows, prepared.first_expected, strict=True
+    ):
+        if result.result is ResultType.ERROR:
+            continue
+        target = next(labels)
+        if first is None:
+            continue
+        confidence = result.confidence
+        out.append((case.utterance, target, result.matched_intent or "", finite(confidence)))
     return out
 
 
@@ -101,21 +120,51 @@ def rasa_intent_errors(
     ]
 
 
+def _json_number(value: float | None) -> str:
+    if value is None:
+        return "null"
+    if type(value) is float:
+        return float.__repr__(value)
+    return json.dumps(value)
+
+
+def intent_errors_json(
+    examples: Sequence[tuple[str, str, str, float | None]],
+) -> str:
+    """``json.dumps(rasa_intent_errors(examples), indent=2, ensure_ascii=False)``, same bytes.
+
+    With ``indent`` the standard library falls back to its pure-Python encoder; the objects
+    here always have the same shape, so the text is assembled around C-escaped strings.
+    """
+    from json.encoder import encode_basestring as quote  # C-accelerated when available
+
+    items = [
+        '  {\n    "text": '
+        f'{quote(text)},\n    "intent": {quote(target)},\n    "intent_prediction": {{\n'
+        f'      "name": {quote(pred)},\n      "confidence": {_json_number(conf)}\n    }}\n  }}'
+        for text, target, pred, conf in examples
+        if target != pred
+    ]
+    if not items:
+        return "[]"
+    return "[\n" + ",\n".join(items) + "\n]"
+
+
 def write_rasa_report(
-    directory: Path,
+    path: Path,
     meta: RunMeta,
     rows: Sequence[ResultRow],
     options: ScoringOptions = DEFAULT_OPTIONS,
+    *,
+    prepared: PreparedRun | None = None,
 ) -> list[Path]:
-    """Write ``intent_report.json`` and ``intent_errors.json`` into ``directory``."""
-    directory = Path(directory)
-    examples = rasa_examples(rows, options)
+    """Write ``intent_report.json`` and ``intent_errors.json`` into the directory ``path``."""
+    directory = Path(path)
+    examples = rasa_examples(rows, options) if prepared is None else prepared_examples(prepared)
     report = rasa_intent_report([e[1] for e in examples], [e[2] for e in examples])
     report_path = directory / REPORT_FILE
     errors_path = directory / ERRORS_FILE
     # Rasa writes these with an indent of 2 (rasa.shared.utils.io.dump_obj_as_json_to_file).
     atomic_write_text(report_path, json.dumps(report, indent=2, ensure_ascii=False))
-    atomic_write_text(
-        errors_path, json.dumps(rasa_intent_errors(examples), indent=2, ensure_ascii=False)
-    )
+    atomic_write_text(errors_path, intent_errors_json(examples))
     return [report_path, errors_path]

@@ -80,12 +80,28 @@ class ConfusionTable:
 def confusion_table(
     rows: Sequence[tuple[TestCase, Prediction | None, CaseResult]],
     options: ScoringOptions = DEFAULT_OPTIONS,
+    *,
+    labels: tuple[Sequence[str], Sequence[str]] | None = None,
 ) -> ConfusionTable:
-    """The confusion table of the scored (non-ERROR) rows."""
+    """The confusion table of the scored (non-ERROR) rows.
+
+    ``labels``: the rows' ``(y_true, y_pred)`` when already computed (``IntentReport`` has
+    them), so the results view labels each case once, not twice.
+    """
     table = ConfusionTable()
-    for case, _prediction, result in rows:
-        if result.result is ResultType.ERROR:
-            continue
-        expected, matched = intent_labels(case, result, options)
-        table.add(expected, matched, case.id)
+    if labels is None:
+        for case, _prediction, result in rows:
+            if result.result is ResultType.ERROR:
+                continue
+            expected, matched = intent_labels(case, result, options)
+            table.add(expected, matched, case.id)
+        return table
+    scored = [case.id for case, _p, r in rows if r.result is not ResultType.ERROR]
+    y_true, y_pred = labels
+    cells = table.cells
+    for case_id, expected, matched in zip(scored, y_true, y_pred, strict=True):
+        cell = cells.get((expected, matched))
+        if cell is None:
+            cell = cells[(expected, matched)] = ConfusionCell(expected, matched)
+        cell.case_ids.append(case_id)
     return table

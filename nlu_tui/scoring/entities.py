@@ -61,6 +61,24 @@ def _is_list(value: Any) -> bool:
     return isinstance(value, Sequence) and not isinstance(value, str | bytes | bytearray)
 
 
+_LAYOUT_OF_KEYS: dict[tuple[Any, ...], tuple[str, ...] | None] = {}
+"""Layouts already found, by the value's keys in order; engines return few distinct shapes."""
+_LAYOUT_CACHE_SIZE = 1024
+
+
+def _cached_layout(value: dict[Any, Any]) -> tuple[str, ...] | None:
+    """:func:`_layout`, remembered per key sequence (a lookup instead of seven subset tests)."""
+    keys = tuple(value)
+    try:
+        return _LAYOUT_OF_KEYS[keys]
+    except KeyError:
+        pass
+    order = _layout(value)
+    if len(_LAYOUT_OF_KEYS) < _LAYOUT_CACHE_SIZE:
+        _LAYOUT_OF_KEYS[keys] = order
+    return order
+
+
 def _layout(value: Mapping[str, Any]) -> tuple[str, ...] | None:
     """The key order of a known structured type (``KNOWN_LAYOUTS``), checked cheaply first."""
     if "amount" in value or "IATA" in value or "alpha2" in value or "formatted_address" in value:
@@ -84,13 +102,22 @@ def flatten_value(value: Any) -> str | None:
     """
     if value is None:
         return None
-    if type(value) is str:
-        return value
-    if _is_mapping(value):
-        order = _layout(value)
+    kind = type(value)
+    if kind is str:
+        return str(value)
+    if kind is int:
+        # Exact-type shortcuts before the ABC checks below (each isinstance against
+        # Mapping/Sequence costs more than the whole flattening of a number).
+        return str(value)
+    if kind is float:
+        return _scalar(value)
+    if kind is list and len(value) == 1:
+        return flatten_value(value[0])
+    if kind is dict or _is_mapping(value):
+        order = _cached_layout(value) if kind is dict else _layout(value)
         if order is not None:
             parts = [flatten_value(value[k]) for k in order if k in value]
-            return " ".join(p for p in parts if p is not None)
+            return " ".join([p for p in parts if p is not None])
         if len(value) == 1 and "value" in value:
             return flatten_value(value["value"])
         parts = [flatten_value(value[k]) for k in sorted(value, key=str)]

@@ -74,8 +74,19 @@ class Histogram:
 def confidence_histogram(results: Iterable[CaseResult]) -> Histogram:
     """The histogram of the scored results' confidences (hit = TP or TN)."""
     h = Histogram()
+    hits, misses = h.hits, h.misses
+    tp, tn, error = ResultType.TP, ResultType.TN, ResultType.ERROR
+    last = BIN_COUNT - 1
     for r in results:
-        if r.result is ResultType.ERROR:
+        kind = r.result
+        if kind is error:
             continue
-        h.add(r.confidence, r.result in (ResultType.TP, ResultType.TN))
+        c = r.confidence
+        hit = kind is tp or kind is tn
+        if type(c) is float and 0.0 <= c <= 1.0:
+            # Histogram.add inlined for the usual confidence: a float within 0..1.
+            i = int(round(c / BIN_WIDTH, 9))
+            (hits if hit else misses)[i if i < last else last] += 1
+        else:
+            h.add(c, hit)
     return h

@@ -100,43 +100,71 @@ class Summary:
 
 
 def summarize(results: Iterable[CaseResult]) -> Summary:
-    """Summarise scored results (see the module docstring for each definition)."""
-    s = Summary()
+    """Summarise scored results (see the module docstring for each definition).
+
+    Counts are kept in local variables and stored once: attribute updates on the dataclass
+    cost more than the rest of the loop on a 100,000-case run.
+    """
+    tp_kind, tn_kind, fp_kind, error_kind = (
+        ResultType.TP,
+        ResultType.TN,
+        ResultType.FP,
+        ResultType.ERROR,
+    )
+    isfinite = math.isfinite
+    cases = errors = tp = tn = fp = fn = 0
+    entities = entities_correct = order_checked = order_ok = success = 0
     latencies: list[float] = []
     for r in results:
-        s.cases += 1
+        cases += 1
         kind = r.result
-        if kind is ResultType.ERROR:
-            s.errors += 1
-            s.failure += 1
+        if kind is error_kind:
+            errors += 1
             continue
-        if kind is ResultType.TP:
-            s.tp += 1
-        elif kind is ResultType.TN:
-            s.tn += 1
-        elif kind is ResultType.FP:
-            s.fp += 1
+        if kind is tp_kind:
+            tp += 1
+            good = True
+        elif kind is tn_kind:
+            tn += 1
+            good = True
+        elif kind is fp_kind:
+            fp += 1
+            good = False
         else:
-            s.fn += 1
-        good = kind is ResultType.TP or kind is ResultType.TN
+            fn += 1
+            good = False
         for e in r.entities:
-            s.entities += 1
+            entities += 1
             if e.ok:
-                s.entities_correct += 1
+                entities_correct += 1
             else:
                 good = False
-        if r.entity_order_ok is not None:
-            s.order_checked += 1
-            if r.entity_order_ok:
-                s.order_ok += 1
+        order = r.entity_order_ok
+        if order is not None:
+            order_checked += 1
+            if order:
+                order_ok += 1
             else:
                 good = False
         if good:
-            s.success += 1
-        else:
-            s.failure += 1
-        if r.latency_ms is not None and math.isfinite(r.latency_ms):
-            latencies.append(r.latency_ms)
+            success += 1
+        latency = r.latency_ms
+        if latency is not None and isfinite(latency):
+            latencies.append(latency)
+    s = Summary(
+        cases=cases,
+        errors=errors,
+        tp=tp,
+        tn=tn,
+        fp=fp,
+        fn=fn,
+        entities=entities,
+        entities_correct=entities_correct,
+        order_checked=order_checked,
+        order_ok=order_ok,
+        success=success,
+        failure=cases - success,
+    )
     _finish(s)
     if latencies:
         latencies.sort()

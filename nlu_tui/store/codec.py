@@ -3,7 +3,8 @@
 Encoders and decoders are derived once per class from the dataclasses' own type hints, so a
 field added to the model later is stored without touching this module, unknown keys from a
 newer store are ignored, and a 100,000-result run loads in a fraction of a second rather than
-walking every value generically.
+walking every value generically. Encoding and decoding go through orjson (the standard library
+takes over for what orjson refuses: integers beyond 64 bits, non-string keys, NaN on input).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any, TypeVar, Union, cast
 
+import orjson
+
 from nlu_tui.model import CaseResult, Prediction, TestCase
 
 T = TypeVar("T")
@@ -27,6 +30,9 @@ Converter = Callable[[Any], Any] | None
 
 
 _NO_DEFAULT = object()
+# Dataclasses through _default (fields at their default are left out); dates and times too,
+# so they keep the spelling str() gives them.
+_ORJSON_OPTIONS = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
 
 
 @cache
@@ -64,12 +70,23 @@ def _default(obj: Any) -> Any:
 
 def dumps(obj: Any) -> str:
     """Compact JSON of a model object (str enums are written as their values)."""
-    return json.dumps(obj, default=_default, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return orjson.dumps(obj, default=_default, option=_ORJSON_OPTIONS).decode()
+    except orjson.JSONEncodeError:  # an integer beyond 64 bits, a key that is not a string
+        return json.dumps(obj, default=_default, ensure_ascii=False, separators=(",", ":"))
+
+
+def loads(text: str | bytes) -> Any:
+    """Parse stored JSON (older stores may hold NaN, which only the standard library reads)."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text)
 
 
 def to_jsonable(obj: Any) -> Any:
     """Plain JSON-ready data (what :func:`dumps` writes, as Python objects)."""
-    return json.loads(dumps(obj))
+    return loads(dumps(obj))
 
 
 def _converter(tp: Any) -> Converter:
@@ -160,12 +177,12 @@ def from_dict(cls: type[T], data: dict[str, Any]) -> T:
 
 
 def case_from_json(text: str) -> TestCase:
-    return from_dict(TestCase, json.loads(text))
+    return from_dict(TestCase, loads(text))
 
 
 def prediction_from_json(text: str) -> Prediction:
-    return from_dict(Prediction, json.loads(text))
+    return from_dict(Prediction, loads(text))
 
 
 def result_from_json(text: str) -> CaseResult:
-    return from_dict(CaseResult, json.loads(text))
+    return from_dict(CaseResult, loads(text))

@@ -11,6 +11,7 @@ import contextlib
 from pathlib import Path
 from typing import Any
 
+from textual import work
 from textual.app import App
 from textual.binding import Binding
 from textual.command import CommandPalette
@@ -70,6 +71,9 @@ class NluTuiApp(App[int]):
         self.user_themes = user_themes
         self.theme_failures: list[str] = []
         self.nlu_theme_names: list[str] = []
+        self.training_intents: list[str] = []
+        """Intents of the workspace's ``*.nlu.yml`` training data, offered by the case editor's
+        completion next to the suite's own; filled by a worker after the first paint."""
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         """Fallbacks so Textual's own themes work with our CSS too."""
@@ -82,6 +86,24 @@ class NluTuiApp(App[int]):
         from nlu_tui.ui.screens.main import MainScreen
 
         self.push_screen(MainScreen())
+        # after the first paint and the first suite's load have had their turn
+        self.set_timer(0.5, self.load_training_intents)
+
+    @work(thread=True, exclusive=True, group="training-intents", exit_on_error=False)
+    def load_training_intents(self) -> None:
+        """Read the intents of every training file in the workspace (a broken file is skipped:
+        it is reported when that file is opened or used for a run)."""
+        from nlu_tui.formats.rasa_yaml import load_training_data
+
+        names: set[str] = set()
+        for path in self.workspace.training_paths():
+            try:
+                data = load_training_data(path)
+            except Exception:
+                continue
+            names.update(example.intent for example in data.examples if example.intent)
+            names.update(data.intent_metadata)
+        self.training_intents = sorted(names)
 
     def _register_themes(self) -> None:
         from nlu_tui import paths, themes
@@ -144,19 +166,25 @@ class NluTuiApp(App[int]):
         self.notify(f"Theme: {self.theme}", timeout=2)
 
     def show_tab(self, pane_id: str) -> None:
-        """Switch the main screen's right-hand tabs (``tab-cases``, ``tab-runs``, ``tab-results``)."""
-        from textual.widgets import TabbedContent
+        """Switch the main screen's right-hand tabs (``tab-cases``, ``tab-runs``, ``tab-results``).
 
-        for tabs in self.query(TabbedContent):
-            if tabs.id == "main-tabs":
-                tabs.active = pane_id
+        ``App.query`` only sees the app's own children, not a pushed screen's widgets, so this
+        asks the MainScreen in the stack (which may sit under a modal or the palette)."""
+        from nlu_tui.ui.screens.main import MainScreen
+
+        for screen in reversed(self.screen_stack):
+            if isinstance(screen, MainScreen):
+                screen.show_tab(pane_id)
+                return
 
     def refresh_suites(self) -> None:
         """List the workspace again (after a run, so the panel shows its status and F1)."""
         from nlu_tui.ui.widgets.suites_panel import SuitesPanel
 
-        for panel in self.query(SuitesPanel):
-            panel.reload()
+        for screen in self.screen_stack:
+            for panel in screen.query(SuitesPanel):
+                panel.reload()
+        self.load_training_intents()
 
     def palette_commands(self) -> list[PaletteCommand]:
         """App commands followed by those of every mounted widget that offers some."""
@@ -172,7 +200,7 @@ class NluTuiApp(App[int]):
         screen = self.screen
         if isinstance(screen, CommandPalette) and len(self.screen_stack) > 1:
             screen = self.screen_stack[-2]  # the screen the palette was opened over
-        for widget in screen.query("*"):
+        for widget in [screen, *screen.query("*")]:
             provider = getattr(widget, "palette_commands", None)
             if provider is not None:
                 commands.extend(provider())

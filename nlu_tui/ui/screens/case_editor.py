@@ -30,6 +30,7 @@ from nlu_tui.case_form import (
     split_list,
 )
 from nlu_tui.model import MAX_INTENTS, IntentKind, Suite, TestCase, ValueKind
+from nlu_tui.ui.compact import make_compact
 
 KIND_CHOICES = [(k.value.replace("_", " "), k.value) for k in IntentKind]
 VALUE_KINDS = [
@@ -52,12 +53,13 @@ class EntityRowWidget(Horizontal):
     """One expected entity: name (with completion), value, kind, alternatives, remove."""
 
     DEFAULT_CSS = """
-    EntityRowWidget { height: 3; }
+    EntityRowWidget { height: 1; }
     EntityRowWidget .ent-name { width: 18; }
     EntityRowWidget .ent-value { width: 1fr; }
-    EntityRowWidget .ent-kind { width: 24; }
+    EntityRowWidget .ent-kind { width: 14; }
     EntityRowWidget .ent-alt { width: 16; }
     EntityRowWidget .ent-remove { min-width: 5; width: 5; }
+    EntityRowWidget Input, EntityRowWidget Select { margin-right: 1; }
     """
 
     def __init__(self, row: EntityRow, names: list[str]) -> None:
@@ -82,6 +84,9 @@ class EntityRowWidget(Horizontal):
         )
         yield Input(self.row.alternatives, placeholder="or: a, b", classes="ent-alt")
         yield Button("✕", classes="ent-remove", tooltip="Remove this entity", compact=True)
+
+    def on_mount(self) -> None:
+        make_compact(self)
 
     def value(self) -> EntityRow:
         name, value, alt = self.query(Input).results()
@@ -115,19 +120,22 @@ class CaseEditorScreen(ModalScreen[list[TestCase] | None]):
     CaseEditorScreen { align: center middle; }
     CaseEditorScreen > Vertical {
         width: 100%; max-width: 120; height: 100%; max-height: 44;
-        border: thick $primary 60%; background: $surface; padding: 0 1;
+        border: round $primary; background: $surface; padding: 0 1;
     }
     CaseEditorScreen #form { height: 1fr; }
+    CaseEditorScreen .row > Input { margin-right: 1; }
+    CaseEditorScreen #form > Input, CaseEditorScreen #form > TextArea { margin-bottom: 1; }
     CaseEditorScreen .title { text-style: bold; }
     CaseEditorScreen .hint { color: $text-muted; }
-    CaseEditorScreen #utterances { height: 5; }
+    CaseEditorScreen #utterances { height: 4; }
     CaseEditorScreen .intent { width: 1fr; }
     CaseEditorScreen #kind { width: 22; }
-    CaseEditorScreen .row { height: 3; }
+    CaseEditorScreen .row { height: 1; }
+    CaseEditorScreen #entities { height: auto; }
     CaseEditorScreen #order { width: 1fr; }
     CaseEditorScreen #problems { color: $error; height: auto; max-height: 6; }
     CaseEditorScreen #problems.ok { color: $success; }
-    CaseEditorScreen #buttons { height: 3; align-horizontal: right; }
+    CaseEditorScreen #buttons { dock: bottom; height: 1; align-horizontal: right; }
     CaseEditorScreen #buttons Button { margin-left: 1; }
     """
     AUTO_FOCUS = "#utterances"
@@ -228,6 +236,7 @@ class CaseEditorScreen(ModalScreen[list[TestCase] | None]):
                 yield Button("Cancel (Esc)", id="cancel")
 
     def on_mount(self) -> None:
+        make_compact(self)
         blink = getattr(self.app, "cursor_blink", True)
         for widget in self.query(Input):
             widget.cursor_blink = blink

@@ -20,6 +20,7 @@ from textual.widgets import Button, Input, Label, OptionList, Select
 from textual.widgets.option_list import Option
 
 from nlu_tui.model import Suite
+from nlu_tui.ui.compact import make_compact
 
 DIALOG_CSS = """
 .dialog {
@@ -27,19 +28,22 @@ DIALOG_CSS = """
     max-width: 100%;
     height: auto;
     max-height: 100%;
-    border: thick $primary 60%;
+    border: round $primary;
     background: $surface;
-    padding: 1 2;
+    padding: 0 1;
 }
-.dialog .title { text-style: bold; margin-bottom: 1; }
+.dialog .title { text-style: bold; }
+.dialog Label { width: 100%; }
 .dialog .error { color: $error; height: auto; }
-.dialog .buttons { height: 3; margin-top: 1; align-horizontal: right; }
+.dialog .buttons { dock: bottom; height: 1; align-horizontal: right; }
 .dialog .buttons Button { margin-left: 1; }
-.dialog Input { margin-bottom: 1; }
+.dialog Input, .dialog Select { margin-bottom: 1; }
 """
+"""Compact frame (see nlu_tui/ui/compact.py): fits 80×24, the button row always visible."""
 
 
 def _blink_off(screen: ModalScreen[Any]) -> None:
+    make_compact(screen)
     blink = getattr(screen.app, "cursor_blink", True)
     for widget in screen.query(Input):
         widget.cursor_blink = blink
@@ -64,6 +68,9 @@ class ConfirmScreen(ModalScreen[bool]):
             with Horizontal(classes="buttons"):
                 yield Button("Yes (y)", id="yes", variant="error")
                 yield Button("No (n)", id="no")
+
+    def on_mount(self) -> None:
+        make_compact(self)
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:

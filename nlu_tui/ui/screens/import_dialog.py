@@ -20,6 +20,7 @@ from textual.widgets import Button, DataTable, DirectoryTree, Input, Label, Sele
 from nlu_tui.case_form import format_entities, format_intents, one_line
 from nlu_tui.errors import InputError
 from nlu_tui.model import Suite
+from nlu_tui.ui.compact import make_compact
 
 PREVIEW_ROWS = 200
 AUTO = "auto"
@@ -38,7 +39,7 @@ class ImportScreen(ModalScreen[Path | None]):
     ImportScreen { align: center middle; }
     ImportScreen > Vertical {
         width: 100%; max-width: 130; height: 100%; max-height: 44;
-        border: thick $primary 60%; background: $surface; padding: 0 1;
+        border: round $primary; background: $surface; padding: 0 1;
     }
     ImportScreen .title { text-style: bold; }
     ImportScreen #picker { height: 1fr; }
@@ -47,10 +48,10 @@ class ImportScreen(ModalScreen[Path | None]):
     ImportScreen #preview { height: 1fr; }
     ImportScreen #import-errors { color: $error; height: auto; max-height: 8; }
     ImportScreen #import-summary { height: auto; }
-    ImportScreen .row { height: 3; }
-    ImportScreen #path { width: 1fr; }
+    ImportScreen .row { height: 1; }
+    ImportScreen #path { width: 1fr; margin-right: 1; }
     ImportScreen #format { width: 20; }
-    ImportScreen #buttons { height: 3; align-horizontal: right; }
+    ImportScreen #buttons { dock: bottom; height: 1; align-horizontal: right; }
     ImportScreen #buttons Button { margin-left: 1; }
     """
     AUTO_FOCUS = "#path"
@@ -108,6 +109,7 @@ class ImportScreen(ModalScreen[Path | None]):
                 yield Button("Cancel (Esc)", id="cancel")
 
     def on_mount(self) -> None:
+        make_compact(self)
         self.query_one("#path", Input).cursor_blink = getattr(self.app, "cursor_blink", True)
         table = self.query_one("#preview", DataTable)
         table.add_columns("#", "Utterance", "Intents", "Entities")
@@ -188,7 +190,9 @@ class ImportScreen(ModalScreen[Path | None]):
             return
         self._write(self.previewed)
 
-    @work(thread=True, exclusive=True, group="import-write", exit_on_error=False)
+    @work(
+        thread=True, exclusive=True, group="import-write", exit_on_error=False, description="import"
+    )
     def _write(self, suite: Suite) -> None:
         try:
             path = self.app.workspace.add_imported(suite)  # type: ignore[attr-defined]

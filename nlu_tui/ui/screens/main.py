@@ -17,10 +17,11 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from nlu_tui.model import Suite
+from nlu_tui.ui.commands import PaletteCommand
 from nlu_tui.ui.messages import (
     EditCaseRequested,
     SuiteChanged,
@@ -29,6 +30,7 @@ from nlu_tui.ui.messages import (
     WorkspaceChanged,
 )
 from nlu_tui.ui.widgets.cases_view import CasesView
+from nlu_tui.ui.widgets.footer import BudgetFooter
 from nlu_tui.ui.widgets.suites_panel import SuitesPanel
 
 EXTRA_PANES: list[tuple[str, str, str]] = [
@@ -63,7 +65,21 @@ class MainScreen(Screen[None]):
             "focus_cases",
             "Cases",
             id="main.focus-cases",
-            tooltip="Move the focus to the cases table.",
+            tooltip="Show the Cases tab and move the focus to the cases table.",
+        ),
+        Binding(
+            "f4,ctrl+t",
+            "view_runs",
+            "Runs",
+            id="main.view-runs",
+            tooltip="Show the Runs tab (run history, start a run with r/F5).",
+        ),
+        Binding(
+            "f6,ctrl+g",
+            "view_results",
+            "Results",
+            id="main.view-results",
+            tooltip="Show the Results tab (the open run's results).",
         ),
         Binding(
             "q",
@@ -81,20 +97,62 @@ class MainScreen(Screen[None]):
             with TabbedContent(id="main-tabs", initial="tab-cases"):
                 with TabPane("Cases", id="tab-cases"):
                     yield CasesView()
-                for title, pane_id, target in EXTRA_PANES:
-                    with TabPane(title, id=pane_id):
-                        yield _extra_pane(target)
-        yield Footer()
+                for title, pane_id, _target in EXTRA_PANES:
+                    yield TabPane(title, id=pane_id)
+        yield BudgetFooter()
 
     def on_mount(self) -> None:
         self.query_one(SuitesPanel).reload()
+        # the run and results panes (and their imports) come after the first paint
+        self.call_after_refresh(self._mount_extra_panes)
+
+    def _mount_extra_panes(self) -> None:
+        tabs = self.query_one("#main-tabs", TabbedContent)
+        for _title, pane_id, target in EXTRA_PANES:
+            pane = tabs.get_pane(pane_id)
+            if not pane.children:
+                pane.mount(_extra_pane(target))
 
     def action_focus_suites(self) -> None:
         self.query_one(SuitesPanel).focus_list()
 
     def action_focus_cases(self) -> None:
-        self.app.show_tab("tab-cases")  # type: ignore[attr-defined]
+        self.query_one("#main-tabs", TabbedContent).active = "tab-cases"
         self.query_one(CasesView).focus_table()
+
+    def action_view_runs(self) -> None:
+        self.show_tab("tab-runs")
+
+    def action_view_results(self) -> None:
+        self.show_tab("tab-results")
+
+    def show_tab(self, pane_id: str) -> None:
+        """Switch the right-hand tabs and move the focus into the new pane, so its keys
+        (``r`` to run, ``/`` to search, ...) work at once."""
+        if pane_id == "tab-cases":
+            self.action_focus_cases()
+            return
+        tabs = self.query_one("#main-tabs", TabbedContent)
+        tabs.active = pane_id
+        pane = tabs.get_pane(pane_id)
+        if self.focused is None or pane not in self.focused.ancestors_with_self:
+            self.call_after_refresh(self._focus_into, pane)
+
+    def _focus_into(self, pane: Widget) -> None:
+        """Focus the pane's main table (its DataTable), else its first focusable widget."""
+        candidates = [w for w in pane.query("*") if w.focusable and w.display and w.visible]
+        tables = [w for w in candidates if type(w).__name__ == "DataTable"]
+        found = tables or candidates
+        if found:
+            found[0].focus()
+
+    def palette_commands(self) -> list[PaletteCommand]:
+        return [
+            PaletteCommand("view: Cases", self.action_focus_cases, "Show the Cases tab (F3)"),
+            PaletteCommand("view: Runs", self.action_view_runs, "Show the Runs tab (F4)"),
+            PaletteCommand("view: Results", self.action_view_results, "Show the Results tab (F6)"),
+            PaletteCommand("view: Suites", self.action_focus_suites, "Focus the suites (F2)"),
+        ]
 
     @on(SuiteHighlighted)
     def _open_suite(self, message: SuiteHighlighted) -> None:
@@ -131,7 +189,7 @@ class MainScreen(Screen[None]):
 
     @on(EditCaseRequested)
     def _edit_case(self, message: EditCaseRequested) -> None:
-        self.app.show_tab("tab-cases")  # type: ignore[attr-defined]
+        self.query_one("#main-tabs", TabbedContent).active = "tab-cases"
         cases = self.query_one(CasesView)
         if message.case_id is None:
             cases.action_add()

@@ -20,18 +20,22 @@ from textual.widgets import Button, Input, Label, OptionList, Select, Static, Te
 from textual.widgets.option_list import Option
 
 from nlu_tui.model import MAX_NOTE_CHARS
+from nlu_tui.ui.compact import make_compact
 
 DIALOG_CSS = """
 {name} {{ align: center middle; }}
 {name} > Vertical {{
-    width: 76; max-width: 95%; height: auto; max-height: 90%;
-    border: thick $primary; background: $surface; padding: 1 2;
+    width: 76; max-width: 100%; height: auto; max-height: 100%;
+    border: round $primary; background: $surface; padding: 0 1;
 }}
-{name} .dialog-title {{ text-style: bold; margin-bottom: 1; }}
-{name} .dialog-buttons {{ height: auto; margin-top: 1; align-horizontal: right; }}
+{name} .dialog-title {{ text-style: bold; }}
+{name} .dialog-buttons {{ dock: bottom; height: 1; align-horizontal: right; }}
 {name} .dialog-buttons Button {{ margin-left: 1; }}
-{name} .dialog-error {{ color: $error; }}
+{name} .dialog-error {{ color: $error; height: auto; }}
+{name} .dialog-body {{ height: auto; max-height: 100%; }}
 """
+"""Compact dialog frame: a rounded border, no spacer rows, the button row docked at the bottom
+so it stays visible however small the terminal (the body scrolls instead)."""
 
 
 class ConfirmDialog(ModalScreen[bool]):
@@ -60,6 +64,7 @@ class ConfirmDialog(ModalScreen[bool]):
                 yield Button(self._no, id="confirm-no")
 
     def on_mount(self) -> None:
+        make_compact(self)
         self.query_one("#confirm-no", Button).focus()
 
     def action_answer(self, value: bool) -> None:
@@ -76,7 +81,7 @@ class NoteDialog(ModalScreen[str | None]):
     DEFAULT_CSS = (
         DIALOG_CSS.format(name="NoteDialog")
         + """
-    NoteDialog TextArea { height: 8; }
+    NoteDialog TextArea { height: 8; max-height: 1fr; }
     NoteDialog #note-counter { color: $text-muted; }
     NoteDialog #note-counter.over { color: $error; text-style: bold; }
     """
@@ -101,6 +106,7 @@ class NoteDialog(ModalScreen[str | None]):
                 yield Button("Cancel", id="note-cancel")
 
     def on_mount(self) -> None:
+        make_compact(self)
         self._count()
         self.query_one(TextArea).focus()
 
@@ -171,7 +177,10 @@ class ExportDialog(ModalScreen[tuple[str, Path] | None]):
     """Choose a report format and the path to write it to."""
 
     DEFAULT_CSS = DIALOG_CSS.format(name="ExportDialog")
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="export.cancel", tooltip="Close.")]
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="export.cancel", tooltip="Close."),
+        Binding("ctrl+s,f5", "export", "Export", id="export.ok", tooltip="Write the report."),
+    ]
 
     def __init__(
         self, formats: Sequence[tuple[str, str, str]], default_dir: Path, stem: str
@@ -199,8 +208,15 @@ class ExportDialog(ModalScreen[tuple[str, Path] | None]):
             yield Input(self._default_path(first), id="export-path", placeholder="path")
             yield Static("", id="export-error", classes="dialog-error")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Export", variant="primary", id="export-ok")
-                yield Button("Cancel", id="export-cancel")
+                yield Button("Export (ctrl+s)", variant="primary", id="export-ok")
+                yield Button("Cancel (esc)", id="export-cancel")
+
+    def on_mount(self) -> None:
+        make_compact(self)
+        self.query_one("#export-path", Input).focus()
+
+    def action_export(self) -> None:
+        self._ok()
 
     @on(Select.Changed, "#export-format")
     def _format_changed(self, event: Select.Changed) -> None:

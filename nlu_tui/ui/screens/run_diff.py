@@ -18,7 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Select, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Input, Select, Static, TabbedContent, TabPane
 
 from nlu_tui.rundiff import (
     DEFAULT_CONFIDENCE_THRESHOLD,
@@ -29,6 +29,7 @@ from nlu_tui.rundiff import (
 )
 from nlu_tui.ui.commands import PaletteCommand
 from nlu_tui.ui.screens.run_session import store_for
+from nlu_tui.ui.widgets.footer import BudgetFooter
 from nlu_tui.ui.widgets.results_data import RunData
 from nlu_tui.ui.widgets.results_summary import num, run_title
 
@@ -171,7 +172,7 @@ class DiffScreen(Screen[None]):
                 yield DataTable(id="diff-intents", cursor_type="row", zebra_stripes=True)
             with TabPane("Gates", id="tab-diff-gates"):
                 yield Static("", id="diff-gates-text")
-        yield Footer()
+        yield BudgetFooter()
 
     def on_mount(self) -> None:
         cases = self.query_one("#diff-cases", DataTable)

@@ -369,7 +369,9 @@ class RunsPane(Vertical):
             return
         self._load_history(self.suite)
 
-    @work(thread=True, exclusive=True, group="runs-history", exit_on_error=False)
+    @work(
+        thread=True, exclusive=True, group="runs-history", exit_on_error=False, description="runs"
+    )
     def _load_history(self, suite: Suite) -> None:
         store = store_for(self.app)
         key = suite.path if suite.path is not None else suite.name
@@ -397,7 +399,9 @@ class RunsPane(Vertical):
         if missing:
             self.app.call_from_thread(self._load_entity_rates, missing)
 
-    @work(thread=True, exclusive=True, group="runs-entity", exit_on_error=False)
+    @work(
+        thread=True, exclusive=True, group="runs-entity", exit_on_error=False, description="rates"
+    )
     def _load_entity_rates(self, records: list[Any]) -> None:
         """Entity success needs the results; summarise each finished run once, in the background."""
         from nlu_tui.scoring import summarize

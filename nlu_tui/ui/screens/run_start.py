@@ -15,7 +15,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
@@ -93,17 +93,34 @@ def engine_choices(suite_path: Path | None, workspace: Path | None) -> list[tupl
 
 
 class StartRunDialog(ModalScreen[StartChoice | None]):
-    """Choose the engine and the version; an "other" field takes any ``--engine`` spec."""
+    """Choose the engine and the version; an "other" field takes any ``--engine`` spec.
+
+    Compact so it fits 80×24: one row per field, each with its label on the left, and the
+    buttons docked at the bottom. Tab goes engine → version → note → other spec → Start;
+    Enter in any field (or ctrl+s) starts, Escape cancels.
+    """
 
     DEFAULT_CSS = (
         DIALOG_CSS.format(name="StartRunDialog")
         + """
-    StartRunDialog Select, StartRunDialog Input { margin-bottom: 1; }
+    StartRunDialog .start-row { height: 1; }
+    StartRunDialog .start-label { width: 9; color: $text-muted; }
+    StartRunDialog .start-row Select, StartRunDialog .start-row Input { width: 1fr; }
+    StartRunDialog .dialog-body { margin-bottom: 1; }
     """
     )
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="start.cancel", tooltip="Close without running."),
         Binding("ctrl+s,f5", "start", "Start", id="start.start", tooltip="Start the run."),
+        Binding(
+            "enter",
+            "enter_start",
+            "Start",
+            show=False,
+            priority=True,
+            id="start.enter",
+            tooltip="Start the run (Enter in any field).",
+        ),
     ]
 
     def __init__(
@@ -121,38 +138,70 @@ class StartRunDialog(ModalScreen[StartChoice | None]):
         other = last_engine if last_engine and last_engine not in specs else ""
         with Vertical():
             yield Label(Text(f"Run {self._suite_name}"), classes="dialog-title")
-            yield Static("Engine")
-            yield Select(
-                [(Text(label), spec) for spec, label in self._choices],
-                value=preselect if preselect is not None else Select.BLANK,
-                allow_blank=True,
-                prompt="(pick an engine profile)",
-                id="start-engine",
-            )
-            yield Input(
-                other,
-                placeholder="or an engine spec: embedded:PATH, rasa:URL, http:URL, profile",
-                id="start-spec",
-            )
-            yield Static("Version")
-            yield Select(
-                [("In development", "development"), ("Published", "published")],
-                value=self._last.stage if self._last else "development",
-                allow_blank=False,
-                id="start-stage",
-            )
-            yield Input(
-                placeholder="note (optional, up to 1,024 characters)",
-                id="start-note",
-                max_length=1024,
-            )
-            yield Static("", id="start-error", classes="dialog-error")
+            with VerticalScroll(classes="dialog-body"):
+                with Horizontal(classes="start-row"):
+                    yield Static("Engine", classes="start-label")
+                    yield Select(
+                        [(Text(label), spec) for spec, label in self._choices],
+                        value=preselect if preselect is not None else Select.BLANK,
+                        allow_blank=True,
+                        prompt="(pick an engine profile)",
+                        id="start-engine",
+                        compact=True,
+                    )
+                with Horizontal(classes="start-row"):
+                    yield Static("Version", classes="start-label")
+                    yield Select(
+                        [("In development", "development"), ("Published", "published")],
+                        value=self._last.stage if self._last else "development",
+                        allow_blank=False,
+                        id="start-stage",
+                        compact=True,
+                    )
+                with Horizontal(classes="start-row"):
+                    yield Static("Note", classes="start-label")
+                    yield Input(
+                        placeholder="optional, up to 1,024 characters",
+                        id="start-note",
+                        max_length=1024,
+                        compact=True,
+                    )
+                with Horizontal(classes="start-row"):
+                    yield Static("Other", classes="start-label")
+                    yield Input(
+                        other,
+                        placeholder="engine spec instead: embedded:PATH, rasa:URL, http:URL",
+                        id="start-spec",
+                        compact=True,
+                    )
+                yield Static("", id="start-error", classes="dialog-error")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Start (ctrl+s)", variant="primary", id="start-ok")
-                yield Button("Cancel", id="start-cancel")
+                yield Button("Start (enter)", variant="primary", id="start-ok", compact=True)
+                yield Button("Cancel (esc)", id="start-cancel", compact=True)
 
     def on_mount(self) -> None:
-        self.query_one("#start-ok", Button).focus()
+        if not self._choices and not self.query_one("#start-spec", Input).value:
+            self.query_one("#start-spec", Input).focus()
+        else:
+            self.query_one("#start-engine", Select).focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Enter starts from every field, but still picks an option in an open select list
+        and still presses the Cancel button."""
+        return not (action == "enter_start" and self._enter_is_local())
+
+    def _enter_is_local(self) -> bool:
+        focused = self.focused
+        if focused is None:
+            return False
+        if isinstance(focused, Button):
+            return focused.id != "start-ok"
+        return any(
+            isinstance(node, Select) and node.expanded for node in (focused, *focused.ancestors)
+        )
+
+    def action_enter_start(self) -> None:
+        self.action_start()
 
     def action_start(self) -> None:
         spec = self.query_one("#start-spec", Input).value.strip()
@@ -168,10 +217,6 @@ class StartRunDialog(ModalScreen[StartChoice | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
-
-    @on(Input.Submitted)
-    def _submitted(self) -> None:
-        self.action_start()
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:

@@ -65,6 +65,11 @@ _TEXT_COLUMNS = ("utterance", "intents", "parent", "entities", "order", "tags")
 _SEARCH_COLUMNS = ("_tags", "_entity_names")
 
 
+_NO_REPR = "cases"
+"""A fixed worker description: without one Textual builds it from the repr of every
+argument, and the repr of a 100,000-case suite costs seconds on each sort."""
+
+
 def _format_row(case: TestCase) -> tuple[str, ...]:
     return (
         one_line(case.utterance),
@@ -260,6 +265,9 @@ class CasesView(Vertical):
         self._swap_lock = asyncio.Lock()
         self._pending_swaps = 0
         self.last_build_ms: float = 0.0
+        self.views_shown = 0
+        """How many times rows were put on screen (a mount or an in-place swap); tests and the
+        benchmark wait on it."""
 
     @property
     def workspace(self) -> Workspace:
@@ -303,6 +311,8 @@ class CasesView(Vertical):
                 widget.move_cursor(row=cursor_row)  # type: ignore[attr-defined]
             if had_focus and widget.can_focus:
                 widget.focus()
+            if widget.id == "cases-table":
+                self.views_shown += 1
             self._pending_swaps -= 1
             self._update_status()
 
@@ -340,7 +350,9 @@ class CasesView(Vertical):
         """The rows' content changed (cases, marks or problems): rebuild the full table."""
         self._data_version += 1
 
-    @work(thread=True, exclusive=True, group="cases-build", exit_on_error=False)
+    @work(
+        thread=True, exclusive=True, group="cases-build", exit_on_error=False, description=_NO_REPR
+    )
     def _build(
         self,
         suite: Suite,
@@ -397,12 +409,23 @@ class CasesView(Vertical):
         self.view_cases = cases
         self.view_positions = positions
         self.last_build_ms = ms
+        labels = [self._label(key, label) for key, label, _ in COLUMNS]
+        current = self.table
+        if current is not None and self._pending_swaps == 0:
+            # a new sort, filter or edit of the table on screen: swap its rows in place
+            # (a remount of 100,000 rows costs about half a second)
+            from nlu_tui.ui.widgets.fast_table import swap_backend
+
+            swap_backend(current, backend, cursor_row=row or 0, column_labels=labels)
+            self.views_shown += 1
+            self._update_status()
+            return
         table = CasesTable(
             backend=backend,
             id="cases-table",
             cursor_type="row",
             render_markup=False,
-            column_labels=[self._label(key, label) for key, label, _ in COLUMNS],
+            column_labels=labels,
             column_widths=[w for _, _, w in COLUMNS],
             max_column_content_width=60,
             zebra_stripes=True,
@@ -413,7 +436,13 @@ class CasesView(Vertical):
     def _validate_later(self, suite: Suite) -> None:
         self._validate_worker(suite, suite.cases)
 
-    @work(thread=True, exclusive=True, group="cases-validate", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="cases-validate",
+        exit_on_error=False,
+        description=_NO_REPR,
+    )
     def _validate_worker(self, suite: Suite, cases: list[TestCase]) -> None:
         worker = get_current_worker()
         problems = _validate(suite)
@@ -673,7 +702,7 @@ class CasesView(Vertical):
 
         self.app.push_screen(PickSuiteScreen(f"Move {len(ids)} case(s) to…", others), picked)
 
-    @work(thread=True, group="cases-save", exit_on_error=False)
+    @work(thread=True, group="cases-save", exit_on_error=False, description=_NO_REPR)
     def _move_to(self, suite: Suite, ids: list[str], target: Path) -> None:
         wanted = set(ids)
         moving = [c for c in suite.cases if c.id in wanted]
@@ -718,7 +747,7 @@ class CasesView(Vertical):
         self._invalidate()
         self.rebuild(validate=True, keep_cursor=cursor)
 
-    @work(thread=True, group="cases-save", exit_on_error=False)
+    @work(thread=True, group="cases-save", exit_on_error=False, description=_NO_REPR)
     def _save(self, suite: Suite, what: str) -> None:
         with self._save_lock:
             try:
@@ -756,7 +785,7 @@ class CasesView(Vertical):
             self.suite = None
             self.post_message(SuiteHighlighted(suite.path))
 
-    @work(thread=True, group="cases-save", exit_on_error=False)
+    @work(thread=True, group="cases-save", exit_on_error=False, description=_NO_REPR)
     def _save_as(self, suite: Suite, name: str) -> None:
         from nlu_tui.ui.messages import WorkspaceChanged
 

@@ -278,11 +278,13 @@ class ResultsTable(Widget):
     def _show(self, view: pa.Table) -> None:
         """Swap the table's backend for the new view, keeping the cursor's row index.
 
-        fastdatatable cannot clear a table; it asks to remount one. Swapping the backend and
-        resetting its column cache does the same without a remount (which costs a repaint
-        and loses focus), so live updates stay smooth.
+        fastdatatable cannot clear a table; it asks to remount one. Swapping the backend
+        (:func:`~nlu_tui.ui.widgets.fast_table.swap_backend`) does the same without a remount
+        (which costs a repaint and loses focus), so live updates stay smooth.
         """
         from textual_fastdatatable import ArrowBackend
+
+        from nlu_tui.ui.widgets.fast_table import swap_backend
 
         backend = ArrowBackend(view)
         backend.render_markup = False
@@ -309,16 +311,7 @@ class ResultsTable(Widget):
             self._shown_rows = view.num_rows
             self.post_message(self.CaseHighlighted(self, self.case_id_at(0)))
             return
-        cursor = table.cursor_row
-        table.backend = backend
-        table._ordered_columns = None
-        table._clear_caches()
-        table._update_count += 1
-        table._require_update_dimensions = True
-        table.check_idle()
-        table.refresh()
-        if view.num_rows:
-            table.move_cursor(row=min(max(cursor, 0), view.num_rows - 1))
+        swap_backend(table, backend)
         self._shown_rows = view.num_rows
         self.post_message(self.CaseHighlighted(self, self.current_case_id()))
 

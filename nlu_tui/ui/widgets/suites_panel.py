@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.console import Group
 from rich.markup import escape
 from rich.text import Text
 from textual import on, work
@@ -32,30 +33,37 @@ STATUS_ICONS = {
 }
 
 
-def suite_prompt(info: SuiteInfo) -> Text:
-    """The two lines shown for a suite; built from Text pieces so names show literally."""
-    text = Text(no_wrap=True, overflow="ellipsis")
-    text.append(info.name, style="bold")
+def suite_prompt(info: SuiteInfo) -> Group:
+    """The two lines shown for a suite; built from Text pieces so names show literally.
+
+    Each line is its own ``Text`` with ``no_wrap``/ellipsis inside a Rich ``Group``: Rich then
+    cuts a long name with "…" at the panel's width instead of wrapping it onto a third line.
+    """
+    name = Text(no_wrap=True, overflow="ellipsis")
+    name.append(info.name, style="bold")
     if info.read_only:
-        text.append(" (read-only)", style="italic")
-    text.append("\n")
+        name.append(" (read-only)", style="italic")
+    detail = Text(no_wrap=True, overflow="ellipsis")
     if info.error:
-        text.append("  ⚠ cannot read", style="red")
-        return text
-    text.append(f"  {info.case_count} cases · {len(info.intents)} intents", style="dim")
+        detail.append("  ⚠ cannot read", style="red")
+        return Group(name, detail)
+    detail.append("  ")
     if info.last_status:
+        # the last run first: in a narrow panel the intents count is what gets cut
         icon, _ = STATUS_ICONS.get(info.last_status, ("?", ""))
         style = {"✔": "green", "✖": "red", "■": "dark_orange"}.get(icon, "")
         f1 = f" F1 {info.last_f1:.2f}" if info.last_f1 is not None else ""
-        text.append(f" {icon}{f1}", style=style)
-    return text
+        detail.append(f"{icon}{f1}", style=style)
+        detail.append(" · ", style="dim")
+    detail.append(f"{info.case_count} cases · {len(info.intents)} intents", style="dim")
+    return Group(name, detail)
 
 
 class SuitesPanel(Vertical):
     BINDINGS = [
         Binding("n,insert", "new", "New", id="suites.new", tooltip="Create an empty suite."),
         Binding(
-            "r,f6",
+            "r,ctrl+r",
             "rename",
             "Rename",
             show=False,

@@ -1,0 +1,102 @@
+"""Benchmark: opening a big native suite — first load, cached load, first chunk, and the reference.
+
+Run: ``.venv/bin/python bench/bench_suite_load.py [N ...]`` (default 10000 100000). For each size
+it writes a synthetic suite (intents, entities with alternatives, entity order, tags, some
+parent paths) and prints, in seconds:
+
+- ``first load``: ``load_suite`` with the cache empty (parses the YAML, then stores the cache);
+- ``first chunk``: time until ``iter_suite_chunks`` hands over the first 2,000 cases;
+- ``cached load``: ``load_suite`` again (file unchanged: served from the parsed-suite cache);
+- ``reference``: ``yaml.load(text, CSafeLoader)`` of the same file (plain dicts, no checks);
+
+and the ratios of the first and cached loads to the reference. The cache goes to a temporary
+data directory, so the user's own cache is left alone.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+def synthetic(n: int) -> Any:
+    from nlu_tui.model import ExpectedEntity, ExpectedIntent, Suite, TestCase
+
+    rng = random.Random(7)
+    intents = [f"intent_{i}" for i in range(60)]
+    cases = []
+    for i in range(n):
+        entities = (
+            [
+                ExpectedEntity("amount", f"{rng.randint(1, 999)} USD"),
+                ExpectedEntity("payee", "Leo.*", alternatives=["Leonardo"]),
+            ]
+            if i % 2 == 0
+            else []
+        )
+        cases.append(
+            TestCase(
+                f"case {i}: please move {rng.randint(1, 999)} dollars to account "
+                f"{rng.randint(1, 99)}",
+                [ExpectedIntent(rng.choice(intents))],
+                entities=entities,
+                entity_order=[e.name for e in entities],
+                tags=["smoke", f"t{i % 5}"],
+                parent_intents=["accounts"] if i % 7 == 0 else [],
+            )
+        )
+    return Suite("bench", cases=cases)
+
+
+def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    start = time.perf_counter()
+    result = fn()
+    return time.perf_counter() - start, result
+
+
+def first_chunk(path: Path) -> int:
+    from nlu_tui.formats.native import iter_suite_chunks
+
+    chunks = iter_suite_chunks(path, 2000, use_cache=False)
+    count = len(next(chunks).cases)
+    chunks.close()
+    return count
+
+
+def main() -> None:
+    sizes = [int(a) for a in sys.argv[1:]] or [10_000, 100_000]
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["NLU_TUI_DATA_DIR"] = str(Path(tmp) / "data")
+        from nlu_tui.formats import suite_cache
+        from nlu_tui.formats.native import dump_suite, load_suite
+
+        for n in sizes:
+            path = Path(tmp) / f"bench-{n}.suite.yaml"
+            path.write_text(dump_suite(synthetic(n)), encoding="utf-8")
+            size_mb = path.stat().st_size / 1e6
+            suite_cache.clear()
+            first, suite = timed(lambda p=path: load_suite(p))
+            chunk, count = timed(lambda p=path: first_chunk(p))
+            cached, again = timed(lambda p=path: load_suite(p))
+            assert again == suite and len(again.cases) == n
+            text = path.read_text(encoding="utf-8")
+            ref, _ = timed(lambda t=text: yaml.load(t, Loader=yaml.CSafeLoader))
+            print(f"{n:,} cases ({size_mb:.1f} MB)")
+            print(f"  first load (parse + store cache)   {first:8.3f} s   {first / ref:5.2f}x ref")
+            print(f"  first chunk ({count:,} cases)        {chunk:8.3f} s")
+            print(
+                f"  cached load                        {cached:8.3f} s   {cached / ref:5.2f}x ref"
+            )
+            print(f"  yaml.load(CSafeLoader) reference   {ref:8.3f} s")
+
+
+if __name__ == "__main__":
+    main()

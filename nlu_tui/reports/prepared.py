@@ -1,0 +1,102 @@
+"""What every export of one run shares, computed once: summary, labels and the intent report.
+
+Each exporter used to summarise the run and label its cases itself, so writing the four
+formats of a 100,000-case run summarised it three times and labelled it three times. A
+:class:`PreparedRun` holds those figures; :func:`nlu_tui.reports.write_reports` builds one
+and hands it to every writer. Writers still accept ``prepared=None`` and compute what they
+need, so each one alone gives the same bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from nlu_tui.model import CaseResult, ResultType
+from nlu_tui.reports.common import ResultRow
+from nlu_tui.scoring.case import DEFAULT_OPTIONS, ScoringOptions
+from nlu_tui.scoring.intent_report import (
+    IntentReport,
+    Report,
+    classification_report,
+    label_sequences,
+)
+from nlu_tui.scoring.summary import Summary, summarize
+
+
+@dataclass
+class PreparedRun:
+    """Figures of one run's rows under one set of options.
+
+    ``y_true``/``y_pred`` are the labels of the scored (non-ERROR) rows in order, ``report``
+    their scikit-learn-shaped report, ``first_expected`` per row the first acceptable expected
+    intent (``None`` when the case expects none).
+    """
+
+    rows: Sequence[ResultRow]
+    options: ScoringOptions
+    results: list[CaseResult]
+    summary: Summary
+    y_true: list[str]
+    y_pred: list[str]
+    report: Report
+    first_expected: list[str | None]
+
+
+def first_expected_intents(
+    rows: Sequence[ResultRow], options: ScoringOptions = DEFAULT_OPTIONS
+) -> list[str | None]:
+    """Per row, :func:`~nlu_tui.scoring.case.expected_intents` ``[0]`` or ``None``, stopping at
+    the first acceptable name instead of listing them all."""
+    negative = options._negative
+    fold = options.ignore_intent_case
+    out: list[str | None] = []
+    append = out.append
+    for case, _p, _r in rows:
+        intents = case.intents
+        if len(intents) == 1:  # the usual case, without a loop
+            name = intents[0].name.strip()
+            append(name if name and (name.casefold() if fold else name) not in negative else None)
+            continue
+        first = None
+        for intent in intents:
+            name = intent.name.strip()
+            if name and (name.casefold() if fold else name) not in negative:
+                first = name
+                break
+        append(first)
+    return out
+
+
+def prepare_run(
+    rows: Sequence[ResultRow],
+    options: ScoringOptions = DEFAULT_OPTIONS,
+    *,
+    summary: Summary | None = None,
+    intent_report: IntentReport | None = None,
+) -> PreparedRun:
+    """Compute the shared figures; pass ``summary``/``intent_report`` if you already have them
+    (the results view does) for the same rows and options."""
+    results = [r for _c, _p, r in rows]
+    if summary is None:
+        summary = summarize(results)
+    if intent_report is not None:
+        y_true, y_pred, report = intent_report.y_true, intent_report.y_pred, intent_report.report
+    else:
+        y_true, y_pred = label_sequences([(c, r) for c, _p, r in rows], options)
+        report = classification_report(y_true, y_pred)
+    return PreparedRun(
+        rows=rows,
+        options=options,
+        results=results,
+        summary=summary,
+        y_true=y_true,
+        y_pred=y_pred,
+        report=report,
+        first_expected=first_expected_intents(rows, options),
+    )
+
+
+def scored_rows(prepared: PreparedRun) -> list[ResultRow]:
+    """The non-ERROR rows, aligned with ``y_true``/``y_pred``."""
+    return [row for row in prepared.rows if row[2].result is not ResultType.ERROR]

@@ -1,0 +1,85 @@
+"""A footer that shows only as many keys as fit on one line.
+
+Textual's Footer cannot wrap (textual#3762): at 80 columns the last keys are cut in half
+("?/F1 Hel"). This one keeps the focused pane's first keys, then Help and Quit, and stops
+before the line would overflow; every other key is listed by the help screen (``?``/F1) and
+the command palette.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
+
+MAX_KEYS = 6
+"""The most keys shown, whatever the width (style anchors: 5–7 main bindings)."""
+
+ALWAYS = ("app.help", "app.quit")
+"""Binding ids shown last on every screen (when they are active)."""
+
+PALETTE_WIDTH = 14
+"""Columns taken by the command-palette key docked on the right ("▏^p palette")."""
+
+
+class BudgetFooter(Footer):
+    """Footer limited to :data:`MAX_KEYS` keys and to the terminal's width."""
+
+    def compose(self) -> ComposeResult:
+        if not self._bindings_ready:
+            return
+        active = self.screen.active_bindings
+        seen: set[str] = set()
+        pane: list[tuple[Binding, bool, str]] = []
+        always: dict[str, tuple[Binding, bool, str]] = {}
+        for _node, binding, enabled, tooltip in active.values():
+            if not binding.show or binding.action in seen:
+                continue
+            seen.add(binding.action)
+            if binding.id in ALWAYS:
+                always[binding.id] = (binding, enabled, tooltip)
+            else:
+                pane.append((binding, enabled, tooltip))
+        tail = [always[i] for i in ALWAYS if i in always]
+        budget = max(self.app.size.width, 40) - PALETTE_WIDTH
+        budget -= sum(self._width(b) for b, _, _ in tail)
+        chosen: list[tuple[Binding, bool, str]] = []
+        for item in pane:
+            if len(chosen) + len(tail) >= MAX_KEYS or self._width(item[0]) > budget:
+                break
+            budget -= self._width(item[0])
+            chosen.append(item)
+        shown = chosen + tail
+        self.styles.grid_size_columns = len(shown)
+        for binding, enabled, tooltip in shown:
+            yield FooterKey(
+                binding.key,
+                self.app.get_key_display(binding),
+                binding.description,
+                binding.action,
+                disabled=not enabled,
+                tooltip=tooltip,
+            ).data_bind(compact=Footer.compact)
+        if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
+            try:
+                _node, binding, enabled, tooltip = active[self.app.COMMAND_PALETTE_BINDING]
+            except KeyError:
+                return
+            yield FooterKey(
+                binding.key,
+                self.app.get_key_display(binding),
+                binding.description,
+                binding.action,
+                classes="-command-palette",
+                disabled=not enabled,
+                tooltip=binding.tooltip or binding.description,
+            )
+
+    def _width(self, binding: Binding) -> int:
+        return len(self.app.get_key_display(binding)) + len(binding.description) + 3
+
+    def on_resize(self) -> None:
+        """A wider or narrower terminal fits a different number of keys."""
+        if self._bindings_ready:
+            self.call_after_refresh(self.recompose)
