@@ -10,7 +10,9 @@ measures, on that same server in the same run:
    progress events, 5,000 cases at concurrency 50 (httpx on the aiohttp transport),
 3. for contrast, bare request loops: httpx on the aiohttp transport, and httpx's own pool.
 
-and prints requests per second and our ratio to wrk (target: at least 0.9).
+and prints requests per second and our ratio to wrk (target: at least 0.9), plus the client's
+CPU time per case (this process only; the server runs in its own), which moves far less than
+the rates when other programs load the machine.
 """
 
 from __future__ import annotations
@@ -119,8 +121,12 @@ def measure_wrk(url: str, concurrency: int, seconds: int) -> float | None:
     return float(match.group(1)) if match else None
 
 
-async def measure_runner(url: str, cases: int, concurrency: int) -> tuple[float, str]:
-    """The whole runner: engine, scoring, store and progress; timed from prepare to finish."""
+async def measure_runner(url: str, cases: int, concurrency: int) -> tuple[float, str, float]:
+    """The whole runner: engine, scoring, store and progress; timed from prepare to finish.
+
+    Also returns this process's CPU time per case in that window (the server is another
+    process): on a busy machine the rate swings with other load, the CPU cost per case much less.
+    """
     from nlu_tui.engines.profiles import resolve_engine
     from nlu_tui.model import ExpectedEntity, ExpectedIntent, Suite, TestCase
     from nlu_tui.runner import ProgressEvent, RunOptions, run_suite
@@ -142,7 +148,7 @@ async def measure_runner(url: str, cases: int, concurrency: int) -> tuple[float,
     with tempfile.TemporaryDirectory() as tmp:
         store = RunStore(Path(tmp) / "runs.sqlite3")
         resolved = resolve_engine(f"rasa:{url}")
-        began = time.perf_counter()
+        began, cpu_began = time.perf_counter(), time.process_time()
         record = await run_suite(
             suite,
             resolved,
@@ -151,16 +157,19 @@ async def measure_runner(url: str, cases: int, concurrency: int) -> tuple[float,
             on_progress=events.append,
         )
         elapsed = time.perf_counter() - began
+        cpu_us = (time.process_time() - cpu_began) / cases * 1e6
         stored = len(store.load_results(record.id))
         store.close()
     status = (
         f"status {record.status.value}, {stored} results stored, TP {record.tp}, "
         f"{len(events)} progress events in {elapsed:.2f} s"
     )
-    return cases / elapsed, status
+    return cases / elapsed, status, cpu_us
 
 
-async def measure_loop(url: str, requests: int, concurrency: int, *, aiohttp: bool) -> float:
+async def measure_loop(
+    url: str, requests: int, concurrency: int, *, aiohttp: bool
+) -> tuple[float, float]:
     """Bare requests with ``concurrency`` workers on one client (no engine, scoring or store)."""
     import httpx
 
@@ -183,9 +192,10 @@ async def measure_loop(url: str, requests: int, concurrency: int, *, aiohttp: bo
 
     async with client:
         await client.post(url + "/model/parse", json={"text": TEXT})  # warm up
-        began = time.perf_counter()
+        began, cpu_began = time.perf_counter(), time.process_time()
         await asyncio.gather(*(worker() for _ in range(concurrency)))
-        return requests / (time.perf_counter() - began)
+        cpu_us = (time.process_time() - cpu_began) / requests * 1e6
+        return requests / (time.perf_counter() - began), cpu_us
 
 
 def _median(values: list[float]) -> float:
@@ -215,6 +225,8 @@ def main() -> None:
     ours: list[float] = []
     bare: list[float] = []
     details: list[str] = []
+    ours_cpu: list[float] = []
+    bare_cpu: list[float] = []
     try:
         print(
             f"loopback server {url}, {LATENCY_S * 1000:.0f} ms latency; "
@@ -225,11 +237,18 @@ def main() -> None:
             w = measure_wrk(url, args.concurrency, args.wrk_seconds)
             if w is not None:
                 wrk.append(w)
-            rate, detail = asyncio.run(measure_runner(url, args.cases, args.concurrency))
+            rate, detail, cpu_us = asyncio.run(measure_runner(url, args.cases, args.concurrency))
             ours.append(rate)
             details.append(detail)
-            bare.append(asyncio.run(measure_loop(url, args.cases, args.concurrency, aiohttp=True)))
-        pool = asyncio.run(measure_loop(url, args.httpx_requests, args.concurrency, aiohttp=False))
+            ours_cpu.append(cpu_us)
+            rate, cpu_us = asyncio.run(
+                measure_loop(url, args.cases, args.concurrency, aiohttp=True)
+            )
+            bare.append(rate)
+            bare_cpu.append(cpu_us)
+        pool, _cpu = asyncio.run(
+            measure_loop(url, args.httpx_requests, args.concurrency, aiohttp=False)
+        )
         print(
             f"ceiling (concurrency / latency)            {args.concurrency / LATENCY_S:8.0f} req/s"
         )
@@ -241,6 +260,10 @@ def main() -> None:
         print(f"  last round: {details[-1]}")
         print(f"bare httpx + aiohttp transport loop       {_fmt(bare)} req/s")
         print(f"bare httpx default pool, {args.httpx_requests} requests      {pool:8.0f} req/s")
+        print(
+            f"client CPU per case (medians): runner {_median(ours_cpu):.0f} us, "
+            f"bare aiohttp-transport loop {_median(bare_cpu):.0f} us"
+        )
         if wrk:
             ratio = _median(ours) / _median(wrk)
             transport = _median(bare) / _median(wrk)

@@ -63,7 +63,11 @@ def test_add_a_case_in_tmux_and_find_it_in_the_file(tmp_path: Path) -> None:
         _tmux("send-keys", "-t", session, "C-q")
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
-            if session not in _tmux("list-sessions", "-F", "#{session_name}"):
+            # exit status 1 once the last session is gone (the tmux server quits with it)
+            listed = subprocess.run(
+                ["tmux", "list-sessions", "-F", "#{session_name}"], capture_output=True, text=True
+            )
+            if listed.returncode != 0 or session not in listed.stdout:
                 break
             time.sleep(0.2)
     finally:

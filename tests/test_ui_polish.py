@@ -229,6 +229,9 @@ async def test_editor_completes_training_intents(tmp_path: Path) -> None:
     }
     async with app.run_test(size=SMALL) as pilot:
         await settle(pilot)
+        # read by a worker shortly after start-up
+        await wait_for(pilot, lambda: bool(app.training_intents), timeout=30)
+        await settle(pilot)
         assert expected <= set(app.training_intents)
         await pilot.press("f3", "a")
         await pilot.pause()

@@ -209,7 +209,8 @@ def iter_suite_chunks(
 
     Errors are exactly those of a whole-file parse (same message, line and field): anything
     unexpected in a chunk hands the file to the whole-file parser, which then decides. A cached
-    suite, or one of at most ``chunk_size`` cases, arrives as a single chunk.
+    suite, or one of at most ``chunk_size`` cases, arrives as a single chunk. The cache entry
+    is written once the generator is run to its end (as a ``for`` loop does).
     """
     from nlu_tui.formats import suite_cache
 
@@ -240,7 +241,7 @@ def iter_suite_chunks(
                 pending, pending_fraction = cases, fraction
                 delivered.extend(cases)
             result = progressive.finish(delivered)
-        except (InputError, yaml.YAMLError, _NotSplittable):
+        except Exception:  # whatever went wrong, the whole-file parse decides what to report
             delivered = delivered[: len(delivered) - len(pending)]
     if result is None:
         suite, name_from_path = _parse_whole(text, path)
@@ -250,9 +251,9 @@ def iter_suite_chunks(
         pending = suite.cases[len(delivered) :]
         result = suite, name_from_path
     suite, name_from_path = result
-    if cached:
-        suite_cache.put(digest, suite, name_from_path)
     yield SuiteChunk(pending, len(suite.cases), 1.0, _loaded(suite, path, digest))
+    if cached:  # after the last chunk, so a UI shows the suite before the entry is written
+        suite_cache.put(digest, suite, name_from_path)
 
 
 def _parse_whole(text: str, path: Path | str | None) -> tuple[Suite, bool]:

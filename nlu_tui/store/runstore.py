@@ -349,7 +349,6 @@ class RunStore:
 
         Returns how many were new. Counters and the heartbeat move in the same transaction.
         """
-        added: Counter[str] = Counter()
         rows = [
             (
                 run_id,
@@ -365,22 +364,35 @@ class RunStore:
         if not rows:
             return 0
         with self._tx() as conn:
-            for row in rows:
-                cur = conn.execute(
-                    "INSERT INTO results (run_id, case_id, seq, result, latency_ms,"
-                    " prediction_json, result_json) VALUES (?,?,?,?,?,?,?)"
-                    " ON CONFLICT (run_id, case_id) DO NOTHING",
-                    row,
-                )
-                if cur.rowcount == 1:
-                    added[_COUNT_COLUMNS[ResultType(row[3])]] += 1
-            n = sum(added.values())
-            sets = ", ".join(f"{col} = {col} + ?" for col in added)
-            conn.execute(
-                f"UPDATE runs SET done = done + ?, heartbeat_at = ?{', ' + sets if sets else ''}"
-                " WHERE id=?",
-                (n, time.time(), *added.values(), run_id),
+            before = conn.total_changes
+            conn.executemany(
+                "INSERT INTO results (run_id, case_id, seq, result, latency_ms,"
+                " prediction_json, result_json) VALUES (?,?,?,?,?,?,?)"
+                " ON CONFLICT (run_id, case_id) DO NOTHING",
+                rows,
             )
+            n = conn.total_changes - before
+            if n == len(rows):  # the usual case: every result was new
+                added = Counter(_COUNT_COLUMNS[ResultType(row[3])] for row in rows)
+                sets = "".join(f", {col} = {col} + ?" for col in added)
+                conn.execute(
+                    f"UPDATE runs SET done = done + ?, heartbeat_at = ?{sets} WHERE id=?",
+                    (n, time.time(), *added.values(), run_id),
+                )
+            else:  # some were stored already: recount the run's results from the table
+                counts = ", ".join(
+                    f"{col} = (SELECT count(*) FROM results WHERE run_id = :id AND result = :{col})"
+                    for col in _COUNT_COLUMNS.values()
+                )
+                conn.execute(
+                    "UPDATE runs SET done = (SELECT count(*) FROM results WHERE run_id = :id),"
+                    f" heartbeat_at = :now, {counts} WHERE id = :id",
+                    {
+                        "id": run_id,
+                        "now": time.time(),
+                        **{col: rt.value for rt, col in _COUNT_COLUMNS.items()},
+                    },
+                )
         return n
 
     def load_results(self, run_id: str) -> list[StoredResult]:

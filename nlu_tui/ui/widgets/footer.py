@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.screen import Screen
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
@@ -26,14 +27,14 @@ PALETTE_WIDTH = 14
 class BudgetFooter(Footer):
     """Footer limited to :data:`MAX_KEYS` keys and to the terminal's width."""
 
-    def compose(self) -> ComposeResult:
-        if not self._bindings_ready:
-            return
-        active = self.screen.active_bindings
+    _shown: tuple[tuple[str, str, bool], ...] | None = None
+
+    def _pick(self) -> list[tuple[Binding, bool, str]]:
+        """The focused pane's first keys, then Help and Quit, within the width and the cap."""
         seen: set[str] = set()
         pane: list[tuple[Binding, bool, str]] = []
         always: dict[str, tuple[Binding, bool, str]] = {}
-        for _node, binding, enabled, tooltip in active.values():
+        for _node, binding, enabled, tooltip in self.screen.active_bindings.values():
             if not binding.show or binding.action in seen:
                 continue
             seen.add(binding.action)
@@ -50,7 +51,26 @@ class BudgetFooter(Footer):
                 break
             budget -= self._width(item[0])
             chosen.append(item)
-        shown = chosen + tail
+        return chosen + tail
+
+    @staticmethod
+    def _signature(shown: list[tuple[Binding, bool, str]]) -> tuple[tuple[str, str, bool], ...]:
+        return tuple((b.key, b.description, enabled) for b, enabled, _ in shown)
+
+    def bindings_changed(self, screen: Screen[object]) -> None:
+        """Recompose only when the keys shown change (focus moves often during start-up and
+        every recompose restyles each key)."""
+        self._bindings_ready = True
+        if not screen.app.app_focus or not self.is_attached or screen is not self.screen:
+            return
+        if self._signature(self._pick()) != self._shown:
+            self.call_after_refresh(self.recompose)
+
+    def compose(self) -> ComposeResult:
+        if not self._bindings_ready:
+            return
+        shown = self._pick()
+        self._shown = self._signature(shown)
         self.styles.grid_size_columns = len(shown)
         for binding, enabled, tooltip in shown:
             yield FooterKey(
@@ -63,7 +83,9 @@ class BudgetFooter(Footer):
             ).data_bind(compact=Footer.compact)
         if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
             try:
-                _node, binding, enabled, tooltip = active[self.app.COMMAND_PALETTE_BINDING]
+                _node, binding, enabled, _tip = self.screen.active_bindings[
+                    self.app.COMMAND_PALETTE_BINDING
+                ]
             except KeyError:
                 return
             yield FooterKey(
@@ -81,5 +103,5 @@ class BudgetFooter(Footer):
 
     def on_resize(self) -> None:
         """A wider or narrower terminal fits a different number of keys."""
-        if self._bindings_ready:
+        if self._bindings_ready and self._signature(self._pick()) != self._shown:
             self.call_after_refresh(self.recompose)
