@@ -13,10 +13,10 @@ import time
 from pathlib import Path
 
 from nlu_tui.compare.decisions import CompareSettings, compare
-from nlu_tui.compare.gc_pause import paused_gc
 from nlu_tui.compare.outputs import console_summary, write_outputs
 from nlu_tui.compare.statistics import Statistics
 from nlu_tui.compare.utterances import load_utterances
+from nlu_tui.gcpause import gc_paused
 
 INTENTS = [f"intent_{i}" for i in range(40)] + ["None"]
 WORDS = ["play", "some", "music", "by", "the", "band", "tonight", "in", "the", "kitchen"]
@@ -40,7 +40,7 @@ def make(n: int, seed: int = 7) -> tuple[list[dict[str, object]], list[dict[str,
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
     expected, actual = make(n)
-    with tempfile.TemporaryDirectory() as tmp, paused_gc():  # as the CLI does
+    with tempfile.TemporaryDirectory() as tmp, gc_paused():  # as the CLI does
         e, a = Path(tmp) / "e.json", Path(tmp) / "a.json"
         e.write_text(json.dumps(expected))
         a.write_text(json.dumps(actual))

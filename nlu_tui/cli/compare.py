@@ -63,9 +63,9 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    from nlu_tui.compare.gc_pause import paused_gc
+    from nlu_tui.gcpause import gc_paused
 
-    with paused_gc():
+    with gc_paused():
         return _compare(args)
 
 

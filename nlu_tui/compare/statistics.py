@@ -6,7 +6,6 @@ from. Metrics are computed from pooled counts; TN never enters them; 0/0 is 0.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Any
 
 from nlu_tui.compare.decisions import Decision, ResultKind, TargetKind
 from nlu_tui.errors import InputError
+from nlu_tui.jsonfile import read_json
 
 
 @dataclass
@@ -166,14 +166,5 @@ def _counts(value: Any, path: Path | str | None, where: str) -> Counts:
 
 def load_statistics(path: Path) -> Statistics:
     """A ``statistics.json`` written by ``nlu-tui compare`` or NLU.DevOps ``compare``."""
-    try:
-        raw = Path(path).read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise InputError(f"cannot read baseline: {exc.strerror}", path=path) from None
-    try:
-        data = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"invalid JSON: {exc.msg} (column {exc.colno})", path=path, line=exc.lineno
-        ) from None
+    data = read_json(path, what="baseline")
     return Statistics.from_json(data, path=path)

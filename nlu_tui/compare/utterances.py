@@ -6,12 +6,12 @@ property, and ``metadata.json`` echoes both utterances.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from nlu_tui.errors import InputError
+from nlu_tui.jsonfile import read_json
 
 MAX_MATCH_INDEX_STEPS = 100_000
 """Guard for the LUIS position converter's search loop (it can cycle on overlapping text)."""
@@ -154,23 +154,9 @@ def parse_utterance(obj: Any, *, path: Path | str | None = None, index: int = 0)
     )
 
 
-def load_json(path: Path) -> Any:
-    """A JSON file, or an InputError naming the line and column of the syntax error."""
-    try:
-        raw = Path(path).read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror}", path=path) from None
-    try:
-        return json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"invalid JSON: {exc.msg} (column {exc.colno})", path=path, line=exc.lineno
-        ) from None
-
-
 def load_utterances(path: Path) -> list[Utterance]:
     """A generic utterances file: a JSON array of labeled utterances."""
-    data = load_json(path)
+    data = read_json(path)
     if not isinstance(data, list):
         raise InputError("expected a JSON array of utterances", path=path)
     return [parse_utterance(item, path=path, index=i) for i, item in enumerate(data)]

@@ -7,8 +7,6 @@ Writing is deterministic (same suite, same bytes) so suites diff well under vers
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import hashlib
 import itertools
 import json
@@ -22,6 +20,8 @@ import yaml
 
 from nlu_tui.errors import ConflictError, InputError
 from nlu_tui.fileio import atomic_write_text
+from nlu_tui.formats.yaml_loader import SafeLoader as _Loader
+from nlu_tui.gcpause import gc_paused
 from nlu_tui.model import (
     ExpectedEntity,
     ExpectedIntent,
@@ -63,11 +63,6 @@ ENTITY_KEYS = (
     "group",
     "json_value",
 )
-
-try:  # the C loader is ~10x faster on large suites; fall back when libyaml is absent
-    _Loader: type[yaml.SafeLoader] = yaml.CSafeLoader  # type: ignore[assignment]
-except AttributeError:  # pragma: no cover - depends on the PyYAML build
-    _Loader = yaml.SafeLoader
 
 _STR_TAG = "tag:yaml.org,2002:str"
 
@@ -112,27 +107,6 @@ class _SuiteLoader(_Loader):  # type: ignore[valid-type,misc]
             if len(self._tag_memo) < 50_000:
                 self._tag_memo[key] = tag
         return tag
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic GC while building a suite, which makes no garbage cycles.
-
-    On a big suite the collector would otherwise rescan the growing node tree dozens of times
-    (~70% of load time). On the way out, everything that survived is moved straight to the
-    oldest generation (``freeze`` + ``unfreeze``, two list splices), so the next young
-    collection does not walk a million fresh case objects either; they are still collected
-    as usual by refcounting, and by full collections should they ever form cycles.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.freeze()
-            gc.unfreeze()
-            gc.enable()
 
 
 # --- format module interface ----------------------------------------------------------------
@@ -259,7 +233,7 @@ def iter_suite_chunks(
 def _parse_whole(text: str, path: Path | str | None) -> tuple[Suite, bool]:
     """The suite, and whether its name came from the file name (the cache must know)."""
     reader = _Reader(path)
-    with gc_paused():
+    with gc_paused(promote=True):
         suite = reader.suite(_compose(text, path))  # the node tree is freed before GC resumes
     return suite, reader.name_from_path
 
@@ -357,11 +331,11 @@ class _Progressive:
         self.head: Suite | None = None
 
     def chunks(self) -> Iterator[tuple[list[TestCase], float]]:
-        with gc_paused():
+        with gc_paused(promote=True):
             self.head = self._head(_compose(self.split.skeleton, self.path))
         seen: dict[str, int] = {}
         for offset, body, items, fraction in self.split.chunks:
-            with gc_paused():
+            with gc_paused(promote=True):
                 cases = self._cases(_compose(body, self.path), offset, items, seen)
             yield cases, fraction
 

@@ -17,6 +17,7 @@ from typing import Any
 from nlu_tui.errors import InputError
 from nlu_tui.fileio import atomic_write_text
 from nlu_tui.formats.registry import ImportResult
+from nlu_tui.jsonfile import read_json
 from nlu_tui.model import ExpectedEntity, ExpectedIntent, IntentKind, Suite, TestCase, ValueKind
 
 NAME = "nludevops"
@@ -56,16 +57,7 @@ def sniff(path: Path, head: str) -> bool:
 
 
 def load_array(path: Path) -> list[Any]:
-    try:
-        raw = Path(path).read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror}", path=path) from None
-    try:
-        data = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"invalid JSON: {exc.msg} (column {exc.colno})", path=path, line=exc.lineno
-        ) from None
+    data = read_json(path)
     if not isinstance(data, list):
         raise InputError("expected a JSON array of utterances", path=path)
     return data

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from nlu_tui.model import ExpectedEntity
 
@@ -58,6 +59,16 @@ def _entity_from_dict(data: object, surface: str, start: int) -> ExpectedEntity:
     )
 
 
+def _annotation_json(text: str, match: re.Match[str]) -> Any:
+    """The JSON inside a ``{...}`` or ``[{...}]`` annotation; bad JSON names the annotation."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise MarkupError(
+            f"invalid JSON in entity annotation {match.group(0)!r}: {exc.msg}"
+        ) from None
+
+
 def parse_example(markup: str) -> ParsedExample:
     """Split an annotated example into plain text and entities (spans index the plain text)."""
     entities: list[ExpectedEntity] = []
@@ -72,20 +83,10 @@ def parse_example(markup: str) -> ParsedExample:
         start = length
         groups = match.groupdict()
         if groups["entity_dict"] is not None:
-            try:
-                data = json.loads("{" + groups["entity_dict"] + "}")
-            except json.JSONDecodeError as exc:
-                raise MarkupError(
-                    f"invalid JSON in entity annotation {match.group(0)!r}: {exc.msg}"
-                ) from None
+            data = _annotation_json("{" + groups["entity_dict"] + "}", match)
             entities.append(_entity_from_dict(data, surface, start))
         elif groups["list_entity_dicts"] is not None:
-            try:
-                items = json.loads("[" + groups["list_entity_dicts"] + "]")
-            except json.JSONDecodeError as exc:
-                raise MarkupError(
-                    f"invalid JSON in entity annotation {match.group(0)!r}: {exc.msg}"
-                ) from None
+            items = _annotation_json("[" + groups["list_entity_dicts"] + "]", match)
             entities.extend(_entity_from_dict(item, surface, start) for item in items)
         else:
             value = groups["value"]

@@ -23,6 +23,7 @@ import yaml
 from nlu_tui.errors import InputError
 from nlu_tui.fileio import atomic_write_text
 from nlu_tui.formats.rasa_markup import MarkupError, format_example, parse_example
+from nlu_tui.formats.yaml_loader import SafeLoader as _Loader
 from nlu_tui.model import (
     ExpectedEntity,
     ExpectedIntent,
@@ -55,11 +56,6 @@ DESCRIPTION = "Rasa NLU training data (YAML: nlu intents, entities, synonyms, re
 RASA_VERSION = "3.1"
 SECTION_KEYS = ("intent", "synonym", "regex", "lookup")
 KIND_VALUES = tuple(k.value for k in IntentKind)
-
-try:  # libyaml's composer is much faster on large training files
-    _Loader: type[yaml.SafeLoader] = yaml.CSafeLoader  # type: ignore[assignment]
-except AttributeError:  # pragma: no cover - depends on the PyYAML build
-    _Loader = yaml.SafeLoader
 
 _TOP_LEVEL_NLU = re.compile(r"^nlu\s*:", re.MULTILINE)
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from nlu_tui import paths
 from nlu_tui.fileio import atomic_write_bytes
+from nlu_tui.gcpause import gc_paused
 from nlu_tui.model import Suite
 
 CACHE_VERSION = 1
@@ -83,10 +84,10 @@ def get(digest: str, path: Path) -> Suite | None:
     head = _MAGIC + stamp()
     if not blob.startswith(head):
         return None
-    from nlu_tui.formats.native import _stem, gc_paused
+    from nlu_tui.formats.native import _stem
 
     try:
-        with gc_paused():
+        with gc_paused(promote=True):
             loaded = _Unpickler(io.BytesIO(blob[len(head) :])).load()
         stored_digest, name_from_path, suite = loaded
     except Exception:  # a torn or foreign entry is a miss, never an error
@@ -102,11 +103,9 @@ def get(digest: str, path: Path) -> Suite | None:
 
 def put(digest: str, suite: Suite, name_from_path: bool) -> None:
     """Store a freshly parsed suite; failures (read-only disk, full disk) are ignored."""
-    from nlu_tui.formats.native import gc_paused
-
     bare = dataclasses.replace(suite, path=None, loaded_digest=None)
     try:
-        with gc_paused():
+        with gc_paused(promote=True):
             blob = pickle.dumps((digest, name_from_path, bare), protocol=pickle.HIGHEST_PROTOCOL)
         atomic_write_bytes(entry_path(digest), _MAGIC + stamp() + blob)
         prune()

@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import Protocol
 
 from nlu_tui.errors import InputError
+from nlu_tui.gcpause import gc_paused
 from nlu_tui.reports.common import ResultRow, RunMeta
 from nlu_tui.reports.json_report import write_json_report
 from nlu_tui.reports.junit import write_junit
 from nlu_tui.reports.kore_csv import write_kore_csv
 from nlu_tui.reports.prepared import PreparedRun, prepare_run
 from nlu_tui.reports.rasa_report import write_rasa_report
-from nlu_tui.scoring.bulk import gc_paused
 from nlu_tui.scoring.case import DEFAULT_OPTIONS, ScoringOptions
 
 

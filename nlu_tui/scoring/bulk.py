@@ -2,28 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
-import gc
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
+from nlu_tui.gcpause import gc_paused
 from nlu_tui.model import CaseResult, Prediction, TestCase
 from nlu_tui.scoring.case import DEFAULT_OPTIONS, ScoringOptions, score_case
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while building many objects.
-
-    Creating 100,000 results or report rows triggers repeated full collections over a heap
-    that only grows; the objects are acyclic, so pausing changes nothing but the time.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def score_cases(

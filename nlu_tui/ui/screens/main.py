@@ -8,6 +8,7 @@ of the UI can land first.
 from __future__ import annotations
 
 import importlib
+import time
 from pathlib import Path
 
 from rich.markup import escape
@@ -29,7 +30,7 @@ from nlu_tui.ui.messages import (
     SuiteLoaded,
     WorkspaceChanged,
 )
-from nlu_tui.ui.widgets.cases_view import CasesView
+from nlu_tui.ui.widgets.cases_view import CasesView, RowCache
 from nlu_tui.ui.widgets.footer import BudgetFooter
 from nlu_tui.ui.widgets.suites_panel import SuitesPanel
 
@@ -38,6 +39,10 @@ EXTRA_PANES: list[tuple[str, str, str]] = [
     ("Results", "tab-results", "nlu_tui.ui.widgets.results_pane:ResultsPane"),
 ]
 """(tab title, pane id, "module:WidgetClass") for panes supplied by other modules."""
+
+PARTIAL_INTERVAL = 0.25
+"""Seconds between two updates of a still-loading suite's table (a swap of 100,000 rows costs
+tens of milliseconds on the UI thread, so at most about 4 a second)."""
 
 
 def _extra_pane(target: str) -> Widget:
@@ -156,26 +161,58 @@ class MainScreen(Screen[None]):
 
     @on(SuiteHighlighted)
     def _open_suite(self, message: SuiteHighlighted) -> None:
-        self.query_one(CasesView).show_loading(message.path)
-        self._load_suite(message.path)
+        view = self.query_one(CasesView)
+        view.show_loading(message.path)
+        self._load_suite(message.path, view)
 
-    @work(thread=True, exclusive=True, group="suite-load", exit_on_error=False)
-    def _load_suite(self, path: Path) -> None:
+    @work(
+        thread=True,
+        exclusive=True,
+        group="suite-load",
+        exit_on_error=False,
+        description="suite-load",
+    )
+    def _load_suite(self, path: Path, view: CasesView) -> None:
+        """Read the suite a chunk at a time: the cases table shows the first cases at once and
+        grows (at most about 4 times a second); only the complete suite becomes ``app.suite``."""
+        from nlu_tui.ui.widgets.cases_view import PartialRows
+
         worker = get_current_worker()
+        rows = PartialRows()
+        suite: Suite | None = None
+        shown_at: float | None = None
         try:
-            suite = self.app.workspace.load(path)  # type: ignore[attr-defined]
+            chunks = self.app.workspace.load_chunks(  # type: ignore[attr-defined]
+                path, chunk_size=view.chunk_size
+            )
+            for chunk in chunks:  # to the end, even after the complete suite is in
+                if worker.is_cancelled:
+                    return
+                if chunk.suite is not None:
+                    suite = chunk.suite
+                    continue
+                rows.add(chunk.cases)
+                now = time.monotonic()
+                if shown_at is None or now - shown_at >= PARTIAL_INTERVAL:
+                    shown_at = now
+                    cases, positions, backend = rows.view()
+                    self.app.call_from_thread(
+                        view.show_partial, path, cases, positions, backend, chunk.fraction
+                    )
         except Exception as exc:
             if not worker.is_cancelled:
                 self.app.call_from_thread(self._load_failed, path, exc)
             return
-        if not worker.is_cancelled:
-            self.app.call_from_thread(self._set_suite, suite)
+        if suite is not None and not worker.is_cancelled:
+            self.app.call_from_thread(self._set_suite, suite, rows.row_cache)
 
     def _load_failed(self, path: Path, exc: Exception) -> None:
         self.query_one(CasesView).show_error(f"{path.name}: {exc}")
         self.notify(escape(str(exc)), title="Cannot open suite", severity="error")
 
-    def _set_suite(self, suite: Suite) -> None:
+    def _set_suite(self, suite: Suite, row_cache: RowCache | None = None) -> None:
+        if row_cache:
+            self.query_one(CasesView).reuse_rows(row_cache)
         self.app.suite = suite  # type: ignore[attr-defined]
         self.post_message(SuiteLoaded(suite))
 

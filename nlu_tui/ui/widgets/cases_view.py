@@ -126,6 +126,41 @@ def build_arrow(
     )
 
 
+class PartialRows:
+    """The rows of a suite that is still being read, grown a chunk at a time (in a worker).
+
+    Each chunk becomes its own Arrow table (only the new cases are formatted); the shown table
+    is their concatenation, in file order. The formatted rows are kept so that the build of
+    the complete suite afterwards does not format the same cases again.
+    """
+
+    def __init__(self) -> None:
+        self.cases: list[TestCase] = []
+        self.row_cache: RowCache = {}
+        self._tables: list[Any] = []
+
+    def add(self, cases: Sequence[TestCase]) -> None:
+        import pyarrow as pa
+
+        if not cases:
+            return
+        cache: RowCache = {}
+        table = build_arrow(cases, set(), {}, cache)
+        start = len(self.cases) + 1
+        positions = pa.array(range(start, start + len(cases)), type=pa.int64())
+        table = table.set_column(table.schema.get_field_index("n"), "n", positions)
+        self._tables.append(table.select([key for key, _, _ in COLUMNS]))
+        self.row_cache.update(cache)
+        self.cases.extend(cases)
+
+    def view(self) -> tuple[list[TestCase], Any, Any]:
+        """A snapshot for the UI thread: (cases so far, their positions, an Arrow backend)."""
+        import pyarrow as pa
+
+        table = pa.concat_tables(self._tables)
+        return list(self.cases), table.column("n").combine_chunks(), make_backend(table)
+
+
 def make_backend(table: Any) -> Any:
     """An Arrow backend with fixed column widths, so 100,000 cells are never measured."""
     from textual_fastdatatable import ArrowBackend
@@ -268,6 +303,12 @@ class CasesView(Vertical):
         self.views_shown = 0
         """How many times rows were put on screen (a mount or an in-place swap); tests and the
         benchmark wait on it."""
+        self.loading_path: Path | None = None
+        """The suite being read progressively: its first cases may be shown, but nothing can be
+        edited, sorted or filtered until the complete suite is in (``app.suite``)."""
+        self.loading_fraction = 0.0
+        self.partial_views = 0
+        """How many times a still-loading suite's rows were put on screen."""
 
     @property
     def workspace(self) -> Workspace:
@@ -289,11 +330,42 @@ class CasesView(Vertical):
 
     # --- showing ----------------------------------------------------------------------------
 
+    chunk_size = 2000
+    """Cases per progressive-load chunk (tests use smaller ones)."""
+
     def show_loading(self, path: Path) -> None:
+        self.loading_path = path
+        self.loading_fraction = 0.0
+        self.view_cases = []
+        self.view_positions = None
         self._set_host(Static(f"Loading {path.name}…", classes="placeholder", markup=False))
+        self._update_status()
 
     def show_error(self, text: str) -> None:
+        self.loading_path = None
+        self.view_cases = []
+        self.view_positions = None
         self._set_host(Static(text, classes="placeholder", markup=False))
+
+    def show_partial(
+        self, path: Path, cases: list[TestCase], positions: Any, backend: Any, fraction: float
+    ) -> None:
+        """Show the first cases of a suite still being read (file order, read-only)."""
+        if self.loading_path != path:
+            return  # a stale chunk of a suite no longer being opened
+        self.view_cases = cases
+        self.view_positions = positions
+        self.loading_fraction = fraction
+        self.partial_views += 1
+        current = self.table
+        if current is not None and self._pending_swaps == 0:
+            from nlu_tui.ui.widgets.fast_table import swap_backend
+
+            swap_backend(current, backend)
+            self.views_shown += 1
+            self._update_status()
+            return
+        self._set_host(self._new_table(backend, [label for _, label, _ in COLUMNS]))
 
     def _set_host(self, widget: Widget, cursor_row: int | None = None) -> None:
         """Swap what the table area shows; swaps run one at a time, in order."""
@@ -326,6 +398,10 @@ class CasesView(Vertical):
         if table is not None:
             table.focus()
 
+    def reuse_rows(self, cache: RowCache) -> None:
+        """Keep rows formatted during a progressive load for the complete suite's build."""
+        self._row_cache = cache
+
     def _suite_set(self, suite: Suite | None) -> None:
         if suite is self.suite:
             return
@@ -333,6 +409,7 @@ class CasesView(Vertical):
             self.undo_stack.clear()
             self.selected.clear()
         self.suite = suite
+        self.loading_path = None
         self.problems = {}
         self.problem_text = {}
         self._invalidate()
@@ -340,7 +417,7 @@ class CasesView(Vertical):
 
     def rebuild(self, *, validate: bool = False, keep_cursor: str | None = None) -> None:
         """Recompute the rows (in a worker) and then the problems, when asked."""
-        if self.suite is None:
+        if self.suite is None or self.loading_path is not None:
             return
         query = self.query_one("#filter", Input).value
         cursor_id = keep_cursor or self.cursor_case_id()
@@ -402,9 +479,7 @@ class CasesView(Vertical):
         row: int | None,
         ms: float,
     ) -> None:
-        from textual_fastdatatable import DataTable
-
-        if suite is not self.suite or cases is not suite.cases:
+        if suite is not self.suite or cases is not suite.cases or self.loading_path is not None:
             return
         self.view_cases = cases
         self.view_positions = positions
@@ -420,6 +495,11 @@ class CasesView(Vertical):
             self.views_shown += 1
             self._update_status()
             return
+        self._set_host(self._new_table(backend, labels), row)
+
+    def _new_table(self, backend: Any, labels: list[str]) -> Widget:
+        from textual_fastdatatable import DataTable
+
         table = CasesTable(
             backend=backend,
             id="cases-table",
@@ -431,7 +511,7 @@ class CasesView(Vertical):
             zebra_stripes=True,
         )
         assert isinstance(table, DataTable)
-        self._set_host(table, row)
+        return table
 
     def _validate_later(self, suite: Suite) -> None:
         self._validate_worker(suite, suite.cases)
@@ -478,6 +558,12 @@ class CasesView(Vertical):
         self._update_status()
 
     def _update_status(self) -> None:
+        if self.loading_path is not None:
+            self.query_one("#cases-status", Label).update(
+                f"loading {self.loading_path.name} {self.loading_fraction:.0%}… · "
+                f"{self.shown_count} cases so far · editing once loaded"
+            )
+            return
         suite = self.suite
         if suite is None:
             return
@@ -542,6 +628,8 @@ class CasesView(Vertical):
         self.query_one("#filter", Input).focus()
 
     def action_toggle_select(self) -> None:
+        if self.loading_path is not None:
+            return
         table = self.table
         case_id = self.cursor_case_id()
         if table is None or case_id is None:
@@ -557,6 +645,8 @@ class CasesView(Vertical):
         self._update_status()
 
     def action_select_all(self) -> None:
+        if self.loading_path is not None:
+            return
         shown = set(self.view_ids)
         if shown and shown <= self.selected:
             self.selected -= shown
@@ -587,6 +677,9 @@ class CasesView(Vertical):
     # --- edits --------------------------------------------------------------------------------
 
     def _editable(self) -> Suite | None:
+        if self.loading_path is not None:
+            self.notify("The suite is still loading; edit it once it is in.", severity="warning")
+            return None
         suite = self.suite
         if suite is None:
             self.notify("Open a suite first.", severity="warning")

@@ -14,10 +14,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from textual import work
 from textual.app import ComposeResult
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
+from textual.worker import get_current_worker
 
 from nlu_tui.model import CaseResult, TestCase
 
@@ -42,6 +44,11 @@ HIDDEN = ["case_id", "intent_key"]
 """Kept in the Arrow table for lookups and filters, never shown."""
 
 _SEP = "\x1f"
+
+SYNC_ROWS = 5000
+"""Below this many rows a view is filtered and sorted in place (a few milliseconds: a live
+run's updates and small runs show at once); above it, in a worker thread, because sorting
+100,000 rows on the UI thread froze the app for over half a second."""
 
 
 @dataclass(frozen=True)
@@ -202,6 +209,12 @@ class ResultsTable(Widget):
         self._shown_rows = -1
         self._widths: list[int] | None = None
         self._table: Any = None
+        self._view_version = 0
+        self._pending_select: str | None = None
+        self.view_pending = False
+        """True while a worker computes the next view (the old one stays on screen)."""
+        self.views_shown = 0
+        """How many views were put on screen; the benchmark waits on it."""
 
     def compose(self) -> ComposeResult:
         # the fastdatatable (and pyarrow with it) is created on the first rows, so opening
@@ -272,8 +285,51 @@ class ResultsTable(Widget):
             self._full = pa.concat_tables([full, new])
             if self._widths is not None:
                 self._widths = [max(a, b) for a, b in zip(self._widths, _measure(new), strict=True)]
-        self._view = compute_view(self._full, self.filter, self.sort)
-        self._show(self._view.select([k for k, _ in COLUMNS]))
+        full = self._full
+        assert full is not None
+        self._view_version += 1
+        self._pending_select = None
+        if full.num_rows < SYNC_ROWS:
+            widths = self._widths if self._widths is not None else _measure(full)
+            self._apply(self._view_version, compute_view(full, self.filter, self.sort), widths)
+            return
+        self.view_pending = True
+        self._compute_view(full, self.filter, self.sort, self._widths, self._view_version)
+
+    @work(
+        thread=True,
+        exclusive=True,
+        group="results-view",
+        exit_on_error=False,
+        description="results-view",  # else Textual builds it from the repr of 100,000 rows
+    )
+    def _compute_view(
+        self,
+        full: pa.Table,
+        flt: ResultFilter,
+        sort: tuple[str, bool] | None,
+        widths: list[int] | None,
+        version: int,
+    ) -> None:
+        worker = get_current_worker()
+        view = compute_view(full, flt, sort)
+        if widths is None:
+            widths = _measure(full)  # measured once over every row: a view is never wider
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._apply, version, view, widths)
+
+    def _apply(self, version: int, view: pa.Table, widths: list[int]) -> None:
+        """Show a computed view unless a newer one was asked for meanwhile."""
+        if version != self._view_version:
+            return
+        self.view_pending = False
+        self._view = view
+        self._widths = widths
+        self._show(view.select([k for k, _ in COLUMNS]))
+        self.views_shown += 1
+        pending, self._pending_select = self._pending_select, None
+        if pending is not None:
+            self.select_case(pending)
 
     def _show(self, view: pa.Table) -> None:
         """Swap the table's backend for the new view, keeping the cursor's row index.
@@ -288,9 +344,6 @@ class ResultsTable(Widget):
 
         backend = ArrowBackend(view)
         backend.render_markup = False
-        if self._widths is None and self._full is not None:
-            # measured once over every row: a sorted or filtered view is never wider
-            self._widths = _measure(self._full)
         if self._widths is not None:
             backend._column_content_widths = list(self._widths)
         table = self._table
@@ -353,7 +406,12 @@ class ResultsTable(Widget):
         self.sort_by(key, descending)
 
     def select_case(self, case_id: str) -> bool:
-        """Move the cursor to a case of the current view; False when it is filtered out."""
+        """Move the cursor to a case of the current view; False when it is filtered out.
+
+        While a new view is being computed, the case is selected once it is shown."""
+        if self.view_pending:
+            self._pending_select = case_id
+            return True
         if self._view is None:
             return False
         import pyarrow.compute as pc
