@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from nlu_tui import paths
 from nlu_tui.errors import InputError
-from nlu_tui.model import Suite, TestCase
+from nlu_tui.model import Suite, TestCase, digest_bytes
 
 if TYPE_CHECKING:
     from nlu_tui.formats.native import ProgressCallback, SuiteChunk
@@ -42,6 +42,8 @@ class SuiteInfo:
     last_f1: float | None = None
     read_only: bool = False
     error: str | None = None
+    partial: bool = False
+    """Counted without parsing (a big file not yet opened): intents are unknown until opened."""
 
 
 def slugify(name: str) -> str:
@@ -113,13 +115,19 @@ class Workspace:
         self, path: Path, runs: dict[str, tuple[str, float | None]] | None = None
     ) -> SuiteInfo:
         """Summarise one suite file; a broken file yields an info with ``error`` set."""
+        status, f1 = (runs or {}).get(str(path), (None, None))
+        peeked = _peek_big_suite(path)
+        if peeked is not None:
+            name, count = peeked
+            return SuiteInfo(
+                path, name, case_count=count, last_status=status, last_f1=f1, partial=True
+            )
         try:
             suite = self.load(path)
         except (InputError, OSError) as exc:
             return SuiteInfo(path=path, name=suite_stem(path), error=str(exc))
         except Exception as exc:  # a format bug must not hide the other suites
             return SuiteInfo(path=path, name=suite_stem(path), error=f"cannot read: {exc}")
-        status, f1 = (runs or {}).get(str(path), (None, None))
         return SuiteInfo(
             path=path,
             name=suite.name,
@@ -371,3 +379,23 @@ def developer_suite(training_file: Path, engine_name: str) -> Suite:
         read_only=True,
     )
     return suite
+
+
+def _peek_big_suite(path: Path) -> tuple[str, int] | None:
+    """Name and count of a big suite file that is not in the parsed-suite cache, cheaply.
+
+    A cached suite loads fast enough to summarise in full; an uncached big one is only
+    counted, so that opening it streams its first cases instead of waiting for a full parse.
+    """
+    from nlu_tui.formats import native, suite_cache
+
+    if not path.name.endswith(native.EXTENSIONS):
+        return None
+    try:
+        if path.stat().st_size < suite_cache.MIN_BYTES:
+            return None
+        if suite_cache.entry_path(digest_bytes(path.read_bytes())).exists():
+            return None
+    except OSError:
+        return None
+    return native.peek_suite(path)

@@ -307,3 +307,23 @@ def test_workspace_loads_suites_in_chunks_for_the_ui(tmp_path: Path) -> None:
     seen: list[SuiteChunk] = []
     same(workspace.load(path, on_progress=seen.append), final)
     assert [c.loaded for c in seen] == [5]
+
+
+def test_peek_counts_a_big_suite_without_parsing_it(tmp_path: Path) -> None:
+    """The suites panel counts a big uncached suite by scanning it, so opening it streams."""
+    from nlu_tui.formats.native import dump_suite, load_suite, peek_suite
+    from nlu_tui.model import ExpectedIntent, Suite, TestCase
+    from nlu_tui.workspace import Workspace
+
+    cases = [
+        TestCase(f"utterance number {i}", intents=[ExpectedIntent(f"intent_{i % 7}")])
+        for i in range(5000)
+    ]
+    path = tmp_path / "big.suite.yaml"
+    path.write_text(dump_suite(Suite(name="Big one", cases=cases)), encoding="utf-8")
+    assert peek_suite(path) == ("Big one", 5000)
+    info = Workspace(tmp_path).info(path)
+    assert (info.name, info.case_count, info.partial, info.intents) == ("Big one", 5000, True, [])
+    load_suite(path)  # fills the cache: from then on the full summary is cheap
+    info = Workspace(tmp_path).info(path)
+    assert (info.case_count, info.partial, len(info.intents)) == (5000, False, 7)

@@ -299,6 +299,30 @@ def _split_cases(text: str, chunk_size: int) -> _Split | None:
     return _Split(key_line, skeleton, itertools.chain(head, chunks))
 
 
+def peek_suite(path: Path | str) -> tuple[str, int] | None:
+    """A suite's name and case count from a regex scan of its ``cases:`` items, not a parse.
+
+    The suites panel lists every suite at start-up; parsing a 100,000-case file there just to
+    count it would take seconds and fill the cache, so opening it could no longer show the
+    first cases early. ``None`` when the file cannot be split safely (load it whole instead).
+    """
+    path = Path(path)
+    try:
+        text = _decode(path.read_bytes(), path)
+    except (OSError, InputError):
+        return None
+    split = _split_cases(text, 2000)
+    if split is None:
+        return None
+    count = sum(len(items) for _, _, items, _ in split.chunks)
+    try:
+        with gc_paused(promote=True):
+            head = _Progressive(split, path)._head(_compose(split.skeleton, path))
+    except Exception:  # anything odd: the caller's whole-file load reports it properly
+        return None
+    return head.name, count
+
+
 def _chunks(
     text: str, first: int, end: int, indent: int, chunk_size: int
 ) -> Iterator[tuple[int, str, list[int], float]]:

@@ -214,6 +214,7 @@ class MainScreen(Screen[None]):
         if row_cache:
             self.query_one(CasesView).reuse_rows(row_cache)
         self.app.suite = suite  # type: ignore[attr-defined]
+        self.query_one(SuitesPanel).refresh_suite(suite)  # exact counts once it is read
         self.post_message(SuiteLoaded(suite))
 
     @on(SuiteChanged)

@@ -55,7 +55,8 @@ def suite_prompt(info: SuiteInfo) -> Group:
         f1 = f" F1 {info.last_f1:.2f}" if info.last_f1 is not None else ""
         detail.append(f"{icon}{f1}", style=style)
         detail.append(" · ", style="dim")
-    detail.append(f"{info.case_count} cases · {len(info.intents)} intents", style="dim")
+    intents = "intents when opened" if info.partial else f"{len(info.intents)} intents"
+    detail.append(f"{info.case_count} cases · {intents}", style="dim")
     return Group(name, detail)
 
 
@@ -174,6 +175,7 @@ class SuitesPanel(Vertical):
         info.name = suite.name
         info.case_count = len(suite.cases)
         info.intents = suite.intents_covered()
+        info.partial = False
         options = self.query_one(OptionList)
         options.replace_option_prompt(str(suite.path), suite_prompt(info))
 
