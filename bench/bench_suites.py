@@ -7,6 +7,7 @@ Run: ``.venv/bin/python bench/bench_suites.py [N]``. Prints each stage's time in
 
 from __future__ import annotations
 
+import os
 import random
 import sys
 import tempfile
@@ -52,6 +53,7 @@ def main() -> None:
     suite = synthetic(n)
     print(f"{n:,} cases")
     with tempfile.TemporaryDirectory() as tmp:
+        os.environ["NLU_TUI_DATA_DIR"] = tmp  # keep the parsed-suite cache out of the user's data
         native = Path(tmp) / "bench.suite.yaml"
         text = timed("dump_suite (native YAML text)", lambda: dump_suite(suite))
         timed("save_suite (atomic write + .bak)", lambda: save_suite(suite, native))

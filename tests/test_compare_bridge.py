@@ -172,3 +172,29 @@ def test_empty_predicted_intent_is_no_intent() -> None:
     case = TestCase("hello", [], id="h")
     stats = statistics_from_run([case], [Prediction("")])
     assert stats.intent.as_list() == [0, 1, 0, 0]
+
+
+def test_value_only_entities_are_matched_by_value() -> None:
+    """Kore.ai-style cases give entities a value but no text: the gate compares values."""
+    from nlu_tui.model import ExpectedEntity, ExpectedIntent, PredictedEntity, Prediction, TestCase
+
+    case = TestCase(
+        "send 200 dollars to Leonardo",
+        intents=[ExpectedIntent("transfer")],
+        entities=[ExpectedEntity("payee", "Leonardo"), ExpectedEntity("amount", "200 USD")],
+    )
+    right = Prediction(
+        intent="transfer",
+        entities=[
+            PredictedEntity("payee", "Leonardo", text="Leonardo", start=20, end=28),
+            PredictedEntity("amount", "200 USD", text="200 dollars", start=5, end=16),
+        ],
+    )
+    wrong = Prediction(
+        intent="transfer",
+        entities=[PredictedEntity("payee", "Donatello", text="Leonardo", start=20, end=28)],
+    )
+    good = statistics_from_run([case], [right])
+    bad = statistics_from_run([case], [wrong])
+    assert (good.entity.tp, good.entity.fp, good.entity.fn) == (2, 0, 0)
+    assert (bad.entity.tp, bad.entity.fp, bad.entity.fn) == (0, 1, 2)

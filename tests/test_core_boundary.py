@@ -5,6 +5,7 @@ from __future__ import annotations
 import pkgutil
 import subprocess
 import sys
+from pathlib import Path
 
 import nlu_tui
 
@@ -47,3 +48,16 @@ def test_cli_help_does_not_import_textual_or_sklearn() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_data_dir_before_a_command_runs_the_command(tmp_path: Path) -> None:
+    """``nlu-tui --data-dir DIR runs`` lists runs; it must not open DIR as a workspace."""
+    out = subprocess.run(
+        [sys.executable, "-m", "nlu_tui", "--data-dir", str(tmp_path / "d"), "runs"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "no runs yet" in out.stdout
+    assert not (tmp_path / "runs").exists()

@@ -66,6 +66,20 @@ def _apply_data_dir(data_dir: str | None) -> None:
         os.environ["NLU_TUI_DATA_DIR"] = data_dir
 
 
+def _positionals(argv: list[str]) -> list[str]:
+    """The words that are not options, skipping the value of ``--data-dir DIR``."""
+    words: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--data-dir":
+            skip = True
+        elif not arg.startswith("-"):
+            words.append(arg)
+    return words
+
+
 def _command_names(parser: argparse.ArgumentParser) -> set[str]:
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
@@ -76,7 +90,7 @@ def _command_names(parser: argparse.ArgumentParser) -> set[str]:
 def run(argv: list[str]) -> int:
     parser = build_parser()
     commands = _command_names(parser)
-    positional = [a for a in argv if not a.startswith("-")]
+    positional = _positionals(argv)
     wants_help = any(a in ("-h", "--help", "--version") for a in argv)
     if not wants_help and (not positional or positional[0] not in commands):
         return _open_workbench(argv)

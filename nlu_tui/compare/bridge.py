@@ -15,7 +15,9 @@ How a run becomes NLU.DevOps utterances:
   the first. Entities keep their ``matchText``/``matchIndex`` (from text or span) and value.
 - actual: the prediction's intent, confidence as ``score``, entities with ``matchText`` from
   the engine's span (or text) and ``matchIndex`` counted in the utterance, ``entityValue`` as
-  the engine returned it (structured values stay structured for subtree containment).
+  the engine returned it (structured values stay structured for subtree containment). Where
+  the case gives an entity type only a value (no text or span), the engine's entities of that
+  type carry no ``matchText``, so NLU.DevOps matches them by value.
 - cases whose prediction is an engine error are left out (they are neither right nor wrong),
   as are cases without a prediction.
 """
@@ -62,10 +64,12 @@ def expected_json(case: TestCase, prediction: Prediction | None = None) -> dict[
     return obj
 
 
-def _entity_json(utterance: str, entity: PredictedEntity) -> dict[str, Any]:
+def _entity_json(utterance: str, entity: PredictedEntity, *, by_value: bool) -> dict[str, Any]:
     out: dict[str, Any] = {"entityType": entity.name}
     start, end = entity.start, entity.end
-    if start is not None and end is not None and 0 <= start < end <= len(utterance):
+    if by_value:
+        pass  # no matchText: NLU.DevOps then compares values, as for Lex or Dialogflow
+    elif start is not None and end is not None and 0 <= start < end <= len(utterance):
         out["matchText"], out["matchIndex"] = luis_match(utterance, start, end - 1)
     elif entity.text is not None:
         out["matchText"] = entity.text
@@ -82,7 +86,13 @@ def actual_json(case: TestCase, prediction: Prediction) -> dict[str, Any]:
     # An empty intent is "no intent" to every engine adapter; NLU.DevOps only knows null.
     obj: dict[str, Any] = {"text": case.utterance, "intent": prediction.intent or None}
     if prediction.entities:
-        obj["entities"] = [_entity_json(case.utterance, e) for e in prediction.entities]
+        # A suite that gives an entity only a value (Kore.ai files, hand-written cases) is
+        # compared by value: matching the engine's span against no text would never succeed.
+        by_value = {e.name for e in case.entities if e.text is None and e.start is None}
+        obj["entities"] = [
+            _entity_json(case.utterance, e, by_value=e.name in by_value)
+            for e in prediction.entities
+        ]
     if prediction.confidence is not None:
         obj["score"] = prediction.confidence
     return obj
