@@ -75,7 +75,7 @@ async def test_start_run_from_keyboard_at_80x24(tmp_path: Path) -> None:
         assert app.screen.query_one("#main-tabs").active == "tab-results"
         records = store_for(app).list_runs()
         assert len(records) == 1 and records[0].note == "smoke run"
-        assert "F1 0.9348" in screen_text(app)
+        await wait_for(pilot, lambda: "F1 0.9348" in screen_text(app))  # header repainted
 
 
 @pytest.mark.parametrize("size", [(80, 24), (100, 30)])
