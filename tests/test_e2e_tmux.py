@@ -3,66 +3,44 @@ the case in the suite file."""
 
 from __future__ import annotations
 
-import os
-import shutil
+import re
 import subprocess
 import time
 from pathlib import Path
 
-import pytest
-from ui_support import REPO, SAMPLE
+from tmux_support import SAMPLES, app_in_tmux, needs_tmux, tmux, wait_for_screen
 
 from nlu_tui.formats.native import load_suite
 
-pytestmark = pytest.mark.tmux
-
-TMUX = shutil.which("tmux")
-
-
-def _tmux(*args: str) -> str:
-    return subprocess.run(["tmux", *args], check=True, capture_output=True, text=True).stdout
+pytestmark = needs_tmux
+SAMPLE = SAMPLES / "banking_bot.suite.yaml"
 
 
-def _wait_for(session: str, needle: str, timeout: float = 20.0) -> str:
-    deadline = time.monotonic() + timeout
-    screen = ""
-    while time.monotonic() < deadline:
-        screen = _tmux("capture-pane", "-p", "-t", session)
-        if needle in screen:
-            return screen
-        time.sleep(0.2)
-    raise AssertionError(f"{needle!r} did not appear; the screen was:\n{screen}")
+def _wait_for(session: str, needle: str, timeout: float = 20.0) -> None:
+    wait_for_screen(session, re.escape(needle), timeout)
 
 
-@pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
 def test_add_a_case_in_tmux_and_find_it_in_the_file(tmp_path: Path) -> None:
-    root = tmp_path / "ws"
-    root.mkdir()
-    shutil.copy(SAMPLE, root / SAMPLE.name)
-    session = f"nlu-tui-e2e-{os.getpid()}"
-    env = (
-        f"NLU_TUI_DATA_DIR={tmp_path / 'data'} NLU_TUI_CONFIG_DIR={tmp_path / 'config'} "
-        "TEXTUAL_ANIMATIONS=none"
-    )
-    command = f"cd {REPO} && {env} {REPO / '.venv/bin/nlu-tui'} {root}"
-    _tmux("new-session", "-d", "-s", session, "-x", "100", "-y", "30", command)
-    try:
+    with app_in_tmux(
+        tmp_path, (SAMPLE,), width=100, height=30, extra_env={"TEXTUAL_ANIMATIONS": "none"}
+    ) as app:
+        session = app.session
         _wait_for(session, "54 of 54 cases")
-        _tmux("send-keys", "-t", session, "F3")
+        tmux("send-keys", "-t", session, "F3")
         _wait_for(session, "a Add")  # the cases table has the focus (its keys are in the footer)
-        _tmux("send-keys", "-t", session, "a")
+        tmux("send-keys", "-t", session, "a")
         _wait_for(session, "Utterances")
-        _tmux("send-keys", "-t", session, "-l", "what is my savings balance from tmux")
+        tmux("send-keys", "-t", session, "-l", "what is my savings balance from tmux")
         _wait_for(session, "balance from tmux")
-        _tmux("send-keys", "-t", session, "Tab")
+        tmux("send-keys", "-t", session, "Tab")
         time.sleep(0.6)
-        _tmux("send-keys", "-t", session, "-l", "check_balance")
+        tmux("send-keys", "-t", session, "-l", "check_balance")
         # the whole intent must be in its field (the form is valid after the first letter)
         _wait_for(session, "│ check_balance ")
         _wait_for(session, "ready to save 1 case")
-        _tmux("send-keys", "-t", session, "C-s")
+        tmux("send-keys", "-t", session, "C-s")
         _wait_for(session, "55 of 55 cases")
-        _tmux("send-keys", "-t", session, "C-q")
+        tmux("send-keys", "-t", session, "C-q")
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             # exit status 1 once the last session is gone (the tmux server quits with it)
@@ -72,9 +50,7 @@ def test_add_a_case_in_tmux_and_find_it_in_the_file(tmp_path: Path) -> None:
             if listed.returncode != 0 or session not in listed.stdout:
                 break
             time.sleep(0.2)
-    finally:
-        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
-    suite = load_suite(root / SAMPLE.name)
+    suite = load_suite(app.workspace / SAMPLE.name)
     added = suite.cases[-1]
     assert added.utterance == "what is my savings balance from tmux"
     assert added.intent_names == ["check_balance"]
