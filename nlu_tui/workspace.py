@@ -394,8 +394,9 @@ def _peek_big_suite(path: Path) -> tuple[str, int] | None:
     try:
         if path.stat().st_size < suite_cache.MIN_BYTES:
             return None
-        if suite_cache.entry_path(digest_bytes(path.read_bytes())).exists():
-            return None
+        data = path.read_bytes()
     except OSError:
         return None
-    return native.peek_suite(path)
+    if suite_cache.entry_path(digest_bytes(data)).exists():
+        return None
+    return native.peek_suite(path, data)

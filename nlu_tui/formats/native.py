@@ -299,16 +299,17 @@ def _split_cases(text: str, chunk_size: int) -> _Split | None:
     return _Split(key_line, skeleton, itertools.chain(head, chunks))
 
 
-def peek_suite(path: Path | str) -> tuple[str, int] | None:
+def peek_suite(path: Path | str, data: bytes | None = None) -> tuple[str, int] | None:
     """A suite's name and case count from a regex scan of its ``cases:`` items, not a parse.
 
     The suites panel lists every suite at start-up; parsing a 100,000-case file there just to
     count it would take seconds and fill the cache, so opening it could no longer show the
     first cases early. ``None`` when the file cannot be split safely (load it whole instead).
+    ``data`` is the file's content when the caller has already read it.
     """
     path = Path(path)
     try:
-        text = _decode(path.read_bytes(), path)
+        text = _decode(path.read_bytes() if data is None else data, path)
     except (OSError, InputError):
         return None
     split = _split_cases(text, 2000)
