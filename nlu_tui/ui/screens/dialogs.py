@@ -7,7 +7,7 @@ with Escape), so callers use ``push_screen(screen, callback)``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from rich.text import Text
 from textual import on
@@ -49,6 +49,20 @@ def _blink_off(screen: ModalScreen[Any]) -> None:
         widget.cursor_blink = blink
 
 
+_T = TypeVar("_T")
+
+
+class _FormDialog(ModalScreen[_T | None]):
+    """A compact form that answers None when canceled (Escape, bound per dialog, or Cancel)."""
+
+    def on_mount(self) -> None:
+        _blink_off(self)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
 class ConfirmScreen(ModalScreen[bool]):
     """Yes or no; ``y``/``n`` work as well as the buttons."""
 
@@ -80,7 +94,7 @@ class ConfirmScreen(ModalScreen[bool]):
         self.dismiss(yes)
 
 
-class SuiteFormScreen(ModalScreen[tuple[str, str] | None]):
+class SuiteFormScreen(_FormDialog[tuple[str, str]]):
     """A suite's name (required) and description."""
 
     DEFAULT_CSS = "SuiteFormScreen { align: center middle; }" + DIALOG_CSS
@@ -104,9 +118,6 @@ class SuiteFormScreen(ModalScreen[tuple[str, str] | None]):
                 yield Button("OK", id="ok", variant="primary")
                 yield Button("Cancel", id="cancel")
 
-    def on_mount(self) -> None:
-        _blink_off(self)
-
     @on(Input.Submitted)
     @on(Button.Pressed, "#ok")
     def _submit(self) -> None:
@@ -119,12 +130,8 @@ class SuiteFormScreen(ModalScreen[tuple[str, str] | None]):
             description = self.query_one("#description", Input).value.strip()
         self.dismiss((name, description))
 
-    @on(Button.Pressed, "#cancel")
-    def action_cancel(self) -> None:
-        self.dismiss(None)
 
-
-class PromptScreen(ModalScreen[str | None]):
+class PromptScreen(_FormDialog[str]):
     """One line of text, with optional completion."""
 
     DEFAULT_CSS = "PromptScreen { align: center middle; }" + DIALOG_CSS
@@ -157,20 +164,13 @@ class PromptScreen(ModalScreen[str | None]):
                 yield Button("OK", id="ok", variant="primary")
                 yield Button("Cancel", id="cancel")
 
-    def on_mount(self) -> None:
-        _blink_off(self)
-
     @on(Input.Submitted)
     @on(Button.Pressed, "#ok")
     def _submit(self) -> None:
         self.dismiss(self.query_one("#value", Input).value)
 
-    @on(Button.Pressed, "#cancel")
-    def action_cancel(self) -> None:
-        self.dismiss(None)
 
-
-class ExportScreen(ModalScreen[tuple[Path, str] | None]):
+class ExportScreen(_FormDialog[tuple[Path, str]]):
     """Where to export a suite, and in which format (guessed from the extension)."""
 
     DEFAULT_CSS = "ExportScreen { align: center middle; }" + DIALOG_CSS
@@ -195,9 +195,6 @@ class ExportScreen(ModalScreen[tuple[Path, str] | None]):
                 yield Button("Export", id="ok", variant="primary")
                 yield Button("Cancel", id="cancel")
 
-    def on_mount(self) -> None:
-        _blink_off(self)
-
     @on(Input.Submitted)
     @on(Button.Pressed, "#ok")
     def _submit(self) -> None:
@@ -206,12 +203,8 @@ class ExportScreen(ModalScreen[tuple[Path, str] | None]):
         if text and isinstance(fmt, str):
             self.dismiss((Path(text).expanduser(), fmt))
 
-    @on(Button.Pressed, "#cancel")
-    def action_cancel(self) -> None:
-        self.dismiss(None)
 
-
-class PickSuiteScreen(ModalScreen[Path | None]):
+class PickSuiteScreen(_FormDialog[Path]):
     DEFAULT_CSS = "PickSuiteScreen { align: center middle; }" + DIALOG_CSS
     AUTO_FOCUS = "OptionList"
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="pick-suite.cancel", tooltip="Cancel")]
@@ -229,9 +222,6 @@ class PickSuiteScreen(ModalScreen[Path | None]):
     @on(OptionList.OptionSelected)
     def _picked(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(Path(event.option.id) if event.option.id else None)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
 
 
 class ConflictScreen(ModalScreen[tuple[str, str] | None]):
