@@ -5,7 +5,10 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
+
+Chunk = bytes | bytearray | memoryview
 
 
 def atomic_write_bytes(
@@ -16,13 +19,22 @@ def atomic_write_bytes(
     With ``backup``, the previous content (if any) is kept as ``<name>.bak``. ``mode`` sets the
     permission bits (0o600 for files holding secrets) before the file becomes visible.
     """
+    atomic_write_chunks(path, (data,), backup=backup, mode=mode)
+
+
+def atomic_write_chunks(
+    path: Path, chunks: Iterable[Chunk], *, backup: bool = False, mode: int | None = None
+) -> None:
+    """:func:`atomic_write_bytes` of the chunks one after another, without joining them first
+    (a report assembled from parts would otherwise be copied once more in memory)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+            for chunk in chunks:
+                fh.write(chunk)
             fh.flush()
             os.fsync(fh.fileno())
         if mode is not None:

@@ -45,6 +45,8 @@ def test_sample_suite_on_embedded_engine_and_every_view(tmp_path: Path) -> None:
         str(tmp_path / "out.csv"),
         "--junit",
         str(tmp_path / "out.xml"),
+        "--rasa",
+        str(tmp_path / "rasa-run"),
     )
     assert ran.returncode == 0, ran.stderr
     run_id = _run_id(ran)
@@ -54,6 +56,8 @@ def test_sample_suite_on_embedded_engine_and_every_view(tmp_path: Path) -> None:
     assert summary["f1"] > 0.8  # the embedded engine learns the sample bot well
     assert (tmp_path / "out.csv").read_text(encoding="utf-8-sig").startswith("Bot Name")
     assert "<testsuites" in (tmp_path / "out.xml").read_text(encoding="utf-8")
+    rasa_report = json.loads((tmp_path / "rasa-run" / "intent_report.json").read_text())
+    assert 0 < rasa_report["weighted avg"]["support"] <= 54
 
     listed = json.loads(_cli("runs", "--json").stdout)
     assert [r["id"] for r in listed] == [run_id]
@@ -71,7 +75,10 @@ def test_sample_suite_on_embedded_engine_and_every_view(tmp_path: Path) -> None:
     text = _cli("show", run_id).stdout
     assert f"F1         {summary['f1']:.4f}" in text and "first try" in text
     assert _cli("show", run_id, "-f", "rasa", "-o", str(tmp_path / "rasa")).returncode == 0
-    assert (tmp_path / "rasa" / "intent_report.json").exists()
+    for name in ("intent_report.json", "intent_errors.json"):  # as `run --rasa` wrote them
+        assert (tmp_path / "rasa" / name).read_bytes() == (
+            tmp_path / "rasa-run" / name
+        ).read_bytes()
 
     assert _cli("note", run_id, "second thoughts").returncode == 0
     assert json.loads(_cli("runs", "--json").stdout)[0]["note"] == "second thoughts"

@@ -28,12 +28,17 @@ from nlu_tui.model import (
     ResultType,
     TestCase,
 )
-from nlu_tui.reports import REPORT_FORMATS, RunMeta, prepare_run, write_report, write_reports
+from nlu_tui.reports import REPORT_FORMATS, RunMeta, prepare_run, write_reports
 from nlu_tui.reports.common import ResultRow
 from nlu_tui.reports.json_report import render_json_report, result_dict
-from nlu_tui.reports.junit import _INVALID_XML, clean
+from nlu_tui.reports.junit import _INVALID_XML, _attr, _attr_values, clean
 from nlu_tui.reports.kore_csv import _case_rows, _csv_line, render_kore_csv
-from nlu_tui.reports.rasa_report import intent_errors_json, rasa_intent_errors
+from nlu_tui.reports.rasa_report import (
+    intent_errors_json,
+    prepared_examples,
+    rasa_examples,
+    rasa_intent_errors,
+)
 from nlu_tui.scoring.case import (
     ScoringOptions,
     _match,
@@ -131,20 +136,30 @@ def fixture_rows() -> list[ResultRow]:
 
 
 def test_write_reports_shares_figures_with_the_same_bytes(tmp_path: Path) -> None:
+    """Each format's own writer (one process, its own summary) and ``write_reports`` (shared
+    figures, rows rendered in three processes) write the same bytes."""
     rows = fixture_rows()
     assert any(r.result is ResultType.ERROR for _c, _p, r in rows)
     alone, shared = tmp_path / "alone", tmp_path / "shared"
     targets = {}
     for fmt, spec in REPORT_FORMATS.items():
-        write_report(
-            fmt, alone / f"r{spec.extension}" if spec.extension else alone / fmt, META, rows
-        )
+        spec.write(alone / f"r{spec.extension}" if spec.extension else alone / fmt, META, rows)
         targets[fmt] = shared / f"r{spec.extension}" if spec.extension else shared / fmt
-    written = write_reports(targets, META, rows)
+    written = write_reports(targets, META, rows, processes=3)
     assert len(written) == 5
     for path in written:
         before = alone / path.relative_to(shared)
         assert path.read_bytes() == before.read_bytes(), path.name
+
+
+def test_prepared_rasa_examples_equal_the_general_ones_over_any_ranges() -> None:
+    rows = fixture_rows()
+    prepared = prepare_run(rows, OPTIONS)
+    general = rasa_examples(rows, OPTIONS)
+    assert general  # the fixture has cases Rasa evaluates
+    for cut in range(len(rows) + 1):
+        joined = prepared_examples(prepared, 0, cut) + prepared_examples(prepared, cut)
+        assert joined == general, cut
 
 
 def test_prepared_from_the_results_view_equals_a_fresh_one() -> None:
@@ -245,3 +260,51 @@ def test_json_results_equal_result_dict() -> None:
 @given(st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x2FF), max_size=12))
 def test_junit_clean_shortcut_equals_the_regex(text: str) -> None:
     assert clean(text) == _INVALID_XML.sub("\ufffd", text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.text(
+            alphabet=st.one_of(
+                st.sampled_from(list('&<>"\t\n\r\x00\x01\x08\x0b\x1f\ud800\ufffe\uffffa é')),
+                st.characters(min_codepoint=0, max_codepoint=0x10FFFF),
+            ),
+            max_size=8,
+        ),
+        max_size=6,
+    )
+)
+def test_junit_attribute_values_in_one_pass_equal_one_by_one(texts: list[str]) -> None:
+    assert _attr_values(texts) == [_attr(t)[1:-1] for t in texts]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            pairs(),
+            st.sampled_from(["plain", 'a "q"', "a,b", "l\r\nm", "é"]),
+            st.sampled_from(["id", "i,d", 'i"d']),
+            st.one_of(st.none(), st.sampled_from(["HTTP 503", "x,y"])),
+        ),
+        max_size=6,
+    )
+)
+def test_kore_csv_body_equals_csv_writer_over_the_general_rows(
+    items: list[tuple[tuple[TestCase, Prediction], str, str, str | None]],
+) -> None:
+    """The one-f-string-per-row shortcut against csv.writer on :func:`_case_rows`."""
+    rows: list[ResultRow] = []
+    for (case, prediction), utterance, case_id, error in items:
+        case.utterance, case.id = utterance, case_id
+        prediction.error = error
+        rows.append((case, prediction, score_case(case, prediction, OPTIONS)))
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\r\n")
+    for case, prediction, result in rows:
+        writer.writerows(_case_rows(case, prediction, result, "Published", OPTIONS))
+    body = buf.getvalue()
+    text = render_kore_csv(META, rows, OPTIONS)
+    assert text.endswith(body)
+    assert text[: len(text) - len(body)].endswith("Case Id\r\n")

@@ -93,8 +93,9 @@ async def test_run_sample_suite_to_completion_matches_headless(tmp_path: Path) -
         await wait_for(pilot, lambda: results.data is not None)
         data = results.data
         assert data is not None
-        text = screen_text(app)
-        assert f"F1 {data.summary.f1:.4f}" in text
+        f1 = f"F1 {data.summary.f1:.4f}"
+        # The view repaints after its data arrives: wait for the line (up to 10 s under load).
+        await wait_for(pilot, lambda: f1 in screen_text(app), 10)
         assert len(pane.history) == 1
 
     headless = headless_run(root, tmp_path)["summary"]

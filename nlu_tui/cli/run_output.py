@@ -221,6 +221,12 @@ def write(fmt: str, run: RunRecord, rows: list[StoredResult], path: Path) -> lis
 
         atomic_write_text(path, summary_text(run, rows))
         return [path]
-    from nlu_tui.reports import RunMeta, write_report
+    return write_many(run, rows, {fmt: path})
 
-    return write_report(fmt, path, RunMeta.from_record(run), list(rows))
+
+def write_many(run: RunRecord, rows: list[StoredResult], targets: dict[str, Path]) -> list[Path]:
+    """Write a stored run in several report formats at once ({format: path}): one summary,
+    the rows rendered on every core worth using (``nlu_tui.reports.write_reports``)."""
+    from nlu_tui.reports import RunMeta, write_reports
+
+    return write_reports(targets, RunMeta.from_record(run), list(rows))

@@ -61,6 +61,12 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--csv", type=Path, metavar="F", help="write the Kore.ai-style CSV report")
     p.add_argument("--junit", type=Path, metavar="F", help="write JUnit XML")
     p.add_argument(
+        "--rasa",
+        type=Path,
+        metavar="DIR",
+        help="write Rasa's intent_report.json and intent_errors.json into DIR",
+    )
+    p.add_argument(
         "--baseline",
         metavar="RUN_ID|statistics.json",
         help="compare with a stored run or an NLU.DevOps statistics.json",
@@ -228,7 +234,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     import asyncio
     import signal
 
-    from nlu_tui.cli.run_output import ProgressView, run_line, write
+    from nlu_tui.cli.run_output import ProgressView, run_line, write_many
     from nlu_tui.engines.profiles import resolve_engine
     from nlu_tui.errors import InputError
     from nlu_tui.model import MAX_NOTE_CHARS, RunStatus, Suite
@@ -312,9 +318,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     final = asyncio.run(main())
     print(resolved.redact(run_line(final)) if hasattr(resolved, "redact") else run_line(final))
     rows = store.load_results(final.id)
-    for flag, fmt in ((args.json, "json"), (args.csv, "csv"), (args.junit, "junit")):
-        if flag is not None:
-            write(fmt, final, rows, flag)
+    reports = {
+        fmt: flag
+        for flag, fmt in (
+            (args.json, "json"),
+            (args.csv, "csv"),
+            (args.junit, "junit"),
+            (args.rasa, "rasa"),
+        )
+        if flag is not None
+    }
+    if reports:
+        write_many(final, rows, reports)
     if final.status == RunStatus.CANCELED:
         print(f"resume with: nlu-tui run --resume {final.id}", file=sys.stderr)
         return exitcodes.CANCELED

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from nlu_tui.fileio import atomic_write_bytes
+from nlu_tui.fileio import Chunk, atomic_write_chunks
 from nlu_tui.reports.common import ResultRow, RunMeta, finite, results_of
 from nlu_tui.reports.prepared import PreparedRun, prepare_run
 from nlu_tui.scoring.case import DEFAULT_OPTIONS, ScoringOptions
@@ -121,6 +121,46 @@ def _fast_results(rows: Sequence[ResultRow]) -> list[dict[str, Any]]:
     ]
 
 
+def _dumps(value: Any) -> bytes:
+    import orjson  # lazily: only exports need it
+
+    return orjson.dumps(value, default=_default, option=orjson.OPT_SERIALIZE_NUMPY)
+
+
+def json_rows(prepared: PreparedRun, meta: RunMeta, lo: int, hi: int) -> bytes:
+    """The ``results`` array of rows ``lo``..``hi`` as compact JSON (``[...]``), for
+    :func:`json_chunks` (orjson: about 7x faster than ``json.dumps`` on 100k rows)."""
+    return _dumps(_fast_results(prepared.rows[lo:hi]))
+
+
+def json_chunks(
+    prepared: PreparedRun, meta: RunMeta, parts: Sequence[bytes], *, newline: bool = True
+) -> list[Chunk]:
+    """The whole report from :func:`json_rows` parts of consecutive ranges, as byte chunks.
+
+    orjson writes no whitespace, so the arrays' insides joined by commas are exactly the
+    bytes of one array of all the results.
+    """
+    head = _dumps(
+        {
+            "schema_version": SCHEMA_VERSION,
+            "run": meta.run_dict(),
+            "summary": summary_dict(prepared.summary),
+            "intent_report": prepared.report,
+            "results": None,  # "results" comes last: the parts go where this null is
+        }
+    )
+    assert head.endswith(b"null}")
+    chunks: list[Chunk] = [memoryview(head)[:-5], b"["]
+    for part in parts:
+        if len(part) > 2:  # not "[]"
+            if len(chunks) > 2:
+                chunks.append(b",")
+            chunks.append(memoryview(part)[1:-1])
+    chunks.append(b"]}\n" if newline else b"]}")
+    return chunks
+
+
 def render_json_bytes(
     meta: RunMeta,
     rows: Sequence[ResultRow],
@@ -129,20 +169,11 @@ def render_json_bytes(
     newline: bool = True,
     prepared: PreparedRun | None = None,
 ) -> bytes:
-    """The report as UTF-8 JSON (orjson: about 7x faster than ``json.dumps`` on 100k rows)."""
-    import orjson  # lazily: only exports need it
-
+    """The report as UTF-8 JSON."""
     if prepared is None:
         prepared = prepare_run(rows, options)
-    doc = {
-        "schema_version": SCHEMA_VERSION,
-        "run": meta.run_dict(),
-        "summary": summary_dict(prepared.summary),
-        "intent_report": prepared.report,
-        "results": _fast_results(rows),
-    }
-    option = orjson.OPT_SERIALIZE_NUMPY | (orjson.OPT_APPEND_NEWLINE if newline else 0)
-    return orjson.dumps(doc, default=_default, option=option)
+    part = json_rows(prepared, meta, 0, len(prepared.rows))
+    return b"".join(json_chunks(prepared, meta, [part], newline=newline))
 
 
 def _default(value: Any) -> Any:
@@ -159,6 +190,14 @@ def render_json_report(
     return render_json_bytes(meta, rows, options, newline=False).decode("utf-8")
 
 
+def write_json_parts(
+    path: Path, prepared: PreparedRun, meta: RunMeta, parts: Sequence[bytes]
+) -> list[Path]:
+    """Write the report from :func:`json_rows` parts atomically; returns the files written."""
+    atomic_write_chunks(Path(path), json_chunks(prepared, meta, parts))
+    return [Path(path)]
+
+
 def write_json_report(
     path: Path,
     meta: RunMeta,
@@ -167,6 +206,7 @@ def write_json_report(
     *,
     prepared: PreparedRun | None = None,
 ) -> list[Path]:
-    """Write the report atomically; returns the files written."""
-    atomic_write_bytes(Path(path), render_json_bytes(meta, rows, options, prepared=prepared))
-    return [Path(path)]
+    """Write the report atomically, in this process; returns the files written."""
+    if prepared is None:
+        prepared = prepare_run(rows, options)
+    return write_json_parts(path, prepared, meta, [json_rows(prepared, meta, 0, len(rows))])

@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from nlu_tui.fileio import atomic_write_text
+from nlu_tui.fileio import atomic_write_chunks
 from nlu_tui.model import CaseResult, Prediction, ResultType, TestCase
 from nlu_tui.reports.common import ResultRow, RunMeta, iso_time
 from nlu_tui.reports.kore_csv import expected_intent_text, matched_intent_text
@@ -70,6 +70,36 @@ def _attr(text: str) -> str:
     return f'"{escaped}"'
 
 
+_SEPARATOR = "\x00"  # XML 1.0 cannot carry it, so no escaped value holds it
+_INVALID_XML_BUT_NUL = re.compile(f"[\x01{_INVALID_CHARS[1:]}]")  # \x01-\x08 and the rest
+
+
+def _attr_values(texts: Sequence[str]) -> list[str]:
+    """``[_attr(t)[1:-1] for t in texts]``: escaped attribute values, without the quotes.
+
+    Each replacement runs once over the texts joined by NUL (C loops over megabytes instead
+    of a Python call per value), then the result is split again. A text holding NUL itself
+    is rare enough to escape them one by one.
+    """
+    if not texts:
+        return []
+    joined = _SEPARATOR.join(texts)
+    if joined.count(_SEPARATOR) != len(texts) - 1:
+        return [_attr(t)[1:-1] for t in texts]
+    if _INVALID_XML_BUT_NUL.search(joined) is not None:
+        joined = _INVALID_XML_BUT_NUL.sub("\ufffd", joined)
+    return (
+        joined.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("\n", "&#10;")
+        .replace("\r", "&#13;")
+        .replace("\t", "&#9;")
+        .split(_SEPARATOR)
+    )
+
+
 def failure_details(case: TestCase, prediction: Prediction | None, result: CaseResult) -> list[str]:
     """What went wrong, one line per problem (empty when the case passed)."""
     lines: list[str] = []
@@ -90,33 +120,30 @@ def failure_details(case: TestCase, prediction: Prediction | None, result: CaseR
     return lines
 
 
-def render_junit(
-    meta: RunMeta,
-    rows: Sequence[ResultRow],
-    options: ScoringOptions = DEFAULT_OPTIONS,
-    *,
-    prepared: PreparedRun | None = None,
-) -> str:
-    if prepared is None:
-        prepared = prepare_run(rows, options)
-    summary = prepared.summary
+def _seconds(latency_ms: float | None) -> float:
+    """A test case's ``time``: the engine latency in seconds (0 when missing or not finite)."""
+    seconds = (latency_ms or 0.0) / 1000.0
+    return seconds if math.isfinite(seconds) else 0.0
+
+
+def _testcases(
+    rows: Sequence[ResultRow], first_expected: Sequence[str | None], suite_name: str
+) -> tuple[str, int]:
+    """The ``<testcase>`` elements of ``rows`` (each line ending in a newline) and how many
+    of them failed."""
     body: list[str] = []
     failures = 0
-    total_time = 0.0
-    suite_name = meta.suite or "suite"
     classnames: dict[str | None, str] = {}  # few distinct classes: escape each once
     isfinite = math.isfinite
-    for (case, prediction, result), first in zip(rows, prepared.first_expected, strict=True):
+    names = _attr_values([f"{case.utterance} [{case.id}]" for case, _p, _r in rows])
+    for (case, prediction, result), intent, name in zip(rows, first_expected, names, strict=True):
         seconds = (result.latency_ms or 0.0) / 1000.0
         if not isfinite(seconds):
             seconds = 0.0
-        total_time += seconds
-        intent = first
         classname = classnames.get(intent)
         if classname is None:
             classname = classnames[intent] = _attr(f"{suite_name}.{intent or 'none'}")
-        name = _attr(f"{case.utterance} [{case.id}]")
-        open_tag = f'    <testcase classname={classname} name={name} time="{seconds:.3f}"'
+        open_tag = f'    <testcase classname={classname} name="{name}" time="{seconds:.3f}"'
         kind = result.result
         if kind is ResultType.ERROR:
             msg = result.error or "engine error"
@@ -143,6 +170,31 @@ def render_junit(
             f"message={_attr(details[0])}>{_text(chr(10).join(details))}</failure>\n"
             "    </testcase>"
         )
+    if body:
+        body.append("")  # the last element's newline
+    return "\n".join(body), failures
+
+
+def junit_rows(prepared: PreparedRun, meta: RunMeta, lo: int, hi: int) -> tuple[bytes, int]:
+    """(UTF-8 ``<testcase>`` elements, failures) of rows ``lo``..``hi``, for
+    :func:`junit_chunks`."""
+    text, failures = _testcases(
+        prepared.rows[lo:hi], prepared.first_expected(lo, hi), meta.suite or "suite"
+    )
+    return text.encode("utf-8"), failures
+
+
+def junit_chunks(
+    prepared: PreparedRun, meta: RunMeta, parts: Sequence[tuple[bytes, int]]
+) -> list[bytes]:
+    """The whole document from :func:`junit_rows` parts of consecutive ranges.
+
+    The total time is the exact (``math.fsum``) sum of the test cases' times.
+    """
+    summary = prepared.summary
+    rows = prepared.rows
+    failures = sum(f for _body, f in parts)
+    total_time = math.fsum(_seconds(r.latency_ms) for r in prepared.results)
     counts = (
         f'tests="{len(rows)}" failures="{failures}" errors="{summary.errors}" '
         f'time="{total_time:.3f}"'
@@ -159,18 +211,38 @@ def render_junit(
     prop_xml = "\n".join(f"      <property name={_attr(k)} value={_attr(v)}/>" for k, v in props)
     stamp = iso_time(meta.started_at)
     timestamp = f" timestamp={_attr(stamp)}" if stamp else ""
-    return "\n".join(
+    suite_name = meta.suite or "suite"
+    head = "\n".join(
         [
             '<?xml version="1.0" encoding="UTF-8"?>',
             f'<testsuites name="nlu-tui" {counts}>',
             f'  <testsuite name={_attr(suite_name)} {counts} skipped="0"{timestamp}>',
             f"    <properties>\n{prop_xml}\n    </properties>",
-            *body,
-            "  </testsuite>",
-            "</testsuites>",
             "",
         ]
     )
+    tail = "  </testsuite>\n</testsuites>\n"
+    return [head.encode("utf-8"), *(body for body, _f in parts), tail.encode("utf-8")]
+
+
+def render_junit(
+    meta: RunMeta,
+    rows: Sequence[ResultRow],
+    options: ScoringOptions = DEFAULT_OPTIONS,
+    *,
+    prepared: PreparedRun | None = None,
+) -> str:
+    if prepared is None:
+        prepared = prepare_run(rows, options)
+    part = junit_rows(prepared, meta, 0, len(prepared.rows))
+    return b"".join(junit_chunks(prepared, meta, [part])).decode("utf-8")
+
+
+def write_junit_parts(
+    path: Path, prepared: PreparedRun, meta: RunMeta, parts: Sequence[tuple[bytes, int]]
+) -> list[Path]:
+    atomic_write_chunks(Path(path), junit_chunks(prepared, meta, parts))
+    return [Path(path)]
 
 
 def write_junit(
@@ -181,5 +253,7 @@ def write_junit(
     *,
     prepared: PreparedRun | None = None,
 ) -> list[Path]:
-    atomic_write_text(Path(path), render_junit(meta, rows, options, prepared=prepared))
-    return [Path(path)]
+    if prepared is None:
+        prepared = prepare_run(rows, options)
+    part = junit_rows(prepared, meta, 0, len(rows))
+    return write_junit_parts(path, prepared, meta, [part])

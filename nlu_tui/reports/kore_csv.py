@@ -21,13 +21,13 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from nlu_tui.fileio import atomic_write_bytes
+from nlu_tui.fileio import atomic_write_chunks
 from nlu_tui.model import CaseResult, Prediction, ResultType, Stage, TestCase
 from nlu_tui.reports.common import ResultRow, RunMeta, iso_time, results_of
-from nlu_tui.reports.prepared import PreparedRun
+from nlu_tui.reports.prepared import PreparedRun, prepare_run
 from nlu_tui.scoring.case import DEFAULT_OPTIONS, ScoringOptions, expected_intents
 from nlu_tui.scoring.intent_report import trait_label
-from nlu_tui.scoring.summary import summarize
+from nlu_tui.scoring.summary import Summary, summarize
 
 COLUMNS = (
     "Utterances",
@@ -249,14 +249,8 @@ def _append_case_lines(
     out.append(_quote(case.utterance) + "," + _csv_line(tail))
 
 
-def render_kore_csv(
-    meta: RunMeta,
-    rows: Sequence[ResultRow],
-    options: ScoringOptions = DEFAULT_OPTIONS,
-    *,
-    prepared: PreparedRun | None = None,
-) -> str:
-    summary = prepared.summary if prepared is not None else summarize(results_of(rows))
+def _header(meta: RunMeta, summary: Summary) -> str:
+    """The summary block and the column names, each line ending in ``\r\n``."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\r\n")
     w.writerow(["Bot Name", meta.engine])
@@ -278,13 +272,97 @@ def render_kore_csv(
     w.writerow(["Errors", str(summary.errors)])
     w.writerow([])
     w.writerow(COLUMNS)
+    return buf.getvalue()
+
+
+def _lines(rows: Sequence[ResultRow], meta: RunMeta, options: ScoringOptions) -> str:
+    """The utterance blocks of ``rows``, each line ending in ``\r\n`` (``""`` for no rows).
+
+    The one-line case (no entities, or one entity without alternatives) is most of a run, so
+    it is built here directly, one f-string per row: the utterance (the field most likely to
+    need quotes) is quoted on its own, and the other sixteen fields are checked at once (no
+    quote or line break, and exactly fifteen commas: no field holds one); only a row failing
+    that check is quoted field by field. Same bytes as ``csv.writer``
+    (:func:`_append_case_lines` is the reference).
+    """
     task_state = _task_state(meta)
     lines: list[str] = []
+    append = lines.append
+    needs_quotes = _NEEDS_QUOTES
+    kind_text = _KIND_TEXT
+    fp, fn = ResultType.FP, ResultType.FN
     for case, prediction, result in rows:
-        _append_case_lines(lines, case, prediction, result, task_state, options)
+        entities = result.entities
+        if entities and (
+            len(entities) > 1 or len(case.entities) < 1 or case.entities[0].alternatives
+        ):
+            _append_case_lines(lines, case, prediction, result, task_state, options)
+            continue
+        kind = result.result
+        if kind is fp or kind is fn:
+            matched_score, expected_score, elimination = _scores(case, prediction, result, options)
+        else:
+            matched_score = expected_score = elimination = ""
+        intents = case.intents
+        if len(intents) == 1 and not case.traits:
+            expected = intents[0].name
+        else:
+            expected = expected_intent_text(case)
+        if prediction is None or not prediction.traits:
+            matched = result.matched_intent or ""
+        else:
+            matched = matched_intent_text(result, prediction)
+        parents = case.parent_intents
+        expected_order = result.expected_entity_order
+        actual_order = result.actual_entity_order
+        if entities:
+            er = entities[0]
+            entity = f"{er.name},{er.expected},{er.matched or ''},{'True' if er.ok else 'False'}"
+        else:
+            entity = ",,,"
+        tail = (
+            f"{expected},{matched},{'||'.join(parents) if parents else ''},{task_state},"
+            f"{kind_text[kind]},{entity},"
+            f"{'>'.join(expected_order) if expected_order else ''},"
+            f"{'>'.join(actual_order) if actual_order else ''},"
+            f"{matched_score},{expected_score},{elimination},{result.error or ''},{case.id}"
+        )
+        if '"' in tail or "\n" in tail or "\r" in tail or tail.count(",") != 15:
+            _append_case_lines(lines, case, prediction, result, task_state, options)
+            continue
+        utterance = case.utterance
+        if needs_quotes(utterance) is not None:
+            utterance = '"' + utterance.replace('"', '""') + '"'
+        append(f"{utterance},{tail}")
     if lines:
         lines.append("")  # the last row's line terminator
-    return buf.getvalue() + "\r\n".join(lines)
+    return "\r\n".join(lines)
+
+
+def csv_rows(prepared: PreparedRun, meta: RunMeta, lo: int, hi: int) -> bytes:
+    """The UTF-8 lines of rows ``lo``..``hi``, for :func:`write_csv_parts`."""
+    return _lines(prepared.rows[lo:hi], meta, prepared.options).encode("utf-8")
+
+
+def render_kore_csv(
+    meta: RunMeta,
+    rows: Sequence[ResultRow],
+    options: ScoringOptions = DEFAULT_OPTIONS,
+    *,
+    prepared: PreparedRun | None = None,
+) -> str:
+    summary = prepared.summary if prepared is not None else summarize(results_of(rows))
+    return _header(meta, summary) + _lines(rows, meta, options)
+
+
+def write_csv_parts(
+    path: Path, prepared: PreparedRun, meta: RunMeta, parts: Sequence[bytes]
+) -> list[Path]:
+    """Write the report from :func:`csv_rows` parts atomically, as UTF-8 with a BOM so
+    spreadsheets read accents right."""
+    header = _header(meta, prepared.summary).encode("utf-8")
+    atomic_write_chunks(Path(path), ["\ufeff".encode(), header, *parts])
+    return [Path(path)]
 
 
 def write_kore_csv(
@@ -295,8 +373,7 @@ def write_kore_csv(
     *,
     prepared: PreparedRun | None = None,
 ) -> list[Path]:
-    """Write the report atomically (UTF-8 with a BOM so spreadsheets read accents right)."""
-    text = render_kore_csv(meta, rows, options, prepared=prepared)
-    # The BOM as bytes: prepended to the str it would widen 14 MB of ASCII to UCS-2 first.
-    atomic_write_bytes(Path(path), "\ufeff".encode() + text.encode("utf-8"))
-    return [Path(path)]
+    """Write the report atomically, in this process."""
+    if prepared is None:
+        prepared = prepare_run(rows, options)
+    return write_csv_parts(path, prepared, meta, [csv_rows(prepared, meta, 0, len(rows))])

@@ -10,7 +10,7 @@ need, so each one alone gives the same bytes.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from nlu_tui.model import CaseResult, ResultType
 from nlu_tui.reports.common import ResultRow
@@ -29,8 +29,7 @@ class PreparedRun:
     """Figures of one run's rows under one set of options.
 
     ``y_true``/``y_pred`` are the labels of the scored (non-ERROR) rows in order, ``report``
-    their scikit-learn-shaped report, ``first_expected`` per row the first acceptable expected
-    intent (``None`` when the case expects none).
+    their scikit-learn-shaped report.
     """
 
     rows: Sequence[ResultRow]
@@ -40,7 +39,19 @@ class PreparedRun:
     y_true: list[str]
     y_pred: list[str]
     report: Report
-    first_expected: list[str | None]
+    _first: dict[tuple[int, int], list[str | None]] = field(default_factory=dict, repr=False)
+
+    def first_expected(self, lo: int = 0, hi: int | None = None) -> list[str | None]:
+        """Per row ``lo``..``hi``, the first acceptable expected intent (``None`` when the case
+        expects none). Computed per range when first asked, so each process rendering a
+        range of rows computes only its own (JUnit and Rasa both ask)."""
+        key = (lo, len(self.rows) if hi is None else hi)
+        found = self._first.get(key)
+        if found is None:
+            found = self._first[key] = first_expected_intents(
+                self.rows[key[0] : key[1]], self.options
+            )
+        return found
 
 
 def first_expected_intents(
@@ -93,7 +104,6 @@ def prepare_run(
         y_true=y_true,
         y_pred=y_pred,
         report=report,
-        first_expected=first_expected_intents(rows, options),
     )
 
 

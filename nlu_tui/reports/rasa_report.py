@@ -27,7 +27,7 @@ from typing import Any
 from nlu_tui.fileio import atomic_write_text
 from nlu_tui.model import ResultType
 from nlu_tui.reports.common import ResultRow, RunMeta, finite
-from nlu_tui.reports.prepared import PreparedRun
+from nlu_tui.reports.prepared import PreparedRun, prepare_run
 from nlu_tui.scoring.case import DEFAULT_OPTIONS, ScoringOptions, expected_intents
 from nlu_tui.scoring.intent_report import Report, classification_report, intent_labels
 
@@ -49,15 +49,23 @@ def rasa_examples(
     return out
 
 
-def prepared_examples(prepared: PreparedRun) -> list[tuple[str, str, str, float | None]]:
-    """:func:`rasa_examples` from shared figures: the target is the row's ``y_true`` (which
-    :func:`intent_labels` already computed), the filter the row's first expected intent."""
+def prepared_examples(
+    prepared: PreparedRun, lo: int = 0, hi: int | None = None
+) -> list[tuple[str, str, str, float | None]]:
+    """:func:`rasa_examples` of rows ``lo``..``hi`` from shared figures: the target is the
+    row's ``y_true`` (which :func:`intent_labels` already computed), the filter the row's
+    first expected intent."""
+    rows, results = prepared.rows, prepared.results
+    hi = len(rows) if hi is None else hi
+    error = ResultType.ERROR
+    # y_true covers the scored rows only: skip the labels of those before ``lo``.
+    skipped = sum(1 for r in results[:lo] if r.result is not error) if lo else 0
+    labels = iter(prepared.y_true[skipped:])
     out: list[tuple[str, str, str, float | None]] = []
-    labels = iter(prepared.y_true)
     for (case, _prediction, result), first in zip(
-        prepared.rows, prepared.first_expected, strict=True
+        rows[lo:hi], prepared.first_expected(lo, hi), strict=True
     ):
-        if result.result is ResultType.ERROR:
+        if result.result is error:
             continue
         target = next(labels)
         if first is None:
@@ -128,6 +136,27 @@ def _json_number(value: float | None) -> str:
     return json.dumps(value)
 
 
+def _error_items(examples: Sequence[tuple[str, str, str, float | None]]) -> str:
+    """The objects of ``intent_errors.json`` for ``examples``, joined by ``,\\n``."""
+    from json.encoder import encode_basestring as quote  # C-accelerated when available
+
+    return ",\n".join(
+        [
+            '  {\n    "text": '
+            f'{quote(text)},\n    "intent": {quote(target)},\n    "intent_prediction": {{\n'
+            f'      "name": {quote(pred)},\n      "confidence": {_json_number(conf)}\n'
+            "    }\n  }"
+            for text, target, pred, conf in examples
+            if target != pred
+        ]
+    )
+
+
+def _errors_document(items: Sequence[str]) -> str:
+    present = [i for i in items if i]
+    return "[\n" + ",\n".join(present) + "\n]" if present else "[]"
+
+
 def intent_errors_json(
     examples: Sequence[tuple[str, str, str, float | None]],
 ) -> str:
@@ -136,18 +165,33 @@ def intent_errors_json(
     With ``indent`` the standard library falls back to its pure-Python encoder; the objects
     here always have the same shape, so the text is assembled around C-escaped strings.
     """
-    from json.encoder import encode_basestring as quote  # C-accelerated when available
+    return _errors_document([_error_items(examples)])
 
-    items = [
-        '  {\n    "text": '
-        f'{quote(text)},\n    "intent": {quote(target)},\n    "intent_prediction": {{\n'
-        f'      "name": {quote(pred)},\n      "confidence": {_json_number(conf)}\n    }}\n  }}'
-        for text, target, pred, conf in examples
-        if target != pred
-    ]
-    if not items:
-        return "[]"
-    return "[\n" + ",\n".join(items) + "\n]"
+
+RasaPart = tuple[str, list[str], list[str]]
+"""(error objects, targets, predictions) of a range of rows."""
+
+
+def rasa_rows(prepared: PreparedRun, meta: RunMeta, lo: int, hi: int) -> RasaPart:
+    """What rows ``lo``..``hi`` add to the two files, for :func:`write_rasa_parts`."""
+    examples = prepared_examples(prepared, lo, hi)
+    return _error_items(examples), [e[1] for e in examples], [e[2] for e in examples]
+
+
+def write_rasa_parts(
+    path: Path, prepared: PreparedRun, meta: RunMeta, parts: Sequence[RasaPart]
+) -> list[Path]:
+    """Write ``intent_report.json`` and ``intent_errors.json`` into the directory ``path``."""
+    directory = Path(path)
+    targets = [t for _items, ts, _ps in parts for t in ts]
+    predictions = [p for _items, _ts, ps in parts for p in ps]
+    report = rasa_intent_report(targets, predictions)
+    report_path = directory / REPORT_FILE
+    errors_path = directory / ERRORS_FILE
+    # Rasa writes these with an indent of 2 (rasa.shared.utils.io.dump_obj_as_json_to_file).
+    atomic_write_text(report_path, json.dumps(report, indent=2, ensure_ascii=False))
+    atomic_write_text(errors_path, _errors_document([items for items, _t, _p in parts]))
+    return [report_path, errors_path]
 
 
 def write_rasa_report(
@@ -159,12 +203,6 @@ def write_rasa_report(
     prepared: PreparedRun | None = None,
 ) -> list[Path]:
     """Write ``intent_report.json`` and ``intent_errors.json`` into the directory ``path``."""
-    directory = Path(path)
-    examples = rasa_examples(rows, options) if prepared is None else prepared_examples(prepared)
-    report = rasa_intent_report([e[1] for e in examples], [e[2] for e in examples])
-    report_path = directory / REPORT_FILE
-    errors_path = directory / ERRORS_FILE
-    # Rasa writes these with an indent of 2 (rasa.shared.utils.io.dump_obj_as_json_to_file).
-    atomic_write_text(report_path, json.dumps(report, indent=2, ensure_ascii=False))
-    atomic_write_text(errors_path, intent_errors_json(examples))
-    return [report_path, errors_path]
+    if prepared is None:
+        prepared = prepare_run(rows, options)
+    return write_rasa_parts(path, prepared, meta, [rasa_rows(prepared, meta, 0, len(rows))])

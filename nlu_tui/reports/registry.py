@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from nlu_tui.errors import InputError
 from nlu_tui.gcpause import gc_paused
 from nlu_tui.reports.common import ResultRow, RunMeta
-from nlu_tui.reports.json_report import write_json_report
-from nlu_tui.reports.junit import write_junit
-from nlu_tui.reports.kore_csv import write_kore_csv
+from nlu_tui.reports.json_report import json_rows, write_json_parts, write_json_report
+from nlu_tui.reports.junit import junit_rows, write_junit, write_junit_parts
+from nlu_tui.reports.kore_csv import csv_rows, write_csv_parts, write_kore_csv
+from nlu_tui.reports.parallel import default_processes, map_ranges
 from nlu_tui.reports.prepared import PreparedRun, prepare_run
-from nlu_tui.reports.rasa_report import write_rasa_report
+from nlu_tui.reports.rasa_report import rasa_rows, write_rasa_parts, write_rasa_report
 from nlu_tui.scoring.case import DEFAULT_OPTIONS, ScoringOptions
 
 
@@ -34,23 +37,61 @@ class Writer(Protocol):
 
 @dataclass(frozen=True)
 class ReportFormat:
-    """``directory``: the target is a folder (Rasa writes two files), otherwise a file."""
+    """An export format. ``directory``: the target is a folder (Rasa writes two files).
+
+    ``render_rows(prepared, meta, lo, hi)`` renders a range of rows, in any process (its
+    result must pickle); ``write_parts(path, prepared, meta, parts)`` writes the file(s)
+    from the parts of consecutive ranges covering every row. ``write`` does both in this
+    process.
+    """
 
     name: str
     description: str
     extension: str
     directory: bool
     write: Writer
+    render_rows: Callable[[PreparedRun, RunMeta, int, int], Any]
+    write_parts: Callable[[Path, PreparedRun, RunMeta, Sequence[Any]], list[Path]]
 
 
 REPORT_FORMATS: dict[str, ReportFormat] = {
     f.name: f
     for f in (
-        ReportFormat("json", "JSON report (schema_version 1)", ".json", False, write_json_report),
-        ReportFormat("csv", "Kore.ai Batch Testing CSV report", ".csv", False, write_kore_csv),
-        ReportFormat("junit", "JUnit XML, one test case per utterance", ".xml", False, write_junit),
         ReportFormat(
-            "rasa", "Rasa intent_report.json + intent_errors.json", "", True, write_rasa_report
+            "json",
+            "JSON report (schema_version 1)",
+            ".json",
+            False,
+            write_json_report,
+            json_rows,
+            write_json_parts,
+        ),
+        ReportFormat(
+            "csv",
+            "Kore.ai Batch Testing CSV report",
+            ".csv",
+            False,
+            write_kore_csv,
+            csv_rows,
+            write_csv_parts,
+        ),
+        ReportFormat(
+            "junit",
+            "JUnit XML, one test case per utterance",
+            ".xml",
+            False,
+            write_junit,
+            junit_rows,
+            write_junit_parts,
+        ),
+        ReportFormat(
+            "rasa",
+            "Rasa intent_report.json + intent_errors.json",
+            "",
+            True,
+            write_rasa_report,
+            rasa_rows,
+            write_rasa_parts,
         ),
     )
 }
@@ -74,15 +115,15 @@ def write_report(
     options: ScoringOptions = DEFAULT_OPTIONS,
     *,
     prepared: PreparedRun | None = None,
+    processes: int | None = None,
 ) -> list[Path]:
     """Export a scored run as ``fmt`` to ``path`` (a folder for ``rasa``); returns files written.
 
     ``prepared`` (from :func:`prepare_run` on the same rows and options) saves recomputing
-    the summary and labels when several formats are written.
+    the summary and labels when several formats are written. ``processes`` as in
+    :func:`write_reports`.
     """
-    writer = report_format(fmt).write
-    with gc_paused():
-        return writer(Path(path), meta, rows, options, prepared=prepared)
+    return write_reports({fmt: path}, meta, rows, options, prepared=prepared, processes=processes)
 
 
 def write_reports(
@@ -92,13 +133,42 @@ def write_reports(
     options: ScoringOptions = DEFAULT_OPTIONS,
     *,
     prepared: PreparedRun | None = None,
+    processes: int | None = None,
 ) -> list[Path]:
-    """Export a run in several formats ({format: path}), summarising and labelling it once."""
-    writers = {fmt: report_format(fmt).write for fmt in targets}  # bad names fail first
+    """Export a run in several formats ({format: path}), summarising and labelling it once.
+
+    The rows are rendered in ``processes`` ranges at once (default: as many as
+    :func:`~nlu_tui.reports.parallel.default_processes` finds worthwhile and safe), then
+    every file is written here, atomically. The bytes do not depend on ``processes``.
+    """
+    formats = {fmt: report_format(fmt) for fmt in targets}  # bad names fail first
     written: list[Path] = []
     with gc_paused():
         if prepared is None:
             prepared = prepare_run(rows, options)
-        for fmt, path in targets.items():
-            written += writers[fmt](Path(path), meta, rows, options, prepared=prepared)
+        ready = prepared
+
+        def render(lo: int, hi: int) -> dict[str, Any]:
+            return {fmt: f.render_rows(ready, meta, lo, hi) for fmt, f in formats.items()}
+
+        n = len(rows)
+        count = default_processes(n) if processes is None else processes
+        parts = map_ranges(render, n, count, meanwhile=partial(_warm_up, formats))
+        jobs = [
+            partial(formats[fmt].write_parts, Path(path), ready, meta, [p[fmt] for p in parts])
+            for fmt, path in targets.items()
+        ]
+        if len(jobs) == 1:
+            return jobs[0]()
+        # Writing is mostly the kernel copying and fsyncing, without the GIL: the files are
+        # written at once, beside the Python work of assembling them (the threads end here).
+        with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+            for done in [pool.submit(job) for job in jobs]:
+                written += done.result()
     return written
+
+
+def _warm_up(formats: Mapping[str, ReportFormat]) -> None:
+    """Load the lazily imported modules the writers need, while the children still render."""
+    if "rasa" in formats:
+        import numpy  # noqa: F401 - Rasa's confused_with is numpy's argsort
