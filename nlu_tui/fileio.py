@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
+import secrets
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -29,8 +29,12 @@ def atomic_write_chunks(
     (a report assembled from parts would otherwise be copied once more in memory)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    tmp = Path(tmp_name)
+    existing = path.stat().st_mode & 0o7777 if path.exists() else None
+    # A new file gets 0o666 less the umask from the kernel itself: reading the umask means
+    # setting it, which races with other threads (writers run in parallel). A file holding
+    # secrets, or replacing one, starts private and gets its mode below.
+    private = mode is not None or existing is not None
+    fd, tmp = _create_temp(path, 0o600 if private else 0o666)
     try:
         with os.fdopen(fd, "wb") as fh:
             for chunk in chunks:
@@ -39,12 +43,8 @@ def atomic_write_chunks(
             os.fsync(fh.fileno())
         if mode is not None:
             os.chmod(tmp, mode)
-        elif path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o7777)
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
+        elif existing is not None:
+            os.chmod(tmp, existing)
         if backup and path.exists():
             atomic_copy = path.with_name(path.name + ".bak")
             atomic_copy.write_bytes(path.read_bytes())
@@ -54,6 +54,18 @@ def atomic_write_chunks(
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
         raise
+
+
+def _create_temp(path: Path, mode: int) -> tuple[int, Path]:
+    """A new, exclusive temp file beside ``path`` (``tempfile.mkstemp`` always uses 0o600)."""
+    for _ in range(100):
+        tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+            return os.open(tmp, flags, mode), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name beside {path}")
 
 
 def atomic_write_text(

@@ -6,12 +6,14 @@ from __future__ import annotations
 import math
 import os
 import random
+import signal
 import threading
 from pathlib import Path
 
 import pytest
 from scoring_fixture import scored
 
+from nlu_tui.errors import InputError
 from nlu_tui.model import (
     ExpectedEntity,
     ExpectedIntent,
@@ -20,7 +22,7 @@ from nlu_tui.model import (
     Prediction,
     TestCase,
 )
-from nlu_tui.reports import REPORT_FORMATS, RunMeta, write_reports
+from nlu_tui.reports import REPORT_FORMATS, RunMeta, prepare_run, write_reports
 from nlu_tui.reports.common import ResultRow
 from nlu_tui.reports.parallel import (
     ENV_PROCESSES,
@@ -105,6 +107,66 @@ def test_a_failing_child_costs_time_not_results(how: str) -> None:
     assert map_ranges(fn, 10, 2) == [[0, 1, 2, 3, 4], [5, 6, 7, 8, 9]]
 
 
+def test_no_child_when_fork_fails_or_another_thread_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    here = os.getpid()
+
+    def fn(lo: int, hi: int) -> tuple[int, int, int]:
+        return os.getpid(), lo, hi
+
+    def no_fork() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    fds_before = len(os.listdir("/proc/self/fd"))
+    with monkeypatch.context() as m:
+        m.setattr(os, "fork", no_fork)
+        assert map_ranges(fn, 6, 3) == [(here, 0, 2), (here, 2, 4), (here, 4, 6)]
+    assert len(os.listdir("/proc/self/fd")) == fds_before  # no scratch file left open
+    stop = threading.Event()
+    worker = threading.Thread(target=stop.wait)
+    worker.start()
+    try:  # even when asked for 3 processes: forking a threaded process could deadlock
+        assert map_ranges(fn, 6, 3) == [(here, 0, 6)]
+    finally:
+        stop.set()
+        worker.join()
+
+
+def test_an_error_rendering_a_failed_childs_range_closes_nothing_twice(tmp_path: Path) -> None:
+    here = os.getpid()
+    opened = []
+
+    def fn(lo: int, hi: int) -> int:
+        if os.getpid() != here:
+            os._exit(3)  # every child fails: its range comes back here
+        if lo > 0:
+            # Takes the descriptor number the collected child's scratch file had.
+            opened.append(open(tmp_path / "late.txt", "w"))  # noqa: SIM115
+            raise ValueError("the range fails here too")
+        return hi
+
+    with pytest.raises(ValueError, match="fails here too"):
+        map_ranges(fn, 9, 3)
+    with opened[0] as late:
+        late.write("still open")  # its descriptor was not closed by mistake
+    assert (tmp_path / "late.txt").read_text() == "still open"
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)
+
+
+def test_ctrl_c_in_a_child_ends_only_that_child() -> None:
+    here = os.getpid()
+
+    def fn(lo: int, hi: int) -> list[int]:
+        if os.getpid() != here:
+            os.kill(os.getpid(), signal.SIGINT)  # default action in the child: it ends
+            threading.Event().wait(30)
+        return list(range(lo, hi))
+
+    assert map_ranges(fn, 4, 2) == [[0, 1], [2, 3]]
+
+
 def test_an_error_here_stops_and_reaps_the_children() -> None:
     here = os.getpid()
 
@@ -170,3 +232,26 @@ def test_how_many_processes(monkeypatch: pytest.MonkeyPatch) -> None:
     finally:
         stop.set()
         worker.join()
+
+
+def test_two_formats_to_one_path_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    rows = random_rows(5, seed=1)
+    same = tmp_path / "report.out"
+    with pytest.raises(InputError, match="same path"):
+        write_reports({"json": same, "csv": tmp_path / "." / "report.out"}, META, rows)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_csv_and_junit_alone_never_label_the_run(tmp_path: Path) -> None:
+    rows = random_rows(30, seed=2)
+    prepared = prepare_run(rows)
+    write_reports(
+        {"csv": tmp_path / "r.csv", "junit": tmp_path / "r.xml"},
+        META,
+        rows,
+        prepared=prepared,
+        processes=2,
+    )
+    assert "labels" not in vars(prepared) and "report" not in vars(prepared)
+    write_reports({"rasa": tmp_path / "rasa"}, META, rows, prepared=prepared, processes=2)
+    assert "labels" in vars(prepared) and "report" in vars(prepared)

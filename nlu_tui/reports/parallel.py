@@ -26,7 +26,8 @@ import signal
 import sys
 import tempfile
 import threading
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -85,36 +86,55 @@ def map_ranges(
     """``[fn(lo, hi) for (lo, hi) in split(n, processes)]``, the ranges after the first
     computed in forked children. ``fn``'s results must pickle.
 
-    The caller decides ``processes`` (see :func:`default_processes`); ``1`` forks nothing.
+    ``processes`` is an upper bound (see :func:`default_processes`): with ``1``, or where
+    forking is unsafe (:func:`fork_is_safe`), nothing is forked.
     ``meanwhile`` runs here after the first range, while the children finish theirs (they
     also store their results, so they end a little later).
     """
+    if processes > 1 and not fork_is_safe():
+        processes = 1
     ranges = split(n, processes)
     if len(ranges) == 1:
         out = [fn(*ranges[0])]
         if meanwhile is not None:
             meanwhile()
         return out
-    children: list[tuple[int, int]] = []  # (pid, the file it writes its result to)
+    children: dict[int, tuple[int, int]] = {}  # range index: (pid, file it writes its result to)
     try:
-        for lo, hi in ranges[1:]:
-            children.append(_fork_child(fn, lo, hi))
+        for k, (lo, hi) in enumerate(ranges[1:], 1):
+            # Ctrl+C waits until the child is known here and has its own signal handling.
+            with _signals_blocked():
+                child = _fork_child(fn, lo, hi)
+                if child is not None:
+                    children[k] = child
         out = [fn(*ranges[0])]
         if meanwhile is not None:
             meanwhile()
-        for (pid, fd), (lo, hi) in zip(children, ranges[1:], strict=True):
-            part: tuple[T] | None = _collect(pid, fd)
+        for k, (lo, hi) in enumerate(ranges[1:], 1):
+            child = children.pop(k, None)
+            part: tuple[T] | None = None if child is None else _collect(*child)
             out.append(part[0] if part is not None else fn(lo, hi))
-        children.clear()
         return out
     finally:
-        for pid, fd in children:  # only on an error here (Ctrl+C): stop the rest
+        for pid, fd in children.values():  # only on an error here (Ctrl+C): stop the rest
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
             with contextlib.suppress(OSError):
                 os.close(fd)
             with contextlib.suppress(OSError):
                 os.waitpid(pid, 0)
+
+
+_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextlib.contextmanager
+def _signals_blocked() -> Iterator[None]:
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _scratch_fd() -> int:
@@ -126,18 +146,38 @@ def _scratch_fd() -> int:
     return fd
 
 
-def _fork_child(fn: Callable[[int, int], T], lo: int, hi: int) -> tuple[int, int]:
-    """Start a child computing ``fn(lo, hi)``; returns its pid and the file it pickles into.
+def _fork_child(fn: Callable[[int, int], T], lo: int, hi: int) -> tuple[int, int] | None:
+    """Start a child computing ``fn(lo, hi)``; its pid and the file it pickles into, or
+    ``None`` when no child could be made (the range is then rendered here).
 
     A shared anonymous file rather than a pipe: the child writes its tens of megabytes at
     memory speed without waiting for the parent to read, and the parent unpickles straight
-    from a mapping of it (a pipe took 0.1 s for 46 MB here).
+    from a mapping of it (a pipe took 0.1 s for 46 MB here). Call with SIGINT and SIGTERM
+    blocked: the child sets them to their defaults (a Ctrl+C ends it at once, never reaching
+    the caller's code in the child) before unblocking them.
     """
-    fd = _scratch_fd()
-    pid = os.fork()
+    for stream in (sys.stdout, sys.stderr):  # nothing buffered is written twice
+        with contextlib.suppress(Exception):
+            stream.flush()
+    try:
+        fd = _scratch_fd()
+    except OSError:
+        return None
+    try:
+        with warnings.catch_warnings():
+            # Python 3.12+ warns about forking with any OS thread alive; the threads that
+            # may exist here are native pools (OpenBLAS) whose locks the child never takes.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+    except OSError:  # no memory or too many processes
+        os.close(fd)
+        return None
     if pid == 0:  # the child: render, store, and leave without running anything else
         code = 1
         try:
+            for signum in _STOP_SIGNALS:
+                signal.signal(signum, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
             with os.fdopen(fd, "wb", closefd=False) as out:
                 pickle.dump(fn(lo, hi), out, protocol=pickle.HIGHEST_PROTOCOL)
             code = 0

@@ -10,7 +10,7 @@ need, so each one alone gives the same bytes.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from functools import cached_property
 
 from nlu_tui.model import CaseResult, ResultType
 from nlu_tui.reports.common import ResultRow
@@ -24,22 +24,45 @@ from nlu_tui.scoring.intent_report import (
 from nlu_tui.scoring.summary import Summary, summarize
 
 
-@dataclass
 class PreparedRun:
-    """Figures of one run's rows under one set of options.
+    """Figures of one run's rows under one set of options, each computed when first asked.
 
     ``y_true``/``y_pred`` are the labels of the scored (non-ERROR) rows in order, ``report``
-    their scikit-learn-shaped report.
+    their scikit-learn-shaped report (a CSV or JUnit export never needs them).
     """
 
-    rows: Sequence[ResultRow]
-    options: ScoringOptions
-    results: list[CaseResult]
-    summary: Summary
-    y_true: list[str]
-    y_pred: list[str]
-    report: Report
-    _first: dict[tuple[int, int], list[str | None]] = field(default_factory=dict, repr=False)
+    def __init__(
+        self,
+        rows: Sequence[ResultRow],
+        options: ScoringOptions = DEFAULT_OPTIONS,
+        *,
+        summary: Summary | None = None,
+        intent_report: IntentReport | None = None,
+    ) -> None:
+        self.rows = rows
+        self.options = options
+        self.results: list[CaseResult] = [r for _c, _p, r in rows]
+        self.summary: Summary = summarize(self.results) if summary is None else summary
+        if intent_report is not None:
+            self.__dict__["labels"] = (intent_report.y_true, intent_report.y_pred)
+            self.__dict__["report"] = intent_report.report
+        self._first: dict[tuple[int, int], list[str | None]] = {}
+
+    @cached_property
+    def labels(self) -> tuple[list[str], list[str]]:
+        return label_sequences([(c, r) for c, _p, r in self.rows], self.options)
+
+    @property
+    def y_true(self) -> list[str]:
+        return self.labels[0]
+
+    @property
+    def y_pred(self) -> list[str]:
+        return self.labels[1]
+
+    @cached_property
+    def report(self) -> Report:
+        return classification_report(*self.labels)
 
     def first_expected(self, lo: int = 0, hi: int | None = None) -> list[str | None]:
         """Per row ``lo``..``hi``, the first acceptable expected intent (``None`` when the case
@@ -86,25 +109,9 @@ def prepare_run(
     summary: Summary | None = None,
     intent_report: IntentReport | None = None,
 ) -> PreparedRun:
-    """Compute the shared figures; pass ``summary``/``intent_report`` if you already have them
-    (the results view does) for the same rows and options."""
-    results = [r for _c, _p, r in rows]
-    if summary is None:
-        summary = summarize(results)
-    if intent_report is not None:
-        y_true, y_pred, report = intent_report.y_true, intent_report.y_pred, intent_report.report
-    else:
-        y_true, y_pred = label_sequences([(c, r) for c, _p, r in rows], options)
-        report = classification_report(y_true, y_pred)
-    return PreparedRun(
-        rows=rows,
-        options=options,
-        results=results,
-        summary=summary,
-        y_true=y_true,
-        y_pred=y_pred,
-        report=report,
-    )
+    """The shared figures; pass ``summary``/``intent_report`` if you already have them (the
+    results view does) for the same rows and options."""
+    return PreparedRun(rows, options, summary=summary, intent_report=intent_report)
 
 
 def scored_rows(prepared: PreparedRun) -> list[ResultRow]:

@@ -52,6 +52,8 @@ class ReportFormat:
     write: Writer
     render_rows: Callable[[PreparedRun, RunMeta, int, int], Any]
     write_parts: Callable[[Path, PreparedRun, RunMeta, Sequence[Any]], list[Path]]
+    labelled: bool
+    """Whether it needs the intent labels and report (computed before any child forks)."""
 
 
 REPORT_FORMATS: dict[str, ReportFormat] = {
@@ -65,6 +67,7 @@ REPORT_FORMATS: dict[str, ReportFormat] = {
             write_json_report,
             json_rows,
             write_json_parts,
+            True,
         ),
         ReportFormat(
             "csv",
@@ -74,6 +77,7 @@ REPORT_FORMATS: dict[str, ReportFormat] = {
             write_kore_csv,
             csv_rows,
             write_csv_parts,
+            False,
         ),
         ReportFormat(
             "junit",
@@ -83,6 +87,7 @@ REPORT_FORMATS: dict[str, ReportFormat] = {
             write_junit,
             junit_rows,
             write_junit_parts,
+            False,
         ),
         ReportFormat(
             "rasa",
@@ -92,6 +97,7 @@ REPORT_FORMATS: dict[str, ReportFormat] = {
             write_rasa_report,
             rasa_rows,
             write_rasa_parts,
+            True,
         ),
     )
 }
@@ -141,17 +147,22 @@ def write_reports(
     :func:`~nlu_tui.reports.parallel.default_processes` finds worthwhile and safe), then
     every file is written here, atomically. The bytes do not depend on ``processes``.
     """
-    formats = {fmt: report_format(fmt) for fmt in targets}  # bad names fail first
+    formats = {fmt: report_format(fmt) for fmt in targets}  # bad input fails first
+    paths = [Path(p).resolve() for p in targets.values()]
+    if len(set(paths)) < len(paths):
+        raise InputError("two report formats would write the same path", field="output")
     written: list[Path] = []
     with gc_paused():
         if prepared is None:
             prepared = prepare_run(rows, options)
         ready = prepared
+        if any(f.labelled for f in formats.values()):
+            ready.report  # noqa: B018 - labels and report once, before the children fork
 
         def render(lo: int, hi: int) -> dict[str, Any]:
             return {fmt: f.render_rows(ready, meta, lo, hi) for fmt, f in formats.items()}
 
-        n = len(rows)
+        n = len(ready.rows)
         count = default_processes(n) if processes is None else processes
         parts = map_ranges(render, n, count, meanwhile=partial(_warm_up, formats))
         jobs = [
@@ -162,9 +173,11 @@ def write_reports(
             return jobs[0]()
         # Writing is mostly the kernel copying and fsyncing, without the GIL: the files are
         # written at once, beside the Python work of assembling them (the threads end here).
+        # Every format is attempted; the first failure, in the order given, is raised.
         with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
-            for done in [pool.submit(job) for job in jobs]:
-                written += done.result()
+            futures = [pool.submit(job) for job in jobs]
+        for done in futures:
+            written += done.result()
     return written
 
 

@@ -182,7 +182,8 @@ def from_dict(cls: type[T], data: dict[str, Any]) -> T:
         obj = object.__new__(cls)
         state = obj.__dict__
         for name, value, factory in plan.defaults:
-            state[name] = value() if factory else value
+            if name not in data:  # a stored case has its id: no fresh one drawn for nothing
+                state[name] = value() if factory else value
         state.update(data)
         for name, conv in plan.convs:
             value = data.get(name)

@@ -23,6 +23,7 @@ from typing import Any
 
 from nlu_tui import paths
 from nlu_tui.errors import InputError
+from nlu_tui.gcpause import gc_paused
 from nlu_tui.model import (
     MAX_NOTE_CHARS,
     CaseResult,
@@ -338,7 +339,8 @@ class RunStore:
     def load_cases(self, run_id: str) -> list[TestCase]:
         """The run's own copy of its cases, in suite order."""
         rows = self._query("SELECT case_json FROM cases WHERE run_id=? ORDER BY seq", (run_id,))
-        return [codec.case_from_json(r["case_json"]) for r in rows]
+        with gc_paused(promote=True):  # many small acyclic objects: see nlu_tui.gcpause
+            return [codec.case_from_json(r["case_json"]) for r in rows]
 
     def done_case_ids(self, run_id: str) -> set[str]:
         rows = self._query("SELECT case_id FROM results WHERE run_id=?", (run_id,))
@@ -404,11 +406,14 @@ class RunStore:
             " WHERE r.run_id=? ORDER BY r.seq",
             (run.id,),
         )
-        return [
-            (
-                codec.case_from_json(r["case_json"]),
-                codec.prediction_from_json(r["prediction_json"]),
-                codec.result_from_json(r["result_json"]),
-            )
-            for r in rows
-        ]
+        # Without the pause the collector rescans the growing heap: 1.7 s instead of 0.6 s for
+        # 23,700 results with 10-intent rankings.
+        with gc_paused(promote=True):
+            return [
+                (
+                    codec.case_from_json(r["case_json"]),
+                    codec.prediction_from_json(r["prediction_json"]),
+                    codec.result_from_json(r["result_json"]),
+                )
+                for r in rows
+            ]
