@@ -255,3 +255,27 @@ def test_csv_and_junit_alone_never_label_the_run(tmp_path: Path) -> None:
     assert "labels" not in vars(prepared) and "report" not in vars(prepared)
     write_reports({"rasa": tmp_path / "rasa"}, META, rows, prepared=prepared, processes=2)
     assert "labels" in vars(prepared) and "report" in vars(prepared)
+
+
+def test_big_parts_come_back_whole_from_the_shared_file() -> None:
+    here = os.getpid()
+
+    def fn(lo: int, hi: int) -> dict[str, object]:
+        big = bytes(range(256)) * (1000 + lo)  # beyond the out-of-band threshold
+        return {"big": big, "pair": (big[:10], [big, lo]), "text": "é" * hi, "pid": os.getpid()}
+
+    first, second = map_ranges(fn, 4, 2)
+    assert first["pid"] == here and second["pid"] != here
+    expected = fn(2, 4)
+    assert bytes(second["big"]) == expected["big"]  # type: ignore[call-overload]
+    small, (big, lo) = second["pair"]  # type: ignore[misc]
+    assert (small, bytes(big), lo) == (expected["big"][:10], expected["big"], 2)  # type: ignore[index]
+    assert second["text"] == "é" * 4
+
+
+def test_a_big_run_gives_the_same_bytes_in_two_processes(tmp_path: Path) -> None:
+    rows = random_rows(3000, seed=11)  # parts of several hundred kilobytes
+    write_reports(targets(tmp_path / "one"), META, rows, processes=1)
+    write_reports(targets(tmp_path / "two"), META, rows, processes=2)
+    assert contents(tmp_path / "two") == contents(tmp_path / "one")
+    assert (tmp_path / "one" / "report.json").stat().st_size > 1_000_000

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import math
 import re
+from array import array
 from collections.abc import Sequence
+from itertools import chain
 from pathlib import Path
 
 from nlu_tui.fileio import atomic_write_chunks
@@ -120,26 +122,24 @@ def failure_details(case: TestCase, prediction: Prediction | None, result: CaseR
     return lines
 
 
-def _seconds(latency_ms: float | None) -> float:
-    """A test case's ``time``: the engine latency in seconds (0 when missing or not finite)."""
-    seconds = (latency_ms or 0.0) / 1000.0
-    return seconds if math.isfinite(seconds) else 0.0
-
-
 def _testcases(
     rows: Sequence[ResultRow], first_expected: Sequence[str | None], suite_name: str
-) -> tuple[str, int]:
-    """The ``<testcase>`` elements of ``rows`` (each line ending in a newline) and how many
-    of them failed."""
+) -> tuple[str, int, array[float]]:
+    """The ``<testcase>`` elements of ``rows`` (each line ending in a newline), how many of
+    them failed, and their times in seconds."""
     body: list[str] = []
     failures = 0
+    times = array("d")
+    add_time = times.append
     classnames: dict[str | None, str] = {}  # few distinct classes: escape each once
     isfinite = math.isfinite
     names = _attr_values([f"{case.utterance} [{case.id}]" for case, _p, _r in rows])
     for (case, prediction, result), intent, name in zip(rows, first_expected, names, strict=True):
-        seconds = (result.latency_ms or 0.0) / 1000.0  # _seconds, inlined (a call per row)
+        # The engine latency in seconds; 0 when missing or not finite.
+        seconds = (result.latency_ms or 0.0) / 1000.0
         if not isfinite(seconds):
             seconds = 0.0
+        add_time(seconds)
         classname = classnames.get(intent)
         if classname is None:
             classname = classnames[intent] = _attr(f"{suite_name}.{intent or 'none'}")
@@ -172,29 +172,31 @@ def _testcases(
         )
     if body:
         body.append("")  # the last element's newline
-    return "\n".join(body), failures
+    return "\n".join(body), failures, times
 
 
-def junit_rows(prepared: PreparedRun, meta: RunMeta, lo: int, hi: int) -> tuple[bytes, int]:
+JUnitPart = tuple[bytes, int, "array[float]"]
+"""(UTF-8 ``<testcase>`` elements, failures, times in seconds) of a range of rows."""
+
+
+def junit_rows(prepared: PreparedRun, meta: RunMeta, lo: int, hi: int) -> JUnitPart:
     """(UTF-8 ``<testcase>`` elements, failures) of rows ``lo``..``hi``, for
     :func:`junit_chunks`."""
-    text, failures = _testcases(
+    text, failures, times = _testcases(
         prepared.rows[lo:hi], prepared.first_expected(lo, hi), meta.suite or "suite"
     )
-    return text.encode("utf-8"), failures
+    return text.encode("utf-8"), failures, times
 
 
-def junit_chunks(
-    prepared: PreparedRun, meta: RunMeta, parts: Sequence[tuple[bytes, int]]
-) -> list[bytes]:
+def junit_chunks(prepared: PreparedRun, meta: RunMeta, parts: Sequence[JUnitPart]) -> list[bytes]:
     """The whole document from :func:`junit_rows` parts of consecutive ranges.
 
     The total time is the exact (``math.fsum``) sum of the test cases' times.
     """
     summary = prepared.summary
     rows = prepared.rows
-    failures = sum(f for _body, f in parts)
-    total_time = math.fsum(_seconds(r.latency_ms) for r in prepared.results)
+    failures = sum(f for _body, f, _times in parts)
+    total_time = math.fsum(chain.from_iterable(times for _body, _f, times in parts))
     counts = (
         f'tests="{len(rows)}" failures="{failures}" errors="{summary.errors}" '
         f'time="{total_time:.3f}"'
@@ -222,7 +224,7 @@ def junit_chunks(
         ]
     )
     tail = "  </testsuite>\n</testsuites>\n"
-    return [head.encode("utf-8"), *(body for body, _f in parts), tail.encode("utf-8")]
+    return [head.encode("utf-8"), *(body for body, _f, _t in parts), tail.encode("utf-8")]
 
 
 def render_junit(
@@ -239,7 +241,7 @@ def render_junit(
 
 
 def write_junit_parts(
-    path: Path, prepared: PreparedRun, meta: RunMeta, parts: Sequence[tuple[bytes, int]]
+    path: Path, prepared: PreparedRun, meta: RunMeta, parts: Sequence[JUnitPart]
 ) -> list[Path]:
     atomic_write_chunks(Path(path), junit_chunks(prepared, meta, parts))
     return [Path(path)]

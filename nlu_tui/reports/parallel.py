@@ -23,6 +23,7 @@ import mmap
 import os
 import pickle
 import signal
+import struct
 import sys
 import tempfile
 import threading
@@ -178,8 +179,7 @@ def _fork_child(fn: Callable[[int, int], T], lo: int, hi: int) -> tuple[int, int
             for signum in _STOP_SIGNALS:
                 signal.signal(signum, signal.SIG_DFL)
             signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
-            with os.fdopen(fd, "wb", closefd=False) as out:
-                pickle.dump(fn(lo, hi), out, protocol=pickle.HIGHEST_PROTOCOL)
+            _store(fd, fn(lo, hi))
             code = 0
         except BaseException:  # the parent renders this range itself
             pass
@@ -197,9 +197,59 @@ def _collect(pid: int, fd: int) -> tuple[Any] | None:
         size = os.fstat(fd).st_size
         if size == 0:
             return None
-        with mmap.mmap(fd, size, access=mmap.ACCESS_READ) as mapped:
-            return (pickle.loads(mapped),)
+        return (_load(fd, size),)
     except Exception:  # a truncated result: render the range here instead
         return None
     finally:
         os.close(fd)
+
+
+_BIG = 1 << 16
+"""Bytes this long travel beside the pickle and come back as views of the shared file."""
+_HEADER = struct.Struct("<Q")
+
+
+def _out_of_band(value: Any) -> Any:
+    """``value`` with its big ``bytes`` (in dicts, lists and tuples) wrapped for pickle's
+    out-of-band buffers."""
+    kind = type(value)
+    if kind is bytes and len(value) >= _BIG:
+        return pickle.PickleBuffer(value)
+    if kind is dict:
+        return {k: _out_of_band(v) for k, v in value.items()}
+    if kind is tuple or kind is list:
+        return kind(_out_of_band(v) for v in value)
+    return value
+
+
+def _store(fd: int, value: Any) -> None:
+    """Write ``value`` to the shared file: a length, the pickle, then the big buffers and
+    their lengths (so the parent maps them instead of copying them out)."""
+    buffers: list[pickle.PickleBuffer] = []
+    data = pickle.dumps(_out_of_band(value), protocol=5, buffer_callback=buffers.append)
+    sizes = [buffer.raw().nbytes for buffer in buffers]
+    with os.fdopen(fd, "wb", closefd=False) as out:
+        out.write(_HEADER.pack(len(data)))
+        out.write(data)
+        out.write(struct.pack(f"<{len(sizes) + 1}Q", len(sizes), *sizes))
+        for buffer in buffers:
+            out.write(buffer.raw())
+
+
+def _load(fd: int, size: int) -> Any:
+    """What :func:`_store` wrote; the big buffers are read-only views of a private mapping
+    of the file (kept alive by the views, so closing ``fd`` afterwards is fine)."""
+    view = memoryview(mmap.mmap(fd, size, access=mmap.ACCESS_READ))
+    (length,) = _HEADER.unpack_from(view)
+    data = view[_HEADER.size : _HEADER.size + length]
+    at = _HEADER.size + length
+    (count,) = _HEADER.unpack_from(view, at)
+    sizes = struct.unpack_from(f"<{count}Q", view, at + _HEADER.size)
+    at += _HEADER.size * (count + 1)
+    buffers = []
+    for n in sizes:
+        buffers.append(view[at : at + n])
+        at += n
+    if at != size:
+        raise ValueError("a child's result has the wrong size")
+    return pickle.loads(data, buffers=buffers)

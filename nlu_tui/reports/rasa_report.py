@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,7 @@ from nlu_tui.model import ResultType
 from nlu_tui.reports.common import ResultRow, RunMeta, finite
 from nlu_tui.reports.prepared import PreparedRun, prepare_run
 from nlu_tui.scoring.case import DEFAULT_OPTIONS, ScoringOptions, expected_intents
-from nlu_tui.scoring.intent_report import Report, classification_report, intent_labels
+from nlu_tui.scoring.intent_report import Report, intent_labels, report_from_counts
 
 REPORT_FILE = "intent_report.json"
 ERRORS_FILE = "intent_errors.json"
@@ -77,11 +77,18 @@ def prepared_examples(
 
 def rasa_intent_report(targets: Sequence[str], predictions: Sequence[str]) -> Report:
     """Rasa's ``intent_report.json`` content for these labels (``{}`` when there are none)."""
-    labels = sorted(set(targets))
+    return rasa_report_from_counts(Counter(zip(targets, predictions, strict=True)))
+
+
+def rasa_report_from_counts(pairs: Mapping[tuple[str, str], int]) -> Report:
+    """:func:`rasa_intent_report` from how often each (target, prediction) pair occurs (the
+    counts of ranges of rows add up, so parts rendered apart give one exact report)."""
+    pairs = {pair: count for pair, count in pairs.items() if count}
+    labels = sorted({t for t, _p in pairs})
     if not labels:
         return {}
-    report = classification_report(targets, predictions, labels=labels)
-    accuracy = sum(t == p for t, p in zip(targets, predictions, strict=True)) / len(targets)
+    report = report_from_counts(pairs, labels=labels)
+    accuracy = sum(c for (t, p), c in pairs.items() if t == p) / sum(pairs.values())
     if "accuracy" in report and "micro avg" not in report:
         acc = report["accuracy"]
         report["micro avg"] = {
@@ -92,18 +99,18 @@ def rasa_intent_report(targets: Sequence[str], predictions: Sequence[str]) -> Re
         }
     elif "accuracy" not in report and "micro avg" in report:
         report["accuracy"] = accuracy
-    _add_confused_with(report, targets, predictions)
+    _add_confused_with(report, pairs)
     return report
 
 
-def _add_confused_with(report: Report, targets: Sequence[str], predictions: Sequence[str]) -> None:
+def _add_confused_with(report: Report, pairs: Mapping[tuple[str, str], int]) -> None:
     """Rasa's ``_add_confused_labels_to_report``, on the same numpy ``argsort`` (ties included)."""
     import numpy as np  # lazily: only exports need it
 
-    all_labels = sorted(set(targets) | set(predictions))
+    all_labels = sorted({label for pair in pairs for label in pair})
     index = {label: i for i, label in enumerate(all_labels)}
     matrix = np.zeros((len(all_labels), len(all_labels)), dtype=np.int64)
-    for (t, p), count in Counter(zip(targets, predictions, strict=True)).items():
+    for (t, p), count in pairs.items():
         matrix[index[t], index[p]] = count
     order = np.argsort(matrix, axis=1)
     n_candidates = min(3, len(all_labels))
@@ -168,14 +175,14 @@ def intent_errors_json(
     return _errors_document([_error_items(examples)])
 
 
-RasaPart = tuple[str, list[str], list[str]]
-"""(error objects, targets, predictions) of a range of rows."""
+RasaPart = tuple[str, Counter[tuple[str, str]]]
+"""(error objects, how often each (target, prediction) pair occurs) of a range of rows."""
 
 
 def rasa_rows(prepared: PreparedRun, meta: RunMeta, lo: int, hi: int) -> RasaPart:
     """What rows ``lo``..``hi`` add to the two files, for :func:`write_rasa_parts`."""
     examples = prepared_examples(prepared, lo, hi)
-    return _error_items(examples), [e[1] for e in examples], [e[2] for e in examples]
+    return _error_items(examples), Counter((e[1], e[2]) for e in examples)
 
 
 def write_rasa_parts(
@@ -183,14 +190,15 @@ def write_rasa_parts(
 ) -> list[Path]:
     """Write ``intent_report.json`` and ``intent_errors.json`` into the directory ``path``."""
     directory = Path(path)
-    targets = [t for _items, ts, _ps in parts for t in ts]
-    predictions = [p for _items, _ts, ps in parts for p in ps]
-    report = rasa_intent_report(targets, predictions)
+    pairs: Counter[tuple[str, str]] = Counter()
+    for _items, counts in parts:
+        pairs.update(counts)
+    report = rasa_report_from_counts(pairs)
     report_path = directory / REPORT_FILE
     errors_path = directory / ERRORS_FILE
     # Rasa writes these with an indent of 2 (rasa.shared.utils.io.dump_obj_as_json_to_file).
     atomic_write_text(report_path, json.dumps(report, indent=2, ensure_ascii=False))
-    atomic_write_text(errors_path, _errors_document([items for items, _t, _p in parts]))
+    atomic_write_text(errors_path, _errors_document([items for items, _counts in parts]))
     return [report_path, errors_path]
 
 

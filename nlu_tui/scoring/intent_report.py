@@ -21,7 +21,7 @@ cases, ``y_true`` is the matched intent when it was acceptable, else the first e
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -115,11 +115,29 @@ def classification_report(
     """scikit-learn's ``classification_report(..., output_dict=True, zero_division=0)``."""
     if len(y_true) != len(y_pred):
         raise ValueError("y_true and y_pred differ in length")
-    if not y_true:
+    return report_from_counts(Counter(zip(y_true, y_pred, strict=True)), labels)
+
+
+def report_from_counts(
+    pairs: Mapping[tuple[str, str], int], labels: Sequence[str] | None = None
+) -> Report:
+    """:func:`classification_report` from how often each (true, predicted) pair occurs.
+
+    Everything the report needs is in these counts, and counts add up: rows labelled in
+    several places (processes rendering ranges of a run) merge into one report exactly.
+    """
+    n = sum(pairs.values())
+    if not n:
         return {}
-    true_count: Counter[str] = Counter(y_true)
-    pred_count: Counter[str] = Counter(y_pred)
-    hits: Counter[str] = Counter(t for t, p in zip(y_true, y_pred, strict=True) if t == p)
+    true_count: Counter[str] = Counter()
+    pred_count: Counter[str] = Counter()
+    hits: Counter[str] = Counter()
+    for (truth, guess), count in pairs.items():
+        if count:
+            true_count[truth] += count
+            pred_count[guess] += count
+            if truth == guess:
+                hits[truth] += count
     seen = set(true_count) | set(pred_count)
     if labels is None:
         rows = sorted(seen)
@@ -142,7 +160,7 @@ def classification_report(
         supports.append(t)
     total_support = sum(supports)
     if micro_is_accuracy:
-        report["accuracy"] = sum(hits.values()) / len(y_true)
+        report["accuracy"] = sum(hits.values()) / n
     else:
         tp_sum = sum(hits[label] for label in rows)
         pred_sum = sum(pred_count[label] for label in rows)
@@ -246,11 +264,14 @@ def build_intent_report(
         y_true.append(t)
         y_pred.append(p)
         confidences.append(result.confidence)
-    report = classification_report(y_true, y_pred)
     n = len(y_true)
-    true_count: Counter[str] = Counter(y_true)
-    pred_count: Counter[str] = Counter(y_pred)
     pairs: Counter[tuple[str, str]] = Counter(zip(y_true, y_pred, strict=True))
+    report = report_from_counts(pairs)
+    true_count: Counter[str] = Counter()
+    pred_count: Counter[str] = Counter()
+    for (t, p), count in pairs.items():
+        true_count[t] += count
+        pred_count[p] += count
     conf_sum: dict[tuple[str, bool], float] = {}
     conf_n: Counter[tuple[str, bool]] = Counter()
     for t, p, c in zip(y_true, y_pred, confidences, strict=True):
