@@ -100,11 +100,17 @@ def test_bad_input_runs_nothing(tmp_path: Path) -> None:
         ["run", str(suite), "--engine", "rasa:http://127.0.0.1:9", "--thresholds", "nope.yml"],
         ["run", str(suite), "--engine", "rasa:http://127.0.0.1:9", "--baseline", "nope"],
         ["run", str(suite)],
+        # Report targets that cannot all be written are refused before the run, not after.
+        ["run", str(suite), "-e", "rasa:http://127.0.0.1:9", "--json", "r", "--csv", "./r"],
+        ["run", str(suite), "-e", "rasa:http://127.0.0.1:9", "--junit", str(tmp_path)],
+        ["run", str(suite), "-e", "rasa:http://127.0.0.1:9", "--rasa", str(suite)],
     ):
         proc = _cli(*args)
         assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
         assert proc.stderr.startswith("nlu-tui: error:"), proc.stderr
     assert json.loads(_cli("runs", "--json").stdout) == []
+    both = _cli("run", str(suite), "-e", "rasa:http://127.0.0.1:9", "--json", "r", "--csv", "r")
+    assert "--json and --csv would both write r" in both.stderr
 
 
 def test_exit_codes_failed_fail_on_and_gates(tmp_path: Path) -> None:

@@ -238,6 +238,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from nlu_tui.engines.profiles import resolve_engine
     from nlu_tui.errors import InputError
     from nlu_tui.model import MAX_NOTE_CHARS, RunStatus, Suite
+    from nlu_tui.reports import check_targets
     from nlu_tui.runner import Run, RunOptions
 
     if len(args.note) > MAX_NOTE_CHARS:
@@ -245,6 +246,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.concurrency is not None and args.concurrency < 1:
         raise InputError("must be at least 1", field="--concurrency")
     fail_on = FailOn.parse(args.fail_on)
+    reports = {
+        fmt: flag
+        for flag, fmt in (
+            (args.json, "json"),
+            (args.csv, "csv"),
+            (args.junit, "junit"),
+            (args.rasa, "rasa"),
+        )
+        if flag is not None
+    }
+    check_targets(reports, {fmt: f"--{fmt}" for fmt in reports})  # not after a long run
     store = _store()
     previous: RunRecord | None = None
     if args.resume:
@@ -318,16 +330,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     final = asyncio.run(main())
     print(resolved.redact(run_line(final)) if hasattr(resolved, "redact") else run_line(final))
     rows = store.load_results(final.id)
-    reports = {
-        fmt: flag
-        for flag, fmt in (
-            (args.json, "json"),
-            (args.csv, "csv"),
-            (args.junit, "junit"),
-            (args.rasa, "rasa"),
-        )
-        if flag is not None
-    }
     if reports:
         write_many(final, rows, reports)
     if final.status == RunStatus.CANCELED:

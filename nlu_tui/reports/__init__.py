@@ -5,6 +5,7 @@ from nlu_tui.reports.prepared import PreparedRun, prepare_run
 from nlu_tui.reports.registry import (
     REPORT_FORMATS,
     ReportFormat,
+    check_targets,
     report_format,
     write_report,
     write_reports,
@@ -16,6 +17,7 @@ __all__ = [
     "ReportFormat",
     "ResultRow",
     "RunMeta",
+    "check_targets",
     "prepare_run",
     "report_format",
     "write_report",

@@ -60,7 +60,12 @@ def _attr(text: str) -> str:
         return f'"{text}"'
     if _has_invalid(text):
         text = _INVALID_XML.sub("\ufffd", text)
-    escaped = (
+    return f'"{_escape_attr_chars(text)}"'
+
+
+def _escape_attr_chars(text: str) -> str:
+    """The markup characters of valid XML text as references (newlines and tabs too)."""
+    return (
         text.replace("&", "&amp;")
         .replace("<", "&lt;")
         .replace(">", "&gt;")
@@ -69,7 +74,6 @@ def _attr(text: str) -> str:
         .replace("\r", "&#13;")
         .replace("\t", "&#9;")
     )
-    return f'"{escaped}"'
 
 
 _SEPARATOR = "\x00"  # XML 1.0 cannot carry it, so no escaped value holds it
@@ -90,16 +94,7 @@ def _attr_values(texts: Sequence[str]) -> list[str]:
         return [_attr(t)[1:-1] for t in texts]
     if _INVALID_XML_BUT_NUL.search(joined) is not None:
         joined = _INVALID_XML_BUT_NUL.sub("\ufffd", joined)
-    return (
-        joined.replace("&", "&amp;")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-        .replace('"', "&quot;")
-        .replace("\n", "&#10;")
-        .replace("\r", "&#13;")
-        .replace("\t", "&#9;")
-        .split(_SEPARATOR)
-    )
+    return _escape_attr_chars(joined).split(_SEPARATOR)
 
 
 def failure_details(case: TestCase, prediction: Prediction | None, result: CaseResult) -> list[str]:

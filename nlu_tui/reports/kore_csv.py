@@ -183,7 +183,7 @@ def _csv_line(fields: Sequence[str]) -> str:
     return line
 
 
-def _append_case_lines(
+def _general_lines(
     out: list[str],
     case: TestCase,
     prediction: Prediction | None,
@@ -191,62 +191,10 @@ def _append_case_lines(
     task_state: str,
     options: ScoringOptions,
 ) -> None:
-    """The CSV lines of :func:`_case_rows` appended to ``out``.
-
-    The one-line case (no entities, or one entity without alternatives) is most of a run, so
-    it is built directly: the utterance (the field most likely to need quotes) is quoted on its
-    own, the other sixteen fields go through :func:`_csv_line`'s single check. Same bytes as
-    ``csv.writer``, at a fraction of the cost of a list per row and a writer call.
-    """
-    entities = result.entities
-    if len(entities) > 1 or (
-        entities and (len(case.entities) < 1 or case.entities[0].alternatives)
-    ):
-        out.extend(
-            _csv_line(row) for row in _case_rows(case, prediction, result, task_state, options)
-        )
-        return
-    kind = result.result
-    if kind is ResultType.FP or kind is ResultType.FN:
-        matched_score, expected_score, elimination = _scores(case, prediction, result, options)
-    else:
-        matched_score = expected_score = elimination = ""
-    intents = case.intents
-    if len(intents) == 1 and not case.traits:
-        expected = intents[0].name
-    else:
-        expected = expected_intent_text(case)
-    if prediction is None or not prediction.traits:
-        matched = result.matched_intent or ""
-    else:
-        matched = matched_intent_text(result, prediction)
-    parents = case.parent_intents
-    expected_order = result.expected_entity_order
-    actual_order = result.actual_entity_order
-    if entities:
-        er = entities[0]
-        name, value, got, ok = er.name, er.expected, er.matched or "", "True" if er.ok else "False"
-    else:
-        name = value = got = ok = ""
-    tail = (
-        expected,
-        matched,
-        "||".join(parents) if parents else "",
-        task_state,
-        _KIND_TEXT[kind],
-        name,
-        value,
-        got,
-        ok,
-        ">".join(expected_order) if expected_order else "",
-        ">".join(actual_order) if actual_order else "",
-        matched_score,
-        expected_score,
-        elimination,
-        result.error or "",
-        case.id,
-    )
-    out.append(_quote(case.utterance) + "," + _csv_line(tail))
+    """The CSV lines of :func:`_case_rows` appended to ``out``, each field quoted as needed:
+    for the rows :func:`_lines` does not build directly (several entities or values, or a
+    field holding a comma, a quote or a line break)."""
+    out.extend(_csv_line(row) for row in _case_rows(case, prediction, result, task_state, options))
 
 
 def _header(meta: RunMeta, summary: Summary) -> str:
@@ -283,7 +231,7 @@ def _lines(rows: Sequence[ResultRow], meta: RunMeta, options: ScoringOptions) ->
     need quotes) is quoted on its own, and the other sixteen fields are checked at once (no
     quote or line break, and exactly fifteen commas: no field holds one); only a row failing
     that check is quoted field by field. Same bytes as ``csv.writer``
-    (:func:`_append_case_lines` is the reference).
+    (:func:`_general_lines` is the reference).
     """
     task_state = _task_state(meta)
     lines: list[str] = []
@@ -296,7 +244,7 @@ def _lines(rows: Sequence[ResultRow], meta: RunMeta, options: ScoringOptions) ->
         if entities and (
             len(entities) > 1 or len(case.entities) < 1 or case.entities[0].alternatives
         ):
-            _append_case_lines(lines, case, prediction, result, task_state, options)
+            _general_lines(lines, case, prediction, result, task_state, options)
             continue
         kind = result.result
         if kind is fp or kind is fn:
@@ -328,7 +276,7 @@ def _lines(rows: Sequence[ResultRow], meta: RunMeta, options: ScoringOptions) ->
             f"{matched_score},{expected_score},{elimination},{result.error or ''},{case.id}"
         )
         if '"' in tail or "\n" in tail or "\r" in tail or tail.count(",") != 15:
-            _append_case_lines(lines, case, prediction, result, task_state, options)
+            _general_lines(lines, case, prediction, result, task_state, options)
             continue
         utterance = case.utterance
         if needs_quotes(utterance) is not None:

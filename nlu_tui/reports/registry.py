@@ -113,6 +113,24 @@ def report_format(name: str) -> ReportFormat:
         ) from None
 
 
+def check_targets(targets: Mapping[str, Path], names: Mapping[str, str] | None = None) -> None:
+    """Refuse export targets that cannot all be written, before any work (or any run) starts:
+    an unknown format, two formats on one path, a file format aimed at a folder or the Rasa
+    folder at a file. ``names`` says how the user called each format (``--json``)."""
+    seen: dict[Path, str] = {}
+    for fmt, target in targets.items():
+        spec = report_format(fmt)
+        name = (names or {}).get(fmt, fmt)
+        path = Path(target).resolve()
+        if path in seen:
+            raise InputError(f"{seen[path]} and {name} would both write {target}", field=name)
+        seen[path] = name
+        if spec.directory and path.is_file():
+            raise InputError(f"{target} is a file; {name} writes a folder", field=name)
+        if not spec.directory and path.is_dir():
+            raise InputError(f"{target} is a folder; {name} writes a file", field=name)
+
+
 def write_report(
     fmt: str,
     path: Path,
@@ -148,9 +166,7 @@ def write_reports(
     every file is written here, atomically. The bytes do not depend on ``processes``.
     """
     formats = {fmt: report_format(fmt) for fmt in targets}  # bad input fails first
-    paths = [Path(p).resolve() for p in targets.values()]
-    if len(set(paths)) < len(paths):
-        raise InputError("two report formats would write the same path", field="output")
+    check_targets(targets)
     written: list[Path] = []
     with gc_paused():
         if prepared is None:
