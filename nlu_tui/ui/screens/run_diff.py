@@ -356,11 +356,22 @@ class DiffScreen(Screen[None]):
             self.app.screen.post_message(EditCaseRequested(str(key)))
 
     def palette_commands(self) -> list[PaletteCommand]:
+        """One entry per key of :attr:`BINDINGS`, running the same action."""
         return [
-            PaletteCommand("diff: Back", self.app.pop_screen, "Close the diff"),
+            PaletteCommand("diff: Back", self.app.pop_screen, "Close the diff (Esc)"),
+            PaletteCommand(
+                "diff: Set threshold…",
+                self.action_focus_threshold,
+                "Change the confidence threshold (t)",
+            ),
             PaletteCommand(
                 "diff: Check gates…",
                 self.action_focus_gates,
-                "Check a thresholds file's regression gates",
+                "Check a thresholds file's regression gates (g)",
+            ),
+            PaletteCommand(
+                "diff: Edit case",
+                self.action_edit_case,
+                "Open the selected case in the editor (e)",
             ),
         ]
