@@ -43,6 +43,7 @@ class LoopbackNlu:
         self,
         *,
         latency: float = 0.0,
+        version_latency: float = 0.0,
         fault_rate: float = 0.0,
         faults: tuple[str, ...] = ("500", "429", "reset"),
         always: dict[str, str] | None = None,
@@ -53,6 +54,8 @@ class LoopbackNlu:
         seed: int = 7,
     ) -> None:
         self.latency = latency
+        self.version_latency = version_latency
+        """Delay of ``GET /version`` (how long a run's engine takes to open)."""
         self.fault_rate = fault_rate
         self.faults = faults
         self.always = dict(always or {})
@@ -122,6 +125,8 @@ class LoopbackNlu:
     async def _version(self, request: Any) -> Any:
         from aiohttp import web
 
+        if self.version_latency:
+            await asyncio.sleep(self.version_latency)
         return web.json_response({"version": "3.6.21"})
 
     async def _parse(self, request: Any) -> Any:

@@ -191,6 +191,166 @@ async def test_cancel_mid_run_with_note_during_and_after_then_resume(tmp_path: P
             assert sum(server.counts.values()) - sent_before <= 300 - record.done + 2
 
 
+async def test_resumed_run_live_view_starts_from_its_stored_results(tmp_path: Path) -> None:
+    """Resuming a canceled run: the live table, counts and progress start from the earlier
+    part (loaded off the UI thread), grow as new results stream in, and end equal to the core's
+    summary of every stored result."""
+    from textual.widgets import ProgressBar
+
+    from nlu_tui.scoring import summarize
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    write_suite(root / "slow.suite.yaml", 200, wrong_every=3)
+    with LoopbackNlu(latency=0.2) as server:
+        (root / "engines.yaml").write_text(
+            f"engines:\n  slow:\n    type: rasa\n    url: {server.url}\n    concurrency: 2\n",
+            encoding="utf-8",
+        )
+        app = new_app(root)
+        async with app.run_test(size=SIZE) as pilot:
+            pane = await open_runs_tab(pilot)
+            await pilot.press("r")
+            await pilot.pause()
+            assert isinstance(app.screen, StartRunDialog)
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: bool(sessions(app)))
+            session = next(iter(sessions(app).values()))
+            await wait_for(pilot, lambda: session.event is not None and session.event.done >= 10)
+
+            # cancel part way, from the Results tab: escape asks, "y" confirms
+            results = app.screen.query_one(ResultsPane)
+            results.table.focus_table()
+            await pilot.press("escape")
+            await pilot.pause()
+            assert isinstance(app.screen, ConfirmDialog)
+            await pilot.press("y")
+            await wait_for(pilot, lambda: session.finished, 20)
+            await settle(pilot)
+            store = store_for(app)
+            record = store.get_run(session.run_id)
+            assert record.status is RunStatus.CANCELED
+            earlier = record.done
+            assert 10 <= earlier < 200
+            stored_ids = {r.case_id for _, _, r in store.load_results(record.id)}
+
+            # resume from the Runs tab; the engine takes a while to open, then answers slowly
+            server.version_latency = 2.0
+            app.screen.query_one("#main-tabs").active = "tab-runs"
+            await pilot.pause()
+            pane.query_one("#runs-table").focus()
+            await pilot.pause()
+            await pilot.press("u")
+            await wait_for(pilot, lambda: sessions(app).get(record.id) not in (None, session))
+            resumed = sessions(app)[record.id]
+            first = resumed.progress()
+            assert first is not None and (first.done, first.total) == (earlier, 200)
+
+            # before any new result: the earlier rows, counts and progress are there already
+            await wait_for(
+                pilot,
+                lambda: results.session is resumed and results.table.view_count == earlier,
+                10,
+            )
+            # the engine is still opening: nothing new yet, what shows is the earlier part
+            progress = resumed.progress()
+            assert progress is not None and progress.done == earlier
+            assert len(resumed.rows) == resumed.seed_count == earlier
+            assert set(results.table.column_values("case_id")) == stored_ids
+            bar = results.query_one("#results-progress", ProgressBar)
+            assert (bar.progress, bar.total) == (earlier, 200)
+            assert pane.query_one("#run-progress-bar", ProgressBar).progress == earlier
+            await wait_for(pilot, lambda: f"{earlier}/200" in screen_text(app), 5)
+            assert f"TP {record.tp}  TN {record.tn}" in screen_text(app)
+
+            # new results stream in on top of them
+            await wait_for(
+                pilot,
+                lambda: (
+                    resumed.event is not None
+                    and resumed.event.done >= earlier + 6
+                    and results.table.view_count >= earlier + 6
+                ),
+                30,
+            )
+            assert not resumed.finished
+            streamed = len(resumed.rows) - resumed.seed_count
+            assert 6 <= streamed < 200 - earlier
+            shown = results.table.column_values("case_id")
+            assert len(shown) > streamed  # not only this resume's results
+            assert len(set(shown)) == len(shown)  # each case once
+            assert stored_ids <= set(shown)
+            assert bar.progress >= earlier + 6
+            newest = results.table.column_values("n")
+            assert newest == sorted(newest, reverse=True)
+
+            server.latency = 0.0
+            await wait_for(pilot, lambda: resumed.finished, 60)
+            final_event = resumed.event
+            assert final_event is not None and final_event.final
+            await settle(pilot)
+            final = store.get_run(record.id)
+            assert final.status is RunStatus.SUCCESS and final.done == 200
+            summary = summarize(r for _, _, r in store.load_results(record.id))
+            live = (
+                final_event.done,
+                final_event.tp,
+                final_event.tn,
+                final_event.fp,
+                final_event.fn,
+                final_event.errors,
+            )
+            assert live == (
+                summary.cases,
+                summary.tp,
+                summary.tn,
+                summary.fp,
+                summary.fn,
+                summary.errors,
+            )
+            assert final_event.f1 == pytest.approx(summary.f1)
+            assert len(resumed.rows) == len(resumed.by_id) == 200
+            counted = summarize(r for _, _, r in resumed.rows)
+            assert (counted.cases, counted.tp, counted.fp, counted.fn) == (
+                summary.cases,
+                summary.tp,
+                summary.fp,
+                summary.fn,
+            )
+
+
+def test_session_seed_keeps_each_case_once() -> None:
+    """Stored rows go first; a case both stored and streamed is kept once."""
+    from runner_loopback import make_suite
+
+    from nlu_tui.model import Prediction
+    from nlu_tui.runner.events import ProgressEvent
+    from nlu_tui.scoring import score_case
+    from nlu_tui.ui.screens.run_session import RunSession
+
+    cases = make_suite(4).cases
+    rows = [(c, Prediction(None, None), score_case(c, Prediction(None, None))) for c in cases]
+    session = RunSession(
+        run=None,  # type: ignore[arg-type]
+        suite_key="s",
+        suite_name="s",
+        engine_name="e",
+        stage="development",
+        total=4,
+        seeded=False,
+    )
+    event = ProgressEvent("r", 3, 4, 1.0, 1.0, 1.0, 0, 0, 0, 0, 0, 0.0, 0.0, 0.0, latest=rows[1:3])
+    session.on_progress(event)
+    session.on_progress(event)  # the same rows again are not added twice
+    assert [r[2].case_id for r in session.rows] == ["c00001", "c00002"]
+    generation = session.generation
+    session.seed(rows[:2], None)
+    assert session.seeded and session.generation == generation + 1
+    assert [r[2].case_id for r in session.rows] == ["c00000", "c00001", "c00002"]
+    assert session.seed_count == 2
+    assert session.by_id["c00001"] is rows[1]
+
+
 async def test_diff_two_runs_from_history(tmp_path: Path) -> None:
     from ui_runs_support import predictions_v1, predictions_v2, small_suite, stored_run
 

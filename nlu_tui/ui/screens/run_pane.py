@@ -7,6 +7,7 @@ and the worker posts coalescing :class:`RunUpdated` messages, redrawn a few time
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,6 +30,8 @@ from nlu_tui.ui.commands import PaletteCommand
 from nlu_tui.ui.screens.run_session import (
     RunSession,
     active_sessions,
+    initial_progress,
+    load_stored_rows,
     sessions,
     show_main_tab,
     store_for,
@@ -171,7 +174,8 @@ def confirm_cancel(widget: Widget, session: RunSession) -> None:
     """Ask, then cancel a running run (it stops within a second and keeps its results)."""
     from nlu_tui.ui.screens.run_dialogs import ConfirmDialog
 
-    done = session.event.done if session.event else 0
+    progress = session.progress()
+    done = progress.done if progress else 0
 
     def answer(yes: bool | None) -> None:
         if yes and not session.finished:
@@ -218,7 +222,7 @@ class RunProgressPanel(Vertical):
             title.append("  canceling…", style="bold dark_orange")
         title.append("   esc/ctrl+x: cancel · n: note", style="dim")
         self.query_one("#progress-title", Static).update(title)
-        event = session.event
+        event = session.progress()
         bar = self.query_one(ProgressBar)
         if event is None:
             bar.update(total=max(session.total, 1), progress=0)
@@ -632,10 +636,12 @@ class RunsPane(Vertical):
         try:
             resolved = resolve_engine(engine, suite.path, stage, workspace)
             run = Run(suite, resolved, store, stage=stage, note=note, resume_run_id=resume_run_id)
-            record = run.prepare()
+            # in a thread: it writes every case of a new run, or reads a resumed one's results
+            record = await asyncio.to_thread(run.prepare)
         except Exception as exc:
             self.notify(escape(str(exc)), title="Cannot start the run", severity="error")
             return
+        resumed = resume_run_id is not None
         session = RunSession(
             run=run,
             suite_key=suite_key_of(suite),
@@ -643,6 +649,8 @@ class RunsPane(Vertical):
             engine_name=resolved.name,
             stage=stage,
             total=record.total,
+            initial=initial_progress(record) if resumed else None,
+            seeded=not resumed,
         )
 
         def progress(event: Any) -> None:
@@ -651,6 +659,8 @@ class RunsPane(Vertical):
 
         run.on_progress = progress
         sessions(self.app)[session.run_id] = session
+        if resumed:
+            self._seed_session(session)
         self.post_message(RunUpdated(session.run_id))
         self._open_in_results(session.run_id)
         show_main_tab(self, "tab-results")
@@ -661,6 +671,25 @@ class RunsPane(Vertical):
             session.error = str(exc) or type(exc).__name__
         finally:
             self.post_message(RunEnded(session.run_id))
+
+    @work(thread=True, group="run-seed", exit_on_error=False, description="stored results")
+    def _seed_session(self, session: RunSession) -> None:
+        """Load a resumed run's stored results, so its live view starts from them."""
+        try:
+            stored, prepared = load_stored_rows(store_for(self.app), session.run_id)
+        except Exception as exc:
+            self.app.call_from_thread(
+                self.notify,
+                escape(str(exc)),
+                title="Cannot show the run's earlier results",
+                severity="warning",
+            )
+            return
+        self.app.call_from_thread(self._seeded, session, stored, prepared)
+
+    def _seeded(self, session: RunSession, stored: list[Any], prepared: Any) -> None:
+        session.seed(stored, prepared)
+        self.post_message(RunUpdated(session.run_id))
 
     @on(RunUpdated)
     def _run_updated(self, message: RunUpdated) -> None:
@@ -676,7 +705,8 @@ class RunsPane(Vertical):
         if session is None:
             return
         status = session.status
-        done = session.event.done if session.event else 0
+        progress = session.progress()
+        done = progress.done if progress else 0
         if status is RunStatus.CANCELED:
             self.notify(f"Run canceled; {done}/{session.total} cases done.", severity="warning")
         elif status is RunStatus.FAILED:

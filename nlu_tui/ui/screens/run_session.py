@@ -4,6 +4,11 @@ A :class:`RunSession` wraps one runner :class:`~nlu_tui.runner.run.Run`: the run
 it in an async worker and the runner's progress callback fills it (rows and the last event);
 panes read it on a timer, so however fast results arrive the screen is redrawn a few times a
 second at most. Sessions are kept per app (several runs may go at once on different suites).
+
+A resumed run starts from what its earlier part stored: until the runner's first event its
+progress is the stored record's counters, and the stored rows (loaded off the UI thread by
+:func:`load_stored_rows`) are put in front of the streamed ones by :meth:`RunSession.seed`.
+Rows are kept once per case id, whichever way they came.
 """
 
 from __future__ import annotations
@@ -19,6 +24,10 @@ if TYPE_CHECKING:
     from nlu_tui.runner.run import Run
     from nlu_tui.store.records import RunRecord
     from nlu_tui.ui.widgets.results_data import Row
+    from nlu_tui.ui.widgets.results_table import ResultColumns
+
+    PreparedRows = tuple[ResultColumns, Any]
+    """Table columns and their Arrow table, built in a worker thread."""
 
 
 @dataclass
@@ -39,6 +48,17 @@ class RunSession:
     started: float = field(default_factory=time.monotonic)
     version: int = 0
     """Bumped on every progress event, so readers know when to redraw."""
+    initial: ProgressEvent | None = None
+    """What to show before the runner's first event (a resumed run's stored progress)."""
+    seeded: bool = True
+    """False while a resumed run's stored rows are still being loaded."""
+    seed_count: int = 0
+    """How many leading ``rows`` came from the store (the earlier part of a resumed run)."""
+    seed_prepared: PreparedRows | None = None
+    """Those rows as table columns, built off the UI thread (None when there are none)."""
+    generation: int = 0
+    """Bumped when ``rows`` are replaced rather than appended to, so readers start over."""
+    by_id: dict[str, Row] = field(default_factory=dict)
 
     @property
     def run_id(self) -> str:
@@ -56,16 +76,88 @@ class RunSession:
             return RunStatus.FAILED
         return RunStatus.RUNNING
 
+    def progress(self) -> ProgressEvent | None:
+        """The progress to show: the runner's last event (its counts include a resumed run's
+        stored results), else the stored progress a resumed run starts from."""
+        return self.event if self.event is not None else self.initial
+
     def on_progress(self, event: ProgressEvent) -> None:
         """The runner's callback (on the app's event loop): keep rows and the last event."""
-        if event.latest:
-            self.rows.extend(event.latest)
+        by_id = self.by_id
+        for row in event.latest:
+            case_id = row[2].case_id
+            if case_id not in by_id:
+                by_id[case_id] = row
+                self.rows.append(row)
         self.event = event
+        self.version += 1
+
+    def seed(self, stored: list[Row], prepared: PreparedRows | None) -> None:
+        """Put a resumed run's stored rows (unique by case id, with ``prepared`` built from
+        exactly them) in front of the rows streamed so far; a case both stored and streamed
+        (the store was read while the run went on) is kept once, as stored."""
+        stored_ids = {r.case_id for _, _, r in stored}
+        tail = [row for row in self.rows if row[2].case_id not in stored_ids]
+        self.rows = [*stored, *tail]
+        self.by_id = {row[2].case_id: row for row in self.rows}
+        self.seed_count = len(stored)
+        self.seed_prepared = prepared if stored else None
+        self.seeded = True
+        self.generation += 1
         self.version += 1
 
     def cancel(self) -> None:
         self.cancel_requested = True
         self.run.cancel()
+
+
+def initial_progress(record: RunRecord) -> ProgressEvent:
+    """A resumed run's progress before its first event: the stored counters, scored by the core."""
+    from nlu_tui.runner.events import ProgressEvent
+    from nlu_tui.scoring import LiveCounts
+
+    counts = LiveCounts(
+        done=record.done,
+        tp=record.tp,
+        tn=record.tn,
+        fp=record.fp,
+        fn=record.fn,
+        errors=record.errors,
+    )
+    return ProgressEvent(
+        run_id=record.id,
+        done=counts.done,
+        total=record.total,
+        rate=0.0,
+        eta_s=None,
+        elapsed_s=0.0,
+        tp=counts.tp,
+        tn=counts.tn,
+        fp=counts.fp,
+        fn=counts.fn,
+        errors=counts.errors,
+        f1=counts.f1,
+        precision=counts.precision,
+        recall=counts.recall,
+    )
+
+
+def load_stored_rows(store: Any, run_id: str) -> tuple[list[Row], PreparedRows | None]:
+    """A run's stored rows, once per case id, and their table columns (for a worker thread)."""
+    from nlu_tui.ui.widgets.results_table import ResultColumns
+
+    rows: list[Row] = []
+    seen: set[str] = set()
+    for row in store.load_results(run_id):
+        case_id = row[2].case_id
+        if case_id not in seen:
+            seen.add(case_id)
+            rows.append(row)
+    if not rows:
+        return rows, None
+    columns = ResultColumns()
+    columns.extend({c.id: c for c, _, _ in rows}, (r for _, _, r in rows))
+    return rows, (columns, columns.to_arrow())
 
 
 def sessions(app: Any) -> dict[str, RunSession]:

@@ -5,6 +5,8 @@ A finished run is loaded in a thread worker (:class:`RunData`, computed once by 
 core). A live run is followed through its :class:`RunSession`: a 4 Hz timer appends the rows
 that arrived since the last tick and redraws the header, so thousands of results per second
 cost the screen nothing extra; when the run ends the stored run is loaded as for any other.
+A resumed run starts from its earlier part: once the session has its stored rows (and their
+columns, built in a worker thread) the table is reloaded from them plus the streamed ones.
 """
 
 from __future__ import annotations
@@ -145,6 +147,7 @@ class ResultsPane(Vertical):
         self.session: RunSession | None = None
         self._seen_rows = 0
         self._seen_version = -1
+        self._seen_generation = -1
         self._timer: Timer | None = None
         self._intent_sort: tuple[str, bool] = ("f1", False)
         self._cell: tuple[str, str] | None = None
@@ -238,6 +241,7 @@ class ResultsPane(Vertical):
         self.data = None
         self._seen_rows = 0
         self._seen_version = -1
+        self._seen_generation = -1
         self.add_class("live")
         self.refresh_bindings()
         self.table.clear_rows()
@@ -263,6 +267,8 @@ class ResultsPane(Vertical):
             return
         if session.version != self._seen_version:
             self._seen_version = session.version
+            if session.generation != self._seen_generation:
+                self._restart_rows(session)
             new = session.rows[self._seen_rows :]
             self._seen_rows += len(new)
             if new:
@@ -280,12 +286,25 @@ class ResultsPane(Vertical):
                     Text(f"Run {run_id} failed: {session.error}", style="bold red")
                 )
 
+    def _restart_rows(self, session: RunSession) -> None:
+        """The session's rows were replaced (a resumed run's stored rows came in): load the
+        stored part from its prepared columns; the streamed rows after it are then appended."""
+        self._seen_generation = session.generation
+        prepared = session.seed_prepared
+        if prepared is None:
+            self.table.clear_rows()
+            self._seen_rows = 0
+            return
+        columns, arrow = prepared
+        self.table.load_prepared(columns.copy(), arrow)
+        self._seen_rows = session.seed_count
+
     def _draw_live(self, session: RunSession) -> None:
         header = Text()
         header.append("▶ running  ", style="bold cyan")
         header.append(session.suite_name, style="bold")
         header.append(f" · {session.engine_name} ({session.stage}) · run {session.run_id}\n")
-        event = session.event
+        event = session.progress()
         bar = self.query_one("#results-progress", ProgressBar)
         if event is not None:
             header.append_text(progress_text(event))
@@ -449,9 +468,7 @@ class ResultsPane(Vertical):
         if self.data is not None:
             return self.data.by_id.get(case_id)
         if self.session is not None:
-            for row in reversed(self.session.rows):
-                if row[2].case_id == case_id:
-                    return row
+            return self.session.by_id.get(case_id)
         return None
 
     def set_filter(self, flt: ResultFilter) -> None:

@@ -85,6 +85,10 @@ class ResultColumns:
     def __len__(self) -> int:
         return len(self.data["case_id"])
 
+    def copy(self) -> ResultColumns:
+        """Another set of the same rows (appending to it leaves these alone)."""
+        return ResultColumns({key: list(values) for key, values in self.data.items()})
+
     def add(self, case: TestCase | None, result: CaseResult) -> None:
         self.extend({result.case_id: case} if case is not None else {}, [result])
 
