@@ -191,3 +191,56 @@ def test_ctrl_c_cancels_keeps_results_and_resumes(tmp_path: Path) -> None:
     assert final["status"] == "success" and final["done"] == 60
     again = _cli("run", "--resume", run["id"])
     assert again.returncode == 2 and "only unfinished" in again.stderr
+
+
+def _cli_on_terminal(*args: str, timeout: float = 60) -> str:
+    """``nlu-tui ARGS`` with stdout on a pseudo-terminal (the Rich bar); what it drew, plain."""
+    import pty
+    import re
+
+    leader, follower = pty.openpty()
+    child = subprocess.Popen(
+        [sys.executable, "-m", "nlu_tui", *args],
+        stdout=follower,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "COLUMNS": "120", "TERM": "xterm"},
+    )
+    os.close(follower)
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    assert child.wait(timeout=10) == 0
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", b"".join(chunks).decode("utf-8", "replace"))
+
+
+def test_progress_says_the_engine_opens_before_cases_flow(tmp_path: Path) -> None:
+    """A slow-opening engine: one "connecting" line (or the bar's text on a terminal) first,
+    not a progress stuck at 0/N; an engine that trains says "training"."""
+    suite = write_suite(tmp_path / "s.suite.yaml", 20)
+    with LoopbackNlu(version_latency=1.5) as server:
+        ran = _cli("run", str(suite), "--engine", f"rasa:{server.url}")
+        assert ran.returncode == 0, ran.stderr
+        lines = ran.stdout.splitlines()
+        assert lines[0].startswith("run ") and lines[1] == "connecting to the engine…", ran.stdout
+        assert lines.count("connecting to the engine…") == 1  # once, however long it takes
+        assert lines[2].startswith("0/20 (0.0%)") and "20/20 (100.0%)" in ran.stdout
+        drawn = _cli_on_terminal("run", str(suite), "--engine", f"rasa:{server.url}")
+    opening = drawn.index("connecting to the engine…")
+    assert "0/20" not in drawn[:opening] and "20/20" in drawn[opening:], drawn
+
+    trained = _cli(
+        "run",
+        str(SAMPLES / "banking_bot.suite.yaml"),
+        "--engine",
+        f"embedded:{SAMPLES / 'banking_bot.nlu.yml'}",
+    )
+    assert trained.returncode == 0, trained.stderr
+    assert trained.stdout.splitlines()[1] == "training the engine…", trained.stdout

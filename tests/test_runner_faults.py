@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import itertools
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from runner_loopback import LoopbackEngine, LoopbackNlu, Resolved, make_suite
 
 from nlu_tui.model import ResultType, RunStatus
-from nlu_tui.runner import ProgressEvent, RunOptions, run_suite
+from nlu_tui.runner import ProgressEvent, RunOptions, RunPhase, run_suite
 from nlu_tui.runner.retry import parse_retry_after
 from nlu_tui.store import RunStore
 
@@ -148,3 +150,67 @@ async def test_results_are_committed_while_running(tmp_path: Path) -> None:
         )
         watcher.cancel()
     assert any(0 < n < 200 for n in seen)
+
+
+async def test_events_say_the_engine_opens_before_cases_flow(tmp_path: Path) -> None:
+    """While the engine opens (here a slow ``/version`` probe) the events say so, with the
+    elapsed time moving; then the running phase, and only it, carries answered cases. An engine
+    that trains says "training"; a resumed run opens with its stored count."""
+
+    class Trained(LoopbackEngine):
+        capabilities = replace(LoopbackEngine.capabilities, training=True)
+
+    store = RunStore(tmp_path / "r.db")
+    with LoopbackNlu(version_latency=0.6) as server:
+        events: list[ProgressEvent] = []
+        first = await run_suite(
+            make_suite(20),
+            Resolved(LoopbackEngine(server.url)),
+            store,
+            options=FAST,
+            on_progress=events.append,
+        )
+        assert first.status is RunStatus.SUCCESS
+        opening = list(itertools.takewhile(lambda e: e.phase is RunPhase.OPENING, events))
+        assert len(opening) >= 3  # the one before opening, then the usual ticks while it opens
+        assert all(e.opening and e.done == 0 and not e.latest for e in opening)
+        assert {e.phase_label for e in opening} == {"connecting to the engine…"}
+        assert opening[0].elapsed_s < 0.3 and opening[-1].elapsed_s >= 0.5
+        running = events[len(opening)]
+        assert running.phase is RunPhase.RUNNING and running.done == 0 and not running.opening
+        rest = events[len(opening) :]
+        assert all(e.phase is RunPhase.RUNNING and e.phase_label is None for e in rest)
+        assert events[-1].final and events[-1].done == 20
+
+        # a trained engine, resuming a run that stopped part way
+        cancel = asyncio.Event()
+        partial: list[ProgressEvent] = []
+        server.latency = 0.05
+
+        def stop_part_way(event: ProgressEvent) -> None:
+            partial.append(event)
+            if event.done >= 5:
+                cancel.set()
+
+        stopped = await run_suite(
+            make_suite(40),
+            Resolved(LoopbackEngine(server.url)),
+            store,
+            options=RunOptions(concurrency=2),
+            on_progress=stop_part_way,
+            cancel=cancel,
+        )
+        assert stopped.status is RunStatus.CANCELED and 5 <= stopped.done < 40
+        server.latency = 0.0
+        resumed: list[ProgressEvent] = []
+        await run_suite(
+            make_suite(40),
+            Resolved(Trained(server.url)),
+            store,
+            on_progress=resumed.append,
+            resume_run_id=stopped.id,
+        )
+    assert resumed[0].opening and resumed[0].trains
+    assert resumed[0].phase_label == "training the engine…"
+    assert (resumed[0].done, resumed[0].total) == (stopped.done, 40)
+    assert not resumed[-1].opening and resumed[-1].done == 40

@@ -191,6 +191,44 @@ async def test_cancel_mid_run_with_note_during_and_after_then_resume(tmp_path: P
             assert sum(server.counts.values()) - sent_before <= 300 - record.done + 2
 
 
+async def test_live_view_says_the_engine_opens_before_cases_flow(tmp_path: Path) -> None:
+    """While the engine opens (a slow probe here) the Results view and the Runs tab's progress
+    panel say "connecting to the engine…" with the elapsed time, not a stuck 0/N at 0.0/s;
+    then the usual progress."""
+    from textual.widgets import Static
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    write_suite(root / "slow.suite.yaml", 20)
+    with LoopbackNlu(version_latency=3.0) as server:
+        (root / "engines.yaml").write_text(
+            f"engines:\n  slow:\n    type: rasa\n    url: {server.url}\n",
+            encoding="utf-8",
+        )
+        app = new_app(root)
+        async with app.run_test(size=SIZE) as pilot:
+            pane = await open_runs_tab(pilot)
+            await pilot.press("r")
+            await pilot.pause()
+            assert isinstance(app.screen, StartRunDialog)
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: bool(sessions(app)))
+            session = next(iter(sessions(app).values()))
+            results = app.screen.query_one(ResultsPane)
+            await wait_for(pilot, lambda: "connecting to the engine…  elapsed" in screen_text(app))
+            assert results.session is session and session.event is not None
+            assert session.event.opening and not session.rows
+            shown = screen_text(app)
+            assert "▶ running" in shown and "0/20" not in shown and "0.0/s" not in shown
+            panel = pane.query_one("#progress-text", Static)
+            assert str(panel.render()).startswith("connecting to the engine…  elapsed")
+
+            await wait_for(pilot, lambda: session.finished, 30)
+            await settle(pilot)
+            assert session.status is RunStatus.SUCCESS
+            assert "connecting to the engine" not in screen_text(app)
+
+
 async def test_resumed_run_live_view_starts_from_its_stored_results(tmp_path: Path) -> None:
     """Resuming a canceled run: the live table, counts and progress start from the earlier
     part (loaded off the UI thread), grow as new results stream in, and end equal to the core's
@@ -235,7 +273,7 @@ async def test_resumed_run_live_view_starts_from_its_stored_results(tmp_path: Pa
             stored_ids = {r.case_id for _, _, r in store.load_results(record.id)}
 
             # resume from the Runs tab; the engine takes a while to open, then answers slowly
-            server.version_latency = 2.0
+            server.version_latency = 4.0
             app.screen.query_one("#main-tabs").active = "tab-runs"
             await pilot.pause()
             pane.query_one("#runs-table").focus()
@@ -260,7 +298,9 @@ async def test_resumed_run_live_view_starts_from_its_stored_results(tmp_path: Pa
             bar = results.query_one("#results-progress", ProgressBar)
             assert (bar.progress, bar.total) == (earlier, 200)
             assert pane.query_one("#run-progress-bar", ProgressBar).progress == earlier
-            await wait_for(pilot, lambda: f"{earlier}/200" in screen_text(app), 5)
+            # its stored count, and what the run is doing meanwhile
+            opening = f"{earlier}/200  connecting to the engine…"
+            await wait_for(pilot, lambda: opening in screen_text(app), 5)
             assert f"TP {record.tp}  TN {record.tn}" in screen_text(app)
 
             # new results stream in on top of them

@@ -35,7 +35,11 @@ def counts_text(e: ProgressEvent) -> str:
 
 
 class ProgressView:
-    """A Rich progress bar on a terminal; plain lines (every 2 s and at the end) otherwise."""
+    """A Rich progress bar on a terminal; plain lines (every 2 s and at the end) otherwise.
+
+    While the engine opens (trains or is probed) the bar's text, or one plain line, says so
+    instead of a progress that seems stuck at 0/N.
+    """
 
     def __init__(self, stream: TextIO | None = None, *, live: bool | None = None) -> None:
         self.stream = stream or sys.stdout
@@ -44,6 +48,7 @@ class ProgressView:
         self._task: TaskID | None = None
         self._last_line = 0.0
         self._last_done = -1
+        self._opening_shown = False
 
     def __enter__(self) -> ProgressView:
         if self.live:
@@ -51,19 +56,15 @@ class ProgressView:
             from rich.progress import BarColumn, Progress, TextColumn
 
             self._progress = Progress(
-                TextColumn("{task.completed}/{task.total}"),
+                TextColumn("{task.fields[head]}", markup=False),
                 BarColumn(),
-                TextColumn("{task.percentage:>5.1f}%"),
-                TextColumn("{task.fields[rate]:>7.1f}/s ETA {task.fields[eta]}"),
-                TextColumn("{task.fields[counts]}"),
+                TextColumn("{task.fields[tail]}", markup=False),
                 console=Console(file=self.stream),
                 auto_refresh=False,
                 transient=False,
             )
             self._progress.start()
-            self._task = self._progress.add_task(
-                "run", total=None, rate=0.0, eta="--:--", counts=""
-            )
+            self._task = self._progress.add_task("run", total=None, head="starting…", tail="")
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -72,16 +73,32 @@ class ProgressView:
             self._progress.stop()
 
     def __call__(self, e: ProgressEvent) -> None:
+        label = e.phase_label
         if self._progress is not None and self._task is not None:
+            head = f"{e.done}/{e.total}"
+            if label is not None:
+                # a resumed run keeps its stored count; the bar pulses until cases flow
+                head = f"{head} {label}" if e.done else label
+                tail = f"elapsed {_eta(e.elapsed_s)}"
+            else:
+                tail = (
+                    f"{100.0 * e.fraction:>5.1f}% {e.rate:>7.1f}/s ETA {_eta(e.eta_s)} "
+                    f"{counts_text(e)}"
+                )
             self._progress.update(
                 self._task,
                 completed=e.done,
-                total=e.total,
-                rate=e.rate,
-                eta=_eta(e.eta_s),
-                counts=counts_text(e),
+                total=None if label is not None else e.total,
+                head=head,
+                tail=tail,
             )
             self._progress.refresh()
+            return
+        if label is not None:
+            if not self._opening_shown:
+                self._opening_shown = True
+                where = f"{e.done}/{e.total} ({100.0 * e.fraction:.1f}%) " if e.done else ""
+                print(f"{where}{label}", file=self.stream, flush=True)
             return
         now = time.monotonic()
         moved = e.done != self._last_done

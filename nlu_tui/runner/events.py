@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from nlu_tui.model import CaseResult, Prediction, RunStatus, TestCase
+
+
+class RunPhase(StrEnum):
+    """Where a run is: opening its engine (training or probing it), or sending cases."""
+
+    OPENING = "opening"
+    RUNNING = "running"
 
 
 @dataclass
@@ -12,7 +20,9 @@ class ProgressEvent:
     """A snapshot of a run, emitted at most ~10 times a second and once more at the end.
 
     ``latest`` holds the results finished since the previous event (so a table can append them);
-    ``rate`` is cases per second over the last few seconds of this session.
+    ``rate`` is cases per second over the last few seconds of this session. While ``phase`` is
+    ``OPENING`` the engine is still training (``trains``) or being connected to, and no case has
+    been sent in this session: :attr:`phase_label` says so for the faces to show.
     """
 
     run_id: str
@@ -33,6 +43,20 @@ class ProgressEvent:
     status: RunStatus = RunStatus.RUNNING
     reason: str | None = None
     final: bool = False
+    phase: RunPhase = RunPhase.RUNNING
+    trains: bool = False
+
+    @property
+    def opening(self) -> bool:
+        """The engine is not ready yet (a final event is never opening: it says how it ended)."""
+        return self.phase is RunPhase.OPENING and not self.final
+
+    @property
+    def phase_label(self) -> str | None:
+        """What the run is doing while it opens ("training the engine…"), else None."""
+        if not self.opening:
+            return None
+        return "training the engine…" if self.trains else "connecting to the engine…"
 
     @property
     def fraction(self) -> float:

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from nlu_tui.engines.base import Engine, ParseContext
 from nlu_tui.model import CaseResult, Prediction, ResultType, RunStatus, Suite, TestCase
-from nlu_tui.runner.events import ProgressEvent
+from nlu_tui.runner.events import ProgressEvent, RunPhase
 from nlu_tui.runner.options import RunOptions
 from nlu_tui.runner.ratelimit import RateLimiter
 from nlu_tui.runner.redact import redact, redact_data
@@ -98,6 +98,7 @@ class Run:
         self._parse_started: float | None = None
         self._session_done = 0
         self._samples: collections.deque[tuple[float, int]] = collections.deque()
+        self._phase = RunPhase.OPENING
 
     # --- set-up -----------------------------------------------------------------------------
 
@@ -198,10 +199,12 @@ class Run:
         opts = self.options
         client = make_client(concurrency=opts.concurrency, timeout=opts.timeout)
         try:
+            self._emit()  # the opening phase: training or probing may take a while
             if not await self._open(client):
                 return
             self._samples.clear()  # the rate counts answers, not training or probing
             self._parse_started = time.monotonic()
+            self._phase = RunPhase.RUNNING
             self._emit()
             if not self._pending:
                 return
@@ -432,6 +435,8 @@ class Run:
             status=record.status if record else RunStatus.RUNNING,
             reason=record.reason if record else None,
             final=final,
+            phase=self._phase,
+            trains=self.engine.capabilities.training,
         )
         try:
             self.on_progress(event)

@@ -108,11 +108,19 @@ def summary_text(record: RunRecord, summary: Summary) -> Text:
 
 
 def progress_text(event: ProgressEvent) -> Text:
-    """The live line under the progress bar."""
+    """The live line under the progress bar; while the engine opens, what it is doing (a
+    resumed run keeps its stored count in front)."""
     text = Text()
-    text.append(f"{event.done}/{event.total}", style="bold")
-    eta = "-" if event.eta_s is None else duration(event.eta_s)
-    text.append(f"  {event.rate:.1f}/s  ETA {eta}  elapsed {duration(event.elapsed_s)}\n")
+    label = event.phase_label
+    if label is not None:
+        if event.done:
+            text.append(f"{event.done}/{event.total}  ", style="bold")
+        text.append(label, style="bold cyan")
+        text.append(f"  elapsed {duration(event.elapsed_s)}\n")
+    else:
+        text.append(f"{event.done}/{event.total}", style="bold")
+        eta = "-" if event.eta_s is None else duration(event.eta_s)
+        text.append(f"  {event.rate:.1f}/s  ETA {eta}  elapsed {duration(event.elapsed_s)}\n")
     text.append(f"TP {event.tp}  ", style="green")
     text.append(f"TN {event.tn}  ", style="green")
     text.append(f"FP {event.fp}  ", style="red")
