@@ -50,6 +50,25 @@ async def open_runs_tab(pilot: Any) -> RunsPane:
     return pane
 
 
+def slow_profile(root: Path, url: str, concurrency: int | None = None) -> None:
+    """An ``engines.yaml`` in the workspace with one Rasa profile, "slow", at ``url``."""
+    extra = f"    concurrency: {concurrency}\n" if concurrency is not None else ""
+    (root / "engines.yaml").write_text(
+        f"engines:\n  slow:\n    type: rasa\n    url: {url}\n{extra}", encoding="utf-8"
+    )
+
+
+async def start_run(pilot: Any) -> Any:
+    """From the Runs tab: ``r``, accept the preselected engine, wait for the session."""
+    app = pilot.app
+    await pilot.press("r")
+    await pilot.pause()
+    assert isinstance(app.screen, StartRunDialog)
+    await pilot.press("ctrl+s")
+    await wait_for(pilot, lambda: bool(sessions(app)))
+    return next(iter(sessions(app).values()))
+
+
 def headless_run(workspace: Path, tmp_path: Path) -> dict[str, Any]:
     """``nlu-tui run`` on the same suite and engine, in its own store; its JSON report."""
     out = tmp_path / "headless.json"
@@ -117,19 +136,11 @@ async def test_cancel_mid_run_with_note_during_and_after_then_resume(tmp_path: P
     root.mkdir()
     write_suite(root / "slow.suite.yaml", 300)
     with LoopbackNlu(latency=0.25) as server:
-        (root / "engines.yaml").write_text(
-            f"engines:\n  slow:\n    type: rasa\n    url: {server.url}\n    concurrency: 2\n",
-            encoding="utf-8",
-        )
+        slow_profile(root, server.url, concurrency=2)
         app = new_app(root)
         async with app.run_test(size=SIZE) as pilot:
             pane = await open_runs_tab(pilot)
-            await pilot.press("r")
-            await pilot.pause()
-            assert isinstance(app.screen, StartRunDialog)
-            await pilot.press("ctrl+s")  # the "slow" profile is the only choice
-            await wait_for(pilot, lambda: bool(sessions(app)))
-            session = next(iter(sessions(app).values()))
+            session = await start_run(pilot)  # the "slow" profile is the only choice
             await wait_for(pilot, lambda: session.event is not None and session.event.done >= 4)
             assert "▶ running" in screen_text(app)
 
@@ -201,19 +212,11 @@ async def test_live_view_says_the_engine_opens_before_cases_flow(tmp_path: Path)
     root.mkdir()
     write_suite(root / "slow.suite.yaml", 20)
     with LoopbackNlu(version_latency=3.0) as server:
-        (root / "engines.yaml").write_text(
-            f"engines:\n  slow:\n    type: rasa\n    url: {server.url}\n",
-            encoding="utf-8",
-        )
+        slow_profile(root, server.url)
         app = new_app(root)
         async with app.run_test(size=SIZE) as pilot:
             pane = await open_runs_tab(pilot)
-            await pilot.press("r")
-            await pilot.pause()
-            assert isinstance(app.screen, StartRunDialog)
-            await pilot.press("ctrl+s")
-            await wait_for(pilot, lambda: bool(sessions(app)))
-            session = next(iter(sessions(app).values()))
+            session = await start_run(pilot)
             results = app.screen.query_one(ResultsPane)
             await wait_for(pilot, lambda: "connecting to the engine…  elapsed" in screen_text(app))
             assert results.session is session and session.event is not None
@@ -241,19 +244,11 @@ async def test_resumed_run_live_view_starts_from_its_stored_results(tmp_path: Pa
     root.mkdir()
     write_suite(root / "slow.suite.yaml", 200, wrong_every=3)
     with LoopbackNlu(latency=0.2) as server:
-        (root / "engines.yaml").write_text(
-            f"engines:\n  slow:\n    type: rasa\n    url: {server.url}\n    concurrency: 2\n",
-            encoding="utf-8",
-        )
+        slow_profile(root, server.url, concurrency=2)
         app = new_app(root)
         async with app.run_test(size=SIZE) as pilot:
             pane = await open_runs_tab(pilot)
-            await pilot.press("r")
-            await pilot.pause()
-            assert isinstance(app.screen, StartRunDialog)
-            await pilot.press("ctrl+s")
-            await wait_for(pilot, lambda: bool(sessions(app)))
-            session = next(iter(sessions(app).values()))
+            session = await start_run(pilot)
             await wait_for(pilot, lambda: session.event is not None and session.event.done >= 10)
 
             # cancel part way, from the Results tab: escape asks, "y" confirms
@@ -463,10 +458,7 @@ async def test_problems_first_second_run_asks_history_sort_and_delete(tmp_path: 
     suite.cases[0].entities = [ExpectedEntity("x", "(", kind=ValueKind.REGEX)]
     (root / "flaky.suite.yaml").write_text(dump_suite(suite), encoding="utf-8")
     with LoopbackNlu(latency=0.3) as server:
-        (root / "engines.yaml").write_text(
-            f"engines:\n  slow:\n    type: rasa\n    url: {server.url}\n    concurrency: 1\n",
-            encoding="utf-8",
-        )
+        slow_profile(root, server.url, concurrency=1)
         app = new_app(root)
         async with app.run_test(size=SIZE) as pilot:
             pane = await open_runs_tab(pilot)

@@ -114,9 +114,7 @@ class ProgressView:
 
 
 def f1_of(run: RunRecord) -> float:
-    from nlu_tui.scoring.summary import LiveCounts
-
-    return LiveCounts(tp=run.tp, fp=run.fp, fn=run.fn).f1
+    return run.counts().f1
 
 
 def run_line(run: RunRecord) -> str:

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import TYPE_CHECKING, Any
 
 from nlu_tui.model import CaseResult, Prediction, RunStatus, TestCase
+
+if TYPE_CHECKING:
+    from nlu_tui.scoring.summary import LiveCounts
 
 
 class RunPhase(StrEnum):
@@ -45,6 +49,24 @@ class ProgressEvent:
     final: bool = False
     phase: RunPhase = RunPhase.RUNNING
     trains: bool = False
+
+    @classmethod
+    def of_counts(cls, run_id: str, counts: LiveCounts, total: int, **rest: Any) -> ProgressEvent:
+        """An event whose counts and metrics are ``counts`` (the core's, never recomputed)."""
+        return cls(
+            run_id=run_id,
+            done=counts.done,
+            total=total,
+            tp=counts.tp,
+            tn=counts.tn,
+            fp=counts.fp,
+            fn=counts.fn,
+            errors=counts.errors,
+            f1=counts.f1,
+            precision=counts.precision,
+            recall=counts.recall,
+            **rest,
+        )
 
     @property
     def opening(self) -> bool:

@@ -416,21 +416,13 @@ class Run:
         rate = self._rate(now)
         remaining = total - counts.done
         latest, self._latest = self._latest, []
-        event = ProgressEvent(
-            run_id=self.run_id,
-            done=counts.done,
-            total=total,
+        event = ProgressEvent.of_counts(
+            self.run_id,
+            counts,
+            total,
             rate=rate,
             eta_s=(remaining / rate) if rate > 0 else (0.0 if not remaining else None),
             elapsed_s=now - self._started,
-            tp=counts.tp,
-            tn=counts.tn,
-            fp=counts.fp,
-            fn=counts.fn,
-            errors=counts.errors,
-            f1=counts.f1,
-            precision=counts.precision,
-            recall=counts.recall,
             latest=latest,
             status=record.status if record else RunStatus.RUNNING,
             reason=record.reason if record else None,

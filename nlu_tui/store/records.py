@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nlu_tui.model import RunStatus
+
+if TYPE_CHECKING:
+    from nlu_tui.scoring.summary import LiveCounts
 
 
 def iso(ts: float | None) -> str | None:
@@ -57,6 +60,14 @@ class RunRecord:
     def duration_s(self) -> float | None:
         end = self.finished_at if self.finished_at is not None else self.heartbeat_at
         return None if end is None else max(end - self.started_at, 0.0)
+
+    def counts(self) -> LiveCounts:
+        """The stored counters, with the scoring core's F1, precision, recall and success."""
+        from nlu_tui.scoring.summary import LiveCounts
+
+        return LiveCounts(
+            done=self.done, tp=self.tp, tn=self.tn, fp=self.fp, fn=self.fn, errors=self.errors
+        )
 
     @property
     def resumable(self) -> bool:

@@ -122,16 +122,7 @@ class HistoryRow:
 
 def history_row(record: Any, entity: float | None = None) -> HistoryRow:
     """Figures of a stored run from its exact counters, by the scoring core's definitions."""
-    from nlu_tui.scoring import LiveCounts
-
-    counts = LiveCounts(
-        done=record.done,
-        tp=record.tp,
-        tn=record.tn,
-        fp=record.fp,
-        fn=record.fn,
-        errors=record.errors,
-    )
+    counts = record.counts()
     return HistoryRow(
         record, counts.f1, counts.precision, counts.recall, counts.intent_success, entity
     )

@@ -114,31 +114,9 @@ class RunSession:
 def initial_progress(record: RunRecord) -> ProgressEvent:
     """A resumed run's progress before its first event: the stored counters, scored by the core."""
     from nlu_tui.runner.events import ProgressEvent
-    from nlu_tui.scoring import LiveCounts
 
-    counts = LiveCounts(
-        done=record.done,
-        tp=record.tp,
-        tn=record.tn,
-        fp=record.fp,
-        fn=record.fn,
-        errors=record.errors,
-    )
-    return ProgressEvent(
-        run_id=record.id,
-        done=counts.done,
-        total=record.total,
-        rate=0.0,
-        eta_s=None,
-        elapsed_s=0.0,
-        tp=counts.tp,
-        tn=counts.tn,
-        fp=counts.fp,
-        fn=counts.fn,
-        errors=counts.errors,
-        f1=counts.f1,
-        precision=counts.precision,
-        recall=counts.recall,
+    return ProgressEvent.of_counts(
+        record.id, record.counts(), record.total, rate=0.0, eta_s=None, elapsed_s=0.0
     )
 
 
