@@ -229,9 +229,10 @@ async def test_live_view_says_the_engine_opens_before_cases_flow(tmp_path: Path)
             await wait_for(pilot, lambda: session.finished, 30)
             await settle(pilot)
             assert session.status is RunStatus.SUCCESS
-            # the view redraws on its next tick (4 Hz) or once the stored run is loaded
+            # the view redraws on its next tick (4 Hz), then shows the stored run once loaded
             await wait_for(pilot, lambda: "connecting to the engine" not in screen_text(app), 10)
-            assert "success" in screen_text(app)
+            await wait_for(pilot, lambda: "✔ success" in screen_text(app), 10)
+            assert "connecting to the engine" not in screen_text(app)
 
 
 async def test_resumed_run_live_view_starts_from_its_stored_results(tmp_path: Path) -> None:
