@@ -70,6 +70,9 @@ class NluTuiApp(App[int]):
         self.cursor_blink = cursor_blink
         self.user_themes = user_themes
         self.theme_failures: list[str] = []
+        self.user_keymap: dict[str, str] = {}
+        """The user's ``keymap:`` from settings.yaml (binding id -> keys), as applied."""
+        self.keymap_problems: list[str] = []
         self.nlu_theme_names: list[str] = []
         self.training_intents: list[str] = []
         """Intents of the workspace's ``*.nlu.yml`` training data, offered by the case editor's
@@ -83,6 +86,7 @@ class NluTuiApp(App[int]):
 
     def on_mount(self) -> None:
         self._register_themes()
+        self._apply_keymap()
         from nlu_tui.ui.screens.main import MainScreen
 
         self.push_screen(MainScreen())
@@ -141,6 +145,34 @@ class NluTuiApp(App[int]):
                 escape("\n".join(failed)),
                 title="Some themes could not be loaded",
                 severity="error",
+                timeout=8,
+            )
+
+    def _apply_keymap(self) -> None:
+        """Remap keys from settings.yaml's ``keymap:``; bad entries are skipped and reported
+        (with ids no binding has) in one notice."""
+        if not self.user_themes:
+            return
+        from nlu_tui import keymap
+
+        entries, problems = keymap.load_keymap()
+        if entries:
+            known = known_binding_ids()
+            for binding_id in entries:
+                if binding_id not in known:
+                    problems.append(f"keymap.{binding_id}: no key binding has this id")
+            entries = {k: v for k, v in entries.items() if k in known}
+        self.user_keymap = entries
+        self.keymap_problems = problems
+        if entries:
+            self.set_keymap(entries)
+        if problems:
+            from rich.markup import escape
+
+            self.notify(
+                escape("\n".join(problems)),
+                title="Some keymap entries were ignored",
+                severity="warning",
                 timeout=8,
             )
 
@@ -221,3 +253,35 @@ def run_app(workspace: str | Path | None) -> int:
     app = NluTuiApp(open_workspace(workspace))
     result = app.run()
     return int(result or 0)
+
+
+def known_binding_ids() -> set[str]:
+    """The ids of every ``Binding`` declared by the app or a screen/widget class of nlu_tui.ui.
+
+    Imports each nlu_tui.ui module (cheap: the heavy imports are deferred to workers) so that
+    classes not yet used are counted too, then walks the subclasses of Textual's ``DOMNode``.
+    """
+    import importlib
+    import pkgutil
+
+    from textual.dom import DOMNode
+
+    import nlu_tui.ui
+
+    for info in pkgutil.walk_packages(nlu_tui.ui.__path__, "nlu_tui.ui."):
+        importlib.import_module(info.name)
+    ids: set[str] = set()
+    stack: list[type[DOMNode]] = [DOMNode]
+    seen: set[type[DOMNode]] = set()
+    while stack:
+        cls = stack.pop()
+        if cls in seen:
+            continue
+        seen.add(cls)
+        stack.extend(cls.__subclasses__())
+        if not cls.__module__.startswith("nlu_tui.ui"):
+            continue
+        for binding in cls.__dict__.get("BINDINGS", []):
+            if isinstance(binding, Binding) and binding.id:
+                ids.add(binding.id)
+    return ids

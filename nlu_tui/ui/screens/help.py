@@ -1,7 +1,9 @@
 """The help screen (``?`` / F1): every key that works where the user is, with what it does.
 
 The footer shows only the main keys (it cannot wrap), so this screen lists them all, taken
-from the live bindings of the screen underneath, plus the filter syntax.
+from the live bindings of the screen underneath, plus the filter syntax. Keys remapped in
+settings.yaml's ``keymap:`` are shown as remapped, and each row names its binding id (dim) so
+users know what to remap.
 """
 
 from __future__ import annotations
@@ -19,8 +21,14 @@ FILTER_HELP = (
     "has:entities, has:problems, has:order, has:parent, no:intent.\n"
     "Case editor: utterances one per line (each becomes a case); Ctrl+S saves; Escape cancels.\n"
     "Keys a terminal may swallow have an alternative; Ctrl+P opens the command palette "
-    "(commands read 'group: Verb'). Run `textual keys` to see what your terminal sends."
+    "(commands read 'group: Verb'). Run `textual keys` to see what your terminal sends.\n"
+    "Remap keys by binding id under keymap: in settings.yaml; the ids are listed here when the "
+    "window is at least 100 columns wide."
 )
+
+
+WIDE = 100
+"""From this many columns the help screen also shows each key's binding id."""
 
 
 class HelpScreen(ModalScreen[None]):
@@ -37,7 +45,8 @@ class HelpScreen(ModalScreen[None]):
 
     def __init__(self) -> None:
         super().__init__()
-        self.key_rows: list[tuple[str, str, str]] = []
+        self.key_rows: list[tuple[str, str, str, str]] = []
+        """(keys, action, what it does, binding id) per row shown."""
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
@@ -46,9 +55,18 @@ class HelpScreen(ModalScreen[None]):
 
     def _table(self) -> Table:
         table = Table(title="Keys", expand=True, show_edge=False)
+        # Binding ids (for remapping) only where they fit: at 80 columns a fourth column
+        # would wrap every description over four lines.
+        with_ids = self.app.size.width >= WIDE
         table.add_column("Key", no_wrap=True)
-        table.add_column("Action")
-        table.add_column("What it does")
+        if with_ids:
+            table.add_column("Action", ratio=1, min_width=8)
+            table.add_column("What it does", ratio=2)
+            table.add_column("Id", style="dim", no_wrap=True)
+        else:
+            table.add_column("Action")
+            table.add_column("What it does")
+        keymap: dict[str, str] = getattr(self.app, "user_keymap", {})
         underneath = self.app.screen_stack[-2] if len(self.app.screen_stack) > 1 else None
         seen: set[tuple[str, str]] = set()
         nodes = list(underneath.query("*")) if underneath is not None else []
@@ -56,15 +74,18 @@ class HelpScreen(ModalScreen[None]):
             for binding in getattr(node, "BINDINGS", []):
                 if not isinstance(binding, Binding) or not binding.description:
                     continue
+                key_string = keymap.get(binding.id or "", binding.key)
                 keys = ", ".join(
-                    self.app.get_key_display(Binding(k.strip(), "")) for k in binding.key.split(",")
+                    self.app.get_key_display(Binding(k.strip(), "")) for k in key_string.split(",")
                 )
                 row = (keys, binding.description)
                 if row in seen:
                     continue
                 seen.add(row)
-                self.key_rows.append((keys, binding.description, binding.tooltip))
-                table.add_row(Text(keys), Text(binding.description), Text(binding.tooltip))
+                binding_id = binding.id or ""
+                self.key_rows.append((keys, binding.description, binding.tooltip, binding_id))
+                cells = [Text(keys), Text(binding.description), Text(binding.tooltip)]
+                table.add_row(*cells, *([Text(binding_id)] if with_ids else []))
         return table
 
     def action_close(self) -> None:
