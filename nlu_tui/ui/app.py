@@ -15,6 +15,7 @@ from textual import work
 from textual.app import App
 from textual.binding import Binding
 from textual.command import CommandPalette
+from textual.notifications import SeverityLevel
 from textual.reactive import var
 from textual.theme import Theme
 
@@ -139,14 +140,13 @@ class NluTuiApp(App[int]):
                 except Exception:
                     continue
         if failed:
-            from rich.markup import escape
+            self._report("Some themes could not be loaded", failed, "error")
 
-            self.notify(
-                escape("\n".join(failed)),
-                title="Some themes could not be loaded",
-                severity="error",
-                timeout=8,
-            )
+    def _report(self, title: str, lines: list[str], severity: SeverityLevel) -> None:
+        """One notice listing what the user's files got wrong (their text escaped)."""
+        from rich.markup import escape
+
+        self.notify(escape("\n".join(lines)), title=title, severity=severity, timeout=8)
 
     def _apply_keymap(self) -> None:
         """Remap keys from settings.yaml's ``keymap:``; bad entries are skipped and reported
@@ -167,14 +167,7 @@ class NluTuiApp(App[int]):
         if entries:
             self.set_keymap(entries)
         if problems:
-            from rich.markup import escape
-
-            self.notify(
-                escape("\n".join(problems)),
-                title="Some keymap entries were ignored",
-                severity="warning",
-                timeout=8,
-            )
+            self._report("Some keymap entries were ignored", problems, "warning")
 
     def watch_theme(self, name: str) -> None:
         if self.user_themes and name in self.nlu_theme_names:
