@@ -28,7 +28,7 @@ from nlu_tui.model import (
     ResultType,
     TestCase,
 )
-from nlu_tui.reports import REPORT_FORMATS, RunMeta, prepare_run, write_reports
+from nlu_tui.reports import REPORT_FORMATS, RunMeta, prepare_run, write_report, write_reports
 from nlu_tui.reports.common import ResultRow
 from nlu_tui.reports.json_report import render_json_report, result_dict
 from nlu_tui.reports.junit import _INVALID_XML, _attr, _attr_values, clean
@@ -136,14 +136,15 @@ def fixture_rows() -> list[ResultRow]:
 
 
 def test_write_reports_shares_figures_with_the_same_bytes(tmp_path: Path) -> None:
-    """Each format's own writer (one process, its own summary) and ``write_reports`` (shared
+    """Each format written alone (one process, its own summary) and ``write_reports`` (shared
     figures, rows rendered in three processes) write the same bytes."""
     rows = fixture_rows()
     assert any(r.result is ResultType.ERROR for _c, _p, r in rows)
     alone, shared = tmp_path / "alone", tmp_path / "shared"
     targets = {}
     for fmt, spec in REPORT_FORMATS.items():
-        spec.write(alone / f"r{spec.extension}" if spec.extension else alone / fmt, META, rows)
+        target = alone / f"r{spec.extension}" if spec.extension else alone / fmt
+        write_report(fmt, target, META, rows, processes=1)
         targets[fmt] = shared / f"r{spec.extension}" if spec.extension else shared / fmt
     written = write_reports(targets, META, rows, processes=3)
     assert len(written) == 5

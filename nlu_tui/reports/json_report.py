@@ -196,17 +196,3 @@ def write_json_parts(
     """Write the report from :func:`json_rows` parts atomically; returns the files written."""
     atomic_write_chunks(Path(path), json_chunks(prepared, meta, parts))
     return [Path(path)]
-
-
-def write_json_report(
-    path: Path,
-    meta: RunMeta,
-    rows: Sequence[ResultRow],
-    options: ScoringOptions = DEFAULT_OPTIONS,
-    *,
-    prepared: PreparedRun | None = None,
-) -> list[Path]:
-    """Write the report atomically, in this process; returns the files written."""
-    if prepared is None:
-        prepared = prepare_run(rows, options)
-    return write_json_parts(path, prepared, meta, [json_rows(prepared, meta, 0, len(rows))])

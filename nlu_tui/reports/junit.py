@@ -240,17 +240,3 @@ def write_junit_parts(
 ) -> list[Path]:
     atomic_write_chunks(Path(path), junit_chunks(prepared, meta, parts))
     return [Path(path)]
-
-
-def write_junit(
-    path: Path,
-    meta: RunMeta,
-    rows: Sequence[ResultRow],
-    options: ScoringOptions = DEFAULT_OPTIONS,
-    *,
-    prepared: PreparedRun | None = None,
-) -> list[Path]:
-    if prepared is None:
-        prepared = prepare_run(rows, options)
-    part = junit_rows(prepared, meta, 0, len(rows))
-    return write_junit_parts(path, prepared, meta, [part])

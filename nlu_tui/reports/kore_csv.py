@@ -24,7 +24,7 @@ from pathlib import Path
 from nlu_tui.fileio import atomic_write_chunks
 from nlu_tui.model import CaseResult, Prediction, ResultType, Stage, TestCase
 from nlu_tui.reports.common import ResultRow, RunMeta, iso_time, results_of
-from nlu_tui.reports.prepared import PreparedRun, prepare_run
+from nlu_tui.reports.prepared import PreparedRun
 from nlu_tui.scoring.case import DEFAULT_OPTIONS, ScoringOptions, expected_intents
 from nlu_tui.scoring.intent_report import trait_label
 from nlu_tui.scoring.summary import Summary, summarize
@@ -311,17 +311,3 @@ def write_csv_parts(
     header = _header(meta, prepared.summary).encode("utf-8")
     atomic_write_chunks(Path(path), ["\ufeff".encode(), header, *parts])
     return [Path(path)]
-
-
-def write_kore_csv(
-    path: Path,
-    meta: RunMeta,
-    rows: Sequence[ResultRow],
-    options: ScoringOptions = DEFAULT_OPTIONS,
-    *,
-    prepared: PreparedRun | None = None,
-) -> list[Path]:
-    """Write the report atomically, in this process."""
-    if prepared is None:
-        prepared = prepare_run(rows, options)
-    return write_csv_parts(path, prepared, meta, [csv_rows(prepared, meta, 0, len(rows))])

@@ -27,7 +27,7 @@ from typing import Any
 from nlu_tui.fileio import atomic_write_text
 from nlu_tui.model import ResultType
 from nlu_tui.reports.common import ResultRow, RunMeta, finite
-from nlu_tui.reports.prepared import PreparedRun, prepare_run
+from nlu_tui.reports.prepared import PreparedRun
 from nlu_tui.scoring.case import DEFAULT_OPTIONS, ScoringOptions, expected_intents
 from nlu_tui.scoring.intent_report import Report, intent_labels, report_from_counts
 
@@ -200,17 +200,3 @@ def write_rasa_parts(
     atomic_write_text(report_path, json.dumps(report, indent=2, ensure_ascii=False))
     atomic_write_text(errors_path, _errors_document([items for items, _counts in parts]))
     return [report_path, errors_path]
-
-
-def write_rasa_report(
-    path: Path,
-    meta: RunMeta,
-    rows: Sequence[ResultRow],
-    options: ScoringOptions = DEFAULT_OPTIONS,
-    *,
-    prepared: PreparedRun | None = None,
-) -> list[Path]:
-    """Write ``intent_report.json`` and ``intent_errors.json`` into the directory ``path``."""
-    if prepared is None:
-        prepared = prepare_run(rows, options)
-    return write_rasa_parts(path, prepared, meta, [rasa_rows(prepared, meta, 0, len(rows))])

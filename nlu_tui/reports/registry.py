@@ -7,32 +7,18 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from nlu_tui.errors import InputError
 from nlu_tui.gcpause import gc_paused
 from nlu_tui.reports.common import ResultRow, RunMeta
-from nlu_tui.reports.json_report import json_rows, write_json_parts, write_json_report
-from nlu_tui.reports.junit import junit_rows, write_junit, write_junit_parts
-from nlu_tui.reports.kore_csv import csv_rows, write_csv_parts, write_kore_csv
+from nlu_tui.reports.json_report import json_rows, write_json_parts
+from nlu_tui.reports.junit import junit_rows, write_junit_parts
+from nlu_tui.reports.kore_csv import csv_rows, write_csv_parts
 from nlu_tui.reports.parallel import default_processes, map_ranges
 from nlu_tui.reports.prepared import PreparedRun, prepare_run
-from nlu_tui.reports.rasa_report import rasa_rows, write_rasa_parts, write_rasa_report
+from nlu_tui.reports.rasa_report import rasa_rows, write_rasa_parts
 from nlu_tui.scoring.case import DEFAULT_OPTIONS, ScoringOptions
-
-
-class Writer(Protocol):
-    """An exporter: writes ``rows`` to ``path``, reusing ``prepared`` figures when given."""
-
-    def __call__(
-        self,
-        path: Path,
-        meta: RunMeta,
-        rows: Sequence[ResultRow],
-        options: ScoringOptions = ...,
-        *,
-        prepared: PreparedRun | None = None,
-    ) -> list[Path]: ...
 
 
 @dataclass(frozen=True)
@@ -41,15 +27,14 @@ class ReportFormat:
 
     ``render_rows(prepared, meta, lo, hi)`` renders a range of rows, in any process (its
     result must pickle); ``write_parts(path, prepared, meta, parts)`` writes the file(s)
-    from the parts of consecutive ranges covering every row. ``write`` does both in this
-    process.
+    from the parts of consecutive ranges covering every row (:func:`write_reports` does
+    both; ``processes=1`` keeps it in this process).
     """
 
     name: str
     description: str
     extension: str
     directory: bool
-    write: Writer
     render_rows: Callable[[PreparedRun, RunMeta, int, int], Any]
     write_parts: Callable[[Path, PreparedRun, RunMeta, Sequence[Any]], list[Path]]
     labelled: bool
@@ -64,7 +49,6 @@ REPORT_FORMATS: dict[str, ReportFormat] = {
             "JSON report (schema_version 1)",
             ".json",
             False,
-            write_json_report,
             json_rows,
             write_json_parts,
             True,
@@ -74,7 +58,6 @@ REPORT_FORMATS: dict[str, ReportFormat] = {
             "Kore.ai Batch Testing CSV report",
             ".csv",
             False,
-            write_kore_csv,
             csv_rows,
             write_csv_parts,
             False,
@@ -84,7 +67,6 @@ REPORT_FORMATS: dict[str, ReportFormat] = {
             "JUnit XML, one test case per utterance",
             ".xml",
             False,
-            write_junit,
             junit_rows,
             write_junit_parts,
             False,
@@ -94,7 +76,6 @@ REPORT_FORMATS: dict[str, ReportFormat] = {
             "Rasa intent_report.json + intent_errors.json",
             "",
             True,
-            write_rasa_report,
             rasa_rows,
             write_rasa_parts,
             True,
