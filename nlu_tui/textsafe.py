@@ -1,0 +1,63 @@
+"""The one sanitizer for untrusted text on its way to a terminal.
+
+Suite files, engine answers, notes, run reasons and file names are untrusted: an escape sequence in
+an utterance could set the clipboard (OSC 52), clear the screen or retitle the window, and Rich
+markup could restyle or hide text. Every string from a file or an engine passes through
+:func:`inert` (plain output: CLI lines, table cells, logs) or :func:`inert_markup` (text placed
+inside Rich/Textual markup) before it reaches the terminal. Nothing here imports Textual.
+"""
+
+from __future__ import annotations
+
+import re
+
+# C0 controls except TAB and LF, DEL, and the C1 range (0x80-0x9F; 0x9B is a one-byte CSI).
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL_OR_NEWLINE = re.compile("[\x00-\x1f\x7f-\x9f]")
+# Characters that reorder or hide text on screen (bidi overrides and isolates: "Trojan Source").
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+def _visible(match: re.Match[str]) -> str:
+    char = match.group()
+    code = ord(char)
+    if code == 0x1B:
+        return "␛"
+    if code < 0x20:
+        return chr(0x2400 + code)  # the Control Pictures block: ␀ … ␟
+    if code == 0x7F:
+        return "␡"
+    return f"\\x{code:02x}"
+
+
+def _bidi(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def inert(text: object, *, newlines: bool = True) -> str:
+    """``text`` as a string with every escape sequence and control character made visible.
+
+    ESC becomes ``␛`` and other C0 controls their Control Pictures (``␇``), DEL ``␡``, C1 controls
+    ``\\x9b``, bidi overrides ``\\u202e``. TAB always and LF (when ``newlines``) are kept, so
+    multi-line text still wraps; pass ``newlines=False`` for one-line cells, where LF shows as
+    ``␊``. Lone surrogates, which cannot be encoded for the terminal, show as ``\\udcff``.
+    """
+    s = text if isinstance(text, str) else str(text)
+    pattern = _CONTROL if newlines else _CONTROL_OR_NEWLINE
+    if pattern.search(s):
+        s = pattern.sub(_visible, s)
+    if _BIDI.search(s):
+        s = _BIDI.sub(_bidi, s)
+    if not s.isascii():
+        try:
+            s.encode("utf-8")
+        except UnicodeEncodeError:
+            s = s.encode("utf-8", "backslashreplace").decode("utf-8")
+    return s
+
+
+def inert_markup(text: object, *, newlines: bool = True) -> str:
+    """:func:`inert`, then Rich markup escaped: for untrusted text placed inside markup."""
+    from rich.markup import escape
+
+    return escape(inert(text, newlines=newlines))
