@@ -42,10 +42,11 @@ class BadResponseError(Exception):
 
 
 def redact(text: str, secrets: Iterable[str]) -> str:
-    """``text`` with every secret (longest first) replaced by ``***``."""
-    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
-        text = text.replace(secret, "***")
-    return text
+    """``text`` with every secret replaced by ``***``, in every form it may come back in
+    (URL-encoded, JSON-escaped, another case: see :mod:`nlu_tui.runner.redact`)."""
+    from nlu_tui.runner.redact import mask_secrets  # errors only: keep it off the import path
+
+    return mask_secrets(text, secrets)
 
 
 def safe_url(url: Any) -> str:
