@@ -50,6 +50,12 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--timeout", type=float, metavar="S", help="seconds per attempt")
     p.add_argument("--retries", type=int, metavar="N", help="retries on 429, 5xx, resets")
     p.add_argument(
+        "--max-raw-bytes",
+        type=int,
+        metavar="N",
+        help="store engine answers above N bytes cut, with a marker (default 65536)",
+    )
+    p.add_argument(
         "--max-error-rate",
         type=float,
         metavar="X",
@@ -245,6 +251,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise InputError(f"a note holds at most {MAX_NOTE_CHARS} characters", field="--note")
     if args.concurrency is not None and args.concurrency < 1:
         raise InputError("must be at least 1", field="--concurrency")
+    if args.max_raw_bytes is not None and args.max_raw_bytes < 1:
+        raise InputError("must be at least 1", field="--max-raw-bytes")
     fail_on = FailOn.parse(args.fail_on)
     reports = {
         fmt: flag
@@ -291,6 +299,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         "rate_limit": args.rate_limit,
         "timeout": args.timeout,
         "retries": args.retries,
+        "max_raw_bytes": args.max_raw_bytes,
     }
     options = options.with_settings(argparse.Namespace(**overrides))
 

@@ -31,7 +31,7 @@ from nlu_tui.errors import EngineError, InputError
 
 PROFILE_FILES = ("engines.yaml", "engines.yml")
 STAGES = ("development", "published")
-RUN_KEYS = ("concurrency", "rate_limit", "timeout", "retries")
+RUN_KEYS = ("concurrency", "rate_limit", "timeout", "retries", "max_raw_bytes")
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _BAD_REF = re.compile(r"\$\{(?![A-Za-z_][A-Za-z0-9_]*\})")
 _SECRET_KEY = re.compile(
@@ -57,6 +57,8 @@ class RunSettings:
     rate_limit: float | None = None
     timeout: float = 30.0
     retries: int = 3
+    max_raw_bytes: int = 65536
+    """Engine answers above this many bytes are stored cut (see ``store.codec.cap_raw``)."""
 
 
 @dataclass
@@ -191,7 +193,7 @@ def _check_run_value(profile: _Profile, keys: tuple[str, ...], value: Any) -> No
     if key == "rate_limit" and value is None:
         return
     ok = isinstance(value, int | float) and not isinstance(value, bool)
-    if key in ("concurrency", "retries"):
+    if key in ("concurrency", "retries", "max_raw_bytes"):
         ok = isinstance(value, int) and not isinstance(value, bool)
     if ok and (value < 0 or (key != "retries" and value <= 0)):
         ok = False
@@ -319,6 +321,7 @@ def _run_settings(body: Mapping[str, Any]) -> RunSettings:
         rate_limit=float(body["rate_limit"]) if body.get("rate_limit") is not None else None,
         timeout=float(body.get("timeout", defaults.timeout)),
         retries=int(body.get("retries", defaults.retries)),
+        max_raw_bytes=int(body.get("max_raw_bytes", defaults.max_raw_bytes)),
     )
 
 

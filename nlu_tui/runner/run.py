@@ -26,6 +26,7 @@ from nlu_tui.runner.options import RunOptions
 from nlu_tui.runner.ratelimit import RateLimiter
 from nlu_tui.runner.redact import redact, redact_prediction
 from nlu_tui.runner.retry import backoff_delay, classify
+from nlu_tui.store.codec import cap_raw
 from nlu_tui.store.records import RunRecord
 from nlu_tui.store.runstore import RunStore
 
@@ -325,6 +326,8 @@ class Run:
                 redact_prediction(prediction, opts.secrets)
             if prediction.error:
                 prediction.error = redact(prediction.error, opts.secrets)
+            # Scoring has what it needs (intent, entities); a huge answer is stored cut.
+            prediction.raw = cap_raw(prediction.raw, opts.max_raw_bytes)
             return prediction
 
     def _record(self, seq: int, case: TestCase, prediction: Prediction, result: CaseResult) -> None:
