@@ -61,3 +61,19 @@ def inert_markup(text: object, *, newlines: bool = True) -> str:
     from rich.markup import escape
 
     return escape(inert(text, newlines=newlines))
+
+
+# In JSON text these can only sit inside strings, where \uXXXX spells the same character.
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def inert_json(text: str) -> str:
+    """JSON text made safe for a terminal without changing its data.
+
+    JSON encoders already escape C0 controls (``\\u001b``) but pass DEL, C1 controls (``\\x9b``
+    is a one-byte CSI) and bidi overrides through; those are written as ``\\uXXXX`` escapes,
+    which decode to the very same string. For machine output printed on stdout.
+    """
+    if _JSON_UNSAFE.search(text):
+        return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return text
