@@ -202,3 +202,15 @@ def test_compare_console_output_is_inert(tmp_path: Path) -> None:
     assert "Greet␛" in done.stdout  # the confusion matrix quotes the intents, made visible
     metadata = json.loads((tmp_path / "out" / "metadata.json").read_text(encoding="utf-8"))
     assert metadata[0]["expectedUtterance"]["intent"] == f"Greet{HOSTILE}"  # files: exact data
+
+
+def test_run_log_lines_are_inert(caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+
+    from nlu_tui.runner.client import guard_http_logs
+
+    guard_http_logs()
+    caplog.set_level(logging.DEBUG)
+    logging.getLogger("nlu_tui.runner.run").warning("case %s: %s", f"c{HOSTILE}", HOSTILE)
+    assert caplog.messages and "␛]52" in caplog.messages[-1]
+    assert_inert(caplog.messages[-1], "log line")

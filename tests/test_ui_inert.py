@@ -102,6 +102,7 @@ async def test_every_screen_renders_hostile_text_inert(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     root.mkdir()
     (root / "evil.suite.yaml").write_text(dump_suite(hostile_suite()), encoding="utf-8")
+    (root / "name\x1b[2J\u202e.csv").write_text("x\n", encoding="utf-8")
     app = new_app(root)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)
@@ -122,6 +123,16 @@ async def test_every_screen_renders_hostile_text_inert(tmp_path: Path) -> None:
         await settle(pilot)
         assert isinstance(app.screen, CaseEditorScreen)
         rendered(app)
+        screens += 1
+        app.screen.dismiss(None)
+        await settle(pilot)
+
+        # the import dialog's file tree (file names are untrusted too)
+        from nlu_tui.ui.screens.import_dialog import ImportScreen
+
+        await app.push_screen(ImportScreen(start=root))
+        await settle(pilot)
+        await _wait_for(pilot, lambda: "name␛[2J" in rendered(app))
         screens += 1
         app.screen.dismiss(None)
         await settle(pilot)
@@ -200,4 +211,4 @@ async def test_every_screen_renders_hostile_text_inert(tmp_path: Path) -> None:
         await settle(pilot)
         assert "␛" in rendered(app)
         screens += 1
-    assert screens == 8
+    assert screens == 9

@@ -22,6 +22,7 @@ from nlu_tui.errors import InputError
 from nlu_tui.model import Suite
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.compact import make_compact
+from nlu_tui.ui.widgets.inert_fields import InertDirectoryTree
 
 PREVIEW_ROWS = 200
 AUTO = "auto"
@@ -99,7 +100,7 @@ class ImportScreen(ModalScreen[Path | None]):
                     compact=True,
                 )
             with Horizontal(id="picker"):
-                yield DirectoryTree(self.start, id="tree")
+                yield InertDirectoryTree(self.start, id="tree")
                 with Vertical(id="preview-side"):
                     yield Static("", id="import-summary", markup=False)
                     yield Static("", id="import-errors", markup=False)

@@ -1,4 +1,4 @@
-"""Input fields that show what they hold inertly, without changing what they hold.
+"""Input fields (and a file tree) that show what they hold inertly, without changing it.
 
 An utterance read from a suite file may carry an escape sequence; the case editor and the
 dialogs put such text in ``Input`` and ``TextArea`` fields. These show each control character
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from rich.highlighter import Highlighter
 from rich.text import Text
-from textual.widgets import TextArea
+from textual.widgets import DirectoryTree, TextArea
 
-from nlu_tui.textsafe import inert_chars
+from nlu_tui.textsafe import inert, inert_chars
 
 
 class InertHighlighter(Highlighter):
@@ -45,3 +45,11 @@ class InertTextArea(TextArea):
         if shown != line.plain:
             line.plain = shown
         return line
+
+
+class InertDirectoryTree(DirectoryTree):
+    """A ``DirectoryTree`` whose file names show literally: no markup, no escape sequences."""
+
+    def process_label(self, label: str | Text) -> Text:
+        plain = label.plain if isinstance(label, Text) else label
+        return super().process_label(Text(inert(plain, newlines=False)))
