@@ -173,3 +173,24 @@ async def test_endless_answer_read_is_bounded(big_server: str) -> None:
             await engine.parse("an endless stream", ParseContext())
     finally:
         await engine.close()
+
+
+async def test_bounded_read_also_through_client_send(big_server: str) -> None:
+    """A client with event hooks goes through ``client.send``: the read is bounded there too."""
+    import httpx
+
+    from nlu_tui.engines.base import ParseContext
+    from nlu_tui.engines.http_generic import GenericHttpEngine
+    from nlu_tui.engines.httpcall import AnswerTooLargeError
+
+    async def hook(request: httpx.Request) -> None:
+        pass
+
+    engine = GenericHttpEngine({"url": f"{big_server}/parse"})
+    engine.max_answer_bytes = 4 * MIB
+    async with httpx.AsyncClient(event_hooks={"request": [hook]}) as client:
+        await engine.open(client)
+        with pytest.raises(AnswerTooLargeError, match="answer too large"):
+            await engine.parse("an endless stream", ParseContext())
+        prediction = await engine.parse("a small greet", ParseContext())  # 1 MiB: read in full
+        assert prediction.intent == "greet"
