@@ -194,3 +194,13 @@ async def test_bounded_read_also_through_client_send(big_server: str) -> None:
             await engine.parse("an endless stream", ParseContext())
         prediction = await engine.parse("a small greet", ParseContext())  # 1 MiB: read in full
         assert prediction.intent == "greet"
+
+
+def test_detail_pane_keeps_the_truncation_marker_in_sight() -> None:
+    from nlu_tui.store.codec import cap_raw
+    from nlu_tui.ui.widgets.results_detail import RAW_LIMIT, pretty_raw
+
+    stored = cap_raw({"padding": "x" * (4 * RAW_LIMIT)}, 2 * RAW_LIMIT)
+    shown = pretty_raw(stored)
+    assert shown.endswith(f"kept {2 * RAW_LIMIT}]") and "more characters" in shown
+    assert len(shown) < RAW_LIMIT + 200

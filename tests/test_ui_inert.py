@@ -122,7 +122,12 @@ async def test_every_screen_renders_hostile_text_inert(tmp_path: Path) -> None:
         view.action_edit()
         await settle(pilot)
         assert isinstance(app.screen, CaseEditorScreen)
-        rendered(app)
+        assert "pay ␛]52" in rendered(app)
+        # shown inert, held exact: saving untouched fields keeps the suite's text as it is
+        from textual.widgets import Input, TextArea
+
+        assert app.screen.query_one("#utterances", TextArea).text == f"pay {HOSTILE} now"
+        assert app.screen.query_one("#intent-1", Input).value == f"pay{HOSTILE}"
         screens += 1
         app.screen.dismiss(None)
         await settle(pilot)

@@ -47,7 +47,13 @@ def pretty_raw(raw: Any) -> str:
         try:
             raw = json.loads(text_raw)
         except ValueError:
-            return text_raw[:RAW_LIMIT]
+            if len(text_raw) <= RAW_LIMIT:
+                return text_raw
+            # an answer stored cut ends with its marker: keep that in sight
+            mark = text_raw.rfind("…[truncated: ")
+            tail = text_raw[mark:] if mark >= 0 else ""
+            more = len(text_raw) - RAW_LIMIT - len(tail)
+            return f"{text_raw[:RAW_LIMIT]}\n… ({more} more characters){tail}"
     try:
         text = json.dumps(raw, indent=2, ensure_ascii=False, sort_keys=False, default=str)
     except (TypeError, ValueError):
