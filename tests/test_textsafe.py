@@ -38,3 +38,15 @@ def test_output_never_carries_a_control_character(text: str) -> None:
     out = inert(text, newlines=False)
     assert not any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in out)
     out.encode("utf-8")  # always encodable for the terminal
+
+
+def test_inert_json_keeps_the_data_and_escapes_c1_and_bidi() -> None:
+    import json
+
+    from nlu_tui.textsafe import inert_json
+
+    data = {"k": "a\x9b31m\u202eb\x7fé", "n": 1}
+    text = inert_json(json.dumps(data, ensure_ascii=False))
+    assert json.loads(text) == data
+    assert not any(0x7F <= ord(c) <= 0x9F or c == "\u202e" for c in text)
+    assert "é" in text  # other characters stay as they are

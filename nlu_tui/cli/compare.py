@@ -7,9 +7,10 @@ Exit code: the number of failed threshold gates (performance mode) or of failed 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
+
+from nlu_tui.cli.say import say
 
 MAX_EXIT = 100
 """A count above this exits with 100: shells wrap exit codes at 256 and 130 means Ctrl-C."""
@@ -95,7 +96,7 @@ def _compare(args: argparse.Namespace) -> int:
     gates = check_gates(stats, baseline, settings.thresholds)
     out_dir = args.output_folder if args.output_folder is not None else Path.cwd()
     write_outputs(out_dir, decisions, stats)
-    sys.stdout.write(console_summary(decisions, stats, baseline, gates))
+    say(console_summary(decisions, stats, baseline, gates), end="")
 
     if args.unit_test:
         failed = sum(1 for d in decisions if not d.result_kind.passed)

@@ -111,6 +111,8 @@ def run(argv: list[str]) -> int:
         from nlu_tui.errors import NluTuiError
 
         if isinstance(exc, NluTuiError):
-            print(f"nlu-tui: error: {exc}", file=sys.stderr)
+            from nlu_tui.cli.say import say_error
+
+            say_error(exc)  # the message may quote a file or an engine
             return exitcodes.BAD_INPUT
         raise

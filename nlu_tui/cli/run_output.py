@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from nlu_tui.textsafe import inert
+
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
@@ -151,7 +153,7 @@ def print_runs_table(runs: list[RunRecord], stream: TextIO | None = None) -> Non
     table.add_column("note")
     for r in runs:
         note = r.note if len(r.note) <= 40 else r.note[:39] + "…"
-        table.add_row(
+        cells = (
             r.id,
             (iso(r.started_at) or "").replace("T", " ").rstrip("Z"),
             r.suite_name,
@@ -166,8 +168,9 @@ def print_runs_table(runs: list[RunRecord], stream: TextIO | None = None) -> Non
             str(r.errors),
             f"{f1_of(r):.3f}",
             note,
-            # Rich renders cells as markup only for str with brackets; suite text is untrusted.
         )
+        # Names and notes are untrusted: no escape sequence reaches the terminal (markup is off).
+        table.add_row(*(inert(c, newlines=False) for c in cells))
     console = Console(file=stream or sys.stdout, markup=False, highlight=False, width=200)
     console.print(table)
 

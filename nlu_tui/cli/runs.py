@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nlu_tui.cli import exitcodes
+from nlu_tui.cli.say import say, say_warning, write_json, write_machine
 
 if TYPE_CHECKING:
     from nlu_tui.compare.bridge import Statistics, TestSettings
@@ -49,6 +50,12 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--rate-limit", type=float, metavar="R", help="at most R requests a second")
     p.add_argument("--timeout", type=float, metavar="S", help="seconds per attempt")
     p.add_argument("--retries", type=int, metavar="N", help="retries on 429, 5xx, resets")
+    p.add_argument(
+        "--max-raw-bytes",
+        type=int,
+        metavar="N",
+        help="store engine answers above N bytes cut, with a marker (default 65536)",
+    )
     p.add_argument(
         "--max-error-rate",
         type=float,
@@ -129,7 +136,7 @@ def _load_suite(path: Path) -> Suite:
 
     result = import_suite(path)
     for warning in result.warnings:
-        print(f"nlu-tui: warning: {warning}", file=sys.stderr)
+        say_warning(warning)
     result.suite.path = result.suite.path or path
     return result.suite
 
@@ -223,7 +230,7 @@ def _check_gates(
     current = statistics_from_run([c for c, _p, _r in rows], [p for _c, p, _r in rows], settings)
     gates = check_gates(current, baseline, settings.thresholds)
     for gate in gates:
-        print(gate.description)
+        say(gate.description)
     return [g.description.removeprefix("FAIL ") for g in gates if not g.passed]
 
 
@@ -245,6 +252,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise InputError(f"a note holds at most {MAX_NOTE_CHARS} characters", field="--note")
     if args.concurrency is not None and args.concurrency < 1:
         raise InputError("must be at least 1", field="--concurrency")
+    if args.max_raw_bytes is not None and args.max_raw_bytes < 1:
+        raise InputError("must be at least 1", field="--max-raw-bytes")
     fail_on = FailOn.parse(args.fail_on)
     reports = {
         fmt: flag
@@ -291,6 +300,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         "rate_limit": args.rate_limit,
         "timeout": args.timeout,
         "retries": args.retries,
+        "max_raw_bytes": args.max_raw_bytes,
     }
     options = options.with_settings(argparse.Namespace(**overrides))
 
@@ -306,7 +316,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         resume_run_id=previous.id if previous else None,
     )
     record = run.prepare()
-    print(f"run {record.id}: {record.suite_name} on {resolved.name} [{stage}]", flush=True)
+    say(f"run {record.id}: {record.suite_name} on {resolved.name} [{stage}]", flush=True)
 
     async def main() -> RunRecord:
         loop = asyncio.get_running_loop()
@@ -328,7 +338,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 loop.remove_signal_handler(sig)
 
     final = asyncio.run(main())
-    print(resolved.redact(run_line(final)) if hasattr(resolved, "redact") else run_line(final))
+    say(resolved.redact(run_line(final)) if hasattr(resolved, "redact") else run_line(final))
     rows = store.load_results(final.id)
     if reports:
         write_many(final, rows, reports)
@@ -341,7 +351,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if settings is not None:
         problems += _check_gates(settings, baseline, rows)
     for problem in problems:
-        print(f"FAIL {problem}", file=sys.stderr)
+        say(f"FAIL {problem}", file=sys.stderr)
     return exitcodes.GATE_FAILED if problems else exitcodes.OK
 
 
@@ -355,11 +365,11 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
     runs = _store().list_runs(args.suite, limit=args.limit)
     if args.json:
-        print(json.dumps(runs_json(runs), ensure_ascii=False, indent=2))
+        write_json(json.dumps(runs_json(runs), ensure_ascii=False, indent=2) + "\n")
     elif runs:
         print_runs_table(runs)
     else:
-        print("no runs yet" + (f" of {args.suite}" if args.suite else ""))
+        say("no runs yet" + (f" of {args.suite}" if args.suite else ""))
     return exitcodes.OK
 
 
@@ -371,9 +381,13 @@ def cmd_show(args: argparse.Namespace) -> int:
     rows = store.load_results(run.id)
     if args.output is not None:
         for path in write(args.format, run, rows, args.output):
-            print(f"wrote {path}", file=sys.stderr)
+            say(f"wrote {path}", file=sys.stderr)
+    elif args.format == "summary":
+        say(render(args.format, run, rows), end="")
+    elif args.format in ("json", "rasa"):
+        write_json(render(args.format, run, rows))
     else:
-        sys.stdout.write(render(args.format, run, rows))
+        write_machine(render(args.format, run, rows))
     return exitcodes.OK
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from nlu_tui.cli import exitcodes
+from nlu_tui.cli.say import say, say_warning, write_json
 
 IMPORT_EPILOG = """The format is detected from the content when --format is not given.
 exit codes: 0 imported; 2 the file is malformed or OUT exists (nothing written)."""
@@ -86,7 +87,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 def _warn(lines: list[str]) -> None:
     for line in lines:
-        print(f"nlu-tui: warning: {line}", file=sys.stderr)
+        say_warning(line)
 
 
 def default_output(path: Path) -> Path:
@@ -118,7 +119,7 @@ def run_import(args: argparse.Namespace) -> int:
     suite.path = None
     suite.loaded_digest = None
     save_suite(suite, out, force=True)
-    print(f"imported {len(suite.cases)} cases from {source} ({fmt}) into {out}")
+    say(f"imported {len(suite.cases)} cases from {source} ({fmt}) into {out}")
     return exitcodes.OK
 
 
@@ -153,7 +154,7 @@ def run_export(args: argparse.Namespace) -> int:
     _warn(result.warnings)
     warnings = export_suite(result.suite, args.output, fmt)
     _warn(warnings)
-    print(f"exported {len(result.suite.cases)} cases to {args.output} ({fmt})")
+    say(f"exported {len(result.suite.cases)} cases to {args.output} ({fmt})")
     return exitcodes.OK
 
 
@@ -180,12 +181,12 @@ def run_validate(args: argparse.Namespace) -> int:
         problems.extend(validate_suite(suite))
     errors, warnings = count(problems)
     if args.json:
-        print(json.dumps([p.to_dict() for p in problems], ensure_ascii=False, indent=2))
+        write_json(json.dumps([p.to_dict() for p in problems], ensure_ascii=False, indent=2) + "\n")
     else:
         for problem in problems:
-            print(problem)
+            say(problem)
         files = len(args.suites)
-        print(
+        say(
             f"{errors} error{'s' if errors != 1 else ''}, {warnings} "
             f"warning{'s' if warnings != 1 else ''} in {files} file{'s' if files != 1 else ''}",
             file=sys.stderr,

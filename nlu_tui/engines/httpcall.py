@@ -37,15 +37,30 @@ _PER_REQUEST_HEADERS = frozenset({b"content-length", b"transfer-encoding", b"coo
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 
 
+MAX_ANSWER_BYTES = 16 * 1024 * 1024
+"""The largest answer read from an engine; above it the case is an ERROR and the read stops,
+so a runaway engine cannot fill the memory (what is stored is capped lower: ``cap_raw``)."""
+
+
 class BadResponseError(Exception):
     """The engine answered, but not with JSON of the expected shape: that case is an ERROR."""
 
 
+class AnswerTooLargeError(BadResponseError):
+    """The answer is above :data:`MAX_ANSWER_BYTES`: refused, not read to its end."""
+
+
+def _too_large(limit: int, size: int | None = None) -> AnswerTooLargeError:
+    told = f"{size} bytes" if size is not None else f"more than {limit} bytes"
+    return AnswerTooLargeError(f"answer too large: {told} (the limit is {limit} bytes)")
+
+
 def redact(text: str, secrets: Iterable[str]) -> str:
-    """``text`` with every secret (longest first) replaced by ``***``."""
-    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
-        text = text.replace(secret, "***")
-    return text
+    """``text`` with every secret replaced by ``***``, in every form it may come back in
+    (URL-encoded, JSON-escaped, another case: see :mod:`nlu_tui.runner.redact`)."""
+    from nlu_tui.runner.redact import mask_secrets  # errors only: keep it off the import path
+
+    return mask_secrets(text, secrets)
 
 
 def safe_url(url: Any) -> str:
@@ -110,6 +125,7 @@ class HttpEngine(Engine):
         self.client: httpx.AsyncClient | None = None
         self._own_client = False
         self.request_timeout = float(settings.get("timeout", 30.0) or 30.0)
+        self.max_answer_bytes = MAX_ANSWER_BYTES
 
     def _redact(self, text: str) -> str:
         return redact(text, self.secrets)
@@ -193,7 +209,7 @@ class HttpEngine(Engine):
 
         started = time.perf_counter()
         try:
-            response = await _send(client, request)
+            response = await _send(client, request, self.max_answer_bytes)
         except httpx.TransportError as exc:
             message = self._redact(str(exc) or "connection failed")
             # Keep the underlying cause: the runner reads it for the real reason (httpx-aiohttp
@@ -234,17 +250,43 @@ def _direct_transport(client: httpx.AsyncClient, url: httpx.URL) -> httpx.AsyncB
     return pick(url) if callable(pick) else None
 
 
-async def _send(client: httpx.AsyncClient, request: httpx.Request) -> httpx.Response:
+async def _read_bounded(response: httpx.Response, limit: int) -> None:
+    """Read the (decoded) body like ``response.aread()``, refusing it past ``limit`` bytes.
+
+    A declared ``Content-Length`` above the limit is refused before anything is read; a body
+    that grows past it (chunked, or a small gzip that unpacks big) is refused as it streams.
+    """
+    try:
+        declared = response.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            raise _too_large(limit, int(declared))
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > limit:
+                raise _too_large(limit)
+            chunks.append(chunk)
+        response._content = b"".join(chunks)  # what aread() sets (httpx is pinned)
+    finally:
+        await response.aclose()
+
+
+async def _send(
+    client: httpx.AsyncClient, request: httpx.Request, limit: int = MAX_ANSWER_BYTES
+) -> httpx.Response:
     """``client.send(request)``, minus the layers this client does not use.
 
     Same exceptions (with ``.request`` set), same cookie handling, same log line; the response
-    is read in full.
+    is read in full, up to ``limit`` bytes (:class:`AnswerTooLargeError` above).
     """
     import httpx
 
     transport = _direct_transport(client, request.url)
     if transport is None:
-        return await client.send(request)
+        response = await client.send(request, stream=True)
+        await _read_bounded(response, limit)
+        return response
     if client.cookies:
         client.cookies.set_cookie_header(request)
     started = time.perf_counter()
@@ -254,11 +296,7 @@ async def _send(client: httpx.AsyncClient, request: httpx.Request) -> httpx.Resp
         exc.request = request
         raise
     response.request = request
-    try:
-        await response.aread()
-    except BaseException:
-        await response.aclose()
-        raise
+    await _read_bounded(response, limit)
     response.elapsed = datetime.timedelta(seconds=time.perf_counter() - started)
     if "set-cookie" in response.headers:
         client.cookies.extract_cookies(response)

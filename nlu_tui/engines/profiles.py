@@ -31,13 +31,21 @@ from nlu_tui.errors import EngineError, InputError
 
 PROFILE_FILES = ("engines.yaml", "engines.yml")
 STAGES = ("development", "published")
-RUN_KEYS = ("concurrency", "rate_limit", "timeout", "retries")
+RUN_KEYS = ("concurrency", "rate_limit", "timeout", "retries", "max_raw_bytes")
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _BAD_REF = re.compile(r"\$\{(?![A-Za-z_][A-Za-z0-9_]*\})")
 _SECRET_KEY = re.compile(
-    r"token|api[-_]?key|apikey|password|passwd|secret|auth|jwt|credential|subscription[-_]?key|cookie",
+    r"token|api[-_]?key|apikey|password|passwd|secret|auth|jwt|credential|subscription[-_]?key"
+    r"|cookie|signature|passphrase|private[-_]?key|access[-_]?key|client[-_]?key"
+    # short names only as the last word: "sig", "x-key", "pwd" (not "keyword", "monkey")
+    r"|(?:^|[-_.])(?:sig|key|pwd)$",
     re.IGNORECASE,
 )
+# "key": "value" or key=value inside a string (a body template, a header, a query string).
+_INLINE_PAIR = re.compile(
+    r"""["']?(?P<key>[A-Za-z0-9_.\-]+)["']?\s*(?::|=)\s*(?P<value>"[^"]*"|'[^']*'|\{[a-z]+\}|(?:\$\{[A-Za-z0-9_]*\}|[^\s,;&{}\[\]"'])+)"""
+)
+_URL_IN_TEXT = re.compile(r"https?://[^\s'\"<>]+")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
 
 
@@ -49,6 +57,8 @@ class RunSettings:
     rate_limit: float | None = None
     timeout: float = 30.0
     retries: int = 3
+    max_raw_bytes: int = 65536
+    """Engine answers above this many bytes are stored cut (see ``store.codec.cap_raw``)."""
 
 
 @dataclass
@@ -183,7 +193,7 @@ def _check_run_value(profile: _Profile, keys: tuple[str, ...], value: Any) -> No
     if key == "rate_limit" and value is None:
         return
     ok = isinstance(value, int | float) and not isinstance(value, bool)
-    if key in ("concurrency", "retries"):
+    if key in ("concurrency", "retries", "max_raw_bytes"):
         ok = isinstance(value, int) and not isinstance(value, bool)
     if ok and (value < 0 or (key != "retries" and value <= 0)):
         ok = False
@@ -199,25 +209,52 @@ def _check_secret(profile: _Profile, keys: tuple[str, ...], value: Any) -> None:
     """Refuse secrets written inline: only ``${ENV_VAR}`` references may carry them."""
     if value is None or value == "" or isinstance(value, bool):
         return
-    literal = _ENV_REF.sub("", str(value))
-    if _looks_secret(keys):
-        # "Bearer ${TOKEN}" is fine: what is left is a scheme word, not a credential.
-        leftover = literal.strip()
-        if leftover and (
-            leftover == str(value).strip() or not re.fullmatch(r"[A-Za-z]+", leftover)
-        ):
+    if _looks_secret(keys) and _literal_secret(str(value)):
+        raise _fail(
+            profile,
+            "a secret must not be written in the profile; use an environment variable "
+            "reference such as ${MY_TOKEN}",
+            *keys,
+        )
+    if not isinstance(value, str):
+        return
+    # Any field, not only the known ones: a URL with ?sig=..., a body template or a header
+    # value with "password": "...". Only ${ENV_VAR} references may carry them.
+    for url in _URL_IN_TEXT.findall(value):
+        if _url_has_credential(url):
             raise _fail(
                 profile,
-                "a secret must not be written in the profile; use an environment variable "
+                "the URL carries a credential; write it as an environment variable reference "
+                "such as ${MY_TOKEN}",
+                *keys,
+            )
+    for match in _INLINE_PAIR.finditer(value):
+        if not _SECRET_KEY.search(match.group("key")):
+            continue
+        inner = match.group("value").strip("\"'")
+        if _literal_secret(inner) and not _is_placeholder(inner):
+            raise _fail(
+                profile,
+                f"{match.group('key')!r} carries a literal secret; use an environment variable "
                 "reference such as ${MY_TOKEN}",
                 *keys,
             )
-    if keys and keys[-1] == "url" and isinstance(value, str) and _url_has_credential(literal):
-        raise _fail(
-            profile,
-            "the URL carries a credential; put it in the 'token' setting as ${ENV_VAR}",
-            *keys,
-        )
+
+
+def _literal_secret(value: str) -> bool:
+    """True when ``value`` holds more than ``${ENV}`` references and a scheme word.
+
+    "Bearer ${TOKEN}" is fine: what is left is a scheme word, not a credential.
+    """
+    leftover = _ENV_REF.sub("", value).strip()
+    return bool(leftover) and (
+        leftover == value.strip() or not re.fullmatch(r"[A-Za-z]+", leftover)
+    )
+
+
+def _is_placeholder(value: str) -> bool:
+    """Template placeholders such as ``{text}`` are filled per request: not a credential."""
+    return re.fullmatch(r"\{(text|parent|parents)\}", value) is not None
 
 
 # --- resolution ----------------------------------------------------------------------------
@@ -284,6 +321,7 @@ def _run_settings(body: Mapping[str, Any]) -> RunSettings:
         rate_limit=float(body["rate_limit"]) if body.get("rate_limit") is not None else None,
         timeout=float(body.get("timeout", defaults.timeout)),
         retries=int(body.get("retries", defaults.retries)),
+        max_raw_bytes=int(body.get("max_raw_bytes", defaults.max_raw_bytes)),
     )
 
 
@@ -349,9 +387,16 @@ def _adhoc(spec: str, suite_path: Path | None) -> ResolvedEngine | None:
 def _url_has_credential(url: str) -> bool:
     from urllib.parse import parse_qsl, urlsplit
 
-    parts = urlsplit(url)
-    return bool(parts.password) or any(
-        _SECRET_KEY.search(k) and v for k, v in parse_qsl(parts.query, keep_blank_values=True)
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:  # a malformed URL (e.g. a bad port): the engine reports it later
+        return False
+    if password and _ENV_REF.sub("", password):
+        return True
+    return any(
+        _SECRET_KEY.search(k) and _ENV_REF.sub("", v)
+        for k, v in parse_qsl(parts.query, keep_blank_values=True)
     )
 
 

@@ -16,16 +16,20 @@ import logging
 import httpx
 
 from nlu_tui.runner.redact import redact
+from nlu_tui.textsafe import inert
 
 HTTP_LOGGERS = ("httpx", "httpcore", "httpx_aiohttp", "aiohttp.client")
+RUN_LOGGERS = ("nlu_tui.runner.run",)
+"""The runner's own log quotes case ids and engine errors: untrusted text too."""
 
 
 class RedactingFilter(logging.Filter):
-    """Rewrites a record's message with URL query strings and ``token=``-like pairs masked."""
+    """Rewrites a record's message with URL query strings and ``token=``-like pairs masked,
+    and escape sequences made inert (a log may end up on a terminal)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
-        clean = redact(message)
+        clean = inert(redact(message))
         if clean != message:
             record.msg, record.args = clean, ()
         return True
@@ -33,7 +37,7 @@ class RedactingFilter(logging.Filter):
 
 def guard_http_logs() -> None:
     """Install :class:`RedactingFilter` on the HTTP libraries' loggers (once)."""
-    for name in HTTP_LOGGERS:
+    for name in (*HTTP_LOGGERS, *RUN_LOGGERS):
         logger = logging.getLogger(name)
         if not any(isinstance(f, RedactingFilter) for f in logger.filters):
             logger.addFilter(RedactingFilter())

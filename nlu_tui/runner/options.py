@@ -30,12 +30,15 @@ class RunOptions:
     flush_interval: float = 0.1
     progress_interval: float = 0.1
     heartbeat_interval: float = 2.0
+    max_raw_bytes: int = 65536
+    """Engine answers above this many bytes (as JSON) are stored cut, with a marker."""
     secrets: tuple[str, ...] = field(default=(), repr=False)
 
     def with_settings(self, settings: Any) -> RunOptions:
-        """Take concurrency, rate limit, timeout and retries from a profile's RunSettings."""
+        """Take concurrency, rate limit, timeout, retries and the raw-answer cap from a profile's
+        RunSettings (or any object with those attributes; None leaves a knob as it is)."""
         changes: dict[str, Any] = {}
-        for name in ("concurrency", "rate_limit", "timeout", "retries"):
+        for name in ("concurrency", "rate_limit", "timeout", "retries", "max_raw_bytes"):
             value = getattr(settings, name, None)
             if value is not None:
                 changes[name] = value

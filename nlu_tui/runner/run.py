@@ -24,8 +24,9 @@ from nlu_tui.model import CaseResult, Prediction, ResultType, RunStatus, Suite, 
 from nlu_tui.runner.events import ProgressEvent, RunPhase
 from nlu_tui.runner.options import RunOptions
 from nlu_tui.runner.ratelimit import RateLimiter
-from nlu_tui.runner.redact import redact, redact_data
+from nlu_tui.runner.redact import redact, redact_prediction
 from nlu_tui.runner.retry import backoff_delay, classify
+from nlu_tui.store.codec import cap_raw
 from nlu_tui.store.records import RunRecord
 from nlu_tui.store.runstore import RunStore
 
@@ -322,9 +323,11 @@ class Run:
             if prediction.latency_ms is None:
                 prediction.latency_ms = (time.perf_counter() - began) * 1000.0
             if opts.secrets:
-                prediction.raw = redact_data(prediction.raw, opts.secrets)
+                redact_prediction(prediction, opts.secrets)
             if prediction.error:
                 prediction.error = redact(prediction.error, opts.secrets)
+            # Scoring has what it needs (intent, entities); a huge answer is stored cut.
+            prediction.raw = cap_raw(prediction.raw, opts.max_raw_bytes)
             return prediction
 
     def _record(self, seq: int, case: TestCase, prediction: Prediction, result: CaseResult) -> None:

@@ -110,6 +110,26 @@ def to_jsonable(obj: Any) -> Any:
     return loads(dumps(obj))
 
 
+TRUNCATED_MARK = "…[truncated: {size} bytes, kept {kept}]"
+"""Appended to a raw answer stored cut, so a reader sees it was cut and by how much."""
+
+
+def cap_raw(raw: Any, limit: int) -> Any:
+    """``raw`` as stored: itself when its JSON fits in ``limit`` bytes, else its JSON text cut
+    to ``limit`` bytes followed by :data:`TRUNCATED_MARK` (a string, so it is never mistaken
+    for the engine's own answer). What scoring needs was read from the full answer before."""
+    if raw is None or limit <= 0 or (isinstance(raw, str) and len(raw) * 4 <= limit):
+        return raw
+    try:
+        data = orjson.dumps(raw, default=_default, option=_ORJSON_OPTIONS)
+    except orjson.JSONEncodeError:
+        data = dumps(raw).encode("utf-8")
+    if len(data) <= limit:
+        return raw
+    kept = data[:limit].decode("utf-8", "ignore")  # never half a character
+    return kept + TRUNCATED_MARK.format(size=len(data), kept=len(kept.encode("utf-8")))
+
+
 def _converter(tp: Any) -> Converter:
     """A function turning stored JSON into a value of type ``tp`` (None: keep it as it is)."""
     origin = typing.get_origin(tp)

@@ -20,6 +20,7 @@ from textual.reactive import var
 from textual.theme import Theme
 
 from nlu_tui.model import Suite
+from nlu_tui.textsafe import inert
 from nlu_tui.ui.commands import NluCommands, PaletteCommand
 from nlu_tui.workspace import Workspace
 
@@ -141,6 +142,25 @@ class NluTuiApp(App[int]):
                     continue
         if failed:
             self._report("Some themes could not be loaded", failed, "error")
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every toast (widgets' ``notify`` ends here) with its text made inert: messages quote
+        suite files, engine answers and file names. Markup is escaped by the callers."""
+        super().notify(
+            inert(message),
+            title=inert(title, newlines=False),
+            severity=severity,
+            timeout=timeout,
+            markup=markup,
+        )
 
     def _report(self, title: str, lines: list[str], severity: SeverityLevel) -> None:
         """One notice listing what the user's files got wrong (their text escaped)."""

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from nlu_tui.textsafe import inert_markup
+
 if TYPE_CHECKING:
     from nlu_tui.ui.app import NluTuiApp
 
@@ -34,14 +36,16 @@ class NluCommands(Provider):
 
     async def discover(self) -> Hits:
         for cmd in self._commands():
-            yield DiscoveryHit(cmd.name, partial(_call, cmd), help=cmd.help)
+            # names may quote user files (theme names): shown inert, never as markup
+            yield DiscoveryHit(inert_markup(cmd.name), partial(_call, cmd), help=cmd.help)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for cmd in self._commands():
             score = matcher.match(cmd.name)
             if score > 0:
-                yield Hit(score, matcher.highlight(cmd.name), partial(_call, cmd), help=cmd.help)
+                shown = matcher.highlight(inert_markup(cmd.name))
+                yield Hit(score, shown, partial(_call, cmd), help=cmd.help)
 
 
 def _call(cmd: PaletteCommand) -> None:

@@ -30,7 +30,9 @@ from nlu_tui.case_form import (
     split_list,
 )
 from nlu_tui.model import MAX_INTENTS, IntentKind, Suite, TestCase, ValueKind
+from nlu_tui.textsafe import inert
 from nlu_tui.ui.compact import make_compact
+from nlu_tui.ui.widgets.inert_fields import INERT, InertTextArea
 
 KIND_CHOICES = [(k.value.replace("_", " "), k.value) for k in IntentKind]
 VALUE_KINDS = [
@@ -70,19 +72,23 @@ class EntityRowWidget(Horizontal):
     def compose(self) -> ComposeResult:
         yield Input(
             self.row.name,
+            highlighter=INERT,
             placeholder="entity",
             classes="ent-name",
             suggester=SuggestFromList(self.names, case_sensitive=False) if self.names else None,
         )
         yield Input(
             self.row.value,
+            highlighter=INERT,
             placeholder=VALUE_PLACEHOLDERS.get(self.row.kind, "value"),
             classes="ent-value",
         )
         yield Select(
             VALUE_KINDS, value=self.row.kind, allow_blank=False, classes="ent-kind", compact=True
         )
-        yield Input(self.row.alternatives, placeholder="or: a, b", classes="ent-alt")
+        yield Input(
+            self.row.alternatives, placeholder="or: a, b", classes="ent-alt", highlighter=INERT
+        )
         yield Button("✕", classes="ent-remove", tooltip="Remove this entity", compact=True)
 
     def on_mount(self) -> None:
@@ -183,10 +189,12 @@ class CaseEditorScreen(ModalScreen[list[TestCase] | None]):
         title = "Edit case" if self.case is not None else "Add cases"
         intents = SuggestFromList(self.intent_names, case_sensitive=False)
         with Vertical():
-            yield Label(Text(f"{title} · {self.suite.name}"), classes="title")
+            yield Label(
+                Text(inert(f"{title} · {self.suite.name}", newlines=False)), classes="title"
+            )
             with VerticalScroll(id="form"):
                 yield Label("Utterances — one per line; each line becomes a case", classes="hint")
-                yield TextArea(form.utterances, id="utterances", soft_wrap=True)
+                yield InertTextArea(form.utterances, id="utterances", soft_wrap=True)
                 yield Label(
                     f"Intents — up to {MAX_INTENTS} acceptable alternatives", classes="hint"
                 )
@@ -194,6 +202,7 @@ class CaseEditorScreen(ModalScreen[list[TestCase] | None]):
                     for n in range(MAX_INTENTS):
                         yield Input(
                             form.intents[n] if n < len(form.intents) else "",
+                            highlighter=INERT,
                             placeholder=f"intent {n + 1}" if n else "intent (empty: none expected)",
                             id=f"intent-{n + 1}",
                             classes="intent",
@@ -208,6 +217,7 @@ class CaseEditorScreen(ModalScreen[list[TestCase] | None]):
                     )
                 yield Input(
                     form.parent,
+                    highlighter=INERT,
                     placeholder="parent intent path: outer > inner",
                     id="parent",
                     suggester=intents,
@@ -224,12 +234,15 @@ class CaseEditorScreen(ModalScreen[list[TestCase] | None]):
                     yield Button("+ Entity (Ctrl+N)", id="add-entity", compact=True)
                     yield Input(
                         form.order,
+                        highlighter=INERT,
                         placeholder="entity order: first, second (one intent only)",
                         id="order",
                         suggester=SuggestFromList(self.entity_names) if self.entity_names else None,
                     )
                     yield Button("From entities", id="order-fill", compact=True)
-                yield Input(form.tags, placeholder="tags: smoke, regression", id="tags")
+                yield Input(
+                    form.tags, placeholder="tags: smoke, regression", id="tags", highlighter=INERT
+                )
             yield Static("", id="problems", markup=False)
             with Horizontal(id="buttons"):
                 yield Button("Save (Ctrl+S)", id="save", variant="primary", disabled=True)
@@ -288,7 +301,7 @@ class CaseEditorScreen(ModalScreen[list[TestCase] | None]):
         status = self.query_one("#problems", Static)
         lines = [f"✖ {e}" for e in errors] + [f"⚠ {w}" for w in warnings]
         count = len(cases_from_form(form, self.case)) if not errors else 0
-        status.update("\n".join(lines) if lines else f"✔ ready to save {count} case(s)")
+        status.update(inert("\n".join(lines)) if lines else f"✔ ready to save {count} case(s)")
         status.set_class(not errors, "ok")
         self.query_one("#save", Button).disabled = bool(errors)
 

@@ -20,7 +20,9 @@ from textual.widgets import Button, Input, Label, OptionList, Select
 from textual.widgets.option_list import Option
 
 from nlu_tui.model import Suite
+from nlu_tui.textsafe import inert
 from nlu_tui.ui.compact import make_compact
+from nlu_tui.ui.widgets.inert_fields import INERT
 
 DIALOG_CSS = """
 .dialog {
@@ -78,7 +80,7 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(self.question, markup=False, classes="title")
+            yield Label(inert(self.question), markup=False, classes="title")
             with Horizontal(classes="buttons"):
                 yield Button("Yes (y)", id="yes", variant="error")
                 yield Button("No (n)", id="no")
@@ -109,8 +111,8 @@ class SuiteFormScreen(_FormDialog[tuple[str, str]]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(self.title_text, classes="title", markup=False)
-            yield Input(self.initial_name, placeholder="Name", id="name")
+            yield Label(inert(self.title_text), classes="title", markup=False)
+            yield Input(self.initial_name, placeholder="Name", id="name", highlighter=INERT)
             if self.with_description:
                 yield Input(placeholder="Description (optional)", id="description")
             yield Label("", id="error", classes="error", markup=False)
@@ -153,9 +155,10 @@ class PromptScreen(_FormDialog[str]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(self.title_text, classes="title", markup=False)
+            yield Label(inert(self.title_text), classes="title", markup=False)
             yield Input(
                 self.value,
+                highlighter=INERT,
                 placeholder=self.placeholder,
                 id="value",
                 suggester=SuggestFromList(self.suggestions) if self.suggestions else None,
@@ -186,8 +189,8 @@ class ExportScreen(_FormDialog[tuple[Path, str]]):
 
         stem = self.source.name.removesuffix(".suite.yaml")
         with Vertical(classes="dialog"):
-            yield Label(f"Export {self.source.name}", classes="title", markup=False)
-            yield Input(str(Path.cwd() / f"{stem}.json"), id="path")
+            yield Label(inert(f"Export {self.source.name}"), classes="title", markup=False)
+            yield Input(str(Path.cwd() / f"{stem}.json"), id="path", highlighter=INERT)
             yield Select(
                 [(n, n) for n in FORMAT_MODULES], value="kore-json", id="format", allow_blank=False
             )
@@ -216,8 +219,10 @@ class PickSuiteScreen(_FormDialog[Path]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(self.title_text, classes="title", markup=False)
-            yield OptionList(*[Option(Text(p.name), id=str(p)) for p in self.paths])
+            yield Label(inert(self.title_text), classes="title", markup=False)
+            yield OptionList(
+                *[Option(Text(inert(p.name, newlines=False)), id=str(p)) for p in self.paths]
+            )
 
     @on(OptionList.OptionSelected)
     def _picked(self, event: OptionList.OptionSelected) -> None:
@@ -242,14 +247,14 @@ class ConflictScreen(ModalScreen[tuple[str, str] | None]):
     def compose(self) -> ComposeResult:
         name = self.suite.path.name if self.suite.path else self.suite.name
         with Vertical(classes="dialog"):
-            yield Label(f"{name} changed on disk", classes="title", markup=False)
+            yield Label(inert(f"{name} changed on disk"), classes="title", markup=False)
             yield Label(
                 "Someone else changed this file after it was opened, so your change was NOT "
                 "saved. Reload it (your change is lost) or save your version as a new suite.",
                 markup=False,
             )
-            yield Label(self.reason, classes="error", markup=False)
-            yield Input(f"{self.suite.name} (mine)", id="new-name")
+            yield Label(inert(self.reason), classes="error", markup=False)
+            yield Input(f"{self.suite.name} (mine)", id="new-name", highlighter=INERT)
             with Horizontal(classes="buttons"):
                 yield Button("Reload (r)", id="reload", variant="warning")
                 yield Button("Save as (s)", id="save-as", variant="primary")

@@ -16,6 +16,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from nlu_tui.textsafe import inert
+
 FILTER_HELP = (
     "Filter box: plain words match the utterance; intent:NAME, tag:NAME, entity:NAME; "
     "has:entities, has:problems, has:order, has:parent, no:intent.\n"
@@ -84,7 +86,7 @@ class HelpScreen(ModalScreen[None]):
                 seen.add(row)
                 binding_id = binding.id or ""
                 self.key_rows.append((keys, binding.description, binding.tooltip, binding_id))
-                cells = [Text(keys), Text(binding.description), Text(binding.tooltip)]
+                cells = [Text(inert(keys)), Text(binding.description), Text(binding.tooltip)]
                 table.add_row(*cells, *([Text(binding_id)] if with_ids else []))
         return table
 

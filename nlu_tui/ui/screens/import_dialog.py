@@ -20,7 +20,9 @@ from textual.widgets import Button, DataTable, DirectoryTree, Input, Label, Sele
 from nlu_tui.case_form import format_entities, format_intents, one_line
 from nlu_tui.errors import InputError
 from nlu_tui.model import Suite
+from nlu_tui.textsafe import inert
 from nlu_tui.ui.compact import make_compact
+from nlu_tui.ui.widgets.inert_fields import InertDirectoryTree
 
 PREVIEW_ROWS = 200
 AUTO = "auto"
@@ -98,7 +100,7 @@ class ImportScreen(ModalScreen[Path | None]):
                     compact=True,
                 )
             with Horizontal(id="picker"):
-                yield DirectoryTree(self.start, id="tree")
+                yield InertDirectoryTree(self.start, id="tree")
                 with Vertical(id="preview-side"):
                     yield Static("", id="import-summary", markup=False)
                     yield Static("", id="import-errors", markup=False)
@@ -155,7 +157,7 @@ class ImportScreen(ModalScreen[Path | None]):
     def _failed(self, errors: list[str]) -> None:
         self.previewed = None
         self.query_one("#import-summary", Static).update("Nothing can be imported from this file:")
-        self.query_one("#import-errors", Static).update("\n".join(f"✖ {e}" for e in errors))
+        self.query_one("#import-errors", Static).update(inert("\n".join(f"✖ {e}" for e in errors)))
         self.query_one("#preview", DataTable).clear()
         self.query_one("#import-btn", Button).disabled = True
 
@@ -168,18 +170,18 @@ class ImportScreen(ModalScreen[Path | None]):
         )
         if len(suite.cases) > PREVIEW_ROWS:
             summary += f"; showing the first {PREVIEW_ROWS}"
-        self.query_one("#import-summary", Static).update(summary)
+        self.query_one("#import-summary", Static).update(inert(summary))
         self.query_one("#import-errors", Static).update(
-            "\n".join(f"⚠ {w}" for w in result.warnings)
+            inert("\n".join(f"⚠ {w}" for w in result.warnings))
         )
         table = self.query_one("#preview", DataTable)
         table.clear()
         for n, case in enumerate(suite.cases[:PREVIEW_ROWS], 1):
             table.add_row(
                 str(n),
-                Text(one_line(case.utterance)),
-                Text(format_intents(case)),
-                Text(one_line(format_entities(case))),
+                Text(inert(one_line(case.utterance), newlines=False)),
+                Text(inert(format_intents(case), newlines=False)),
+                Text(inert(one_line(format_entities(case)), newlines=False)),
             )
         self.query_one("#import-btn", Button).disabled = False
 

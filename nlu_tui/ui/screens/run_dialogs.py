@@ -20,7 +20,9 @@ from textual.widgets import Button, Input, Label, OptionList, Select, Static, Te
 from textual.widgets.option_list import Option
 
 from nlu_tui.model import MAX_NOTE_CHARS
+from nlu_tui.textsafe import inert
 from nlu_tui.ui.compact import make_compact
+from nlu_tui.ui.widgets.inert_fields import INERT, InertTextArea
 
 DIALOG_CSS = """
 {name} {{ align: center middle; }}
@@ -56,9 +58,10 @@ class ConfirmDialog(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(Text(self._title), classes="dialog-title")
+            yield Label(Text(inert(self._title, newlines=False)), classes="dialog-title")
             if self._body:
-                yield Static(Text(self._body) if isinstance(self._body, str) else self._body)
+                # a Text body is built by its caller from inert pieces
+                yield Static(Text(inert(self._body)) if isinstance(self._body, str) else self._body)
             with Horizontal(classes="dialog-buttons"):
                 yield Button(self._yes, variant="warning", id="confirm-yes")
                 yield Button(self._no, id="confirm-no")
@@ -98,8 +101,8 @@ class NoteDialog(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(Text(self._title), classes="dialog-title")
-            yield TextArea(self._note, id="note-text", soft_wrap=True, show_line_numbers=False)
+            yield Label(Text(inert(self._title, newlines=False)), classes="dialog-title")
+            yield InertTextArea(self._note, id="note-text", soft_wrap=True, show_line_numbers=False)
             yield Static("", id="note-counter")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Save (ctrl+s)", variant="primary", id="note-save")
@@ -159,8 +162,13 @@ class ChoiceDialog(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(Text(self._title), classes="dialog-title")
-            yield OptionList(*[Option(Text(label), id=value) for value, label in self._choices])
+            yield Label(Text(inert(self._title, newlines=False)), classes="dialog-title")
+            yield OptionList(
+                *[
+                    Option(Text(inert(label, newlines=False)), id=value)
+                    for value, label in self._choices
+                ]
+            )
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()
@@ -205,7 +213,9 @@ class ExportDialog(ModalScreen[tuple[str, Path] | None]):
                 allow_blank=False,
                 id="export-format",
             )
-            yield Input(self._default_path(first), id="export-path", placeholder="path")
+            yield Input(
+                self._default_path(first), id="export-path", placeholder="path", highlighter=INERT
+            )
             yield Static("", id="export-error", classes="dialog-error")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Export (ctrl+s)", variant="primary", id="export-ok")

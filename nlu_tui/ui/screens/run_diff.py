@@ -27,6 +27,7 @@ from nlu_tui.rundiff import (
     check_run_gates,
     diff_runs,
 )
+from nlu_tui.textsafe import inert
 from nlu_tui.ui.commands import PaletteCommand
 from nlu_tui.ui.screens.run_session import store_for
 from nlu_tui.ui.widgets.footer import BudgetFooter
@@ -217,7 +218,9 @@ class DiffScreen(Screen[None]):
         self.app.call_from_thread(self._show, result, thresholds)
 
     def _failed(self, exc: Exception) -> None:
-        self.query_one("#diff-header", Static).update(Text(f"Cannot diff: {exc}", style="red"))
+        self.query_one("#diff-header", Static).update(
+            Text(inert(f"Cannot diff: {exc}"), style="red")
+        )
         self.notify(escape(str(exc)), title="Cannot diff", severity="error")
 
     def _show(self, result: DiffResult, thresholds: Path | None) -> None:
@@ -272,9 +275,9 @@ class DiffScreen(Screen[None]):
             delta = change.confidence_delta
             table.add_row(
                 Text(label, style=style),
-                Text(change.utterance),
-                Text(f"{b.result.value} {b.matched_intent or '-'}"),
-                Text(f"{a.result.value} {a.matched_intent or '-'}"),
+                Text(inert(change.utterance, newlines=False)),
+                Text(inert(f"{b.result.value} {b.matched_intent or '-'}", newlines=False)),
+                Text(inert(f"{a.result.value} {a.matched_intent or '-'}", newlines=False)),
                 num(b.confidence),
                 num(a.confidence),
                 "-" if delta is None else f"{delta:+.4f}",
@@ -289,7 +292,7 @@ class DiffScreen(Screen[None]):
             delta = d.delta
             style = "" if delta is None or abs(delta) < 1e-12 else ("red" if delta < 0 else "green")
             table.add_row(
-                Text(d.intent),
+                Text(inert(d.intent, newlines=False)),
                 num(d.f1_before),
                 num(d.f1_after),
                 Text("-" if delta is None else f"{delta:+.4f}", style=style),
@@ -300,7 +303,7 @@ class DiffScreen(Screen[None]):
         assert self.result is not None
         text = Text()
         if self.result.gates_error:
-            text.append(f"Thresholds file: {self.result.gates_error}", style="red")
+            text.append(inert(f"Thresholds file: {self.result.gates_error}"), style="red")
         elif self.result.gates is None:
             text.append(
                 "No thresholds file. Type one above (g) to check the regression gates "
@@ -310,7 +313,8 @@ class DiffScreen(Screen[None]):
             text.append("The thresholds file has no gates.")
         else:
             for gate in self.result.gates:
-                text.append(gate.description + "\n", style="green" if gate.passed else "bold red")
+                style = "green" if gate.passed else "bold red"
+                text.append(inert(gate.description) + "\n", style=style)
         self.query_one("#diff-gates-text", Static).update(text)
 
     @on(Select.Changed, "#diff-kind")

@@ -26,6 +26,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable, ProgressBar, Static
 
 from nlu_tui.model import RunStatus, Suite
+from nlu_tui.textsafe import inert
 from nlu_tui.ui.commands import PaletteCommand
 from nlu_tui.ui.screens.run_session import (
     RunSession,
@@ -207,8 +208,13 @@ class RunProgressPanel(Vertical):
         if session is None:
             return
         title = Text("▶ ", style="bold cyan")
-        title.append(f"Running {session.suite_name} on {short_engine(session.engine_name)}")
-        title.append(f" ({session.stage}) · run {session.run_id}")
+        title.append(
+            inert(
+                f"Running {session.suite_name} on {short_engine(session.engine_name)}"
+                f" ({session.stage}) · run {session.run_id}",
+                newlines=False,
+            )
+        )
         if session.cancel_requested:
             title.append("  canceling…", style="bold dark_orange")
         title.append("   esc/ctrl+x: cancel · n: note", style="dim")
@@ -338,7 +344,10 @@ class RunsPane(Vertical):
             title.update("Open a suite to see its runs.")
         else:
             title.update(
-                Text(f"Runs of {suite.name}   r: run · enter: results · space: mark · D: diff")
+                Text(
+                    inert(f"Runs of {suite.name}", newlines=False)
+                    + "   r: run · enter: results · space: mark · D: diff"
+                )
             )
         self._show_progress()
         self.reload()
@@ -437,7 +446,7 @@ class RunsPane(Vertical):
             table.add_row(
                 "✓" if r.id in self.marked else " ",
                 started,
-                Text(short_engine(r.engine_name)),
+                Text(inert(short_engine(r.engine_name), newlines=False)),
                 r.stage,
                 status_text(r.status),
                 num(row.f1),
@@ -451,7 +460,7 @@ class RunsPane(Vertical):
                 str(r.fn),
                 str(r.errors),
                 duration(r.duration_s),
-                Text(note[:60]),
+                Text(inert(note[:60], newlines=False)),
                 key=r.id,
             )
         if selected is not None:
@@ -488,10 +497,10 @@ class RunsPane(Vertical):
             if record.reason:
                 style = "red" if record.status is RunStatus.FAILED else "dark_orange"
                 text.append(" · reason: ", style="bold")
-                text.append(record.reason, style=style)
+                text.append(inert(record.reason), style=style)
             if record.note:
                 text.append("\nNote: ", style="bold")
-                text.append(record.note)
+                text.append(inert(record.note))
         self.query_one("#runs-reason", Static).update(text)
 
     @on(DataTable.HeaderSelected, "#runs-table")
@@ -527,7 +536,7 @@ class RunsPane(Vertical):
 
             body = Text()
             for p in problems[:12]:
-                body.append(f"{p}\n")
+                body.append(inert(f"{p}\n"))
             if len(problems) > 12:
                 body.append(f"… and {len(problems) - 12} more\n")
 
@@ -537,7 +546,7 @@ class RunsPane(Vertical):
 
             self.app.push_screen(
                 ConfirmDialog(
-                    f"{len(problems)} validation problem(s) in {suite.name}",
+                    inert(f"{len(problems)} validation problem(s) in {suite.name}", newlines=False),
                     body,
                     yes="Run anyway",
                     no="Go back",

@@ -19,7 +19,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
+from nlu_tui.textsafe import inert
 from nlu_tui.ui.screens.run_dialogs import DIALOG_CSS
+from nlu_tui.ui.widgets.inert_fields import INERT
 
 LAST_RUN_FILE = "last-run.json"
 STAGES = ("development", "published")
@@ -137,12 +139,17 @@ class StartRunDialog(ModalScreen[StartChoice | None]):
         preselect = last_engine if last_engine in specs else (specs[0] if specs else None)
         other = last_engine if last_engine and last_engine not in specs else ""
         with Vertical():
-            yield Label(Text(f"Run {self._suite_name}"), classes="dialog-title")
+            yield Label(
+                Text(inert(f"Run {self._suite_name}", newlines=False)), classes="dialog-title"
+            )
             with VerticalScroll(classes="dialog-body"):
                 with Horizontal(classes="start-row"):
                     yield Static("Engine", classes="start-label")
                     yield Select(
-                        [(Text(label), spec) for spec, label in self._choices],
+                        [
+                            (Text(inert(label, newlines=False)), spec)
+                            for spec, label in self._choices
+                        ],
                         value=preselect if preselect is not None else Select.BLANK,
                         allow_blank=True,
                         prompt="(pick an engine profile)",
@@ -170,6 +177,7 @@ class StartRunDialog(ModalScreen[StartChoice | None]):
                     yield Static("Other", classes="start-label")
                     yield Input(
                         other,
+                        highlighter=INERT,
                         placeholder="engine spec instead: embedded:PATH, rasa:URL, http:URL",
                         id="start-spec",
                         compact=True,

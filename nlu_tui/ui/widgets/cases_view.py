@@ -35,6 +35,7 @@ from nlu_tui.case_form import (
 )
 from nlu_tui.errors import ConflictError
 from nlu_tui.model import Suite, TestCase
+from nlu_tui.textsafe import inert, inert_all
 from nlu_tui.ui.commands import PaletteCommand
 from nlu_tui.ui.messages import SuiteChanged
 
@@ -71,13 +72,20 @@ argument, and the repr of a 100,000-case suite costs seconds on each sort."""
 
 
 def _format_row(case: TestCase) -> tuple[str, ...]:
+    # The shown cells come from the suite file: made inert (the search keys stay as they are).
+    shown = inert_all(
+        [
+            one_line(case.utterance),
+            format_intents(case),
+            format_parent(case),
+            one_line(format_entities(case)),
+            ", ".join(case.entity_order),
+            ", ".join(case.tags),
+        ],
+        newlines=False,
+    )
     return (
-        one_line(case.utterance),
-        format_intents(case),
-        format_parent(case),
-        one_line(format_entities(case)),
-        ", ".join(case.entity_order),
-        ", ".join(case.tags),
+        *shown,
         "\x1f".join(case.tags),
         "\x1f".join(e.name for e in case.entities),
     )
@@ -338,14 +346,14 @@ class CasesView(Vertical):
         self.loading_fraction = 0.0
         self.view_cases = []
         self.view_positions = None
-        self._set_host(Static(f"Loading {path.name}…", classes="placeholder", markup=False))
+        self._set_host(Static(inert(f"Loading {path.name}…"), classes="placeholder", markup=False))
         self._update_status()
 
     def show_error(self, text: str) -> None:
         self.loading_path = None
         self.view_cases = []
         self.view_positions = None
-        self._set_host(Static(text, classes="placeholder", markup=False))
+        self._set_host(Static(inert(text), classes="placeholder", markup=False))
 
     def show_partial(
         self, path: Path, cases: list[TestCase], positions: Any, backend: Any, fraction: float
@@ -560,8 +568,11 @@ class CasesView(Vertical):
     def _update_status(self) -> None:
         if self.loading_path is not None:
             self.query_one("#cases-status", Label).update(
-                f"loading {self.loading_path.name} {self.loading_fraction:.0%}… · "
-                f"{self.shown_count} cases so far · editing once loaded"
+                inert(
+                    f"loading {self.loading_path.name} {self.loading_fraction:.0%}… · "
+                    f"{self.shown_count} cases so far · editing once loaded",
+                    newlines=False,
+                )
             )
             return
         suite = self.suite
@@ -580,7 +591,7 @@ class CasesView(Vertical):
             parts.append("read-only")
         case_id = self.cursor_case_id()
         if case_id and self.problem_text.get(case_id):
-            parts.append("⚠ " + self.problem_text[case_id][0])
+            parts.append("⚠ " + inert(self.problem_text[case_id][0], newlines=False))
         self.query_one("#cases-status", Label).update(" · ".join(parts))
 
     # --- cursor and selection -------------------------------------------------------------------

@@ -14,6 +14,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from nlu_tui.model import CaseResult, ResultType
+from nlu_tui.textsafe import inert
 
 if TYPE_CHECKING:
     from nlu_tui.scoring.histogram import Histogram
@@ -52,7 +53,7 @@ def hits_misses_chart(
         hits_bar = bar(hits, peak, half)
         text.append(f"{hits:>{count_w}} ")
         text.append(f"{hits_bar[::-1]:>{half}}", style="green")
-        text.append(f" {label:^{label_w}} ", style="bold")
+        text.append(inert(f" {label:^{label_w}} ", newlines=False), style="bold")
         text.append(f"{bar(misses, peak, half):<{half}}", style="red")
         text.append(f" {misses:<{count_w}}\n")
     return text
@@ -73,7 +74,7 @@ def distribution_chart(
     bar_w = max(4, width - label_w - count_w - 4)
     peak = max(c for _, c in bins)
     for label, count in bins:
-        text.append(f"{label:>{label_w}} ", style="bold")
+        text.append(inert(f"{label:>{label_w}} ", newlines=False), style="bold")
         text.append(f"{bar(count, peak, bar_w):<{bar_w}}", style=style)
         text.append(f" {count:>{count_w}}\n")
     return text

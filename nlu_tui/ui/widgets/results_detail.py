@@ -17,6 +17,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Static
 
 from nlu_tui.model import CaseResult, Prediction, ResultType, TestCase
+from nlu_tui.textsafe import inert
 from nlu_tui.ui.messages import EditCaseRequested
 
 RESULT_STYLE = {
@@ -33,7 +34,7 @@ RAW_LIMIT = 20_000
 
 def _field(label: str, value: str, style: str = "") -> Text:
     text = Text(f"{label}: ", style="bold")
-    text.append(value, style=style)
+    text.append(inert(value), style=style)
     return text
 
 
@@ -46,7 +47,13 @@ def pretty_raw(raw: Any) -> str:
         try:
             raw = json.loads(text_raw)
         except ValueError:
-            return text_raw[:RAW_LIMIT]
+            if len(text_raw) <= RAW_LIMIT:
+                return text_raw
+            # an answer stored cut ends with its marker: keep that in sight
+            mark = text_raw.rfind("…[truncated: ")
+            tail = text_raw[mark:] if mark >= 0 else ""
+            more = len(text_raw) - RAW_LIMIT - len(tail)
+            return f"{text_raw[:RAW_LIMIT]}\n… ({more} more characters){tail}"
     try:
         text = json.dumps(raw, indent=2, ensure_ascii=False, sort_keys=False, default=str)
     except (TypeError, ValueError):
@@ -64,7 +71,7 @@ def detail_renderable(
     kind = ResultType(result.result)
     head = Text(kind.value, style=RESULT_STYLE[kind])
     head.append("  ")
-    head.append(case.utterance if case else result.case_id)
+    head.append(inert(case.utterance if case else result.case_id))
     parts.append(head)
     if case is not None:
         expected = " | ".join(case.intent_names) or "(no intent)"
@@ -89,7 +96,8 @@ def detail_renderable(
         ranking.add_column("Score", justify="right")
         for i, score in enumerate(prediction.ranking, 1):
             style = "bold" if score.name == result.matched_intent else ""
-            ranking.add_row(str(i), Text(score.name, style=style), Text(f"{score.confidence:.4f}"))
+            name = Text(inert(score.name, newlines=False), style=style)
+            ranking.add_row(str(i), name, Text(f"{score.confidence:.4f}"))
         parts.append(ranking)
 
     if result.entities:
@@ -100,9 +108,9 @@ def detail_renderable(
         ents.add_column("OK")
         for e in result.entities:
             ents.add_row(
-                Text(e.name),
-                Text(e.expected),
-                Text(e.matched if e.matched is not None else "(missing)"),
+                Text(inert(e.name, newlines=False)),
+                Text(inert(e.expected, newlines=False)),
+                Text(inert(e.matched, newlines=False) if e.matched is not None else "(missing)"),
                 Text("yes" if e.ok else "no", style="green" if e.ok else "red"),
             )
         parts.append(ents)
@@ -115,7 +123,7 @@ def detail_renderable(
         parts.append(_field("  actual", " > ".join(result.actual_entity_order) or "-"))
 
     parts.append(Text("Raw response", style="bold"))
-    parts.append(Text(pretty_raw(prediction.raw if prediction else None)))
+    parts.append(Text(inert(pretty_raw(prediction.raw if prediction else None))))
     return Group(*parts)
 
 

@@ -34,6 +34,7 @@ from textual.widgets import (
 from textual.widgets.option_list import Option
 
 from nlu_tui.model import ResultType
+from nlu_tui.textsafe import inert, inert_markup
 from nlu_tui.ui.commands import PaletteCommand
 from nlu_tui.ui.screens.run_session import RunSession, sessions, store_for
 from nlu_tui.ui.widgets.charts import Chart
@@ -231,7 +232,9 @@ class ResultsPane(Vertical):
         self.app.call_from_thread(self._show_data, data, prepared)
 
     def _load_failed(self, run_id: str, exc: Exception) -> None:
-        self.query_one("#results-header", Static).update(Text(f"Cannot open run {run_id}: {exc}"))
+        self.query_one("#results-header", Static).update(
+            Text(inert(f"Cannot open run {run_id}: {exc}"))
+        )
         self.notify(escape(str(exc)), title="Cannot open run", severity="error")
 
     def attach(self, session: RunSession) -> None:
@@ -283,7 +286,7 @@ class ResultsPane(Vertical):
                 self.show_run(run_id)
             else:
                 self.query_one("#results-header", Static).update(
-                    Text(f"Run {run_id} failed: {session.error}", style="bold red")
+                    Text(inert(f"Run {run_id} failed: {session.error}"), style="bold red")
                 )
 
     def _restart_rows(self, session: RunSession) -> None:
@@ -302,8 +305,13 @@ class ResultsPane(Vertical):
     def _draw_live(self, session: RunSession) -> None:
         header = Text()
         header.append("▶ running  ", style="bold cyan")
-        header.append(session.suite_name, style="bold")
-        header.append(f" · {session.engine_name} ({session.stage}) · run {session.run_id}\n")
+        header.append(inert(session.suite_name, newlines=False), style="bold")
+        header.append(
+            inert(
+                f" · {session.engine_name} ({session.stage}) · run {session.run_id}", newlines=False
+            )
+            + "\n"
+        )
         event = session.progress()
         bar = self.query_one("#results-progress", ProgressBar)
         if event is not None:
@@ -320,7 +328,8 @@ class ResultsPane(Vertical):
             self.table.load_prepared(*prepared)
         else:
             self.table.load(data.cases, (r for _, _, r in data.rows))
-        intents = [("All intents", "")] + [(label, label) for label in data.report.labels]
+        intents: list[tuple[Any, str]] = [("All intents", "")]
+        intents += [(Text(inert(label, newlines=False)), label) for label in data.report.labels]
         select = self.query_one("#results-intent", Select)
         select.set_options(intents)
         select.value = ""
@@ -364,7 +373,7 @@ class ResultsPane(Vertical):
             table.add_column(label + mark, key=col)
         for r in rows:
             table.add_row(
-                Text(r["intent"]),
+                Text(inert(r["intent"], newlines=False)),
                 num(r["precision"]),
                 num(r["recall"]),
                 num(r["f1"]),
@@ -372,7 +381,7 @@ class ResultsPane(Vertical):
                 str(r["tp"]),
                 str(r["fp"]),
                 str(r["fn"]),
-                Text(r["confused"]),
+                Text(inert(r["confused"], newlines=False)),
                 key=r["intent"],
             )
 
@@ -397,9 +406,9 @@ class ResultsPane(Vertical):
         labels = confusion.labels
         table.add_column(Text("expected \\ predicted"), key="__row__")
         for label in labels:
-            table.add_column(Text(label), key=label)
+            table.add_column(Text(inert(label, newlines=False)), key=label)
         for true_label in labels:
-            row: list[Any] = [Text(true_label, style="bold")]
+            row: list[Any] = [Text(inert(true_label, newlines=False), style="bold")]
             for predicted in labels:
                 count = confusion.count(true_label, predicted)
                 style = "green" if true_label == predicted else ("red" if count else "dim")
@@ -422,10 +431,12 @@ class ResultsPane(Vertical):
         ids = self.data.cell_case_ids(true_label, predicted)
         options = self.query_one("#results-cell-cases", OptionList)
         options.clear_options()
-        options.border_title = f"{len(ids)} case(s): expected {true_label}, predicted {predicted}"
+        options.border_title = inert_markup(
+            f"{len(ids)} case(s): expected {true_label}, predicted {predicted}", newlines=False
+        )
         for cid in ids:
             case = self.data.by_id[cid][0]
-            options.add_option(Option(Text(case.utterance), id=cid))
+            options.add_option(Option(Text(inert(case.utterance, newlines=False)), id=cid))
         return ids
 
     @on(OptionList.OptionSelected, "#results-cell-cases")
@@ -521,7 +532,8 @@ class ResultsPane(Vertical):
             ResultFilter(frozenset([nxt]) if nxt else frozenset(), flt.intent, flt.text)
         )
         self.notify(
-            f"Showing {self.table.filter.describe()}: {self.table.view_count} case(s)", timeout=2
+            escape(f"Showing {self.table.filter.describe()}: {self.table.view_count} case(s)"),
+            timeout=2,
         )
 
     def action_pick_intent(self) -> None:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from nlu_tui.model import RunStatus
+from nlu_tui.textsafe import inert
 
 if TYPE_CHECKING:
     from nlu_tui.runner.events import ProgressEvent
@@ -72,12 +73,12 @@ def run_title(record: RunRecord) -> Text:
     """ "✔ success  Banking · embedded (development) · run 1a2b3c…" with the reason when any."""
     text = status_text(record.status)
     text.append("  ")
-    text.append(record.suite_name, style="bold")
-    text.append(f" · {record.engine_name} ({record.stage}) · run {record.id}")
+    text.append(inert(record.suite_name, newlines=False), style="bold")
+    text.append(inert(f" · {record.engine_name} ({record.stage}) · run {record.id}"))
     if record.reason:
         style = "red" if record.status is RunStatus.FAILED else "dark_orange"
         text.append("\nReason: ", style="bold " + style)
-        text.append(record.reason, style=style)
+        text.append(inert(record.reason), style=style)
     return text
 
 
@@ -103,7 +104,7 @@ def summary_text(record: RunRecord, summary: Summary) -> Text:
     )
     if record.note:
         text.append("\nNote: ", style="bold")
-        text.append(record.note.splitlines()[0][:200])
+        text.append(inert(record.note.splitlines()[0][:200], newlines=False))
     return text
 
 

@@ -22,6 +22,7 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from nlu_tui.model import CaseResult, TestCase
+from nlu_tui.textsafe import inert_all
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -103,9 +104,12 @@ class ResultColumns:
         names = [[i.name for i in c.intents] + c.traits if c is not None else [] for c in cs]
         matched = [r.matched_intent or "" for r in rs]
         d["result"].extend([r.result for r in rs])
-        d["utterance"].extend([c.utterance if c is not None else "" for c in cs])
-        d["expected"].extend([" | ".join(x) for x in names])
-        d["matched"].extend(matched)
+        # Shown cells are inert (suite and engine text is untrusted); the filters' keys are not.
+        d["utterance"].extend(
+            inert_all([c.utterance if c is not None else "" for c in cs], newlines=False)
+        )
+        d["expected"].extend(inert_all([" | ".join(x) for x in names], newlines=False))
+        d["matched"].extend(inert_all(matched, newlines=False))
         d["confidence"].extend([r.confidence for r in rs])
         d["latency_ms"].extend([r.latency_ms for r in rs])
         d["entities"].extend(
@@ -117,7 +121,7 @@ class ResultColumns:
                 for r in rs
             ]
         )
-        d["error"].extend([r.error or "" for r in rs])
+        d["error"].extend(inert_all([r.error or "" for r in rs], newlines=False))
         d["case_id"].extend([r.case_id for r in rs])
         d["intent_key"].extend(
             [_SEP + _SEP.join(x) + _SEP + m + _SEP for x, m in zip(names, matched, strict=True)]

@@ -19,6 +19,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from nlu_tui.model import Suite
+from nlu_tui.textsafe import inert
 from nlu_tui.ui.commands import PaletteCommand
 from nlu_tui.ui.messages import SuiteHighlighted, WorkspaceChanged
 from nlu_tui.workspace import SuiteInfo, Workspace
@@ -40,7 +41,7 @@ def suite_prompt(info: SuiteInfo) -> Group:
     cuts a long name with "…" at the panel's width instead of wrapping it onto a third line.
     """
     name = Text(no_wrap=True, overflow="ellipsis")
-    name.append(info.name, style="bold")
+    name.append(inert(info.name, newlines=False), style="bold")
     if info.read_only:
         name.append(" (read-only)", style="italic")
     detail = Text(no_wrap=True, overflow="ellipsis")
@@ -255,7 +256,7 @@ class SuitesPanel(Vertical):
 
         def imported(path: Path | None) -> None:
             if path is not None:
-                self.notify(f"Imported as {path.name}")
+                self.notify(escape(f"Imported as {path.name}"))
                 self.post_message(WorkspaceChanged(select=path))
 
         self.app.push_screen(ImportScreen(), imported)
