@@ -251,3 +251,27 @@ def test_any_edits_read_back_exactly_and_keep_comments_between_cases(
     text = path.read_text(encoding="utf-8")
     for comment in ("# Banking regression", "# --- balance", "# --- transfers", "# the end"):
         assert comment in text
+
+
+def test_a_symlinked_suite_stays_a_link_and_its_target_is_saved(tmp_path: Path) -> None:
+    """Issue 10, item 16: saving replaced the link with a plain file, cutting it off from the
+    shared suite it pointed to."""
+    from nlu_tui.workspace import Workspace
+
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    real = write(shared, HAND_WRITTEN, "bank.suite.yaml")
+    ws = Workspace(tmp_path / "ws")
+    ws.root.mkdir()
+    link = ws.root / "bank.suite.yaml"
+    link.symlink_to(Path("..") / "shared" / "bank.suite.yaml")
+    assert ws.suite_paths() == [link]
+    suite = ws.load(link)
+    for tag in ("first", "second"):
+        suite.cases[0] = replace(suite.cases[0], tags=[tag])
+        ws.save(suite)
+        assert link.is_symlink() and os.readlink(link) == str(Path("..") / "shared" / real.name)
+        assert load_suite(real) == suite and load_suite(link) == suite
+    assert "# the end of the cases" in real.read_text(encoding="utf-8")
+    assert (shared / "bank.suite.yaml.bak").exists()
+    assert sorted(p.name for p in ws.root.iterdir()) == ["bank.suite.yaml"]
