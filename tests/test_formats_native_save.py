@@ -275,3 +275,21 @@ def test_a_symlinked_suite_stays_a_link_and_its_target_is_saved(tmp_path: Path) 
     assert "# the end of the cases" in real.read_text(encoding="utf-8")
     assert (shared / "bank.suite.yaml.bak").exists()
     assert sorted(p.name for p in ws.root.iterdir()) == ["bank.suite.yaml"]
+
+
+def test_a_twin_without_an_id_gets_its_id_written_when_its_twin_goes(tmp_path: Path) -> None:
+    """A case written without ``id:`` has an id derived from its utterance and how many
+    cases before it share that utterance: deleting the first twin would change the second's
+    id, so the second is written with its id, and only it."""
+    text = (
+        "cases:\n  - utterance: hi\n  - utterance: hi   # twin\n  # keep me\n  - utterance: bye\n"
+    )
+    path = write(tmp_path, text)
+    suite = load_suite(path)
+    del suite.cases[0]
+    notes: list[str] = []
+    save_suite(suite, notes=notes)
+    assert notes == [] and load_suite(path) == suite
+    assert path.read_text(encoding="utf-8") == (
+        f"cases:\n  - id: {suite.cases[0].id}\n    utterance: hi\n  # keep me\n  - utterance: bye\n"
+    )

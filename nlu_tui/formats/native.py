@@ -943,7 +943,15 @@ def _save_bytes(
     try:
         old_text = current.decode("utf-8-sig")
         spliced = native_splice.splice(suite, old_text, target)
-        if parse_suite(spliced, target) != suite:
+        back = parse_suite(spliced, target)
+        if back != suite and len(back.cases) == len(suite.cases):
+            # cases written without an id get one derived from their utterance and its
+            # occurrence: moving a twin changes it, so such cases are given their id
+            pairs = zip(suite.cases, back.cases, strict=True)
+            moved = frozenset(mine.id for mine, read in pairs if mine.id != read.id)
+            spliced = native_splice.splice(suite, old_text, target, moved)
+            back = parse_suite(spliced, target)
+        if back != suite:
             raise native_splice.NoSplice("the kept layout would not read back the same")
     except native_splice.NoSplice as exc:
         if notes is not None and _loses_layout(old_text, target):

@@ -47,9 +47,13 @@ class _Span:
     """Index just past the line break ending its last content line."""
 
 
-def splice(suite: Suite, text: str, path: Path | str | None) -> str:
+def splice(
+    suite: Suite, text: str, path: Path | str | None, rewrite: frozenset[str] = frozenset()
+) -> str:
     """``text`` (the file as loaded) changed to hold ``suite``, keeping all unchanged bytes.
 
+    Cases whose id is in ``rewrite`` are written anew even when unchanged (a case without an
+    ``id:`` in the file whose derived id would change once its neighbours moved gets one).
     Raises :class:`NoSplice` when that is not possible or not safe; the caller then writes the
     whole file from the suite.
     """
@@ -108,12 +112,12 @@ def splice(suite: Suite, text: str, path: Path | str | None) -> str:
             if value:
                 native._key(lines, "", key, value)
             put(key, lines)
-    if suite.cases != old.cases:
+    if suite.cases != old.cases or rewrite:
         cases_node = _cases_node(root)
         if cases_node is None or not suite.cases:
             put("cases", _whole_cases(suite.cases))
         else:
-            edits.append(_cases_edit(text, cases_node, old.cases, suite.cases, newline))
+            edits.append(_cases_edit(text, cases_node, old.cases, suite.cases, newline, rewrite))
     edits.sort(key=lambda e: (e[0], e[1], e[2]))
     out: list[str] = []
     at = 0
@@ -183,6 +187,7 @@ def _cases_edit(
     old: list[TestCase],
     new: list[TestCase],
     newline: str,
+    rewrite: frozenset[str],
 ) -> tuple[int, int, int, str]:
     """The replacement of the region from the first case's ``-`` to the end of the last case.
 
@@ -204,7 +209,7 @@ def _cases_edit(
         return text[items[index].start : items[index].end]
 
     def written(case: TestCase) -> str:
-        for index in by_id.get(case.id, []):
+        for index in by_id.get(case.id, []) if case.id not in rewrite else []:
             if old[index] == case:
                 return own_text(index)
         return "".join(line + newline for line in _shift(_case_lines(case), indent - 2))
@@ -221,7 +226,8 @@ def _cases_edit(
             for k in range(i2 - i1):
                 parts.append(gap(i1 + k))
                 case = new[j1 + k]
-                parts.append(own_text(i1 + k) if old[i1 + k] == case else written(case))
+                kept = old[i1 + k] == case and case.id not in rewrite
+                parts.append(own_text(i1 + k) if kept else written(case))
             continue
         parts.extend(written(case) for case in new[j1:j2])
         parts.extend(gap(i) for i in range(i1, i2))  # the deleted cases' own lines go
