@@ -13,7 +13,7 @@ goes with it). Comment lines between cases belong to no case: they stay where th
 neighbour is edited or deleted. A changed case is written anew in the writer's layout (comments
 inside that one case are lost).
 
-When the file's shape does not allow this (a flow-style ``cases: [...]``, anchors, a top-level
+When the file's shape does not allow this (aliases, a top-level
 that is not a block mapping, unusual line breaks), :func:`splice` says why and the caller
 rewrites the whole file. The result is always parsed back and compared with the suite: if it
 does not read back to exactly the suite being saved, the caller rewrites the whole file too.
@@ -31,7 +31,8 @@ import yaml
 from nlu_tui.gcpause import gc_paused
 from nlu_tui.model import Suite, TestCase
 
-_ANCHOR_OR_ALIAS = re.compile(r"(?:^|[\s\[{,:-])[&*][^\s\[\]{},]")
+_ALIAS = re.compile(r"(?:^|[\s\[{,:-])\*[^\s\[\]{},]")
+"""What may be an alias (also matches inside quoted text; :func:`_has_alias` decides)."""
 _ODD_BREAKS = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
 
 
@@ -61,8 +62,6 @@ def splice(
 
     if _ODD_BREAKS.search(text):
         raise NoSplice("the file uses line breaks other than \\n and \\r\\n")
-    if ("&" in text or "*" in text) and _ANCHOR_OR_ALIAS.search(text):
-        raise NoSplice("the file uses YAML anchors or aliases")
     newline = "\r\n" if "\r\n" in text else "\n"
     if text and not text.endswith("\n"):
         text += newline
@@ -74,6 +73,8 @@ def splice(
         raise NoSplice(f"the file as loaded cannot be read again ({exc})") from None
     if not isinstance(root, yaml.MappingNode) or root.flow_style or root.start_mark.column:
         raise NoSplice("the file's top level is not a block mapping")
+    if "*" in text and _ALIAS.search(text) and _has_alias(root):
+        raise NoSplice("the file uses YAML aliases")
     keys = _top_level_spans(text, root)
     edits: list[tuple[int, int, int, str]] = []  # (start, end, order, replacement)
 
@@ -114,10 +115,14 @@ def splice(
             put(key, lines)
     if suite.cases != old.cases or rewrite:
         cases_node = _cases_node(root)
-        if cases_node is None or not suite.cases:
+        if cases_node is None:
             put("cases", _whole_cases(suite.cases))
         else:
             edits.append(_cases_edit(text, cases_node, old.cases, suite.cases, newline, rewrite))
+            if not suite.cases:  # the comment lines stay; "cases: []" says it is empty
+                colon = next(k for k, _v in root.value if k.value == "cases").end_mark.index
+                if text[colon : colon + 1] == ":":
+                    edits.append((colon + 1, colon + 1, -1, " []"))
     edits.sort(key=lambda e: (e[0], e[1], e[2]))
     out: list[str] = []
     at = 0
@@ -129,6 +134,25 @@ def splice(
         at = end
     out.append(text[at:])
     return "".join(out)
+
+
+def _has_alias(root: yaml.Node) -> bool:
+    """Whether a node appears twice in the tree (an alias repeats its anchor's node object):
+    its text lies at the anchor only, so the spans would be wrong."""
+    seen: set[int] = set()
+    stack: list[yaml.Node] = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            return True
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                stack.append(key)
+                stack.append(value)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+    return False
 
 
 def _whole_cases(cases: list[TestCase]) -> list[str]:
