@@ -189,13 +189,13 @@ def test_crlf_indentless_lists_and_a_bom_are_kept(tmp_path: Path) -> None:
 
 
 def test_a_flow_style_case_list_is_rewritten_alone(tmp_path: Path) -> None:
-    path = write(tmp_path, "# flow style\nname: f  # n\ncases: [{id: a, utterance: hi}]\n")
+    path = write(tmp_path, "# flow style\nname: f  # n\ncases: [{id: a, utterance: hi}]  # c\n")
     suite = load_suite(path)
     suite.cases.append(TestCase("bye", id="b"))
     notes: list[str] = []
     save_suite(suite, notes=notes)
     assert load_suite(path) == suite and notes == []
-    assert path.read_text(encoding="utf-8").startswith("# flow style\nname: f  # n\ncases:\n")
+    assert path.read_text(encoding="utf-8").startswith("# flow style\nname: f  # n\ncases:  # c\n")
 
 
 def test_a_file_that_cannot_be_spliced_is_rewritten_and_says_so(tmp_path: Path) -> None:

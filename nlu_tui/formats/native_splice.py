@@ -89,18 +89,21 @@ def splice(
         elif lines:
             edits.append((*_insertion_point(key, keys), order, emit(lines)))
 
-    def scalar_line(key: str, value: str) -> list[str]:
-        """``key: value``, keeping the comment at the end of the old one-line entry."""
-        line = f"{key}: {native._scalar(value)}"
-        node = values.get(key)
-        if key in keys and isinstance(node, yaml.ScalarNode):
-            end = node.end_mark.index
-            rest = text[end : keys[key].end].rstrip("\r\n")
-            if "\n" not in text[keys[key].start : end] and rest.lstrip().startswith("#"):
-                line += rest
-        return [line]
+    def with_comment(key: str, lines: list[str]) -> list[str]:
+        """``lines`` for a one-line entry, keeping the comment at the end of the old one."""
+        if key not in keys or not lines:
+            return lines
+        key_node, value = entries[key]
+        end = max(_content_end(value), key_node.end_mark.index + 1)
+        rest = text[end : keys[key].end].rstrip("\r\n")
+        if "\n" not in text[keys[key].start : end] and rest.lstrip().startswith("#"):
+            return [lines[0] + rest, *lines[1:]]
+        return lines
 
-    values = {str(k.value): v for k, v in root.value}
+    def scalar_line(key: str, value: str) -> list[str]:
+        return with_comment(key, [f"{key}: {native._scalar(value)}"])
+
+    entries = {str(k.value): (k, v) for k, v in root.value}
     if suite.name != old.name:
         put("name", scalar_line("name", suite.name))
     if suite.description != old.description:
@@ -116,7 +119,7 @@ def splice(
     if suite.cases != old.cases or rewrite:
         cases_node = _cases_node(root)
         if cases_node is None:
-            put("cases", _whole_cases(suite.cases))
+            put("cases", with_comment("cases", _whole_cases(suite.cases)))
         else:
             edits.append(_cases_edit(text, cases_node, old.cases, suite.cases, newline, rewrite))
             if not suite.cases:  # the comment lines stay; "cases: []" says it is empty
