@@ -152,3 +152,33 @@ async def test_quit_without_saving_is_an_explicit_choice(
 
 
 _real_write = native.atomic_write_bytes
+
+
+async def test_quit_during_a_save_that_fails_still_asks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl+Q pressed while a save is still being written waits for its outcome."""
+    import threading
+
+    root = make_workspace(tmp_path)
+    release = threading.Event()
+
+    def slow_full_disk(path: Path, *_args: object, **_kwargs: object) -> None:
+        release.wait(10)
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    app = new_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await _start(pilot)
+        monkeypatch.setattr(native, "atomic_write_bytes", slow_full_disk)
+        await pilot.press("t")
+        await pilot.pause()
+        app.screen.query_one("#value", Input).value = "slow"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert not app.workspace.unsaved()  # the save is still under way
+        threading.Timer(0.2, release.set).start()
+        await pilot.press("ctrl+q")
+        await settle(pilot)
+        assert not app._exit
+        assert isinstance(app.screen, UnsavedQuitScreen)

@@ -189,8 +189,18 @@ class NluTuiApp(App[int]):
 
     async def action_quit(self) -> None:
         """Quit, but never drop an edit silently: with unsaved edits, ask first."""
+        from textual.worker import WorkerState
+
         from nlu_tui.ui.screens.dialogs import UnsavedQuitScreen
 
+        saving = [
+            w
+            for w in self.workers
+            if w.group in ("cases-save", "save-again")
+            and w.state in (WorkerState.PENDING, WorkerState.RUNNING)
+        ]
+        if saving:  # a save under way may yet fail: its outcome decides whether to ask
+            await self.workers.wait_for_complete(saving)
         unsaved = self.workspace.unsaved()
         if not unsaved:
             self.exit()
