@@ -58,6 +58,9 @@ def main() -> None:
         text = timed("dump_suite (native YAML text)", lambda: dump_suite(suite))
         timed("save_suite (atomic write + .bak)", lambda: save_suite(suite, native))
         loaded = timed("load_suite", lambda: load_suite(native))
+        edited = load_suite(native, use_cache=False)
+        edited.cases[n // 2].tags.append("edited")
+        timed("save_suite after one edit (splice)", lambda: save_suite(edited))
         timed("yaml.safe_load of the same file (ref)", lambda: yaml.safe_load(text))
         timed("validate_suite", lambda: validate_suite(loaded))
         timed(

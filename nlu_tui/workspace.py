@@ -7,8 +7,10 @@ UI can offer undo; nothing is ever removed outright.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shutil
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -44,6 +46,18 @@ class SuiteInfo:
     error: str | None = None
     partial: bool = False
     """Counted without parsing (a big file not yet opened): intents are unknown until opened."""
+    unsaved: bool = False
+    """It has edits that could not be written (a full or read-only disk): see
+    :meth:`Workspace.unsaved`."""
+
+
+@dataclass
+class UnsavedSuite:
+    """An edited suite whose last save failed: the edit lives only in memory until a retry."""
+
+    path: Path
+    suite: Suite
+    error: str
 
 
 def slugify(name: str) -> str:
@@ -62,6 +76,11 @@ class Workspace:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root).expanduser().resolve()
+        self._unsaved: dict[Path, UnsavedSuite] = {}
+        self._unsaved_lock = threading.Lock()
+        self._write_lock = threading.RLock()
+        """One save at a time: an edit's save and a "save again" of the same suite from another
+        thread must not race (the second would see the first's file as changed on disk)."""
 
     @property
     def trash(self) -> Path:
@@ -90,6 +109,11 @@ class Workspace:
         """
         from nlu_tui.formats.native import load_suite
 
+        pending = self.unsaved_suite(path)
+        if pending is not None:  # what the user sees is the edit, not the file behind it
+            if on_progress is not None:
+                on_progress(_whole(pending))
+            return pending
         if path.name.endswith(TRAINING_SUFFIXES):
             suite = developer_suite(path, path.name.split(".", 1)[0])
             if on_progress is not None:
@@ -106,6 +130,10 @@ class Workspace:
         """
         from nlu_tui.formats.native import iter_suite_chunks
 
+        pending = self.unsaved_suite(path)
+        if pending is not None:
+            yield _whole(pending)
+            return
         if path.name.endswith(TRAINING_SUFFIXES):
             yield _whole(developer_suite(path, path.name.split(".", 1)[0]))
             return
@@ -116,12 +144,19 @@ class Workspace:
     ) -> SuiteInfo:
         """Summarise one suite file; a broken file yields an info with ``error`` set."""
         status, f1 = (runs or {}).get(str(path), (None, None))
+        if self.is_unsaved(path):
+            info = self._info_of(path, status, f1)
+            info.unsaved = True
+            return info
         peeked = _peek_big_suite(path)
         if peeked is not None:
             name, count = peeked
             return SuiteInfo(
                 path, name, case_count=count, last_status=status, last_f1=f1, partial=True
             )
+        return self._info_of(path, status, f1)
+
+    def _info_of(self, path: Path, status: str | None, f1: float | None) -> SuiteInfo:
         try:
             suite = self.load(path)
         except (InputError, OSError) as exc:
@@ -145,17 +180,90 @@ class Workspace:
 
     # --- changing ---------------------------------------------------------------------------
 
-    def save(self, suite: Suite, path: Path | None = None, *, force: bool = False) -> Path:
-        """Save through the native writer, which refuses to clobber a file changed on disk."""
-        from nlu_tui.formats.native import save_suite
+    def save(
+        self,
+        suite: Suite,
+        path: Path | None = None,
+        *,
+        force: bool = False,
+        notes: list[str] | None = None,
+    ) -> Path:
+        """Save an edited suite through the native writer (which refuses to clobber a file
+        changed on disk).
 
+        When the write fails (a full or read-only disk, a conflict), the suite is remembered as
+        unsaved, with the error, until a later save of it succeeds or the edit is discarded:
+        the faces show it, retry it (:meth:`save_unsaved`) and ask before quitting.
+        ``notes`` receives what the writer says about the file's layout (see
+        :func:`nlu_tui.formats.native.save_suite`).
+        """
+        target = self._target(suite, path)
+        try:
+            self._write(suite, target, force=force, notes=notes)
+        except Exception as exc:
+            with self._unsaved_lock:
+                self._unsaved[target] = UnsavedSuite(target, suite, _reason(exc))
+            raise
+        return target
+
+    def _target(self, suite: Suite, path: Path | None) -> Path:
         if suite.read_only:
             raise InputError("this suite is read-only; duplicate it to edit", path=suite.path)
         target = path or suite.path
         if target is None:
             raise InputError("the suite has no file yet", field="path")
-        save_suite(suite, target, force=force)
         return Path(target)
+
+    def _write(
+        self,
+        suite: Suite,
+        path: Path | None = None,
+        *,
+        force: bool = False,
+        notes: list[str] | None = None,
+    ) -> Path:
+        """Write without tracking a failure (creating, renaming, copying and moving report
+        their own errors and change nothing on failure); a success clears the unsaved mark of
+        this suite."""
+        from nlu_tui.formats.native import save_suite
+
+        target = self._target(suite, path)
+        with self._write_lock:
+            save_suite(suite, target, force=force, notes=notes)
+        with self._unsaved_lock:
+            pending = self._unsaved.get(target)
+            if pending is not None and pending.suite is suite:
+                del self._unsaved[target]
+        return target
+
+    # --- edits that could not be saved ------------------------------------------------------
+
+    def unsaved(self) -> list[UnsavedSuite]:
+        """The suites with edits not yet on disk, in the order they failed."""
+        with self._unsaved_lock:
+            return list(self._unsaved.values())
+
+    def is_unsaved(self, path: Path) -> bool:
+        with self._unsaved_lock:
+            return Path(path) in self._unsaved
+
+    def unsaved_suite(self, path: Path) -> Suite | None:
+        """The in-memory version of a suite whose edit is not yet on disk (None when saved)."""
+        with self._unsaved_lock:
+            pending = self._unsaved.get(Path(path))
+        return pending.suite if pending is not None else None
+
+    def save_unsaved(self) -> list[UnsavedSuite]:
+        """Try every unsaved suite again; returns those that still fail (with the new error)."""
+        for pending in self.unsaved():
+            with contextlib.suppress(Exception):  # the error is kept with the suite
+                self.save(pending.suite, pending.path)
+        return self.unsaved()
+
+    def discard_unsaved(self, path: Path) -> None:
+        """Forget an unsaved edit (the user chose to reload the file, or saved it elsewhere)."""
+        with self._unsaved_lock:
+            self._unsaved.pop(Path(path), None)
 
     def free_path(self, name: str) -> Path:
         base = slugify(name)
@@ -173,7 +281,7 @@ class Workspace:
         self.root.mkdir(parents=True, exist_ok=True)
         suite = Suite(name=name, description=description.strip(), cases=list(cases or []))
         path = self.free_path(name)
-        self.save(suite, path)
+        self._write(suite, path)
         return path
 
     def rename(self, path: Path, new_name: str) -> Path:
@@ -181,14 +289,19 @@ class Workspace:
         new_name = new_name.strip()
         if not new_name:
             raise InputError("a suite needs a name", field="name")
-        suite = self.load(path)
-        suite.name = new_name
+        suite = self.load(path)  # its unsaved version, when it has one: saved with the name
+        old_name, suite.name = suite.name, new_name
         target = path
         if slugify(new_name) != suite_stem(path):
             target = self.free_path(new_name)
-        self.save(suite, path)
+        try:
+            self._write(suite, path)
+        except BaseException:
+            suite.name = old_name
+            raise
         if target != path:
             path.rename(target)
+            suite.path = target
         return target
 
     def duplicate(self, path: Path, new_name: str | None = None) -> Path:
@@ -204,12 +317,13 @@ class Workspace:
             extra=suite.extra,
         )
         target = self.free_path(name)
-        self.save(copy, target)
+        self._write(copy, target)
         return target
 
     def delete(self, path: Path) -> Path:
         """Move a suite into the trash; returns where it went (pass it to :meth:`restore`)."""
         self.trash.mkdir(parents=True, exist_ok=True)
+        self.discard_unsaved(path)
         target = self.trash / f"{int(time.time() * 1000)}-{path.name}"
         shutil.move(str(path), target)
         return target
@@ -242,7 +356,7 @@ class Workspace:
             training=suite.training,
             extra=suite.extra,
         )
-        self.save(fresh, target)
+        self._write(fresh, target)
         return target
 
     def import_file(self, source: Path, fmt: str | None = None) -> tuple[Path, list[str]]:
@@ -257,9 +371,22 @@ class Workspace:
     # --- moving cases between suites -----------------------------------------------------------
 
     def append_cases(self, path: Path, cases: list[TestCase]) -> None:
-        suite = self.load(path)
-        suite.cases.extend(cases)
-        self.save(suite)
+        suite = self.load(path)  # its unsaved version, when it has one
+        before = suite.cases
+        suite.cases = [*before, *cases]
+        try:
+            self._write(suite)
+        except BaseException:
+            suite.cases = before  # the move did not happen
+            raise
+
+
+def _reason(exc: Exception) -> str:
+    """One line for the user: an OS error with its errno, not a traceback."""
+    if isinstance(exc, OSError) and exc.errno is not None:
+        where = f"{exc.filename}: " if exc.filename else ""
+        return f"{where}{exc.strerror or exc} [Errno {exc.errno}]"
+    return str(exc)
 
 
 def _whole(suite: Suite) -> SuiteChunk:

@@ -19,7 +19,7 @@ from typing import Any
 import yaml
 
 from nlu_tui.errors import ConflictError, InputError
-from nlu_tui.fileio import atomic_write_text
+from nlu_tui.fileio import atomic_write_bytes, atomic_write_text
 from nlu_tui.formats.yaml_loader import SafeLoader as _Loader
 from nlu_tui.gcpause import gc_paused
 from nlu_tui.model import (
@@ -882,36 +882,94 @@ def dump_suite(suite: Suite) -> str:
 # --- saving -----------------------------------------------------------------------------------
 
 
-def save_suite(suite: Suite, path: Path | str | None = None, *, force: bool = False) -> Path:
+def save_suite(
+    suite: Suite,
+    path: Path | str | None = None,
+    *,
+    force: bool = False,
+    notes: list[str] | None = None,
+) -> Path:
     """Write the suite atomically, keeping ``<file>.bak``; never clobber someone else's edit.
 
     Raises :class:`ConflictError` when the file changed on disk since ``suite`` was loaded, or
     when a new suite would overwrite an existing file, unless ``force``.
+
+    Saving over the file the suite was loaded from rewrites only the changed parts (see
+    :mod:`nlu_tui.formats.native_splice`): comments and the layout of untouched cases stay.
+    When the whole file has to be rewritten instead and some of its layout is lost, a sentence
+    saying so is appended to ``notes``. A symlinked suite file stays a link: its target is
+    written.
     """
     target = Path(path) if path is not None else suite.path
     if target is None:
         raise InputError("the suite has no file yet; give a path to save it to")
-    if not force and target.exists():
+    current: bytes | None = None
+    if target.exists():
         try:
-            current = digest_bytes(target.read_bytes())
+            current = target.read_bytes()
         except OSError as exc:
-            raise InputError(f"cannot read suite: {exc.strerror or exc}", path=target) from None
-        same_file = suite.path is not None and _same(suite.path, target)
+            if not force:
+                raise InputError(f"cannot read suite: {exc.strerror or exc}", path=target) from None
+    same_file = suite.path is not None and _same(suite.path, target)
+    unchanged = current is not None and digest_bytes(current) == suite.loaded_digest
+    if not force and current is not None:
         if suite.loaded_digest is None or not same_file:
             raise ConflictError(
                 f"{target}: a file already exists there; nothing was written "
                 "(choose another name, or overwrite it explicitly)"
             )
-        if current != suite.loaded_digest:
+        if not unchanged:
             raise ConflictError(
                 f"{target}: the file changed on disk since it was loaded; nothing was written "
                 "(reload it, or save under another name)"
             )
-    text = dump_suite(suite)
-    atomic_write_text(target, text, backup=True)
+    data = _save_bytes(suite, current if same_file and unchanged else None, target, notes)
+    atomic_write_bytes(target, data, backup=True, through_links=True)
     suite.path = target
-    suite.loaded_digest = digest_bytes(text.encode("utf-8"))
+    suite.loaded_digest = digest_bytes(data)
     return target
+
+
+def _save_bytes(
+    suite: Suite, current: bytes | None, target: Path, notes: list[str] | None
+) -> bytes:
+    """The new file: the loaded text with only the changes spliced in, when it can be kept."""
+    if current is None:
+        return dump_suite(suite).encode("utf-8")
+    from nlu_tui.formats import native_splice
+
+    bom = current.startswith(b"\xef\xbb\xbf")
+    old_text = ""
+    try:
+        old_text = current.decode("utf-8-sig")
+        spliced = native_splice.splice(suite, old_text, target)
+        back = parse_suite(spliced, target)
+        if back != suite and len(back.cases) == len(suite.cases):
+            # cases written without an id get one derived from their utterance and its
+            # occurrence: moving a twin changes it, so such cases are given their id
+            pairs = zip(suite.cases, back.cases, strict=True)
+            moved = frozenset(mine.id for mine, read in pairs if mine.id != read.id)
+            spliced = native_splice.splice(suite, old_text, target, moved)
+            back = parse_suite(spliced, target)
+        if back != suite:
+            raise native_splice.NoSplice("the kept layout would not read back the same")
+    except native_splice.NoSplice as exc:
+        if notes is not None and _loses_layout(old_text, target):
+            notes.append(f"the whole file was rewritten (comments and layout not kept): {exc}")
+        return dump_suite(suite).encode("utf-8")
+    except Exception as exc:  # never fail a save over keeping the layout
+        if notes is not None:
+            notes.append(f"the whole file was rewritten (comments and layout not kept): {exc}")
+        return dump_suite(suite).encode("utf-8")
+    return (b"\xef\xbb\xbf" if bom else b"") + spliced.encode("utf-8")
+
+
+def _loses_layout(old_text: str, path: Path) -> bool:
+    """Whether writing the file from scratch changes more than what the edit changed."""
+    try:
+        return dump_suite(parse_suite(old_text, path)) != old_text
+    except Exception:
+        return True
 
 
 def _same(a: Path, b: Path) -> bool:

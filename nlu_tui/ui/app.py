@@ -41,7 +41,16 @@ class NluTuiApp(App[int]):
             "Quit",
             priority=True,
             id="app.quit",
-            tooltip="Quit nlu-tui (edits are already saved).",
+            tooltip="Quit nlu-tui (edits are saved as you make them; asks first if one "
+            "could not be saved).",
+        ),
+        Binding(
+            "ctrl+s",
+            "save_again",
+            "Save again",
+            show=False,
+            id="app.save-again",
+            tooltip="Save again the edits that could not be saved (a full or read-only disk).",
         ),
         Binding(
             "question_mark,f1",
@@ -198,6 +207,80 @@ class NluTuiApp(App[int]):
 
     # --- actions ----------------------------------------------------------------------------
 
+    async def action_quit(self) -> None:
+        """Quit, but never drop an edit silently: with unsaved edits, ask first."""
+        from textual.worker import WorkerState
+
+        from nlu_tui.ui.screens.dialogs import UnsavedQuitScreen
+
+        saving = [
+            w
+            for w in self.workers
+            if w.group in ("cases-save", "save-again")
+            and w.state in (WorkerState.PENDING, WorkerState.RUNNING)
+        ]
+        if saving:  # a save under way may yet fail: its outcome decides whether to ask
+            await self.workers.wait_for_complete(saving)
+        unsaved = self.workspace.unsaved()
+        if not unsaved:
+            self.exit()
+            return
+        if isinstance(self.screen, UnsavedQuitScreen):
+            return
+
+        def decided(choice: str | None) -> None:
+            if choice == "discard":
+                self.exit()
+            elif choice == "save":
+                self._save_again(quit_after=True)
+
+        self.push_screen(UnsavedQuitScreen(unsaved), decided)
+
+    def request_quit(self) -> None:
+        """:meth:`action_quit` from a plain callback (the palette's)."""
+        self.call_later(self.action_quit)
+
+    def action_save_again(self) -> None:
+        """Retry every edit that could not be saved (also tried with the next edit)."""
+        if not self.workspace.unsaved():
+            self.notify("Everything is saved.", timeout=2)
+            return
+        self._save_again(quit_after=False)
+
+    @work(thread=True, exclusive=True, group="save-again", exit_on_error=False)
+    def _save_again(self, quit_after: bool) -> None:
+        left = self.workspace.save_unsaved()
+        self.call_from_thread(self._saved_again, left, quit_after)
+
+    def _saved_again(self, left: list[Any], quit_after: bool) -> None:
+        from nlu_tui.textsafe import inert_markup
+
+        self.refresh_unsaved()
+        if left:
+            lines = [f"{pending.path.name}: {pending.error}" for pending in left]
+            self.notify(
+                inert_markup("\n".join(lines)),
+                title="Still not saved" + (" (not quitting)" if quit_after else ""),
+                severity="error",
+                timeout=10,
+            )
+            return
+        if quit_after:
+            self.exit()
+            return
+        self.notify("All edits saved.", timeout=3)
+
+    def refresh_unsaved(self) -> None:
+        """Show which suites have unsaved edits (the suites panel's marks, the cases status)."""
+        from nlu_tui.ui.widgets.cases_view import CasesView
+        from nlu_tui.ui.widgets.suites_panel import SuitesPanel
+
+        for screen in self.screen_stack:
+            for panel in screen.query(SuitesPanel):
+                panel.refresh_unsaved()
+            for view in screen.query(CasesView):
+                view.refresh_status()
+
     def action_help(self) -> None:
         from nlu_tui.ui.screens.help import HelpScreen
 
@@ -236,8 +319,17 @@ class NluTuiApp(App[int]):
         commands = [
             PaletteCommand("app: Help", self.action_help, "Show the keys"),
             PaletteCommand("app: Next theme", self.action_next_theme, "Cycle colour themes"),
-            PaletteCommand("app: Quit", self.exit, "Leave nlu-tui"),
+            PaletteCommand("app: Quit", self.request_quit, "Leave nlu-tui"),
         ]
+        if self.workspace.unsaved():
+            commands.insert(
+                0,
+                PaletteCommand(
+                    "suite: Save again",
+                    self.action_save_again,
+                    "Retry the edits that could not be saved (Ctrl+S)",
+                ),
+            )
         for name in self.nlu_theme_names:
             commands.append(
                 PaletteCommand(f"theme: Use {name}", _setter(self, "theme", name), "Switch theme")

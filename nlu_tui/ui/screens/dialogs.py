@@ -271,3 +271,61 @@ class ConflictScreen(ModalScreen[tuple[str, str] | None]):
     def action_save_as(self) -> None:
         name = self.query_one("#new-name", Input).value.strip() or f"{self.suite.name} (mine)"
         self.dismiss(("save-as", name))
+
+
+class UnsavedQuitScreen(ModalScreen[str | None]):
+    """Quitting with edits that could not be saved: save and quit, quit anyway, or stay.
+
+    Answers ``"save"``, ``"discard"`` or None (stay). The safe choice has the focus, so an
+    Enter pressed out of habit never throws an edit away.
+    """
+
+    DEFAULT_CSS = "UnsavedQuitScreen { align: center middle; }" + DIALOG_CSS
+    AUTO_FOCUS = "#save"
+    BINDINGS = [
+        Binding("s", "answer('save')", "Save and quit", id="quit.save", tooltip="Save, then quit"),
+        Binding(
+            "d",
+            "answer('discard')",
+            "Quit without saving",
+            id="quit.discard",
+            tooltip="Quit and lose the unsaved edits",
+        ),
+        Binding("escape,c", "answer(None)", "Cancel", id="quit.cancel", tooltip="Stay"),
+    ]
+
+    def __init__(self, unsaved: list[Any]) -> None:
+        super().__init__()
+        self.unsaved = unsaved
+        """The workspace's :class:`nlu_tui.workspace.UnsavedSuite` entries."""
+
+    def compose(self) -> ComposeResult:
+        from nlu_tui.textsafe import inert
+
+        count = len(self.unsaved)
+        with Vertical(classes="dialog"):
+            yield Label(
+                f"{count} suite{'s have' if count != 1 else ' has'} unsaved edits",
+                classes="title",
+                markup=False,
+            )
+            for pending in self.unsaved:
+                yield Label(
+                    inert(f"{pending.path.name}: {pending.error}", newlines=False),
+                    classes="error",
+                    markup=False,
+                )
+            with Horizontal(classes="buttons"):
+                yield Button("Save and quit (s)", id="save", variant="primary")
+                yield Button("Quit without saving (d)", id="discard", variant="error")
+                yield Button("Cancel (Esc)", id="cancel")
+
+    def on_mount(self) -> None:
+        make_compact(self)
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id if event.button.id in ("save", "discard") else None)
+
+    def action_answer(self, choice: str | None) -> None:
+        self.dismiss(choice)

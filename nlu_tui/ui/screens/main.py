@@ -92,7 +92,7 @@ class MainScreen(Screen[None]):
             "Quit",
             show=False,
             id="main.quit",
-            tooltip="Quit nlu-tui (edits are already saved).",
+            tooltip="Quit nlu-tui (asks first if an edit could not be saved).",
         ),
     ]
 

@@ -589,6 +589,8 @@ class CasesView(Vertical):
             parts.append(f"sorted by {label} {'▼' if self.sort[1] else '▲'}")
         if suite.read_only:
             parts.append("read-only")
+        if suite.path is not None and self.workspace.is_unsaved(suite.path):
+            parts.insert(0, "⚠ NOT SAVED (Ctrl+S saves again)")
         case_id = self.cursor_case_id()
         if case_id and self.problem_text.get(case_id):
             parts.append("⚠ " + inert(self.problem_text[case_id][0], newlines=False))
@@ -853,28 +855,58 @@ class CasesView(Vertical):
 
     @work(thread=True, group="cases-save", exit_on_error=False, description=_NO_REPR)
     def _save(self, suite: Suite, what: str) -> None:
+        notes: list[str] = []
         with self._save_lock:
             try:
-                self.workspace.save(suite)
+                self.workspace.save(suite, notes=notes)
             except ConflictError as exc:
                 self.app.call_from_thread(self._conflict, suite, str(exc))
                 return
             except Exception as exc:
-                self.app.call_from_thread(
-                    self.notify, escape(str(exc)), title="Cannot save", severity="error"
-                )
+                self.app.call_from_thread(self._save_failed, suite, exc)
                 return
-        self.app.call_from_thread(self._saved, suite, what)
+            if self.workspace.unsaved():  # the disk has room again: retry the others too
+                self.workspace.save_unsaved()
+        self.app.call_from_thread(self._saved, suite, what, notes)
 
-    def _saved(self, suite: Suite, what: str) -> None:
-        self.notify(escape(f"{what}. Saved {suite.path.name if suite.path else ''}"), timeout=3)
+    def _saved(self, suite: Suite, what: str, notes: list[str] | None = None) -> None:
+        from nlu_tui.textsafe import inert_markup
+
+        text = f"{what}. Saved {suite.path.name if suite.path else ''}"
+        text += "".join(f"\n⚠ {note}" for note in notes or [])
+        self.notify(inert_markup(text), timeout=6 if notes else 3)
         self.post_message(SuiteChanged(suite))
+        self.app.refresh_unsaved()  # type: ignore[attr-defined]
+
+    def _save_failed(self, suite: Suite, exc: Exception) -> None:
+        """The edit stays on screen and in memory, marked unsaved; say how it gets saved."""
+        from nlu_tui.textsafe import inert_markup
+
+        pending = self.workspace.unsaved_suite(suite.path) if suite.path else None
+        reason = next((p.error for p in self.workspace.unsaved() if p.suite is suite), str(exc))
+        kept = (
+            "\nYour edit is kept but NOT saved: it is saved with your next edit or Ctrl+S "
+            "(palette: Save again), and quitting asks first."
+            if pending is suite
+            else ""
+        )
+        self.notify(inert_markup(reason + kept), title="Cannot save", severity="error", timeout=10)
+        self.post_message(SuiteChanged(suite))
+        self.app.refresh_unsaved()  # type: ignore[attr-defined]
+
+    def refresh_status(self) -> None:
+        """Redraw the status line (after a save or a retry changed what is unsaved)."""
+        if self.is_mounted:
+            self._update_status()
 
     def _conflict(self, suite: Suite, reason: str) -> None:
         from nlu_tui.ui.screens.dialogs import ConflictScreen
 
         def decided(choice: tuple[str, str] | None) -> None:
             if choice is None or choice[0] == "reload":
+                if suite.path is not None:  # the user chose the file's version over the edit
+                    self.workspace.discard_unsaved(suite.path)
+                    self.app.refresh_unsaved()  # type: ignore[attr-defined]
                 self._reload(suite)
             elif choice[0] == "save-as":
                 self._save_as(suite, choice[1])
@@ -900,6 +932,8 @@ class CasesView(Vertical):
                 self.notify, escape(str(exc)), title="Cannot save", severity="error"
             )
             return
+        if suite.path is not None:  # the edit is safe in the new suite
+            self.workspace.discard_unsaved(suite.path)
         self.app.call_from_thread(self.notify, escape(f"Saved as {path.name}"))
         self.app.call_from_thread(self.post_message, WorkspaceChanged(select=path))
 

@@ -41,7 +41,11 @@ def suite_prompt(info: SuiteInfo) -> Group:
     cuts a long name with "…" at the panel's width instead of wrapping it onto a third line.
     """
     name = Text(no_wrap=True, overflow="ellipsis")
+    if info.unsaved:  # first, so that a narrow panel never cuts it off
+        name.append("● ", style="bold dark_orange")
     name.append(inert(info.name, newlines=False), style="bold")
+    if info.unsaved:
+        name.append(" (not saved)", style="bold dark_orange")
     if info.read_only:
         name.append(" (read-only)", style="italic")
     detail = Text(no_wrap=True, overflow="ellipsis")
@@ -177,8 +181,18 @@ class SuitesPanel(Vertical):
         info.case_count = len(suite.cases)
         info.intents = suite.intents_covered()
         info.partial = False
+        info.unsaved = self.workspace.is_unsaved(suite.path)
         options = self.query_one(OptionList)
         options.replace_option_prompt(str(suite.path), suite_prompt(info))
+
+    def refresh_unsaved(self) -> None:
+        """Mark the suites whose edits could not be saved (and unmark those saved since)."""
+        options = self.query_one(OptionList)
+        for key, info in self.infos.items():
+            unsaved = self.workspace.is_unsaved(Path(key))
+            if unsaved != info.unsaved:
+                info.unsaved = unsaved
+                options.replace_option_prompt(key, suite_prompt(info))
 
     @on(OptionList.OptionHighlighted, "#suite-list")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
