@@ -141,25 +141,36 @@ def first_screen(
 
 
 def modules_before_first_paint(env: dict[str, str], workspace: Path) -> list[str]:
-    """Module names loaded when the workbench has painted its suites list (headless run)."""
+    """Module names loaded when the workbench puts its suites list on screen (a headless run
+    of the same app; ``sys.modules`` is read in the UI thread as the list is shown)."""
     probe = textwrap.dedent(
         f"""
         import asyncio, sys
         from nlu_tui.ui.app import NluTuiApp
+        from nlu_tui.ui.widgets.suites_panel import SuitesPanel
         from nlu_tui.workspace import open_workspace
+
+        seen = []
+        show = SuitesPanel._show
+
+        def spy(self, infos, select):
+            if not seen:
+                seen.extend(sorted(sys.modules))
+            return show(self, infos, select)
+
+        SuitesPanel._show = spy
 
         async def main():
             app = NluTuiApp(open_workspace({str(workspace)!r}))
             async with app.run_test(size=(120, 35)) as pilot:
-                from nlu_tui.ui.widgets.suites_panel import SuitesPanel
-                for _ in range(500):
+                for _ in range(1000):
                     await pilot.pause(0.01)
-                    panel = app.screen.query(SuitesPanel)
-                    if panel and panel.first().infos:
+                    if seen:
                         break
-                print("\\n".join(sorted(sys.modules)))
+                await pilot.pause(0.5)
 
         asyncio.run(main())
+        print("\\n".join(seen))
         """
     )
     out = subprocess.run(
