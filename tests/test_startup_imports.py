@@ -150,3 +150,27 @@ def test_help_imports_neither_textual_nor_heavy_modules(tmp_path: Path) -> None:
     names = json.loads(out)
     assert _loaded(names, ("textual", "rich", "yaml", "nlu_tui.ui", "nlu_tui.formats")) == []
     assert _loaded(names, HEAVY) == []
+
+
+async def test_remembered_theme_is_applied_before_the_first_frame_without_a_write(
+    tmp_path: Path,
+) -> None:
+    """The remembered theme is set while the app is built, so the stylesheet is first parsed
+    with its colours (set from ``on_mount`` it made Textual parse and apply every rule again),
+    and restoring it does not rewrite settings.yaml on every start."""
+    from nlu_tui import paths
+    from nlu_tui.ui.app import NluTuiApp
+    from nlu_tui.workspace import open_workspace
+
+    settings = paths.config_dir() / "settings.yaml"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text("theme: nlu-light\n", encoding="utf-8")
+    before = settings.stat().st_mtime_ns
+    app = NluTuiApp(open_workspace(tmp_path / "workspace"))
+    assert app.theme == "nlu-light"
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.theme == "nlu-light"
+        assert app.theme_failures == []
+    assert settings.stat().st_mtime_ns == before
+    assert settings.read_text(encoding="utf-8") == "theme: nlu-light\n"
