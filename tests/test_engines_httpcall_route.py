@@ -50,6 +50,18 @@ async def server() -> AsyncIterator[tuple[str, list[dict[str, str]]]]:
             return response
         if kind == "busy":
             return web.Response(status=429, text="slow down", headers={"Retry-After": "7"})
+        if kind == "big":
+            return web.json_response({"text": "x" * 5000})
+        if kind == "bigchunked":
+            response = web.StreamResponse(headers={"Content-Type": "application/json"})
+            response.enable_chunked_encoding()
+            await response.prepare(request)
+            await response.write(b'{"text": "')
+            for _ in range(10):
+                await response.write(b"x" * 1000)
+            await response.write(b'"}')
+            await response.write_eof()
+            return response
         if kind == "html":
             return web.Response(text="<html>oops</html>", content_type="text/html")
         return web.json_response(ANSWER)
@@ -149,3 +161,23 @@ async def test_errors_keep_httpx_types_status_headers_and_cause(
     assert engine.client is not None
     await engine.client.aclose()
     await asyncio.sleep(0)
+
+
+async def test_an_answer_cap_is_kept_on_the_direct_route(
+    server: tuple[str, list[dict[str, str]]],
+) -> None:
+    """An engine's ``max_answer_bytes`` (where engines have one) bounds this route too: a
+    declared or streamed body over it is refused, and a body under it is read as usual."""
+    url, _seen = server
+    engine = await _engine()
+    # set through vars(): the attribute is not declared on every branch of HttpEngine
+    vars(engine)["max_answer_bytes"] = 2000
+    with pytest.raises(BadResponseError, match=r"answer too large: 50\d\d bytes"):
+        await _send(engine, url + "/big")
+    with pytest.raises(BadResponseError, match="answer too large: more than 2000 bytes"):
+        await _send(engine, url + "/bigchunked")
+    assert (await _send(engine, url + "/json"))[0] == ANSWER
+    vars(engine)["max_answer_bytes"] = 20000
+    assert len((await _send(engine, url + "/bigchunked"))[0]["text"]) == 10000
+    assert engine.client is not None
+    await engine.client.aclose()

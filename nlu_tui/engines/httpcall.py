@@ -183,8 +183,15 @@ class HttpEngine(Engine):
         import httpx
 
         started = time.perf_counter()
+        # an engine's cap on answers, where engines have one (the same as on the httpx path)
+        limit: int | None = getattr(self, "max_answer_bytes", None)
         try:
-            status, raw_headers, body, reason = await route.send(endpoint.method, content)
+            status, raw_headers, body, reason = await route.send(endpoint.method, content, limit)
+        except _BodyTooLarge as exc:
+            told = f"{exc.size} bytes" if exc.size is not None else f"more than {exc.limit} bytes"
+            raise BadResponseError(
+                f"answer too large: {told} (the limit is {exc.limit} bytes)"
+            ) from None
         except httpx.TransportError as exc:  # mapped as the transport maps them
             request = self._request(endpoint, content)
             message = self._redact(str(exc) or "connection failed")
@@ -300,9 +307,12 @@ class _AiohttpRoute:
         )
         self.server_hostname = endpoint.extensions.get("sni_hostname")
 
-    async def send(self, method: str, content: bytes) -> tuple[int, Any, bytes, str | None]:
+    async def send(
+        self, method: str, content: bytes, limit: int | None = None
+    ) -> tuple[int, Any, bytes, str | None]:
         """(status, raw headers, body, reason) of one request, read in full; aiohttp's errors
-        mapped to httpx's as the transport maps them."""
+        mapped to httpx's as the transport maps them. With ``limit``, a body over that many
+        bytes (declared or as it arrives) raises :class:`_BodyTooLarge` and is not read on."""
         from aiohttp import ClientSession
         from httpx_aiohttp.transport import map_aiohttp_exceptions
 
@@ -321,8 +331,35 @@ class _AiohttpRoute:
                 timeout=self.timeout,
                 server_hostname=self.server_hostname,
             ) as response:
-                body = await response.read()
+                if limit is None:
+                    body = await response.read()
+                else:
+                    body = await _read_limited(response, limit)
                 return response.status, response.raw_headers, body, response.reason
+
+
+class _BodyTooLarge(Exception):
+    """An answer's body is over the read limit (``size`` when its length was declared)."""
+
+    def __init__(self, limit: int, size: int | None) -> None:
+        super().__init__(limit, size)
+        self.limit = limit
+        self.size = size
+
+
+async def _read_limited(response: Any, limit: int) -> bytes:
+    """An aiohttp response's body, refused past ``limit`` bytes without reading it all."""
+    declared = response.content_length
+    if declared is not None and declared > limit:
+        raise _BodyTooLarge(limit, declared)
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.content.iter_chunked(64 * 1024):
+        size += len(chunk)
+        if size > limit:
+            raise _BodyTooLarge(limit, None)
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _aiohttp_route(endpoint: Endpoint) -> _AiohttpRoute | None:
