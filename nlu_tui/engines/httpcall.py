@@ -9,7 +9,10 @@ A run sends thousands of near-identical requests, and on a small machine the cli
 request is what caps its rate (``bench/bench_runner_throughput.py``). So an engine may work out
 an :class:`Endpoint` once (URL parsed, query and the client's headers merged, timeout) and send
 each request straight to the client's transport, skipping the cookie, auth, redirect and
-event-hook layers of ``AsyncClient.send`` whenever the client uses none of them.
+event-hook layers of ``AsyncClient.send`` whenever the client uses none of them. When that
+transport is ``httpx_aiohttp``'s, the usual answer (2xx JSON, no cookie, no compression) is
+fetched from aiohttp's session directly, without building an ``httpx.Request``/``Response``
+or their stream adapters; every other answer goes through httpx as before.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import json
 import logging
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -115,6 +118,8 @@ class Endpoint:
     url: httpx.URL
     headers: httpx.Headers
     extensions: dict[str, Any]
+    routes: list[_AiohttpRoute] = field(default_factory=list, compare=False, repr=False)
+    """The aiohttp route worked out on first use (see :func:`_aiohttp_route`)."""
 
 
 class HttpEngine(Engine):
@@ -167,11 +172,10 @@ class HttpEngine(Engine):
             client, template.method, template.url, httpx.Headers(kept), template.extensions
         )
 
-    async def send_json(self, endpoint: Endpoint, content: bytes = b"") -> tuple[Any, float]:
-        """Send ``content`` to ``endpoint``; the decoded JSON answer and the latency in ms."""
+    def _request(self, endpoint: Endpoint, content: bytes) -> httpx.Request:
+        """The ``httpx.Request`` that ``send_json`` sends (built directly: merging costs more)."""
         import httpx
 
-        # What Request(content=...) would add, set directly (its header merging costs more).
         headers = httpx.Headers(endpoint.headers)
         if content or endpoint.method in _BODY_METHODS:
             headers["Content-Length"] = str(len(content))
@@ -183,7 +187,58 @@ class HttpEngine(Engine):
             extensions=endpoint.extensions,
         )
         request.read()
-        return await self._exchange(endpoint.client, request)
+        return request
+
+    async def _exchange_aiohttp(
+        self, endpoint: Endpoint, route: _AiohttpRoute, content: bytes
+    ) -> tuple[Any, float]:
+        """``_exchange`` over aiohttp's session itself, for the usual answer (2xx, JSON, no
+        cookie, no compression): no ``httpx.Request``/``Response`` and no stream adapters are
+        built for it. Anything else becomes the ``httpx.Response`` the transport would have
+        made and takes ``_exchange``'s own path: same errors, cookies and messages."""
+        import httpx
+
+        started = time.perf_counter()
+        # an engine's cap on answers, where engines have one (the same as on the httpx path)
+        limit: int = self.max_answer_bytes
+        try:
+            status, raw_headers, body, reason = await route.send(endpoint.method, content, limit)
+        except _BodyTooLarge as exc:
+            raise _too_large(exc.limit, exc.size) from None
+        except httpx.TransportError as exc:  # mapped as the transport maps them
+            request = self._request(endpoint, content)
+            message = self._redact(str(exc) or "connection failed")
+            raise type(exc)(f"{message} ({safe_url(request.url)})", request=request) from (
+                exc.__cause__ or exc
+            )
+        latency = (time.perf_counter() - started) * 1000.0
+        if status < 400 and not any(k.lower() in _SLOW_ANSWER for k, _v in raw_headers):
+            try:
+                return decode_json(body), latency
+            except (ValueError, UnicodeDecodeError):
+                pass  # the error message is _exchange's
+        request = self._request(endpoint, content)
+        extensions: dict[str, Any] = {"http_version": b"HTTP/1.1"}
+        if reason:
+            extensions["reason_phrase"] = reason.encode()
+        response = httpx.Response(
+            status_code=status,
+            headers=raw_headers,
+            stream=httpx.ByteStream(body),
+            request=request,
+            extensions=extensions,
+        )
+        await _read_bounded(response, limit)  # decodes Content-Encoding as httpx does, capped
+        if "set-cookie" in response.headers:
+            endpoint.client.cookies.extract_cookies(response)
+        return self._answer(response, request, latency)
+
+    async def send_json(self, endpoint: Endpoint, content: bytes = b"") -> tuple[Any, float]:
+        """Send ``content`` to ``endpoint``; the decoded JSON answer and the latency in ms."""
+        route = _aiohttp_route(endpoint)
+        if route is not None:
+            return await self._exchange_aiohttp(endpoint, route, content)
+        return await self._exchange(endpoint.client, self._request(endpoint, content))
 
     async def request_json(
         self,
@@ -218,6 +273,14 @@ class HttpEngine(Engine):
                 exc.__cause__ or exc
             )
         latency = (time.perf_counter() - started) * 1000.0
+        return self._answer(response, request, latency)
+
+    def _answer(
+        self, response: httpx.Response, request: httpx.Request, latency: float
+    ) -> tuple[Any, float]:
+        """The decoded JSON of a read answer, or the error an engine raises for it."""
+        import httpx
+
         if response.status_code >= 400:
             snippet = self._redact(response.text[:200].strip())
             message = f"HTTP {response.status_code} from {safe_url(request.url)}"
@@ -232,6 +295,104 @@ class HttpEngine(Engine):
                 f"answer is not JSON (HTTP {response.status_code}): {snippet!r}"
             ) from None
         return body, latency
+
+
+_SLOW_ANSWER = frozenset({b"set-cookie", b"content-encoding"})
+"""Answer headers that send an answer through httpx (cookie jar, decompression)."""
+
+
+class _AiohttpRoute:
+    """What ``send_json`` hands aiohttp for one endpoint: the transport's session, the URL,
+    the headers and the timeouts, converted once as ``httpx_aiohttp`` converts them per call."""
+
+    def __init__(self, transport: Any, endpoint: Endpoint) -> None:
+        from aiohttp import ClientTimeout
+        from multidict import CIMultiDict
+
+        self.transport = transport
+        self.url = str(endpoint.url)
+        self.headers = CIMultiDict(endpoint.headers.multi_items())
+        timeout = endpoint.extensions.get("timeout", {})
+        self.timeout = ClientTimeout(
+            sock_connect=timeout.get("connect"),
+            sock_read=timeout.get("read"),
+            connect=timeout.get("pool"),
+        )
+        self.server_hostname = endpoint.extensions.get("sni_hostname")
+
+    async def send(
+        self, method: str, content: bytes, limit: int | None = None
+    ) -> tuple[int, Any, bytes, str | None]:
+        """(status, raw headers, body, reason) of one request, read in full; aiohttp's errors
+        mapped to httpx's as the transport maps them. With ``limit``, a body over that many
+        bytes (declared or as it arrives) raises :class:`_BodyTooLarge` and is not read on."""
+        from aiohttp import ClientSession
+        from httpx_aiohttp.transport import map_aiohttp_exceptions
+
+        transport = self.transport
+        if not isinstance(transport.client, ClientSession):
+            transport.client = transport.get_client()
+        with map_aiohttp_exceptions():
+            async with transport.client.request(
+                method,
+                self.url,
+                headers=self.headers,
+                data=content or None,
+                allow_redirects=False,
+                auto_decompress=False,
+                compress=False,
+                timeout=self.timeout,
+                server_hostname=self.server_hostname,
+            ) as response:
+                if limit is None:
+                    body = await response.read()
+                else:
+                    body = await _read_limited(response, limit)
+                return response.status, response.raw_headers, body, response.reason
+
+
+class _BodyTooLarge(Exception):
+    """An answer's body is over the read limit (``size`` when its length was declared)."""
+
+    def __init__(self, limit: int, size: int | None) -> None:
+        super().__init__(limit, size)
+        self.limit = limit
+        self.size = size
+
+
+async def _read_limited(response: Any, limit: int) -> bytes:
+    """An aiohttp response's body, refused past ``limit`` bytes without reading it all."""
+    declared = response.content_length
+    if declared is not None and declared > limit:
+        raise _BodyTooLarge(limit, declared)
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.content.iter_chunked(64 * 1024):
+        size += len(chunk)
+        if size > limit:
+            raise _BodyTooLarge(limit, None)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _aiohttp_route(endpoint: Endpoint) -> _AiohttpRoute | None:
+    """The aiohttp route of ``endpoint``, or None when httpx has work to do for this request:
+    another transport (a proxy, a mount), cookies to send, auth, redirects, hooks, or the
+    ``HTTP Request`` log line."""
+    client = endpoint.client
+    if client.cookies or _HTTPX_LOG.isEnabledFor(logging.INFO):
+        return None
+    transport = _direct_transport(client, endpoint.url)
+    if transport is None or getattr(transport, "proxy", None) is not None:
+        return None
+    from httpx_aiohttp import AiohttpTransport
+
+    if not isinstance(transport, AiohttpTransport):
+        return None
+    routes = endpoint.routes
+    if not routes or routes[0].transport is not transport:
+        routes[:] = [_AiohttpRoute(transport, endpoint)]
+    return routes[0]
 
 
 def _direct_transport(client: httpx.AsyncClient, url: httpx.URL) -> httpx.AsyncBaseTransport | None:

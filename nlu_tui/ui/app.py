@@ -81,6 +81,7 @@ class NluTuiApp(App[int]):
         self.cursor_blink = cursor_blink
         self.user_themes = user_themes
         self.theme_failures: list[str] = []
+        self._restoring_theme = False
         self.user_keymap: dict[str, str] = {}
         """The user's ``keymap:`` from settings.yaml (binding id -> keys), as applied."""
         self.keymap_problems: list[str] = []
@@ -88,6 +89,10 @@ class NluTuiApp(App[int]):
         self.training_intents: list[str] = []
         """Intents of the workspace's ``*.nlu.yml`` training data, offered by the case editor's
         completion next to the suite's own; filled by a worker after the first paint."""
+        # Before the app runs: the stylesheet is then first parsed with the chosen theme's
+        # colours. Set from on_mount, the theme made Textual parse and apply it all again
+        # before the first frame (a fifth of the start-up's own work).
+        self._register_themes()
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         """Fallbacks so Textual's own themes work with our CSS too."""
@@ -96,7 +101,8 @@ class NluTuiApp(App[int]):
     # --- lifecycle ------------------------------------------------------------------------------
 
     def on_mount(self) -> None:
-        self._register_themes()
+        if self.theme_failures:
+            self._report("Some themes could not be loaded", self.theme_failures, "error")
         self._apply_keymap()
         from nlu_tui.ui.screens.main import MainScreen
 
@@ -145,12 +151,13 @@ class NluTuiApp(App[int]):
         for name in (wanted, themes.DEFAULT_THEME):
             if name and name in self.available_themes:
                 try:
+                    self._restoring_theme = True  # already remembered: no settings write
                     self.theme = name
                     break
                 except Exception:
                     continue
-        if failed:
-            self._report("Some themes could not be loaded", failed, "error")
+                finally:
+                    self._restoring_theme = False
 
     def notify(
         self,
@@ -199,7 +206,7 @@ class NluTuiApp(App[int]):
             self._report("Some keymap entries were ignored", problems, "warning")
 
     def watch_theme(self, name: str) -> None:
-        if self.user_themes and name in self.nlu_theme_names:
+        if self.user_themes and name in self.nlu_theme_names and not self._restoring_theme:
             from nlu_tui import themes
 
             with contextlib.suppress(OSError):
@@ -356,8 +363,31 @@ def run_app(workspace: str | Path | None) -> int:
     from nlu_tui.workspace import open_workspace
 
     app = NluTuiApp(open_workspace(workspace))
+    _preload_in_background()
     result = app.run()
     return int(result or 0)
+
+
+PRELOAD = ("nlu_tui.formats.native", "textual_fastdatatable")
+"""Modules the first full screen needs from worker threads (reading the suites, the cases
+table's Arrow backend: pyarrow and numpy alone take about 80 ms to import)."""
+
+
+def _preload_in_background() -> None:
+    """Import :data:`PRELOAD` in a daemon thread while Textual starts the driver and paints.
+
+    The main thread has imported Textual and the app by now, so the two share no module; the
+    UI thread spends much of its start-up waiting (terminal writes, refresh timers), which is
+    when this thread runs. An import error is left for the code that needs the module."""
+    import importlib
+    import threading
+
+    def preload() -> None:
+        for name in PRELOAD:
+            with contextlib.suppress(Exception):
+                importlib.import_module(name)
+
+    threading.Thread(target=preload, name="nlu-tui-preload", daemon=True).start()
 
 
 def known_binding_ids() -> set[str]:

@@ -281,7 +281,13 @@ class ResultsTable(Widget):
 
     def refresh_view(self, keep_full: bool = False) -> None:
         """Rebuild the view from the rows (new ones are appended to the Arrow table), the
-        filter and the sort. ``keep_full`` is kept for callers; rows are never re-converted."""
+        filter and the sort. ``keep_full`` is kept for callers; rows are never re-converted.
+
+        With no rows and no table yet there is nothing to show: "No results yet." stays, and
+        pyarrow is not imported (the results pane sets its filter on mount, before the first
+        paint of the workbench)."""
+        if self._table is None and self._full is None and not len(self.rows):
+            return
         full = self._full
         if full is None or full.num_rows > len(self.rows):
             self._full = self.rows.to_arrow()

@@ -1,0 +1,176 @@
+"""Start-up work: what the workbench and ``--help`` import before they show anything.
+
+Not timed (timings belong in ``bench/bench_startup.py``): these tests count modules, which
+does not depend on the machine's load. Each runs in a fresh interpreter, since this test
+process has long since imported everything.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+SAMPLE = Path(__file__).resolve().parent.parent / "sample_suites"
+
+HEAVY = (
+    "pyarrow",
+    "numpy",
+    "sklearn",
+    "httpx",
+    "httpx_aiohttp",
+    "aiohttp",
+    "orjson",
+    "sqlite3",
+    "textual_fastdatatable",
+    "nlu_tui.store",
+    "nlu_tui.runner",
+    "nlu_tui.engines",
+    "nlu_tui.scoring",
+    "nlu_tui.reports",
+    "nlu_tui.compare",
+)
+"""Not needed for the workbench's first screen: imported in workers or on first use."""
+
+
+def _loaded(names: list[str], prefixes: tuple[str, ...]) -> list[str]:
+    return sorted(n for n in names if any(n == p or n.startswith(p + ".") for p in prefixes))
+
+
+def _python(code: str, tmp_path: Path) -> str:
+    env = dict(os.environ)
+    env["NLU_TUI_DATA_DIR"] = str(tmp_path / "data")
+    env["NLU_TUI_CONFIG_DIR"] = str(tmp_path / "config")
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_first_paint_of_the_workbench_imports_nothing_heavy(tmp_path: Path) -> None:
+    """Snapshot ``sys.modules`` when the suites list is put on screen: the Runs and Results
+    panes, pyarrow (the cases table's, loaded by a worker) and the engines wait."""
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    (workspace / "banking_bot.suite.yaml").write_bytes(
+        (SAMPLE / "banking_bot.suite.yaml").read_bytes()
+    )
+    out = _python(
+        f"""
+        import asyncio, json, sys
+        from nlu_tui.ui.app import NluTuiApp
+        from nlu_tui.workspace import open_workspace
+        from nlu_tui.ui.widgets.suites_panel import SuitesPanel
+
+        seen = {{}}
+        show = SuitesPanel._show
+
+        def spy(self, infos, select):
+            seen.setdefault("modules", sorted(sys.modules))
+            seen.setdefault("suites", [info.name for info in infos])
+            return show(self, infos, select)
+
+        SuitesPanel._show = spy
+
+        async def main():
+            app = NluTuiApp(open_workspace({str(workspace)!r}), user_themes=False)
+            async with app.run_test(size=(120, 35)) as pilot:
+                for _ in range(1000):
+                    await pilot.pause(0.01)
+                    if seen:
+                        break
+
+        asyncio.run(main())
+        print(json.dumps(seen))
+        """,
+        tmp_path,
+    )
+    seen = json.loads(out)
+    assert seen["suites"] == ["Banking bot"]
+    assert _loaded(seen["modules"], HEAVY) == []
+
+
+def test_settled_workbench_on_an_empty_workspace_never_loads_arrow(tmp_path: Path) -> None:
+    """With nothing to show, nothing needs pyarrow: the Results pane used to build an empty
+    Arrow table on the UI thread when it was mounted (about 0.1 s of the start-up)."""
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    out = _python(
+        f"""
+        import asyncio, json, sys
+        from nlu_tui.ui.app import NluTuiApp
+        from nlu_tui.workspace import open_workspace
+        from nlu_tui.ui.widgets.results_pane import ResultsPane
+
+        async def main():
+            app = NluTuiApp(open_workspace({str(workspace)!r}), user_themes=False)
+            async with app.run_test(size=(120, 35)) as pilot:
+                for _ in range(1000):
+                    await pilot.pause(0.01)
+                    if app.screen.query(ResultsPane):
+                        break
+                await app.workers.wait_for_complete()
+                await pilot.pause(0.2)
+                assert app.screen.query(ResultsPane)
+                return sorted(sys.modules)
+
+        print(json.dumps(asyncio.run(main())))
+        """,
+        tmp_path,
+    )
+    names = json.loads(out)
+    assert "nlu_tui.ui.widgets.results_table" in names
+    assert _loaded(names, ("pyarrow", "numpy", "textual_fastdatatable", "sklearn")) == []
+
+
+def test_help_imports_neither_textual_nor_heavy_modules(tmp_path: Path) -> None:
+    out = _python(
+        """
+        import contextlib, io, json, sys
+        from nlu_tui.cli.main import run
+        with contextlib.redirect_stdout(io.StringIO()) as text:
+            try:
+                run(["--help"])
+            except SystemExit:
+                pass
+        assert "usage: nlu-tui" in text.getvalue()
+        print(json.dumps(sorted(sys.modules)))
+        """,
+        tmp_path,
+    )
+    names = json.loads(out)
+    assert _loaded(names, ("textual", "rich", "yaml", "nlu_tui.ui", "nlu_tui.formats")) == []
+    assert _loaded(names, HEAVY) == []
+
+
+async def test_remembered_theme_is_applied_before_the_first_frame_without_a_write(
+    tmp_path: Path,
+) -> None:
+    """The remembered theme is set while the app is built, so the stylesheet is first parsed
+    with its colours (set from ``on_mount`` it made Textual parse and apply every rule again),
+    and restoring it does not rewrite settings.yaml on every start."""
+    from nlu_tui import paths
+    from nlu_tui.ui.app import NluTuiApp
+    from nlu_tui.workspace import open_workspace
+
+    settings = paths.config_dir() / "settings.yaml"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text("theme: nlu-light\n", encoding="utf-8")
+    before = settings.stat().st_mtime_ns
+    app = NluTuiApp(open_workspace(tmp_path / "workspace"))
+    assert app.theme == "nlu-light"
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.theme == "nlu-light"
+        assert app.theme_failures == []
+    assert settings.stat().st_mtime_ns == before
+    assert settings.read_text(encoding="utf-8") == "theme: nlu-light\n"
