@@ -60,8 +60,12 @@ class NluTuiApp(App[int]):
         ),
     ]
 
-    suite: var[Suite | None] = var(None, init=False)
-    """The open suite; panes watch it with ``self.watch(self.app, "suite", ...)``."""
+    suite: var[Suite | None] = var(None, init=False, always_update=True)
+    """The open suite; panes watch it with ``self.watch(self.app, "suite", ...)``.
+
+    A suite's identity is its file, not its content (``Suite`` equality ignores the path), so
+    every assignment reaches the watchers: a suite re-read after a run, or another file with
+    the same cases, is a new open suite, and watchers tell them apart by object and path."""
 
     def __init__(
         self, workspace: Workspace, *, cursor_blink: bool = True, user_themes: bool = True

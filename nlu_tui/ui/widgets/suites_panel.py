@@ -228,7 +228,7 @@ class SuitesPanel(Vertical):
             self._run_file_op("duplicate", path)
 
     def action_delete(self) -> None:
-        from nlu_tui.ui.screens.dialogs import ConfirmScreen
+        from nlu_tui.ui.screens.dialogs import ConfirmDialog
 
         path = self._need_selection()
         if path is None:
@@ -241,7 +241,7 @@ class SuitesPanel(Vertical):
                 self._run_file_op("delete", path)
 
         self.app.push_screen(
-            ConfirmScreen(f"Delete suite {name!r}? It goes to the workspace trash."), confirmed
+            ConfirmDialog(f"Delete suite {name!r}? It goes to the workspace trash."), confirmed
         )
 
     def action_undo_delete(self) -> None:
