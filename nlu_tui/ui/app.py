@@ -11,7 +11,7 @@ import contextlib
 from pathlib import Path
 from typing import Any
 
-from textual import work
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding
 from textual.command import CommandPalette
@@ -82,6 +82,39 @@ class NluTuiApp(App[int]):
         self.training_intents: list[str] = []
         """Intents of the workspace's ``*.nlu.yml`` training data, offered by the case editor's
         completion next to the suite's own; filled by a worker after the first paint."""
+
+    async def on_event(self, event: events.Event) -> None:
+        """Move the focus as Tab is read, so the keys typed right behind it land in the next field.
+
+        Textual forwards each key to the widget focused when the app reads it; Tab moves the
+        focus only once the focused widget has let it bubble up to the screen's binding, by
+        which time the keys queued behind it (a paste, a fast typist) were already forwarded to
+        the old field. When the binding Tab would reach is the plain focus move, it is run here,
+        before the next key is read; a widget that takes Tab itself (a TextArea that indents)
+        or any other binding for it keeps Textual's usual path."""
+        if (
+            isinstance(event, events.Key)
+            and not event.is_forwarded
+            and event.key in FOCUS_KEYS
+            and self._tab_moves_focus(event.key)
+        ):
+            self.app_focus = True
+            if not await self._check_bindings(event.key, priority=True):
+                await self.run_action(FOCUS_KEYS[event.key], self.screen)
+            return
+        await super().on_event(event)
+
+    def _tab_moves_focus(self, key: str) -> bool:
+        """Whether the first binding ``key`` meets, from the focused widget up, moves focus."""
+        try:
+            chain = self.screen._modal_binding_chain
+        except Exception:  # no screen yet
+            return False
+        for _node, bindings in chain:
+            for binding in bindings.key_to_bindings.get(key, ()):
+                if not binding.priority:
+                    return binding.action in (FOCUS_KEYS[key], FOCUS_KEYS[key].removeprefix("app."))
+        return False
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         """Fallbacks so Textual's own themes work with our CSS too."""
@@ -234,6 +267,10 @@ class NluTuiApp(App[int]):
             if provider is not None:
                 commands.extend(provider())
         return commands
+
+
+FOCUS_KEYS = {"tab": "app.focus_next", "shift+tab": "app.focus_previous"}
+"""Tab's and Shift+Tab's focus moves (the actions of Textual's Screen bindings)."""
 
 
 def _setter(obj: Any, attr: str, value: Any) -> Any:
