@@ -116,7 +116,7 @@ async def test_start_dialog_escape_cancels_and_ctrl_s_starts(tmp_path: Path, siz
 
 
 def _modals(app: Any) -> dict[str, Any]:
-    from nlu_tui.ui.screens import case_editor, dialogs, import_dialog
+    from nlu_tui.ui.screens import case_editor, dialogs, import_dialog, run_start
 
     suite = app.suite
     return {
@@ -130,6 +130,10 @@ def _modals(app: Any) -> dict[str, Any]:
         "conflict": lambda: dialogs.ConflictScreen(suite, "changed on disk"),
         "editor": lambda: case_editor.CaseEditorScreen(suite, suite.cases[5], []),
         "import": lambda: import_dialog.ImportScreen(suite.path.parent),
+        "start-no-engine": lambda: run_start.StartRunDialog(
+            suite.name, [], None, workspace=suite.path.parent, suite_path=suite.path
+        ),
+        "training-picker": lambda: dialogs.TrainingFilePicker([suite.path.parent]),
     }
 
 

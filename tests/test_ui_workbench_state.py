@@ -79,6 +79,17 @@ async def test_start_dialog_opens_without_any_engine_and_offers_the_choices(
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert app.screen is dialog and "Pick an engine" in screen_text(app)
+        # Enter on the empty Engine select opens its list; "Other spec…" reveals the field
+        assert not dialog.query_one("#start-spec-row").display
+        await pilot.press("enter")
+        await pilot.pause()
+        assert engine.expanded
+        await pilot.press("down", "enter")  # past the blank prompt: "Other spec…"
+        await pilot.pause()
+        assert engine.value == OTHER and dialog.query_one("#start-spec-row").display
+        assert dialog.query_one("#start-spec", Input).has_focus
+        engine.value = Select.NULL
+        await pilot.pause()
 
         # "Create a profile…" writes a commented entry and says where
         engine.value = "\0create"

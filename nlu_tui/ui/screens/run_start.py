@@ -350,8 +350,8 @@ class StartRunDialog(ModalScreen[StartChoice | None]):
     # --- starting ------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Enter starts from every field, but still picks an option in an open select list
-        and still presses the Cancel button."""
+        """Enter starts from every field, but still picks an option in an open select list,
+        opens the Engine list while no engine is picked, and still presses the Cancel button."""
         return not (action == "enter_start" and self._enter_is_local())
 
     def _enter_is_local(self) -> bool:
@@ -360,6 +360,8 @@ class StartRunDialog(ModalScreen[StartChoice | None]):
             return False
         if isinstance(focused, Button):
             return focused.id != "start-ok"
+        if focused.id == "start-engine" and self._engine_value() is None:
+            return True
         return any(
             isinstance(node, Select) and node.expanded for node in (focused, *focused.ancestors)
         )
