@@ -238,3 +238,30 @@ async def test_two_identical_suites_in_two_files_run_loads_and_stores_the_right_
             from nlu_tui.ui.screens.case_editor import CaseEditorScreen
 
             await wait_for(pilot, lambda: isinstance(app.screen, CaseEditorScreen), 10)
+
+
+def test_profile_template_is_commented_and_keeps_existing_profiles(tmp_path: Path) -> None:
+    import yaml
+
+    from nlu_tui.engines.profiles import read_profiles
+    from nlu_tui.ui.screens.run_start import write_profile_template
+
+    fresh = write_profile_template(tmp_path / "new")
+    assert read_profiles(fresh) == {}  # all comments: nothing half-configured
+    uncommented = "\n".join(
+        line[2:] if line.startswith("# ") and not line.startswith("# nlu-tui") else line
+        for line in fresh.read_text(encoding="utf-8").splitlines()
+        if not line.startswith(("# nlu-tui", "# Secrets", "# the workspace"))
+    )
+    assert set(yaml.safe_load(uncommented)["engines"]) == {"my-rasa", "my-embedded"}
+
+    existing = tmp_path / "old"
+    existing.mkdir()
+    (existing / "engines.yaml").write_text(
+        "engines:\n  a:\n    type: rasa\n    url: http://127.0.0.1:5005\n", encoding="utf-8"
+    )
+    target = write_profile_template(existing)
+    assert list(read_profiles(target)) == ["a"]
+    assert target.read_text(encoding="utf-8").count("engines:") == 1
+    write_profile_template(existing)  # a second time adds nothing
+    assert target.read_text(encoding="utf-8").count("my-rasa") == 1

@@ -134,7 +134,8 @@ def write_profile_template(folder: Path) -> Path:
         if "#   my-rasa:" in existing:
             return target
         body = existing + ("" if existing.endswith("\n") or not existing else "\n")
-        # commented lines only: an existing file's profiles stay valid YAML
+        # commented lines only, without a second "engines:" (the file has one already)
+        template = template.replace("# engines:\n", "")
         atomic_write_text(target, body + "\n" + template)
     else:
         folder.mkdir(parents=True, exist_ok=True)
