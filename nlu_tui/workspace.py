@@ -41,7 +41,11 @@ class SuiteInfo:
     case_count: int = 0
     intents: list[str] = field(default_factory=list)
     last_status: str | None = None
+    """The latest run's status."""
     last_f1: float | None = None
+    """The F1 of the latest complete run (see :class:`LastRuns`)."""
+    last_partial: tuple[int, int] | None = None
+    """The latest run's (done, total) when it did not complete."""
     read_only: bool = False
     error: str | None = None
     partial: bool = False
@@ -139,24 +143,28 @@ class Workspace:
             return
         yield from iter_suite_chunks(path, chunk_size)
 
-    def info(
-        self, path: Path, runs: dict[str, tuple[str, float | None]] | None = None
-    ) -> SuiteInfo:
+    def info(self, path: Path, runs: dict[str, LastRuns] | None = None) -> SuiteInfo:
         """Summarise one suite file; a broken file yields an info with ``error`` set."""
-        status, f1 = (runs or {}).get(str(path), (None, None))
+        last = (runs or {}).get(str(path), LastRuns())
         if self.is_unsaved(path):
-            info = self._info_of(path, status, f1)
+            info = self._info_of(path, last)
             info.unsaved = True
             return info
         peeked = _peek_big_suite(path)
         if peeked is not None:
             name, count = peeked
             return SuiteInfo(
-                path, name, case_count=count, last_status=status, last_f1=f1, partial=True
+                path,
+                name,
+                case_count=count,
+                last_status=last.status,
+                last_f1=last.f1,
+                last_partial=last.partial,
+                partial=True,
             )
-        return self._info_of(path, status, f1)
+        return self._info_of(path, last)
 
-    def _info_of(self, path: Path, status: str | None, f1: float | None) -> SuiteInfo:
+    def _info_of(self, path: Path, last: LastRuns) -> SuiteInfo:
         try:
             suite = self.load(path)
         except (InputError, OSError) as exc:
@@ -168,8 +176,9 @@ class Workspace:
             name=suite.name,
             case_count=len(suite.cases),
             intents=suite.intents_covered(),
-            last_status=status,
-            last_f1=f1,
+            last_status=last.status,
+            last_f1=last.f1,
+            last_partial=last.partial,
             read_only=suite.read_only,
         )
 
@@ -434,8 +443,26 @@ def open_workspace(folder: str | Path | None) -> Workspace:
     return Workspace(root)
 
 
-def last_runs_by_suite() -> dict[str, tuple[str, float | None]]:
-    """The last run's status and F1 per suite path, from the run store when there is one.
+@dataclass(frozen=True)
+class LastRuns:
+    """What the suites panel says about a suite's runs.
+
+    ``status`` is the latest run's; ``f1`` is that of the latest *complete* run (every case
+    answered, success or success with warning), so a canceled run of 40 of 54 cases never
+    stands in for the suite's score. ``partial`` is the latest run's (done, total) when that run
+    is not complete (canceled, interrupted, failed part way, still running).
+    """
+
+    status: str | None = None
+    f1: float | None = None
+    partial: tuple[int, int] | None = None
+
+
+COMPLETE_STATUSES = ("success", "success_with_warning")
+
+
+def last_runs_by_suite() -> dict[str, LastRuns]:
+    """The last runs' status and F1 per suite path, from the run store when there is one.
 
     The store is optional (a fresh install has none), so any failure here just means "no runs
     yet" rather than a broken suites panel. F1 uses the pooled counts, as the headline does.
@@ -451,16 +478,22 @@ def last_runs_by_suite() -> dict[str, tuple[str, float | None]]:
             records = store.list_runs()
     except Exception:
         return {}
-    latest: dict[str, tuple[str, float | None]] = {}
+    newest: dict[str, Any] = {}
+    complete_f1: dict[str, float | None] = {}
     for record in records:  # newest first
-        if not record.suite_path or record.suite_path in latest:
+        path = record.suite_path
+        if not path:
             continue
-        f1: float | None = None
-        if record.done:
+        newest.setdefault(path, record)
+        complete = str(record.status) in COMPLETE_STATUSES and record.done >= record.total
+        if complete and path not in complete_f1:
             precision = safe_div(record.tp, record.tp + record.fp)
             recall = safe_div(record.tp, record.tp + record.fn)
-            f1 = f1_score(precision, recall)
-        latest[record.suite_path] = (str(record.status), f1)
+            complete_f1[path] = f1_score(precision, recall) if record.done else None
+    latest: dict[str, LastRuns] = {}
+    for path, record in newest.items():
+        partial = (record.done, record.total) if record.done < record.total else None
+        latest[path] = LastRuns(str(record.status), complete_f1.get(path), partial)
     return latest
 
 

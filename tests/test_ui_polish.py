@@ -13,7 +13,7 @@ from ui_runs_support import screen_text
 from ui_support import SAMPLE, make_workspace, new_app, settle
 
 from nlu_tui.model import RunStatus
-from nlu_tui.ui.screens.run_dialogs import ConfirmDialog
+from nlu_tui.ui.screens.dialogs import ConfirmDialog
 from nlu_tui.ui.screens.run_session import sessions, store_for
 from nlu_tui.ui.screens.run_start import StartRunDialog
 
@@ -116,20 +116,24 @@ async def test_start_dialog_escape_cancels_and_ctrl_s_starts(tmp_path: Path, siz
 
 
 def _modals(app: Any) -> dict[str, Any]:
-    from nlu_tui.ui.screens import case_editor, dialogs, import_dialog, run_dialogs
+    from nlu_tui.ui.screens import case_editor, dialogs, import_dialog, run_start
 
     suite = app.suite
     return {
-        "confirm": lambda: run_dialogs.ConfirmDialog("Delete?", "body", yes="Delete", no="Keep"),
-        "note": lambda: run_dialogs.NoteDialog("hello"),
-        "export": lambda: run_dialogs.ExportDialog([("json", "JSON", ".json")], Path("/tmp"), "x"),
-        "suite-confirm": lambda: dialogs.ConfirmScreen("Delete suite Banking bot?"),
+        "confirm": lambda: dialogs.ConfirmDialog("Delete?", "body", yes="Delete", no="Keep"),
+        "note": lambda: dialogs.NoteDialog("hello"),
+        "export": lambda: dialogs.ExportDialog([("json", "JSON", ".json")], Path("/tmp"), "x"),
+        "suite-confirm": lambda: dialogs.ConfirmDialog("Delete suite Banking bot?"),
         "suite-form": lambda: dialogs.SuiteFormScreen("New suite"),
         "prompt": lambda: dialogs.PromptScreen("Tag marked cases", "tag"),
         "suite-export": lambda: dialogs.ExportScreen(suite.path),
         "conflict": lambda: dialogs.ConflictScreen(suite, "changed on disk"),
         "editor": lambda: case_editor.CaseEditorScreen(suite, suite.cases[5], []),
         "import": lambda: import_dialog.ImportScreen(suite.path.parent),
+        "start-no-engine": lambda: run_start.StartRunDialog(
+            suite.name, [], None, workspace=suite.path.parent, suite_path=suite.path
+        ),
+        "training-picker": lambda: dialogs.TrainingFilePicker([suite.path.parent]),
     }
 
 
@@ -154,7 +158,7 @@ async def test_every_dialog_shows_its_buttons(tmp_path: Path, size: Any) -> None
 
 
 async def test_note_and_export_dialogs_complete_from_keyboard(tmp_path: Path) -> None:
-    from nlu_tui.ui.screens.run_dialogs import ExportDialog, NoteDialog
+    from nlu_tui.ui.screens.dialogs import ExportDialog, NoteDialog
 
     root = make_workspace(tmp_path)
     app = new_app(root)

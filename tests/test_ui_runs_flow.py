@@ -17,7 +17,7 @@ from ui_runs_support import screen_text, settle
 from ui_support import REPO, SAMPLE, SIZE, make_workspace, new_app
 
 from nlu_tui.model import RunStatus
-from nlu_tui.ui.screens.run_dialogs import ConfirmDialog, NoteDialog
+from nlu_tui.ui.screens.dialogs import ConfirmDialog, NoteDialog
 from nlu_tui.ui.screens.run_pane import HISTORY_COLUMNS, RunsPane
 from nlu_tui.ui.screens.run_session import sessions, store_for
 from nlu_tui.ui.screens.run_start import StartRunDialog

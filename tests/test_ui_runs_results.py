@@ -147,7 +147,7 @@ async def test_export_every_registry_format(tmp_path: Path) -> None:
     from textual.widgets import Input, Select
 
     from nlu_tui.reports import REPORT_FORMATS
-    from nlu_tui.ui.screens.run_dialogs import ExportDialog
+    from nlu_tui.ui.screens.dialogs import ExportDialog
 
     store = RunStore(tmp_path / "runs.sqlite")
     run_id = stored_run(store, small_suite(), predictions_v1(), note="why we ran")

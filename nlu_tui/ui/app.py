@@ -11,7 +11,7 @@ import contextlib
 from pathlib import Path
 from typing import Any
 
-from textual import work
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding
 from textual.command import CommandPalette
@@ -70,8 +70,12 @@ class NluTuiApp(App[int]):
         ),
     ]
 
-    suite: var[Suite | None] = var(None, init=False)
-    """The open suite; panes watch it with ``self.watch(self.app, "suite", ...)``."""
+    suite: var[Suite | None] = var(None, init=False, always_update=True)
+    """The open suite; panes watch it with ``self.watch(self.app, "suite", ...)``.
+
+    A suite's identity is its file, not its content (``Suite`` equality ignores the path), so
+    every assignment reaches the watchers: a suite re-read after a run, or another file with
+    the same cases, is a new open suite, and watchers tell them apart by object and path."""
 
     def __init__(
         self, workspace: Workspace, *, cursor_blink: bool = True, user_themes: bool = True
@@ -93,6 +97,39 @@ class NluTuiApp(App[int]):
         # colours. Set from on_mount, the theme made Textual parse and apply it all again
         # before the first frame (a fifth of the start-up's own work).
         self._register_themes()
+
+    async def on_event(self, event: events.Event) -> None:
+        """Move the focus as Tab is read, so the keys typed right behind it land in the next field.
+
+        Textual forwards each key to the widget focused when the app reads it; Tab moves the
+        focus only once the focused widget has let it bubble up to the screen's binding, by
+        which time the keys queued behind it (a paste, a fast typist) were already forwarded to
+        the old field. When the binding Tab would reach is the plain focus move, it is run here,
+        before the next key is read; a widget that takes Tab itself (a TextArea that indents)
+        or any other binding for it keeps Textual's usual path."""
+        if (
+            isinstance(event, events.Key)
+            and not event.is_forwarded
+            and event.key in FOCUS_KEYS
+            and self._tab_moves_focus(event.key)
+        ):
+            self.app_focus = True
+            if not await self._check_bindings(event.key, priority=True):
+                await self.run_action(FOCUS_KEYS[event.key], self.screen)
+            return
+        await super().on_event(event)
+
+    def _tab_moves_focus(self, key: str) -> bool:
+        """Whether the first binding ``key`` meets, from the focused widget up, moves focus."""
+        try:
+            chain = self.screen._modal_binding_chain
+        except Exception:  # no screen yet
+            return False
+        for _node, bindings in chain:
+            for binding in bindings.key_to_bindings.get(key, ()):
+                if not binding.priority:
+                    return binding.action in (FOCUS_KEYS[key], FOCUS_KEYS[key].removeprefix("app."))
+        return False
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         """Fallbacks so Textual's own themes work with our CSS too."""
@@ -349,6 +386,10 @@ class NluTuiApp(App[int]):
             if provider is not None:
                 commands.extend(provider())
         return commands
+
+
+FOCUS_KEYS = {"tab": "app.focus_next", "shift+tab": "app.focus_previous"}
+"""Tab's and Shift+Tab's focus moves (the actions of Textual's Screen bindings)."""
 
 
 def _setter(obj: Any, attr: str, value: Any) -> Any:

@@ -1,8 +1,10 @@
 """The case editor: a form (not YAML) for adding or editing test cases.
 
 Every change re-checks the form with the shared validator (``nlu_tui.validation.validate_case``)
-and shows the problems under it; Save stays disabled while any is an error. The screen returns
-the new cases (one per utterance line) and never writes files itself.
+and shows the problems under it; Save (button and Ctrl+S alike) is refused while any is an
+error. A removed entity row leaves the form at once, so its problem goes with it. Escape with
+unsaved edits asks (Discard / Keep editing). The screen returns the new cases (one per
+utterance line) and never writes files itself.
 """
 
 from __future__ import annotations
@@ -68,6 +70,9 @@ class EntityRowWidget(Horizontal):
         super().__init__(classes="entity-row")
         self.row = row
         self.names = names
+        self.removed = False
+        """Set as soon as the row's ✕ is pressed: the form stops reading it before the DOM
+        removal (which is asynchronous) completes."""
 
     def compose(self) -> ComposeResult:
         yield Input(
@@ -114,9 +119,11 @@ class EntityRowWidget(Horizontal):
     def _remove(self, event: Button.Pressed) -> None:
         event.stop()
         screen = self.screen
-        self.remove()
+        self.removed = True
+        self.display = False
         if isinstance(screen, CaseEditorScreen):
-            screen.call_after_refresh(screen.revalidate)
+            screen.revalidate()
+        self.remove()
 
 
 class CaseEditorScreen(ModalScreen[list[TestCase] | None]):
@@ -154,7 +161,13 @@ class CaseEditorScreen(ModalScreen[list[TestCase] | None]):
             priority=True,
             tooltip="Save the case(s) (only when the form is valid).",
         ),
-        Binding("escape", "cancel", "Cancel", id="editor.cancel", tooltip="Close without saving."),
+        Binding(
+            "escape",
+            "cancel",
+            "Cancel",
+            id="editor.cancel",
+            tooltip="Close without saving (asks first when the form has unsaved edits).",
+        ),
         Binding(
             "ctrl+n,f4",
             "add_entity",
@@ -181,6 +194,8 @@ class CaseEditorScreen(ModalScreen[list[TestCase] | None]):
         self.errors: list[str] = []
         self.warnings: list[str] = []
         self._others: Suite | None = None
+        self._initial: CaseForm | None = None
+        """The form as it opened, to tell whether Escape would lose edits."""
 
     # --- layout ---------------------------------------------------------------------------------
 
@@ -255,6 +270,7 @@ class CaseEditorScreen(ModalScreen[list[TestCase] | None]):
             widget.cursor_blink = blink
         self.query_one(TextArea).cursor_blink = blink
         self.revalidate()
+        self._initial = self.read_form()
 
     # --- reading the form ---------------------------------------------------------------------------
 
@@ -265,7 +281,7 @@ class CaseEditorScreen(ModalScreen[list[TestCase] | None]):
             intents=[self.query_one(f"#intent-{n + 1}", Input).value for n in range(MAX_INTENTS)],
             kind=kind if isinstance(kind, str) else "",
             parent=self.query_one("#parent", Input).value,
-            entities=[w.value() for w in self.query(EntityRowWidget)],
+            entities=[w.value() for w in self.query(EntityRowWidget) if not w.removed],
             order=self.query_one("#order", Input).value,
             tags=self.query_one("#tags", Input).value,
         )
@@ -336,6 +352,8 @@ class CaseEditorScreen(ModalScreen[list[TestCase] | None]):
 
     @on(Button.Pressed, "#save")
     def action_save(self) -> None:
+        """Button and Ctrl+S alike: the form is checked again, as shown, and refused when
+        it has an error (the Save button is disabled then too)."""
         self.revalidate()
         if self.errors:
             self.notify("Fix the problems first.", severity="warning")
@@ -345,6 +363,29 @@ class CaseEditorScreen(ModalScreen[list[TestCase] | None]):
             return
         self.dismiss(cases_from_form(form, self.case))
 
+    @property
+    def edited(self) -> bool:
+        """Whether the form differs from how it opened."""
+        return self._initial is not None and self.read_form() != self._initial
+
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        """Close; with unsaved edits, ask first (Enter keeps editing)."""
+        if not self.edited:
+            self.dismiss(None)
+            return
+        from nlu_tui.ui.screens.dialogs import ConfirmDialog
+
+        def answer(discard: bool | None) -> None:
+            if discard:
+                self.dismiss(None)
+
+        self.app.push_screen(
+            ConfirmDialog(
+                "Discard your changes to this case?",
+                "The edits in the form are not saved yet.",
+                yes="Discard (y)",
+                no="Keep editing (n)",
+            ),
+            answer,
+        )

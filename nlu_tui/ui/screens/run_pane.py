@@ -138,7 +138,7 @@ def short_engine(name: str) -> str:
 
 def edit_note(widget: Widget, run_id: str, on_saved: Callable[[str], None] | None = None) -> None:
     """Open the note dialog for a run (running or not) and save what the user writes."""
-    from nlu_tui.ui.screens.run_dialogs import NoteDialog
+    from nlu_tui.ui.screens.dialogs import NoteDialog
 
     store = store_for(widget.app)
     try:
@@ -164,7 +164,7 @@ def edit_note(widget: Widget, run_id: str, on_saved: Callable[[str], None] | Non
 
 def confirm_cancel(widget: Widget, session: RunSession) -> None:
     """Ask, then cancel a running run (it stops within a second and keeps its results)."""
-    from nlu_tui.ui.screens.run_dialogs import ConfirmDialog
+    from nlu_tui.ui.screens.dialogs import ConfirmDialog
 
     progress = session.progress()
     done = progress.done if progress else 0
@@ -514,7 +514,7 @@ class RunsPane(Vertical):
         self._fill()
 
     def action_sort(self) -> None:
-        from nlu_tui.ui.screens.run_dialogs import ChoiceDialog
+        from nlu_tui.ui.screens.dialogs import ChoiceDialog
 
         def chosen(key: str | None) -> None:
             if key:
@@ -532,7 +532,7 @@ class RunsPane(Vertical):
             return
         problems = self._problems(suite)
         if problems:
-            from nlu_tui.ui.screens.run_dialogs import ConfirmDialog
+            from nlu_tui.ui.screens.dialogs import ConfirmDialog
 
             body = Text()
             for p in problems[:12]:
@@ -588,7 +588,7 @@ class RunsPane(Vertical):
                 if s.engine_name == choice.engine or s.engine_name.endswith(choice.engine)
             ]
             if same:
-                from nlu_tui.ui.screens.run_dialogs import ConfirmDialog
+                from nlu_tui.ui.screens.dialogs import ConfirmDialog
 
                 def again(yes: bool | None) -> None:
                     if yes:
@@ -606,7 +606,16 @@ class RunsPane(Vertical):
                 return
             self.start_run(suite, choice.engine, choice.stage, choice.note)
 
-        self.app.push_screen(StartRunDialog(suite.name, choices, load_last_choice(key)), chosen)
+        self.app.push_screen(
+            StartRunDialog(
+                suite.name,
+                choices,
+                load_last_choice(key),
+                workspace=workspace,
+                suite_path=suite.path,
+            ),
+            chosen,
+        )
 
     def start_run(
         self,
@@ -616,12 +625,8 @@ class RunsPane(Vertical):
         note: str = "",
         resume_run_id: str | None = None,
     ) -> None:
-        """Start (or resume) a run in a worker; the session appears at once in the panel."""
-        from nlu_tui.ui.screens.run_start import StartChoice, save_last_choice
-
-        if resume_run_id is None:
-            with contextlib.suppress(OSError):
-                save_last_choice(suite_key_of(suite), StartChoice(engine, stage))
+        """Start (or resume) a run in a worker; the session appears at once in the panel.
+        The spec is remembered for this suite only once the run succeeds (see ``_run_ended``)."""
         self._run_worker(suite, engine, stage, note, resume_run_id)
 
     @work(group="run", exit_on_error=False, description="Running a suite")
@@ -649,6 +654,7 @@ class RunsPane(Vertical):
             engine_name=resolved.name,
             stage=stage,
             total=record.total,
+            engine_spec=engine if not resumed else "",
             initial=initial_progress(record) if resumed else None,
             seeded=not resumed,
         )
@@ -717,6 +723,14 @@ class RunsPane(Vertical):
             self.notify(escape(f"Run finished with a warning: {reason}"), severity="warning")
         else:
             self.notify(f"Run finished: {done}/{session.total} cases.", timeout=3)
+        if session.engine_spec and status in (
+            RunStatus.SUCCESS,
+            RunStatus.SUCCESS_WITH_WARNING,
+        ):
+            from nlu_tui.ui.screens.run_start import StartChoice, save_last_choice
+
+            with contextlib.suppress(OSError):
+                save_last_choice(session.suite_key, StartChoice(session.engine_spec, session.stage))
         self._show_progress()
         self.reload()
         refresh_suites = getattr(self.app, "refresh_suites", None)
@@ -802,7 +816,7 @@ class RunsPane(Vertical):
         self.start_run(suite, record.engine_name, record.stage, resume_run_id=record.id)
 
     def action_delete_run(self) -> None:
-        from nlu_tui.ui.screens.run_dialogs import ConfirmDialog
+        from nlu_tui.ui.screens.dialogs import ConfirmDialog
 
         record = self.selected_record()
         if record is None:

@@ -59,6 +59,8 @@ class RunSession:
     generation: int = 0
     """Bumped when ``rows`` are replaced rather than appended to, so readers start over."""
     by_id: dict[str, Row] = field(default_factory=dict)
+    engine_spec: str = ""
+    """The spec the user chose for a new run (remembered for the suite if the run succeeds)."""
 
     @property
     def run_id(self) -> str:

@@ -1,7 +1,14 @@
-"""The start-run dialog: engine profile and version, with the last choice preselected.
+"""The start-run dialog: which engine and which version, what is shown being what runs.
 
-The last choice per suite is kept in ``last-run.json`` in the user config directory (engine spec
-and stage only; never a secret, since specs are profile names or paths/URLs without tokens).
+The Engine select holds every engine this suite can run on (profiles, the embedded engine of a
+sibling ``*.nlu.yml``) and three explicit choices: "Other spec…" reveals a field for any
+``--engine`` spec, "Training file…" picks a Rasa file for the embedded engine, "Create a
+profile…" writes a commented entry into the workspace's ``engines.yaml``. Nothing hidden
+overrides the visible choice.
+
+The last spec that ran successfully is kept per suite in ``last-run.json`` in the user config
+directory (engine spec and stage only; never a secret, since specs are profile names or
+paths/URLs without tokens) and preselected next time.
 """
 
 from __future__ import annotations
@@ -20,11 +27,34 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from nlu_tui.textsafe import inert
-from nlu_tui.ui.screens.run_dialogs import DIALOG_CSS
+from nlu_tui.ui.screens.dialogs import DIALOG_FRAME_CSS
 from nlu_tui.ui.widgets.inert_fields import INERT
 
 LAST_RUN_FILE = "last-run.json"
 STAGES = ("development", "published")
+
+OTHER = "\0other"
+"""The Engine select's "Other spec…" entry: the spec typed in the field it reveals runs."""
+PICK = "\0pick"
+"""The Engine select's "Training file…" entry: opens a file picker for the embedded engine."""
+CREATE = "\0create"
+"""The Engine select's "Create a profile…" entry: writes a commented engines.yaml entry."""
+SPECIAL = (OTHER, PICK, CREATE)
+
+PROFILE_TEMPLATE = """\
+# nlu-tui engine profiles: uncomment an entry, set its url, and pick it in the Run dialog.
+# Secrets only as ${{ENV_VAR}} references. Profiles are looked up beside the suite, then in
+# the workspace, then in {config}.
+# engines:
+#   my-rasa:
+#     type: rasa                     # rasa, http or embedded
+#     url: http://127.0.0.1:5005
+#     # token: ${{RASA_TOKEN}}
+#     # concurrency: 8
+#   my-embedded:
+#     type: embedded
+#     nlu: path/to/training.nlu.yml
+"""
 
 
 @dataclass(frozen=True)
@@ -43,14 +73,14 @@ def _last_run_path() -> Path:
 
 
 def load_last_choice(suite_key: str) -> StartChoice | None:
-    """The choice last made for this suite (or for any suite, when this one has none)."""
+    """The choice that last ran successfully for this suite (never another suite's)."""
     try:
         data = json.loads(_last_run_path().read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(data, dict):
+    if not isinstance(data, dict) or not isinstance(data.get("suites"), dict):
         return None
-    entry = data.get("suites", {}).get(suite_key) or data.get("last")
+    entry = data["suites"].get(suite_key)
     if not isinstance(entry, dict) or not isinstance(entry.get("engine"), str):
         return None
     stage = entry.get("stage") if entry.get("stage") in STAGES else "development"
@@ -58,6 +88,7 @@ def load_last_choice(suite_key: str) -> StartChoice | None:
 
 
 def save_last_choice(suite_key: str, choice: StartChoice) -> None:
+    """Remember a choice that ran successfully on this suite (callers save nothing else)."""
     from nlu_tui.fileio import atomic_write_text
 
     path = _last_run_path()
@@ -67,12 +98,10 @@ def save_last_choice(suite_key: str, choice: StartChoice) -> None:
             data = {}
     except (OSError, ValueError):
         data = {}
-    entry = {"engine": choice.engine, "stage": choice.stage}
     suites = data.get("suites") if isinstance(data.get("suites"), dict) else {}
     assert isinstance(suites, dict)
-    suites[suite_key] = entry
-    data["suites"] = suites
-    data["last"] = entry
+    suites[suite_key] = {"engine": choice.engine, "stage": choice.stage}
+    data = {"suites": suites}  # an older file's global "last" entry is dropped: never used
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, json.dumps(data, indent=2) + "\n")
 
@@ -88,27 +117,49 @@ def engine_choices(suite_path: Path | None, workspace: Path | None) -> list[tupl
         found = {}
     for name, source in found.items():
         choices.append((name, f"{name}  ({source.parent.name}/{source.name})"))
-    sibling = profiles._sibling_training_data(suite_path)
+    sibling = profiles.sibling_training_data(suite_path)
     if sibling is not None:
         choices.append((f"embedded:{sibling}", f"embedded ({sibling.name})"))
     return choices
 
 
+def write_profile_template(folder: Path) -> Path:
+    """Put a commented profile entry in ``folder/engines.yaml`` (appended when the file exists
+    and has none yet); the user uncomments and edits it. Returns the file."""
+    from nlu_tui import paths
+    from nlu_tui.fileio import atomic_write_text
+
+    target = folder / "engines.yaml"
+    template = PROFILE_TEMPLATE.format(config=paths.config_dir())
+    if target.is_file():
+        existing = target.read_text(encoding="utf-8")
+        if "#   my-rasa:" in existing:
+            return target
+        body = existing + ("" if existing.endswith("\n") or not existing else "\n")
+        # commented lines only, without a second "engines:" (the file has one already)
+        template = template.replace("# engines:\n", "")
+        atomic_write_text(target, body + "\n" + template)
+    else:
+        folder.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(target, template)
+    return target
+
+
 class StartRunDialog(ModalScreen[StartChoice | None]):
-    """Choose the engine and the version; an "other" field takes any ``--engine`` spec.
+    """Choose the engine and the version; the Engine select is the one source of the spec.
 
     Compact so it fits 80×24: one row per field, each with its label on the left, and the
-    buttons docked at the bottom. Tab goes engine → version → note → other spec → Start;
-    Enter in any field (or ctrl+s) starts, Escape cancels.
+    buttons docked at the bottom. Enter in any field (or ctrl+s) starts, Escape cancels.
     """
 
     DEFAULT_CSS = (
-        DIALOG_CSS.format(name="StartRunDialog")
+        DIALOG_FRAME_CSS.format(name="StartRunDialog")
         + """
     StartRunDialog .start-row { height: 1; }
     StartRunDialog .start-label { width: 9; color: $text-muted; }
     StartRunDialog .start-row Select, StartRunDialog .start-row Input { width: 1fr; }
     StartRunDialog .dialog-body { margin-bottom: 1; }
+    StartRunDialog #start-help { height: auto; color: $warning; }
     """
     )
     BINDINGS = [
@@ -126,34 +177,69 @@ class StartRunDialog(ModalScreen[StartChoice | None]):
     ]
 
     def __init__(
-        self, suite_name: str, choices: list[tuple[str, str]], last: StartChoice | None
+        self,
+        suite_name: str,
+        choices: list[tuple[str, str]],
+        last: StartChoice | None,
+        *,
+        workspace: Path | None = None,
+        suite_path: Path | None = None,
     ) -> None:
         super().__init__()
         self._suite_name = suite_name
-        self._choices = choices
+        self._choices = list(choices)
         self._last = last
+        self._workspace = workspace
+        self._suite_path = suite_path
+        self._value: str | None = None
+        """The Engine select's value before "Training file…" or "Create…" was picked."""
+
+    # --- composing ---------------------------------------------------------------------------
+
+    def _options(self) -> list[tuple[Text, str]]:
+        options = [(Text(inert(label, newlines=False)), spec) for spec, label in self._choices]
+        options += [
+            (Text("Other spec… (type an --engine spec)"), OTHER),
+            (Text("Training file… (embedded engine)"), PICK),
+            (Text("Create a profile… (engines.yaml)"), CREATE),
+        ]
+        return options
 
     def compose(self) -> ComposeResult:
         specs = [spec for spec, _ in self._choices]
         last_engine = self._last.engine if self._last else None
-        preselect = last_engine if last_engine in specs else (specs[0] if specs else None)
-        other = last_engine if last_engine and last_engine not in specs else ""
+        other = ""
+        preselect: str | None
+        if last_engine in specs:
+            preselect = last_engine
+        elif last_engine:
+            preselect, other = OTHER, last_engine  # shown in the field it reveals
+        else:
+            preselect = specs[0] if specs else None
         with Vertical():
             yield Label(
                 Text(inert(f"Run {self._suite_name}", newlines=False)), classes="dialog-title"
             )
             with VerticalScroll(classes="dialog-body"):
+                if not self._choices:
+                    yield Static(self._no_engine_text(), id="start-help")
                 with Horizontal(classes="start-row"):
                     yield Static("Engine", classes="start-label")
                     yield Select(
-                        [
-                            (Text(inert(label, newlines=False)), spec)
-                            for spec, label in self._choices
-                        ],
-                        value=preselect if preselect is not None else Select.BLANK,
+                        self._options(),
+                        value=preselect if preselect is not None else Select.NULL,
                         allow_blank=True,
-                        prompt="(pick an engine profile)",
+                        prompt="(no engine configured: pick one of the choices)",
                         id="start-engine",
+                        compact=True,
+                    )
+                with Horizontal(classes="start-row", id="start-spec-row"):
+                    yield Static("Spec", classes="start-label")
+                    yield Input(
+                        other,
+                        highlighter=INERT,
+                        placeholder="embedded:PATH, rasa:URL, http:URL or a profile name",
+                        id="start-spec",
                         compact=True,
                     )
                 with Horizontal(classes="start-row"):
@@ -173,29 +259,105 @@ class StartRunDialog(ModalScreen[StartChoice | None]):
                         max_length=1024,
                         compact=True,
                     )
-                with Horizontal(classes="start-row"):
-                    yield Static("Other", classes="start-label")
-                    yield Input(
-                        other,
-                        highlighter=INERT,
-                        placeholder="engine spec instead: embedded:PATH, rasa:URL, http:URL",
-                        id="start-spec",
-                        compact=True,
-                    )
                 yield Static("", id="start-error", classes="dialog-error")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Start (enter)", variant="primary", id="start-ok", compact=True)
                 yield Button("Cancel (esc)", id="start-cancel", compact=True)
 
+    def _no_engine_text(self) -> Text:
+        where = self._workspace or (self._suite_path.parent if self._suite_path else None)
+        text = Text("No engine is configured for this suite")
+        text.append(
+            " (no profile in an engines.yaml and no *.nlu.yml training file beside it). "
+            "Pick one of the Engine choices: type an --engine spec (Other spec…), "
+            "use the embedded engine with a training file (Training file…), or "
+            "write a profile"
+        )
+        if where is not None:
+            text.append(f" into {where / 'engines.yaml'}")
+        text.append(" (Create a profile…).")
+        return text
+
     def on_mount(self) -> None:
-        if not self._choices and not self.query_one("#start-spec", Input).value:
+        self._value = self._engine_value()
+        self._show_spec_row()
+        if self._engine_value() == OTHER:
             self.query_one("#start-spec", Input).focus()
         else:
             self.query_one("#start-engine", Select).focus()
 
+    def _engine_value(self) -> str | None:
+        value = self.query_one("#start-engine", Select).value
+        return None if value == Select.NULL else str(value)
+
+    def _show_spec_row(self) -> None:
+        self.query_one("#start-spec-row").display = self._engine_value() == OTHER
+
+    # --- the engine choice -------------------------------------------------------------------
+
+    @on(Select.Changed, "#start-engine")
+    def _engine_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        value = self._engine_value()
+        self.query_one("#start-error", Static).update("")
+        if value == PICK:
+            self._restore()
+            self._pick_training_file()
+        elif value == CREATE:
+            self._restore()
+            self._create_profile()
+        else:
+            self._value = value
+            self._show_spec_row()
+            if value == OTHER:
+                self.query_one("#start-spec", Input).focus()
+
+    def _restore(self) -> None:
+        """Put back the choice made before a picker entry (until that picker answers)."""
+        select = self.query_one("#start-engine", Select)
+        with self.prevent(Select.Changed):
+            select.value = self._value if self._value is not None else Select.NULL
+        self._show_spec_row()
+
+    def _pick_training_file(self) -> None:
+        from nlu_tui.ui.screens.dialogs import TrainingFilePicker
+
+        roots = [p for p in (self._workspace, Path.home()) if p is not None]
+
+        def picked(path: Path | None) -> None:
+            if path is None:
+                return
+            spec = f"embedded:{path.resolve()}"
+            if spec not in [s for s, _ in self._choices]:
+                self._choices.append((spec, f"embedded ({path.name})"))
+                self.query_one("#start-engine", Select).set_options(self._options())
+            self.query_one("#start-engine", Select).value = spec
+
+        self.app.push_screen(TrainingFilePicker(roots), picked)
+
+    def _create_profile(self) -> None:
+        folder = self._workspace or (self._suite_path.parent if self._suite_path else None)
+        error = self.query_one("#start-error", Static)
+        if folder is None:
+            error.update("No workspace folder to write engines.yaml into.")
+            return
+        try:
+            target = write_profile_template(folder)
+        except (OSError, UnicodeDecodeError) as exc:
+            error.update(Text(inert(f"Cannot write {folder / 'engines.yaml'}: {exc}")))
+            return
+        error.update(
+            Text(
+                f"A commented profile entry is in {target}: uncomment it, set its url, "
+                "save, and start the run again to pick it."
+            )
+        )
+
+    # --- starting ------------------------------------------------------------------------
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Enter starts from every field, but still picks an option in an open select list
-        and still presses the Cancel button."""
+        """Enter starts from every field, but still picks an option in an open select list,
+        opens the Engine list while no engine is picked, and still presses the Cancel button."""
         return not (action == "enter_start" and self._enter_is_local())
 
     def _enter_is_local(self) -> bool:
@@ -204,6 +366,8 @@ class StartRunDialog(ModalScreen[StartChoice | None]):
             return False
         if isinstance(focused, Button):
             return focused.id != "start-ok"
+        if focused.id == "start-engine" and self._engine_value() is None:
+            return True
         return any(
             isinstance(node, Select) and node.expanded for node in (focused, *focused.ancestors)
         )
@@ -212,13 +376,19 @@ class StartRunDialog(ModalScreen[StartChoice | None]):
         self.action_start()
 
     def action_start(self) -> None:
-        spec = self.query_one("#start-spec", Input).value.strip()
-        if not spec:
-            value = self.query_one("#start-engine", Select).value
-            spec = "" if value is Select.BLANK else str(value)
-        if not spec:
-            self.query_one("#start-error", Static).update("Pick an engine or type a spec.")
+        value = self._engine_value()
+        error = self.query_one("#start-error", Static)
+        if value == OTHER:
+            spec = self.query_one("#start-spec", Input).value.strip()
+            if not spec:
+                error.update("Type an engine spec, or pick another Engine choice.")
+                self.query_one("#start-spec", Input).focus()
+                return
+        elif value is None or value in SPECIAL:
+            error.update("Pick an engine first (see the Engine choices).")
             return
+        else:
+            spec = value
         stage = str(self.query_one("#start-stage", Select).value)
         note = self.query_one("#start-note", Input).value
         self.dismiss(StartChoice(spec, stage, note))

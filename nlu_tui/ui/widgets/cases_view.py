@@ -772,7 +772,7 @@ class CasesView(Vertical):
         )
 
     def action_delete(self) -> None:
-        from nlu_tui.ui.screens.dialogs import ConfirmScreen
+        from nlu_tui.ui.screens.dialogs import ConfirmDialog
 
         suite = self._editable()
         ids = self.target_ids()
@@ -787,7 +787,7 @@ class CasesView(Vertical):
                 self.apply_change(f"Deleted {len(gone)} cases", cases)
 
         self.app.push_screen(
-            ConfirmScreen(f"Delete {len(ids)} case(s)? Undo with z or Ctrl+Z."), confirmed
+            ConfirmDialog(f"Delete {len(ids)} case(s)? Undo with z or Ctrl+Z."), confirmed
         )
 
     def action_move(self) -> None:

@@ -537,7 +537,7 @@ class ResultsPane(Vertical):
         )
 
     def action_pick_intent(self) -> None:
-        from nlu_tui.ui.screens.run_dialogs import ChoiceDialog
+        from nlu_tui.ui.screens.dialogs import ChoiceDialog
 
         if self.data is None:
             return
@@ -551,7 +551,7 @@ class ResultsPane(Vertical):
         self.app.push_screen(ChoiceDialog("Show the cases of intent", choices), chosen)
 
     def action_pick_sort(self) -> None:
-        from nlu_tui.ui.screens.run_dialogs import ChoiceDialog
+        from nlu_tui.ui.screens.dialogs import ChoiceDialog
 
         choices = [(key, label) for key, label in COLUMNS]
 
@@ -589,7 +589,7 @@ class ResultsPane(Vertical):
             confirm_cancel(self, self.session)
 
     def action_export(self) -> None:
-        from nlu_tui.ui.screens.run_dialogs import ExportDialog
+        from nlu_tui.ui.screens.dialogs import ExportDialog
         from nlu_tui.ui.widgets.results_export import export_formats, write_export
 
         data = self.data

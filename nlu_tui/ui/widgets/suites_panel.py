@@ -18,20 +18,12 @@ from textual.containers import Vertical
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from nlu_tui.model import Suite
+from nlu_tui.model import RunStatus, Suite
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.commands import PaletteCommand
 from nlu_tui.ui.messages import SuiteHighlighted, WorkspaceChanged
+from nlu_tui.ui.widgets.results_summary import STATUS_ICON
 from nlu_tui.workspace import SuiteInfo, Workspace
-
-STATUS_ICONS = {
-    "success": ("✔", "pass"),
-    "success_with_warning": ("✔", "warn"),
-    "failed": ("✖", "fail"),
-    "canceled": ("■", "warn"),
-    "interrupted": ("■", "warn"),
-    "running": ("…", ""),
-}
 
 
 def suite_prompt(info: SuiteInfo) -> Group:
@@ -55,14 +47,28 @@ def suite_prompt(info: SuiteInfo) -> Group:
     detail.append("  ")
     if info.last_status:
         # the last run first: in a narrow panel the intents count is what gets cut
-        icon, _ = STATUS_ICONS.get(info.last_status, ("?", ""))
-        style = {"✔": "green", "✖": "red", "■": "dark_orange"}.get(icon, "")
-        f1 = f" F1 {info.last_f1:.2f}" if info.last_f1 is not None else ""
-        detail.append(f"{icon}{f1}", style=style)
+        detail.append_text(last_run_text(info))
         detail.append(" · ", style="dim")
     intents = "intents when opened" if info.partial else f"{len(info.intents)} intents"
     detail.append(f"{info.case_count} cases · {intents}", style="dim")
     return Group(name, detail)
+
+
+def last_run_text(info: SuiteInfo) -> Text:
+    """The latest run's icon (the README's legend, as in the run history), "partial 40/54" when
+    it did not complete, then the F1 of the last complete run: a partial run never stands in
+    for the suite's score."""
+    try:
+        icon, style = STATUS_ICON[RunStatus(info.last_status or "")]
+    except ValueError:
+        icon, style = "?", ""
+    text = Text(icon, style=style)
+    if info.last_partial is not None:
+        done, total = info.last_partial
+        text.append(f" partial {done}/{total}", style=style)
+    if info.last_f1 is not None:
+        text.append(f" F1 {info.last_f1:.2f}")
+    return text
 
 
 class SuitesPanel(Vertical):
@@ -243,7 +249,7 @@ class SuitesPanel(Vertical):
             self._run_file_op("duplicate", path)
 
     def action_delete(self) -> None:
-        from nlu_tui.ui.screens.dialogs import ConfirmScreen
+        from nlu_tui.ui.screens.dialogs import ConfirmDialog
 
         path = self._need_selection()
         if path is None:
@@ -256,7 +262,7 @@ class SuitesPanel(Vertical):
                 self._run_file_op("delete", path)
 
         self.app.push_screen(
-            ConfirmScreen(f"Delete suite {name!r}? It goes to the workspace trash."), confirmed
+            ConfirmDialog(f"Delete suite {name!r}? It goes to the workspace trash."), confirmed
         )
 
     def action_undo_delete(self) -> None:

@@ -1,0 +1,79 @@
+"""Keys typed right after Tab (a paste, a fast typist) land in the field Tab moved to (issue 10
+item 7): Textual forwards each key to the widget focused when the app reads it, and Tab only
+moved the focus once the old field had bubbled it up to the screen's binding, so the keys
+queued behind Tab went to the old field. The app now moves the focus as it reads the Tab."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual import events
+from textual.widgets import Input, TextArea
+from ui_support import SIZE, make_workspace, new_app, settle
+
+from nlu_tui.ui.screens.case_editor import CaseEditorScreen
+
+
+async def burst(pilot: Any, *keys: str) -> None:
+    """Send keys the way a terminal delivers a paste or fast typing: all read at once, with no
+    pause between them (``pilot.press`` waits for the app to idle after each key, which hides
+    the race)."""
+    app = pilot.app
+    for key in keys:
+        char = key if len(key) == 1 else None
+        event = events.Key(key, char)
+        event.set_sender(app)
+        app._driver.send_message(event)
+    await pilot.pause()
+    await pilot.pause()
+
+
+async def test_keys_right_after_tab_go_to_the_next_field(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path)
+    app = new_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f3")
+        await settle(pilot)
+        await pilot.press("a")
+        await pilot.pause()
+        editor = app.screen
+        assert isinstance(editor, CaseEditorScreen)
+        editor.query_one("#intent-1", Input).focus()
+        await pilot.pause()
+        await burst(pilot, *"greet", "tab", *"bye", "tab", *"thanks", "shift+tab", *"!")
+        await pilot.pause()
+        assert editor.query_one("#intent-1", Input).value == "greet"
+        # Shift+Tab moved back; a field entered by Tab has its text selected, so "!" replaces it
+        assert editor.query_one("#intent-2", Input).value == "!"
+        assert editor.query_one("#intent-3", Input).value == "thanks"
+
+        # from the utterances box (a TextArea, which does not take Tab) too
+        editor.query_one("#utterances", TextArea).focus()
+        await pilot.pause()
+        await burst(pilot, *"hi", "tab", *"x")
+        await pilot.pause()
+        assert editor.query_one("#utterances", TextArea).text == "hi"
+        assert editor.query_one("#intent-1", Input).value == "x"
+        assert editor.query_one("#intent-1", Input).has_focus
+
+
+async def test_tab_in_a_text_area_that_indents_still_indents(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path)
+    app = new_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f3")
+        await settle(pilot)
+        await pilot.press("a")
+        await pilot.pause()
+        editor = app.screen
+        area = editor.query_one("#utterances", TextArea)
+        area.tab_behavior = "indent"
+        area.focus()
+        await pilot.pause()
+        await burst(pilot, *"a", "tab", *"b")
+        await pilot.pause()
+        assert area.has_focus and area.text.startswith("a") and area.text.endswith("b")
+        assert "\t" in area.text or "  " in area.text
