@@ -172,6 +172,33 @@ def print_runs_table(runs: list[RunRecord], stream: TextIO | None = None) -> Non
     console.print(table)
 
 
+MAX_ORDER_LINES = 20
+"""Wrong entity orders listed one by one in ``show -f summary`` (the JSON report has them all)."""
+
+
+def _order_lines(checked: int, right: int, rows: list[StoredResult]) -> list[str]:
+    """The entity-order verdict: how many given orders the engine kept, and each wrong one with
+    the engine's actual order next to the expected one."""
+    if not checked:
+        return []
+    from nlu_tui.textsafe import inert
+
+    lines = [f"order      {right}/{checked} entity orders right"]
+    wrong = [r for _c, _p, r in rows if r.entity_order_ok is False]
+    for r in wrong[:MAX_ORDER_LINES]:
+        expected = ">".join(r.expected_entity_order)
+        actual = ">".join(r.actual_entity_order) or "(none returned)"
+        lines.append(
+            inert(
+                f"  wrong order in {r.case_id}: expected {expected}, actual {actual}",
+                newlines=False,
+            )
+        )
+    if len(wrong) > MAX_ORDER_LINES:
+        lines.append(f"  … {len(wrong) - MAX_ORDER_LINES} more (see -f json)")
+    return lines
+
+
 def summary_text(run: RunRecord, rows: list[StoredResult]) -> str:
     from nlu_tui.scoring.summary import summarize
     from nlu_tui.store.records import iso
@@ -192,6 +219,7 @@ def summary_text(run: RunRecord, rows: list[StoredResult]) -> str:
         f"intent     {100 * s.intent_success:.2f}%",
         "entities   " + ("-" if s.entity_success is None else f"{100 * s.entity_success:.2f}%"),
     ]
+    lines.extend(_order_lines(s.order_checked, s.order_ok, rows))
     if s.latency_mean is not None:
         lines.append(f"latency    mean {s.latency_mean:.1f} ms, max {s.latency_max or 0:.1f} ms")
     if run.note:
