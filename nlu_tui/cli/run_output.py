@@ -31,7 +31,8 @@ def _eta(seconds: float | None) -> str:
 
 
 def counts_text(e: ProgressEvent) -> str:
-    return f"TP {e.tp} TN {e.tn} FP {e.fp} FN {e.fn} ERR {e.errors} F1 {e.f1:.3f}"
+    f1 = f"{e.f1:.3f}" if e.tp + e.tn + e.fp + e.fn else "-"  # nothing scored: no F1 yet
+    return f"TP {e.tp} TN {e.tn} FP {e.fp} FN {e.fn} ERR {e.errors} F1 {f1}"
 
 
 class ProgressView:
@@ -113,26 +114,34 @@ class ProgressView:
             )
 
 
-def f1_of(run: RunRecord) -> float:
-    return run.counts().f1
+def f1_text(run: RunRecord) -> str:
+    """The run's F1 with three decimals, or ``-`` for a failed run or one that scored nothing."""
+    f1 = run.scored_f1
+    return "-" if f1 is None else f"{f1:.3f}"
 
 
 def run_line(run: RunRecord) -> str:
     """One line saying how a run ended (reason escaped by the caller where markup applies)."""
     text = (
         f"run {run.id} {run.status.value}: {run.done}/{run.total} cases, "
-        f"TP {run.tp} TN {run.tn} FP {run.fp} FN {run.fn} ERR {run.errors}, F1 {f1_of(run):.3f}"
+        f"TP {run.tp} TN {run.tn} FP {run.fp} FN {run.fn} ERR {run.errors}, F1 {f1_text(run)}"
     )
     if run.reason:
         text += f" ({run.reason})"
     return text
 
 
+def shown_text(shown: int, total: int) -> str:
+    """The line under a cut run list: ``showing 50 of 10000 (--all for every run)``."""
+    return f"showing {shown} of {total} (--all for every run)"
+
+
 def runs_json(runs: list[RunRecord]) -> list[dict[str, Any]]:
     out = []
     for run in runs:
         data = run.to_json()
-        data["f1"] = round(f1_of(run), 6)
+        f1 = run.scored_f1
+        data["f1"] = None if f1 is None else round(f1, 6)
         out.append(data)
     return out
 
@@ -164,7 +173,7 @@ def print_runs_table(runs: list[RunRecord], stream: TextIO | None = None) -> Non
             str(r.fp),
             str(r.fn),
             str(r.errors),
-            f"{f1_of(r):.3f}",
+            f1_text(r),
             note,
             # Rich renders cells as markup only for str with brackets; suite text is untrusted.
         )
@@ -200,10 +209,17 @@ def _order_lines(checked: int, right: int, rows: list[StoredResult]) -> list[str
 
 
 def summary_text(run: RunRecord, rows: list[StoredResult]) -> str:
+    from nlu_tui.model import RunStatus
     from nlu_tui.scoring.summary import summarize
     from nlu_tui.store.records import iso
 
     s = summarize([r for _c, _p, r in rows])
+    # A failed run, or one that scored nothing, has no figures: "-", not 0.0000.
+    measured = run.status is not RunStatus.FAILED and s.cases - s.errors > 0
+
+    def figure(value: float, fmt: str) -> str:
+        return format(value, fmt) if measured else "-"
+
     lines = [
         f"run        {run.id}",
         f"suite      {run.suite_name}" + (f" ({run.suite_path})" if run.suite_path else ""),
@@ -213,11 +229,12 @@ def summary_text(run: RunRecord, rows: list[StoredResult]) -> str:
         f"finished   {iso(run.finished_at) or '-'}",
         f"cases      {s.cases} of {run.total} (errors {s.errors})",
         f"TP/TN/FP/FN {s.tp}/{s.tn}/{s.fp}/{s.fn}",
-        f"precision  {s.precision:.4f}",
-        f"recall     {s.recall:.4f}",
-        f"F1         {s.f1:.4f}",
-        f"intent     {100 * s.intent_success:.2f}%",
-        "entities   " + ("-" if s.entity_success is None else f"{100 * s.entity_success:.2f}%"),
+        f"precision  {figure(s.precision, '.4f')}",
+        f"recall     {figure(s.recall, '.4f')}",
+        f"F1         {figure(s.f1, '.4f')}",
+        f"intent     {figure(100 * s.intent_success, '.2f')}{'%' if measured else ''}",
+        "entities   "
+        + ("-" if s.entity_success is None or not measured else f"{100 * s.entity_success:.2f}%"),
     ]
     lines.extend(_order_lines(s.order_checked, s.order_ok, rows))
     if s.latency_mean is not None:
