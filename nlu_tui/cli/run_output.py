@@ -146,39 +146,54 @@ def runs_json(runs: list[RunRecord]) -> list[dict[str, Any]]:
     return out
 
 
-def print_runs_table(runs: list[RunRecord], stream: TextIO | None = None) -> None:
-    from rich.console import Console
-    from rich.table import Table
+RUN_COLUMNS = (
+    "run", "started", "suite", "engine", "version", "status", "done",
+    "TP", "TN", "FP", "FN", "ERR", "F1", "note",
+)  # fmt: skip
+_RIGHT = frozenset({"TP", "TN", "FP", "FN", "ERR", "F1"})
 
+
+def run_row(r: RunRecord) -> list[str]:
+    """One run as the cells of :data:`RUN_COLUMNS`, untrusted text made inert."""
     from nlu_tui.store.records import iso
+    from nlu_tui.textsafe import inert
 
-    table = Table(box=None, pad_edge=False)
-    for col in ("run", "started", "suite", "engine", "version", "status", "done"):
-        table.add_column(col, no_wrap=col in ("run", "started", "done"))
-    for col in ("TP", "TN", "FP", "FN", "ERR", "F1"):
-        table.add_column(col, justify="right")
-    table.add_column("note")
-    for r in runs:
-        note = r.note if len(r.note) <= 40 else r.note[:39] + "…"
-        table.add_row(
-            r.id,
-            (iso(r.started_at) or "").replace("T", " ").rstrip("Z"),
-            r.suite_name,
-            r.engine_name,
-            r.stage,
-            r.status.value,
-            f"{r.done}/{r.total}",
-            str(r.tp),
-            str(r.tn),
-            str(r.fp),
-            str(r.fn),
-            str(r.errors),
-            f1_text(r),
-            note,
-            # Rich renders cells as markup only for str with brackets; suite text is untrusted.
-        )
-    console = Console(file=stream or sys.stdout, markup=False, highlight=False, width=200)
-    console.print(table)
+    note = r.note if len(r.note) <= 40 else r.note[:39] + "…"
+    return [
+        r.id,
+        (iso(r.started_at) or "").replace("T", " ").rstrip("Z"),
+        inert(r.suite_name, newlines=False),
+        inert(r.engine_name, newlines=False),
+        inert(r.stage, newlines=False),
+        r.status.value,
+        f"{r.done}/{r.total}",
+        str(r.tp),
+        str(r.tn),
+        str(r.fp),
+        str(r.fn),
+        str(r.errors),
+        f1_text(r),
+        inert(note, newlines=False),
+    ]
+
+
+def print_runs_table(runs: list[RunRecord], stream: TextIO | None = None) -> None:
+    """The runs as aligned columns, two spaces apart (plain text: ``runs --all`` over 10,000
+    runs prints in a fraction of a second, where a Rich table took seconds)."""
+    from rich.cells import cell_len
+
+    rows = [list(RUN_COLUMNS), *(run_row(r) for r in runs)]
+    widths = [max(cell_len(row[i]) for row in rows) for i in range(len(RUN_COLUMNS))]
+    out = stream or sys.stdout
+    lines = []
+    for row in rows:
+        cells = []
+        for name, cell, width in zip(RUN_COLUMNS, row, widths, strict=True):
+            pad = " " * (width - cell_len(cell))
+            cells.append(pad + cell if name in _RIGHT else cell + pad)
+        lines.append("  ".join(cells).rstrip())
+    out.write("\n".join(lines) + "\n")
+    out.flush()
 
 
 MAX_ORDER_LINES = 20
