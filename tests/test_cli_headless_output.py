@@ -19,7 +19,7 @@ import pytest
 from runner_loopback import LoopbackNlu, make_suite, write_suite
 
 from nlu_tui.engines.base import ParseContext, create_engine
-from nlu_tui.engines.httpcall import EngineUnreachableError, transport_reason
+from nlu_tui.engines.transport_errors import EngineUnreachableError, transport_reason
 from nlu_tui.model import RunStatus
 from nlu_tui.runner.retry import classify
 from nlu_tui.store import RunStore

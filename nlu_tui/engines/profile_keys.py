@@ -21,11 +21,8 @@ from typing import Any
 TOP_KEYS = frozenset({"engines"})
 """Keys of the file itself."""
 
-PROFILE_KEYS = frozenset(
-    {"type", "concurrency", "rate_limit", "timeout", "retries", "development", "published"}
-)
-"""Keys every profile may hold, whatever its type (``development``/``published`` only at its
-top level: a stage override holds the other keys)."""
+STAGE_KEYS = frozenset({"development", "published"})
+"""Stage overrides: only at a profile's top level (an override holds the other keys)."""
 
 _HTTP_BASE = frozenset({"timeout"})
 ENGINE_KEYS: dict[str, frozenset[str]] = {
@@ -45,7 +42,7 @@ ENGINE_KEYS: dict[str, frozenset[str]] = {
         "no_intent",
     },
 }
-"""The engine settings of each built-in type (besides :data:`PROFILE_KEYS`)."""
+"""The engine settings of each built-in type (besides ``type``, the run limits and stages)."""
 
 NESTED_KEYS: dict[tuple[str, str], frozenset[str]] = {
     ("http", "ranking"): frozenset({"path", "name", "score"}),
@@ -81,24 +78,32 @@ def unknown_key_message(key: str, valid: Iterable[str], where: str) -> str:
     return f"unknown key {key!r} in {where}{hint}; valid keys: {', '.join(valid)}"
 
 
-def unknown_keys(body: Mapping[str, Any], kind: str) -> Iterable[tuple[tuple[str, ...], str]]:
-    """Every unknown key of one profile: (path of keys to it, message), in file order."""
+def unknown_keys(
+    body: Mapping[str, Any], kind: str, common: Iterable[str]
+) -> Iterable[tuple[tuple[str, ...], str]]:
+    """Every unknown key of one profile: (path of keys to it, message), in file order.
+
+    ``common`` are the keys any profile holds whatever its type (``type`` and the run limits,
+    ``profiles.RUN_KEYS``), so a new run limit is valid as soon as profiles reads it.
+    """
     settings = engine_keys(kind)
     if settings is None:
         return
-    at_top = PROFILE_KEYS | settings
-    in_stage = at_top - {"development", "published"}
-    yield from _unknown(body, (), at_top, f"a profile of type {kind!r}", kind)
-    for stage in ("development", "published"):
+    shared = frozenset(common) - STAGE_KEYS
+    yield from _unknown(
+        body, (), shared | settings | STAGE_KEYS, f"a profile of type {kind!r}", kind
+    )
+    for stage in sorted(STAGE_KEYS):
         over = body.get(stage)
-        if isinstance(over, Mapping):
-            stage_kind = over.get("type", kind)
-            if stage_kind != kind and isinstance(stage_kind, str):
-                stage_settings = engine_keys(stage_kind)
-                if stage_settings is None:
-                    continue
-                in_stage = (PROFILE_KEYS | stage_settings) - {"development", "published"}
-            yield from _unknown(over, (stage,), in_stage, f"the {stage} overrides", str(stage_kind))
+        if not isinstance(over, Mapping):
+            continue
+        stage_kind = over.get("type", kind)
+        stage_kind = stage_kind if isinstance(stage_kind, str) else kind
+        stage_settings = engine_keys(stage_kind)
+        if stage_settings is not None:
+            yield from _unknown(
+                over, (stage,), shared | stage_settings, f"the {stage} overrides", stage_kind
+            )
 
 
 def _unknown(

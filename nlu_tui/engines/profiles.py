@@ -155,7 +155,7 @@ def _check_keys(profile: _Profile, kind: str) -> None:
     """Every key of the profile is one its engine type reads (``intnet:`` is not ``intent:``)."""
     from nlu_tui.engines.profile_keys import unknown_keys
 
-    for keys, message in unknown_keys(profile.body, kind):
+    for keys, message in unknown_keys(profile.body, kind, ("type", *RUN_KEYS)):
         raise _fail(profile, message, *keys)
 
 

@@ -14,13 +14,8 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from nlu_tui.engines.base import Capabilities, ParseContext, register
-from nlu_tui.engines.httpcall import (
-    BadResponseError,
-    Endpoint,
-    EngineUnreachableError,
-    HttpEngine,
-    safe_url,
-)
+from nlu_tui.engines.httpcall import BadResponseError, Endpoint, HttpEngine, safe_url
+from nlu_tui.engines.transport_errors import EngineUnreachableError
 from nlu_tui.errors import EngineError
 from nlu_tui.model import IntentScore, PredictedEntity, Prediction
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import httpx
 
-from nlu_tui.engines.httpcall import transport_reason
+from nlu_tui.engines.transport_errors import transport_reason
 from nlu_tui.errors import NluTuiError
 
 

@@ -252,7 +252,7 @@ class Run:
             return False
         exc = opener.exception()
         if exc is not None:
-            from nlu_tui.engines.httpcall import EngineUnreachableError
+            from nlu_tui.engines.transport_errors import EngineUnreachableError
 
             if isinstance(exc, EngineUnreachableError):  # already says so, in one clean line
                 reason = str(exc)
