@@ -142,7 +142,7 @@ def test_every_listed_key_is_accepted_and_free_form_mappings_are_not_checked(
     method: POST
     headers: {{X-Anything: "yes"}}
     query: {{lang: en, whatever: "{{text}}"}}
-    body: {{any_key: "{{text}}", nested: {{free: 1}}}}
+    body: {{any_field: "{{text}}", nested: {{free: 1}}}}
     intent: a.b
     confidence: a.c
     ranking: {{path: r, name: n, score: s}}

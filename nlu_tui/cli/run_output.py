@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from nlu_tui.textsafe import inert
+
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
@@ -156,7 +158,6 @@ _RIGHT = frozenset({"TP", "TN", "FP", "FN", "ERR", "F1"})
 def run_row(r: RunRecord) -> list[str]:
     """One run as the cells of :data:`RUN_COLUMNS`, untrusted text made inert."""
     from nlu_tui.store.records import iso
-    from nlu_tui.textsafe import inert
 
     note = r.note if len(r.note) <= 40 else r.note[:39] + "…"
     return [
@@ -205,8 +206,6 @@ def _order_lines(checked: int, right: int, rows: list[StoredResult]) -> list[str
     the engine's actual order next to the expected one."""
     if not checked:
         return []
-    from nlu_tui.textsafe import inert
-
     lines = [f"order      {right}/{checked} entity orders right"]
     wrong = [r for _c, _p, r in rows if r.entity_order_ok is False]
     for r in wrong[:MAX_ORDER_LINES]:
