@@ -133,7 +133,7 @@ def test_exit_codes_failed_fail_on_and_gates(tmp_path: Path) -> None:
         failing = _cli("run", str(suite), "--engine", engine, "--fail-on", "errors")
         assert failing.returncode == 1 and "1 cases errored" in failing.stderr
         gated = _cli("run", str(suite), "--engine", engine, "--baseline", base_id)
-        assert gated.returncode == 1 and "FAIL all intents" in gated.stdout
+        assert gated.returncode == 1 and "FAIL all intents" in gated.stderr
         (tmp_path / "t.yml").write_text(
             "thresholds:\n  - {type: intent, threshold: 0.5}\n", encoding="utf-8"
         )

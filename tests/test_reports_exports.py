@@ -59,7 +59,8 @@ def test_json_report_schema_and_numbers(tmp_path: Path) -> None:
     s = doc["summary"]
     assert list(s) == [
         "cases", "errors", "tp", "tn", "fp", "fn", "precision", "recall", "f1",
-        "intent_success", "entity_success", "latency_p50_ms", "latency_p90_ms", "latency_p99_ms",
+        "intent_success", "entity_success", "entity_order_checked", "entity_order_ok",
+        "latency_p50_ms", "latency_p90_ms", "latency_p99_ms",
     ]  # fmt: skip
     assert (s["cases"], s["errors"], s["tp"], s["tn"], s["fp"], s["fn"]) == (21, 1, 8, 2, 7, 3)
     assert s["precision"] == pytest.approx(8 / 15) and s["f1"] == pytest.approx(16 / 26)
@@ -69,7 +70,7 @@ def test_json_report_schema_and_numbers(tmp_path: Path) -> None:
     assert list(first) == [
         "case_id", "utterance", "expected_intents", "parent_intents", "matched_intent",
         "confidence", "ranking", "result", "entities", "expected_entity_order",
-        "actual_entity_order", "latency_ms", "error",
+        "actual_entity_order", "entity_order_ok", "latency_ms", "error",
     ]  # fmt: skip
     assert first["expected_intents"] == ["pay_bill", "setup_auto_pay", "transfer_funds"]
     assert first["ranking"] == [
@@ -187,7 +188,8 @@ def test_kore_csv_report(tmp_path: Path) -> None:
     i = body.index(by["10 dollars to Leo"])
     assert body[i]["Entity Name"] == "amount" and body[i]["Entity Result"] == "True"
     assert body[i]["Expected Entity Order"] == "payee>amount"
-    assert body[i]["Actual Entity Order"] == "payee>amount"
+    assert body[i]["Actual Entity Order"] == "amount>payee"  # the engine's order, not Kore's mix
+    assert body[i]["Entity Order Result"] == "False"
     assert body[i + 1]["Utterances"] == "" and body[i + 1]["Entity Name"] == "payee"
     assert body[i + 1]["Matched EntityValue"] == "leo"
     assert by["Paris to Rome"]["Entity Result"] == "False"

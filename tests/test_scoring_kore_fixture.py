@@ -30,7 +30,7 @@ def test_entity_results_and_order() -> None:
     r = by_text["10 dollars to Leo"]
     assert [(e.matched, e.ok) for e in r.entities] == [("10 USD", True), ("leo", True)]
     assert r.expected_entity_order == ["payee", "amount"]
-    assert r.actual_entity_order == ["payee", "amount"]
+    assert r.actual_entity_order == ["amount", "payee"]  # the engine's order, not the expected
     assert r.entity_order_ok is False
     assert by_text["boom"].entities == [] and by_text["boom"].error == "HTTP 500"
 

@@ -29,6 +29,8 @@ FAIL_ON_HELP = (
     "(e.g. 'errors,f1<0.9')"
 )
 SHOW_FORMATS_CHOICES = ("summary", "json", "csv", "junit", "rasa")
+DEFAULT_RUNS_SHOWN = 50
+"""``nlu-tui runs`` lists the latest 50 runs unless given --all or --limit N."""
 _METRIC = re.compile(r"^(f1|precision|recall|intent|entity)\s*<\s*([0-9]*\.?[0-9]+)$")
 
 
@@ -86,13 +88,24 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.set_defaults(handler=cmd_run)
 
     p = sub.add_parser(
-        "runs", help="list stored runs", description="List stored runs, newest first."
+        "runs",
+        help="list stored runs",
+        description=f"List stored runs, newest first (the latest {DEFAULT_RUNS_SHOWN} unless "
+        "--all or --limit N).",
     )
     p.add_argument(
         "suite", nargs="?", metavar="SUITE", help="only runs of this suite (path or name)"
     )
     p.add_argument("--json", action="store_true", help="print JSON")
-    p.add_argument("--limit", type=int, default=None, metavar="N")
+    shown = p.add_mutually_exclusive_group()
+    shown.add_argument(
+        "--limit",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"show the latest N runs (default {DEFAULT_RUNS_SHOWN})",
+    )
+    shown.add_argument("--all", action="store_true", help="show every run")
     p.set_defaults(handler=cmd_runs)
 
     p = sub.add_parser("show", help="show or export a stored run")
@@ -230,7 +243,8 @@ def _check_gates(
     current = statistics_from_run([c for c, _p, _r in rows], [p for _c, p, _r in rows], settings)
     gates = check_gates(current, baseline, settings.thresholds)
     for gate in gates:
-        say(gate.description)
+        if gate.passed:  # failures are returned and printed once, on stderr, by the caller
+            say(gate.description)
     return [g.description.removeprefix("FAIL ") for g in gates if not g.passed]
 
 
@@ -364,15 +378,25 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_runs(args: argparse.Namespace) -> int:
     import json
 
-    from nlu_tui.cli.run_output import print_runs_table, runs_json
+    from nlu_tui.cli.run_output import print_runs_table, runs_json, shown_text
+    from nlu_tui.errors import InputError
 
-    runs = _store().list_runs(args.suite, limit=args.limit)
+    if args.limit is not None and args.limit < 1:
+        raise InputError("must be at least 1", field="--limit")
+    limit = None if args.all else (args.limit or DEFAULT_RUNS_SHOWN)
+    store = _store()
+    runs = store.list_runs(args.suite, limit=limit)
+    # Only count when the page is full: fewer rows than the limit are all there is.
+    total = store.count_runs(args.suite) if limit is not None and len(runs) == limit else len(runs)
     if args.json:
         write_json(json.dumps(runs_json(runs), ensure_ascii=False, indent=2) + "\n")
     elif runs:
         print_runs_table(runs)
     else:
         say("no runs yet" + (f" of {args.suite}" if args.suite else ""))
+    if total > len(runs):
+        # On stderr with --json, so that stdout stays one JSON document.
+        say(shown_text(len(runs), total), file=sys.stderr if args.json else sys.stdout)
     return exitcodes.OK
 
 

@@ -266,12 +266,12 @@ class HttpEngine(Engine):
         try:
             response = await _send(client, request, self.max_answer_bytes)
         except httpx.TransportError as exc:
-            message = self._redact(str(exc) or "connection failed")
-            # Keep the underlying cause: the runner reads it for the real reason (httpx-aiohttp
-            # reports every connection error as ConnectTimeout).
-            raise type(exc)(f"{message} ({safe_url(request.url)})", request=exc.request) from (
-                exc.__cause__ or exc
-            )
+            from nlu_tui.engines.transport_errors import transport_reason
+
+            message = self._redact(transport_reason(exc, request.url))
+            # Keep the underlying cause: the runner reads it to tell timeouts from refusals
+            # (httpx-aiohttp reports every connection error as ConnectTimeout).
+            raise type(exc)(message, request=exc.request) from (exc.__cause__ or exc)
         latency = (time.perf_counter() - started) * 1000.0
         return self._answer(response, request, latency)
 

@@ -128,21 +128,45 @@ def read_profiles(path: Path) -> dict[str, _Profile]:
         ) from None
     if data is None:
         return {}
+    lines: dict[tuple[str, ...], int] = {}
+    top: dict[tuple[str, ...], int] = {}
+    if root is not None:
+        _node_lines(root, (), top)
+        lines = {k[1:]: v for k, v in top.items() if k and k[0] == "engines" and len(k) > 1}
+    if isinstance(data, dict):
+        _check_top_keys(path, data, top)
     if not isinstance(data, dict) or not isinstance(data.get("engines"), dict):
         raise InputError(
             "expected a mapping with an 'engines:' mapping", path=path, line=1, field="engines"
         )
-    lines: dict[tuple[str, ...], int] = {}
-    if root is not None:
-        top: dict[tuple[str, ...], int] = {}
-        _node_lines(root, (), top)
-        lines = {k[1:]: v for k, v in top.items() if k and k[0] == "engines" and len(k) > 1}
     profiles = {}
     for name, body in data["engines"].items():
         profile = _Profile(str(name), body, path, lines)
         _check_profile(profile)
         profiles[str(name)] = profile
     return profiles
+
+
+def _check_top_keys(path: Path, data: dict[Any, Any], lines: dict[tuple[str, ...], int]) -> None:
+    """Only ``engines:`` at the top of the file: a misspelt key is named, never ignored."""
+    from nlu_tui.engines.profile_keys import TOP_KEYS, unknown_key_message
+
+    for key in data:
+        if str(key) not in TOP_KEYS:
+            raise InputError(
+                unknown_key_message(str(key), TOP_KEYS, "the file"),
+                path=path,
+                line=lines.get((str(key),)),
+                field=str(key),
+            )
+
+
+def _check_keys(profile: _Profile, kind: str) -> None:
+    """Every key of the profile is one its engine type reads (``intnet:`` is not ``intent:``)."""
+    from nlu_tui.engines.profile_keys import unknown_keys
+
+    for keys, message in unknown_keys(profile.body, kind, ("type", *RUN_KEYS)):
+        raise _fail(profile, message, *keys)
 
 
 def _fail(profile: _Profile, message: str, *keys: str) -> InputError:
@@ -173,6 +197,7 @@ def _check_profile(profile: _Profile) -> None:
             raise _fail(profile, "malformed ${...} reference; write ${ENV_VAR}", *keys)
         _check_run_value(profile, keys, value)
         _check_secret(profile, keys, value)
+    _check_keys(profile, kind)
 
 
 def _walk(node: Any, prefix: tuple[str, ...] = ()) -> Iterable[tuple[tuple[str, ...], Any]]:

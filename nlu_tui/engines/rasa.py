@@ -15,6 +15,7 @@ import orjson
 
 from nlu_tui.engines.base import Capabilities, ParseContext, register
 from nlu_tui.engines.httpcall import BadResponseError, Endpoint, HttpEngine, safe_url
+from nlu_tui.engines.transport_errors import EngineUnreachableError
 from nlu_tui.errors import EngineError
 from nlu_tui.model import IntentScore, PredictedEntity, Prediction
 
@@ -55,9 +56,13 @@ class RasaEngine(HttpEngine):
 
     async def open(self, client: httpx.AsyncClient | None) -> None:
         """Probe ``GET /version`` (no auth needed) so an unreachable server fails the run at once."""
+        import httpx
+
         await super().open(client)
         try:
             body, _ = await self.request_json("GET", f"{self.base_url}/version")
+        except httpx.TransportError as exc:  # its message is already one clean, redacted line
+            raise EngineUnreachableError(f"engine unreachable: {exc}") from None
         except Exception as exc:
             raise EngineError(
                 f"Rasa at {safe_url(self.base_url)} is unreachable: {self._redact(str(exc))}"

@@ -8,12 +8,18 @@ removed without a new ``schema_version``::
              "started_at", "finished_at", "note"},
      "summary": {"cases", "errors", "tp", "tn", "fp", "fn", "precision", "recall", "f1",
                  "intent_success", "entity_success",
+                 "entity_order_checked", "entity_order_ok",
                  "latency_p50_ms", "latency_p90_ms", "latency_p99_ms"},
      "intent_report": {<scikit-learn classification_report(output_dict=True, zero_division=0)>},
      "results": [{"case_id", "utterance", "expected_intents", "parent_intents",
                   "matched_intent", "confidence", "ranking": [{"name", "confidence"}],
                   "result", "entities": [{"name", "expected", "matched", "ok"}],
-                  "expected_entity_order", "actual_entity_order", "latency_ms", "error"}]}
+                  "expected_entity_order", "actual_entity_order", "entity_order_ok",
+                  "latency_ms", "error"}]}
+
+``actual_entity_order`` is the order the engine returned the expected entities in;
+``entity_order_ok`` whether it agrees with ``expected_entity_order`` (``null`` when the case
+gives no order).
 """
 
 from __future__ import annotations
@@ -48,6 +54,8 @@ def summary_dict(summary: Summary) -> dict[str, Any]:
         "f1": summary.f1,
         "intent_success": summary.intent_success,
         "entity_success": summary.entity_success,
+        "entity_order_checked": summary.order_checked,
+        "entity_order_ok": summary.order_ok,
         "latency_p50_ms": summary.latency_p50,
         "latency_p90_ms": summary.latency_p90,
         "latency_p99_ms": summary.latency_p99,
@@ -75,6 +83,7 @@ def result_dict(row: ResultRow) -> dict[str, Any]:
         ],
         "expected_entity_order": list(result.expected_entity_order),
         "actual_entity_order": list(result.actual_entity_order),
+        "entity_order_ok": result.entity_order_ok,
         "latency_ms": finite(result.latency_ms),
         "error": result.error,
     }
@@ -114,6 +123,7 @@ def _fast_results(rows: Sequence[ResultRow]) -> list[dict[str, Any]]:
             "entities": result.entities,
             "expected_entity_order": result.expected_entity_order,
             "actual_entity_order": result.actual_entity_order,
+            "entity_order_ok": result.entity_order_ok,
             "latency_ms": result.latency_ms,
             "error": result.error,
         }

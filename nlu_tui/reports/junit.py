@@ -112,7 +112,7 @@ def failure_details(case: TestCase, prediction: Prediction | None, result: CaseR
     if result.entity_order_ok is False:
         lines.append(
             f"entity order: expected {'>'.join(result.expected_entity_order)}, "
-            f"actual {'>'.join(result.actual_entity_order)}"
+            f"actual {'>'.join(result.actual_entity_order) or '(none returned)'}"
         )
     return lines
 

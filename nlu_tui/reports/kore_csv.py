@@ -4,7 +4,10 @@ Follows the "Download a CSV Report" section of the Kore.ai docs (seeds/000, metr
 §1.5). The header gives bot (engine) name, report (suite) name, language, run type, the engine's
 public threshold settings, last tested, utterance count, success/failure ratio and TP/TN/FP/FN as
 percentages of the scored utterances. The per-utterance columns are Kore.ai's, in its order,
-followed by two of ours (``Error``, ``Case Id``).
+followed by three of ours (``Error``, ``Case Id``, ``Entity Order Result``). "Actual Entity
+Order" is the order the engine returned the expected entities in (not Kore.ai's mix of the
+expected order and the engine's, which hid a wrong order), and "Entity Order Result" says
+whether it agrees with the expected order (``True``/``False``, empty when none was given).
 
 Each expected entity takes a row of its own; the utterance's columns are filled on its first
 row only (as in Kore.ai's dataset CSV), and an entity's alternative values follow on
@@ -47,6 +50,7 @@ COLUMNS = (
     "Elimination Info",
     "Error",
     "Case Id",
+    "Entity Order Result",
 )
 
 THRESHOLD_KEYS = (
@@ -120,6 +124,11 @@ def _task_state(meta: RunMeta) -> str:
     return "Published" if meta.stage is Stage.PUBLISHED else "Configured"
 
 
+def _order_result(ok: bool | None) -> str:
+    """The "Entity Order Result" cell: empty when the case gives no order."""
+    return "" if ok is None else "True" if ok else "False"
+
+
 def _case_rows(
     case: TestCase,
     prediction: Prediction | None,
@@ -141,7 +150,14 @@ def _case_rows(
         kind.value,
     ]
     orders = [">".join(result.expected_entity_order), ">".join(result.actual_entity_order)]
-    tail = [matched_score, expected_score, elimination, result.error or "", case.id]
+    tail = [
+        matched_score,
+        expected_score,
+        elimination,
+        result.error or "",
+        case.id,
+        _order_result(result.entity_order_ok),
+    ]
     entity_rows: list[list[str]] = []
     expected_by_pos = list(case.entities)
     for k, er in enumerate(result.entities):
@@ -158,6 +174,7 @@ def _case_rows(
 
 
 _KIND_TEXT = {kind: kind.value for kind in ResultType}
+_ORDER_TEXT = {ok: _order_result(ok) for ok in (None, True, False)}
 
 
 _NEEDS_QUOTES = re.compile('[,"\r\n]').search
@@ -228,8 +245,8 @@ def _lines(rows: Sequence[ResultRow], meta: RunMeta, options: ScoringOptions) ->
 
     The one-line case (no entities, or one entity without alternatives) is most of a run, so
     it is built here directly, one f-string per row: the utterance (the field most likely to
-    need quotes) is quoted on its own, and the other sixteen fields are checked at once (no
-    quote or line break, and exactly fifteen commas: no field holds one); only a row failing
+    need quotes) is quoted on its own, and the other seventeen fields are checked at once (no
+    quote or line break, and exactly sixteen commas: no field holds one); only a row failing
     that check is quoted field by field. Same bytes as ``csv.writer``
     (:func:`_general_lines` is the reference).
     """
@@ -239,6 +256,7 @@ def _lines(rows: Sequence[ResultRow], meta: RunMeta, options: ScoringOptions) ->
     needs_quotes = _NEEDS_QUOTES
     kind_text = _KIND_TEXT
     fp, fn = ResultType.FP, ResultType.FN
+    order_text = _ORDER_TEXT
     for case, prediction, result in rows:
         entities = result.entities
         if entities and (
@@ -273,9 +291,10 @@ def _lines(rows: Sequence[ResultRow], meta: RunMeta, options: ScoringOptions) ->
             f"{kind_text[kind]},{entity},"
             f"{'>'.join(expected_order) if expected_order else ''},"
             f"{'>'.join(actual_order) if actual_order else ''},"
-            f"{matched_score},{expected_score},{elimination},{result.error or ''},{case.id}"
+            f"{matched_score},{expected_score},{elimination},{result.error or ''},{case.id},"
+            f"{order_text[result.entity_order_ok]}"
         )
-        if '"' in tail or "\n" in tail or "\r" in tail or tail.count(",") != 15:
+        if '"' in tail or "\n" in tail or "\r" in tail or tail.count(",") != 16:
             _general_lines(lines, case, prediction, result, task_state, options)
             continue
         utterance = case.utterance

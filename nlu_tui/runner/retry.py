@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import httpx
 
+from nlu_tui.engines.transport_errors import transport_reason
 from nlu_tui.errors import NluTuiError
 
 
@@ -45,25 +46,20 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
 
 
 def classify(exc: BaseException) -> Failure:
-    """Turn what an engine raised into a reason (never quoting URLs) and a retry decision."""
+    """Turn what an engine raised into a reason (naming at most a URL's origin, never its path
+    or query) and a retry decision."""
     if isinstance(exc, httpx.HTTPStatusError):
         status = exc.response.status_code
         retryable = status == 429 or status >= 500
         retry_after = parse_retry_after(exc.response.headers.get("retry-after"))
         phrase = exc.response.reason_phrase or ""
         return Failure(f"HTTP {status} {phrase}".strip(), retryable, retry_after)
-    cause = exc.__cause__ if isinstance(exc, httpx.TransportError) else None
-    # httpx-aiohttp maps every aiohttp connection error to ConnectTimeout: use the real cause.
-    if cause is not None and "Timeout" not in type(cause).__name__:
-        detail = str(cause).split("\n")[0]
-        return Failure(f"connection error: {type(cause).__name__}: {detail}".rstrip(": "), True)
     if isinstance(exc, asyncio.TimeoutError | TimeoutError):
         return Failure("timed out", True)
-    if isinstance(exc, httpx.TransportError):
-        detail = str(exc).split("\n")[0]
-        return Failure(f"connection error: {type(exc).__name__}: {detail}".rstrip(": "), True)
-    if isinstance(exc, OSError):
-        return Failure(f"connection error: {exc.strerror or exc}", True)
+    if isinstance(exc, httpx.TransportError | OSError):
+        # One clean line (``cannot connect to http://h:1 (connection refused)``), read from
+        # the whole cause chain: httpx-aiohttp reports every connection error as ConnectTimeout.
+        return Failure(transport_reason(exc), True)
     if isinstance(exc, json.JSONDecodeError):
         return Failure(f"malformed answer: not JSON ({exc.msg} at char {exc.pos})", False)
     if isinstance(exc, ValueError | KeyError | TypeError | AttributeError | IndexError):

@@ -253,8 +253,14 @@ class Run:
             return False
         exc = opener.exception()
         if exc is not None:
-            reason = classify(exc).reason if not _is_engine_error(exc) else str(exc)
-            self._failed_reason = redact(f"engine unreachable: {reason}", self.options.secrets)
+            from nlu_tui.engines.transport_errors import EngineUnreachableError
+
+            if isinstance(exc, EngineUnreachableError):  # already says so, in one clean line
+                reason = str(exc)
+            else:
+                detail = classify(exc).reason if not _is_engine_error(exc) else str(exc)
+                reason = f"engine unreachable: {detail}"
+            self._failed_reason = redact(reason, self.options.secrets)
             return False
         return True
 

@@ -289,13 +289,14 @@ def _unique(names: Iterable[str]) -> list[str]:
 def entity_order(
     case: TestCase, prediction: Prediction, assigned: Sequence[int | None]
 ) -> tuple[list[str], bool | None]:
-    """Kore.ai's "Actual Entity Order" and whether the engine's order agrees with the user's.
+    """The engine's actual entity order and whether it agrees with the user's.
 
-    The actual order is the user's ``entity_order`` completed by the remaining expected
-    entities in the order the engine returned them (by start offset, then position in the
-    answer), then those the engine did not return, in the suite's order. The order agrees when
-    every entity the user ordered was found and they appear in the engine's answer in that
-    order. ``None`` when the case gives no order.
+    The actual order is the expected entities the engine returned, in the order it placed
+    them (by start offset, then position in the answer); entities it did not return are not
+    in it. Reports show it as it is, so a wrong order is visible next to the expected one
+    (Kore.ai's report fills its column from the expected order, which hid the failure). The
+    order agrees when every entity the user ordered was found and they appear in the
+    engine's answer in that order. ``None`` when the case gives no order.
     """
     position: dict[str, tuple[int, int]] = {}
     for ee, j in zip(case.entities, assigned, strict=True):
@@ -308,16 +309,11 @@ def entity_order(
             position[key] = pos
     user = _unique(case.entity_order)
     found = sorted(position, key=position.__getitem__)
-    rest = [n for n in found if n not in user]
-    missing = [
-        n for n in _unique(e.name for e in case.entities) if n not in user and n not in position
-    ]
-    actual = [*user, *rest, *missing]
     if not user:
-        return actual, None
+        return found, None
     if any(n not in position for n in user):
-        return actual, False
-    return actual, [n for n in found if n in user] == user
+        return found, False
+    return found, [n for n in found if n in user] == user
 
 
 def _plain_intent_result(
@@ -360,8 +356,8 @@ def _one_entity(
     """Entity results and actual order of a case expecting one entity and giving no order.
 
     What :func:`_match` and :func:`entity_order` compute for this case (the first candidate
-    whose value matches, else the first candidate; the order is just that entity), without
-    their bookkeeping for several expectations.
+    whose value matches, else the first candidate; the order is that entity when the engine
+    returned it, else empty), without their bookkeeping for several expectations.
     """
     name = normalize(ee.name)
     role, group = ee.role, ee.group
@@ -382,8 +378,11 @@ def _one_entity(
             return [EntityResult(ee.name, ee.value, flat, True)], [ee.name]
         if first is None:
             first = pe
-    flat = None if first is None else flatten_value(_predicted_value(first))
-    return [EntityResult(ee.name, ee.value, flat, False)], [ee.name]
+    if first is None:
+        return [EntityResult(ee.name, ee.value, None, False)], []
+    return [EntityResult(ee.name, ee.value, flatten_value(_predicted_value(first)), False)], [
+        ee.name
+    ]
 
 
 def score_case(
@@ -416,9 +415,7 @@ def score_case(
         ]
         actual_order, order_ok = entity_order(case, prediction, assigned)
     elif case.entity_order:
-        entities = []
-        actual_order = _unique(case.entity_order)
-        order_ok = False
+        entities, actual_order, order_ok = [], [], False  # nothing expected, nothing matched
     else:
         entities, actual_order, order_ok = [], [], None
     # Positional, in CaseResult's field order: keyword passing costs more at 100,000 cases.

@@ -70,6 +70,14 @@ class RunRecord:
         )
 
     @property
+    def scored_f1(self) -> float | None:
+        """The run's F1, or None when there is none to show: the run failed, or no case was
+        scored (a failed run is listed with ``-``, not with an F1 of 0.000 it never measured)."""
+        if self.status is RunStatus.FAILED or not (self.tp + self.tn + self.fp + self.fn):
+            return None
+        return self.counts().f1
+
+    @property
     def resumable(self) -> bool:
         return self.status in (RunStatus.CANCELED, RunStatus.INTERRUPTED, RunStatus.FAILED) and (
             self.done < self.total

@@ -317,22 +317,34 @@ class RunStore:
             raise InputError(f"no run with id {run_id!r} (see `nlu-tui runs`)")
         return run
 
+    @staticmethod
+    def _suite_filter(suite: str | Path | None) -> tuple[str, list[Any]]:
+        """The WHERE clause (and its parameters) of the runs of ``suite`` (all runs for None)."""
+        if suite is None:
+            return "", []
+        text = str(suite)
+        resolved = str(Path(text).expanduser().resolve())
+        return " WHERE suite_path=? OR suite_name=? OR suite_hash=?", [resolved, text, text]
+
     def list_runs(
         self, suite: str | Path | None = None, *, limit: int | None = None
     ) -> list[RunRecord]:
-        """Runs, newest first; ``suite`` matches a suite file path, name or content hash."""
-        sql = "SELECT * FROM runs"
-        params: list[Any] = []
-        if suite is not None:
-            text = str(suite)
-            resolved = str(Path(text).expanduser().resolve())
-            sql += " WHERE suite_path=? OR suite_name=? OR suite_hash=?"
-            params += [resolved, text, text]
-        sql += " ORDER BY started_at DESC, rowid DESC"
+        """Runs, newest first; ``suite`` matches a suite file path, name or content hash.
+
+        With ``limit`` only that many rows are read: SQLite walks the ``runs_by_start`` index
+        backwards and stops, so the newest 50 of 10,000 runs cost as much as 50 runs.
+        """
+        where, params = self._suite_filter(suite)
+        sql = f"SELECT * FROM runs{where} ORDER BY started_at DESC, rowid DESC"
         if limit is not None:
             sql += " LIMIT ?"
-            params.append(int(limit))
+            params.append(max(int(limit), 0))
         return [self._record(r) for r in self._query(sql, params)]
+
+    def count_runs(self, suite: str | Path | None = None) -> int:
+        """How many runs :meth:`list_runs` would give without a limit."""
+        where, params = self._suite_filter(suite)
+        return int(self._query(f"SELECT COUNT(*) AS n FROM runs{where}", params)[0]["n"])
 
     # --- cases and results ------------------------------------------------------------------
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _V1 = """
 CREATE TABLE runs (
@@ -61,7 +61,13 @@ CREATE TABLE results (
 CREATE INDEX results_by_seq ON results (run_id, seq);
 """
 
-MIGRATIONS: dict[int, str] = {1: _V1}
+_V2 = """
+CREATE INDEX IF NOT EXISTS runs_by_start ON runs (started_at);
+"""
+"""Listing the newest runs (``nlu-tui runs``, newest 50 by default) reads the index backwards
+instead of sorting every run."""
+
+MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2}
 """Version reached -> SQL that reaches it from the version before."""
 
 
