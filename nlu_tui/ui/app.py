@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App
@@ -22,6 +22,10 @@ from textual.theme import Theme
 from nlu_tui.model import Suite
 from nlu_tui.ui.commands import NluCommands, PaletteCommand
 from nlu_tui.workspace import Workspace
+
+if TYPE_CHECKING:
+    from nlu_tui.store import RunStore
+    from nlu_tui.ui.screens.run_session import RunSession
 
 
 class NluTuiApp(App[int]):
@@ -78,6 +82,10 @@ class NluTuiApp(App[int]):
         self.training_intents: list[str] = []
         """Intents of the workspace's ``*.nlu.yml`` training data, offered by the case editor's
         completion next to the suite's own; filled by a worker after the first paint."""
+        self.run_store: RunStore | None = None
+        """The run store every pane shares, opened on first use (run_session.store_for)."""
+        self.run_sessions: dict[str, RunSession] = {}
+        """The runs started in this app (new or resumed), by run id."""
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         """Fallbacks so Textual's own themes work with our CSS too."""
