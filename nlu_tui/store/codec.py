@@ -105,11 +105,6 @@ def loads(text: str | bytes) -> Any:
         return json.loads(text)
 
 
-def to_jsonable(obj: Any) -> Any:
-    """Plain JSON-ready data (what :func:`dumps` writes, as Python objects)."""
-    return loads(dumps(obj))
-
-
 def _converter(tp: Any) -> Converter:
     """A function turning stored JSON into a value of type ``tp`` (None: keep it as it is)."""
     origin = typing.get_origin(tp)

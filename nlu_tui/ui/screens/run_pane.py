@@ -548,10 +548,8 @@ class RunsPane(Vertical):
         self._ask_engine(suite)
 
     def _problems(self, suite: Suite) -> list[str]:
-        try:
-            from nlu_tui.validation import validate_suite
-        except ImportError:
-            return []
+        from nlu_tui.validation import validate_suite
+
         out = []
         for p in validate_suite(suite):
             where = f" (case {p.case_id})" if getattr(p, "case_id", None) else ""
