@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 import yaml
+from runner_loopback import LoopbackNlu
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.reactive import Reactive
@@ -29,7 +30,6 @@ from nlu_tui.formats.native import _SuiteLoader
 from nlu_tui.runner.client import make_client
 from nlu_tui.ui.widgets.fast_table import swap_backend
 from nlu_tui.ui.widgets.footer import BudgetFooter
-from tests.runner_loopback import LoopbackNlu
 
 # --- textual-fastdatatable: fast_table.swap_backend -----------------------------------------
 

@@ -1,9 +1,9 @@
 """Runs in progress inside the workbench, shared by the runs and results panes.
 
-A :class:`RunSession` wraps one runner :class:`~nlu_tui.runner.run.Run`: the runs pane starts
-it in an async worker and the runner's progress callback fills it (rows and the last event);
-panes read it on a timer, so however fast results arrive the screen is redrawn a few times a
-second at most. Sessions are kept per app (several runs may go at once on different suites).
+A :class:`RunSession` wraps one :class:`~nlu_tui.runservice.RunJob` (the run service starts,
+resumes and finishes runs for both faces): the runs pane opens it in an async worker and the
+runner's progress callback fills it (rows and the last event); panes read it on a timer, so
+however fast results arrive the screen is redrawn a few times a second at most. Sessions are kept per app (several runs may go at once on different suites).
 
 A resumed run starts from what its earlier part stored: until the runner's first event its
 progress is the stored record's counters, and the stored rows (loaded off the UI thread by
@@ -21,7 +21,7 @@ from nlu_tui.model import RunStatus
 
 if TYPE_CHECKING:
     from nlu_tui.runner.events import ProgressEvent
-    from nlu_tui.runner.run import Run
+    from nlu_tui.runservice import RunJob
     from nlu_tui.store import RunStore
     from nlu_tui.store.records import RunRecord
     from nlu_tui.ui.widgets.results_data import Row
@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 class RunSession:
     """One run the app started (new or resumed), while it runs and after it ended."""
 
-    run: Run
+    run: RunJob
+    """The run service's job (``nlu_tui.runservice``): its id, cancel, progress callback."""
     suite_key: str
     suite_name: str
     engine_name: str
