@@ -1,9 +1,10 @@
-# Two entry points for a fresh machine: `make start` and `make test` (see README.md).
+# Entry points for a fresh machine: `make start`, `make test` (all tests, as CI) and
+# `make test-quick` (without the slow, tmux and Rasa tests); see README.md.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup start test lint bench clean lock
+.PHONY: setup start test test-quick lint bench clean lock
 
 # Every dependency comes from requirements.lock (exact versions, transitive ones included);
 # nlu-tui itself is then installed editable without resolving anything again.
@@ -23,8 +24,18 @@ lint: setup
 	$(BIN)/ruff check nlu_tui tests bench
 	$(BIN)/mypy
 
+# Tests run in parallel (pytest-xdist, one worker per CPU; PYTEST_WORKERS=0 runs them serially).
+# Tests of one xdist_group share a worker (tests/conftest.py: the Rasa peer, the tmux tests).
+PYTEST_WORKERS ?= auto
+PYTEST := $(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup
+
+# Everything, as CI runs it (.ci/run): slow, tmux and Rasa tests included.
 test: lint
-	$(BIN)/pytest -q
+	$(PYTEST)
+
+# The quick loop while editing: skips the tests marked slow, tmux or rasa.
+test-quick: setup
+	$(PYTEST) -m "not slow and not tmux and not rasa"
 
 bench: setup
 	for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
