@@ -13,6 +13,7 @@ import argparse
 import inspect
 import logging
 import socket
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -30,6 +31,47 @@ from nlu_tui.formats.native import _SuiteLoader
 from nlu_tui.runner.client import make_client
 from nlu_tui.ui.widgets.fast_table import swap_backend
 from nlu_tui.ui.widgets.footer import BudgetFooter
+
+# --- the pins themselves ---------------------------------------------------------------------
+
+REPO = Path(__file__).resolve().parent.parent
+PINNED = ("textual", "textual-fastdatatable", "httpx", "httpx-aiohttp")
+
+
+def _lock() -> dict[str, str]:
+    out = {}
+    for line in (REPO / "requirements.lock").read_text(encoding="utf-8").splitlines():
+        name, sep, version = line.partition("==")
+        if sep and not line.startswith("#"):
+            out[name.strip().lower().replace("_", "-")] = version.strip()
+    return out
+
+
+def test_private_api_libraries_are_pinned_locked_and_installed() -> None:
+    """pyproject.toml pins each library this file tests with ==, requirements.lock holds the
+    same version, and that version is the one installed (so these tests test the pin)."""
+    import tomllib
+    from importlib.metadata import version
+
+    deps = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    pins = dict(d.split("==", 1) for d in deps["dependencies"] if "==" in d)
+    lock = _lock()
+    for name in PINNED:
+        assert name in pins, f"{name} is not pinned with == in pyproject.toml"
+        assert lock.get(name) == pins[name], f"requirements.lock disagrees on {name}"
+        assert version(name) == pins[name], f"installed {name} is not the pinned version"
+
+
+def test_the_lock_pins_every_installed_dependency() -> None:
+    """Every package the lock names has an exact version (transitive ones included)."""
+    lines = [
+        line
+        for line in (REPO / "requirements.lock").read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    assert lines and all("==" in line for line in lines), lines
+    assert {"textual", "pytest-xdist", "rich", "aiohttp", "pyyaml"} <= set(_lock())
+
 
 # --- textual-fastdatatable: fast_table.swap_backend -----------------------------------------
 
