@@ -1,14 +1,18 @@
-# Two entry points for a fresh machine: `make start` and `make test` (see README.md).
+# Entry points for a fresh machine: `make start`, `make test` (all tests, as CI) and
+# `make test-quick` (without the slow, tmux and Rasa tests); see README.md.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup start test lint bench clean
+.PHONY: setup start test test-quick lint bench clean lock
 
-$(VENV)/.installed: pyproject.toml
+# Every dependency comes from requirements.lock (exact versions, transitive ones included);
+# nlu-tui itself is then installed editable without resolving anything again.
+$(VENV)/.installed: pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -r requirements.lock
+	$(BIN)/pip install --quiet --no-deps -e .
 	touch $@
 
 setup: $(VENV)/.installed
@@ -20,11 +24,33 @@ lint: setup
 	$(BIN)/ruff check nlu_tui tests bench
 	$(BIN)/mypy
 
+# Tests run in parallel (pytest-xdist, one worker per CPU; PYTEST_WORKERS=0 runs them serially).
+# Tests of one xdist_group share a worker (tests/conftest.py: the Rasa peer, the tmux tests).
+PYTEST_WORKERS ?= auto
+PYTEST := $(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup
+
+# Everything, as CI runs it (.ci/run): slow, tmux and Rasa tests included.
 test: lint
-	$(BIN)/pytest -q
+	$(PYTEST)
+
+# The quick loop while editing: skips the tests marked slow, tmux or rasa.
+test-quick: setup
+	$(PYTEST) -m "not slow and not tmux and not rasa"
 
 bench: setup
 	for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
+# Refresh requirements.lock after editing the dependencies in pyproject.toml: resolve them in a
+# throw-away venv and freeze the result (the lock's leading comment lines are kept).
+LOCK_VENV ?= .lock-venv
+lock:
+	rm -rf $(LOCK_VENV)
+	$(PYTHON) -m venv $(LOCK_VENV)
+	$(LOCK_VENV)/bin/pip install --quiet --upgrade pip
+	$(LOCK_VENV)/bin/pip install --quiet -e '.[dev]'
+	{ grep '^#' requirements.lock; $(LOCK_VENV)/bin/pip freeze --exclude-editable; } > requirements.lock.new
+	mv requirements.lock.new requirements.lock
+	rm -rf $(LOCK_VENV)
+
 clean:
-	rm -rf $(VENV) build dist *.egg-info
+	rm -rf $(VENV) $(LOCK_VENV) build dist *.egg-info

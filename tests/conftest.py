@@ -1,4 +1,9 @@
-"""Shared fixtures: every test gets its own data and config directories."""
+"""Shared fixtures: every test gets its own data and config directories.
+
+Tests run in parallel under pytest-xdist (``make test``), so none may share a port (servers bind
+port 0), a folder (``tmp_path``; the data and config directories below) or an environment
+variable (``monkeypatch.setenv``) with another.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,21 @@ REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
 DATASETS = SHARED / "datasets"
 SAMPLES = REPO / "sample_suites"
+
+
+XDIST_GROUPS = (("rasa", "rasa-peer"), ("tmux", "tmux"))
+"""Markers whose tests share one xdist worker under ``--dist loadgroup``: the real Rasa peer is
+trained and started once per worker (a module fixture), and the tmux tests, which drive a real
+terminal app against timeouts, go one at a time instead of starving each other."""
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook turns groups into node id suffixes
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        for marker, group in XDIST_GROUPS:
+            if item.get_closest_marker(marker) is not None:
+                item.add_marker(pytest.mark.xdist_group(group))
+                break
 
 
 @pytest.fixture(autouse=True)

@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from runner_loopback import LoopbackNlu, make_suite, write_suite
 
 from nlu_tui.store import RunStore
@@ -29,6 +30,7 @@ def _run_id(proc: subprocess.CompletedProcess[str]) -> str:
     return first.split()[1].rstrip(":")
 
 
+@pytest.mark.slow
 def test_sample_suite_on_embedded_engine_and_every_view(tmp_path: Path) -> None:
     suite = SAMPLES / "banking_bot.suite.yaml"
     nlu = SAMPLES / "banking_bot.nlu.yml"
@@ -113,6 +115,7 @@ def test_bad_input_runs_nothing(tmp_path: Path) -> None:
     assert "--json and --csv would both write r" in both.stderr
 
 
+@pytest.mark.slow
 def test_exit_codes_failed_fail_on_and_gates(tmp_path: Path) -> None:
     suite = write_suite(tmp_path / "s.suite.yaml", 40)
     cases = make_suite(40).cases
@@ -151,6 +154,7 @@ def test_exit_codes_failed_fail_on_and_gates(tmp_path: Path) -> None:
         assert "PASS all intents" in lenient.stdout
 
 
+@pytest.mark.slow
 def test_ctrl_c_cancels_keeps_results_and_resumes(tmp_path: Path) -> None:
     suite = write_suite(tmp_path / "s.suite.yaml", 60)
     store_path = Path(os.environ["NLU_TUI_DATA_DIR"]) / "runs.sqlite3"
@@ -221,6 +225,7 @@ def _cli_on_terminal(*args: str, timeout: float = 60) -> str:
     return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", b"".join(chunks).decode("utf-8", "replace"))
 
 
+@pytest.mark.slow
 def test_progress_says_the_engine_opens_before_cases_flow(tmp_path: Path) -> None:
     """A slow-opening engine: one "connecting" line (or the bar's text on a terminal) first,
     not a progress stuck at 0/N; an engine that trains says "training"."""

@@ -373,6 +373,7 @@ def test_utterance_over_3000_characters_rejects_the_file(tmp_path: Path) -> None
     assert len(kore_csv.load(exactly)[0].cases[0].utterance) == 3000
 
 
+@pytest.mark.slow
 def test_more_than_ten_thousand_utterances_is_accepted_with_a_warning(tmp_path: Path) -> None:
     rows = "".join(f"utterance {i},I\n" for i in range(10_001))
     suite, warnings = kore_csv.load(write(tmp_path, "big.csv", "input,intent\n" + rows))

@@ -243,6 +243,7 @@ case_st = st.builds(
 suite_st = st.builds(Suite, name=name_st, description=text_st, cases=st.lists(case_st, max_size=5))
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(suite_st)
 def test_native_round_trip_keeps_everything(suite: Suite) -> None:

@@ -329,6 +329,7 @@ def _through_native(suite: Suite) -> Suite:
     return parse_suite(dump_suite(suite))
 
 
+@pytest.mark.slow
 @settings(
     max_examples=150,
     deadline=None,

@@ -466,6 +466,7 @@ def _comparable(case: TestCase) -> tuple[object, ...]:
     return (case.utterance, case.intents, case.parent_intents, case.entities)
 
 
+@pytest.mark.slow
 @settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

@@ -56,6 +56,7 @@ def _toasts(app: NluTuiApp) -> list[str]:
     return [f"{note.title}\n{note.message}" for note in app._notifications]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("user_settings", [True, False])
 async def test_keymap_remaps_keys_and_reports_unknown_ids(
     tmp_path: Path, user_settings: bool

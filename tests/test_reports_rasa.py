@@ -14,6 +14,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scoring_fixture import scored
@@ -112,6 +113,7 @@ INTENTS = ["greet", "bye", "affirm", "deny", "mood_great", "mood_unhappy", "bot_
 ]
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(
     st.lists(

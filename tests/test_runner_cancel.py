@@ -15,6 +15,7 @@ from nlu_tui.runner import ProgressEvent, Run, RunOptions, run_suite
 from nlu_tui.store import RunStore
 
 
+@pytest.mark.slow
 async def test_cancel_is_prompt_keeps_results_then_resume(tmp_path: Path) -> None:
     suite = make_suite(40)
     store = RunStore(tmp_path / "r.db")
@@ -62,6 +63,7 @@ async def test_cancel_is_prompt_keeps_results_then_resume(tmp_path: Path) -> Non
             assert server.counts[case.utterance] - sent_before.get(case.utterance, 0) == 1
 
 
+@pytest.mark.slow
 async def test_run_object_cancel_and_outer_task_cancel(tmp_path: Path) -> None:
     store = RunStore(tmp_path / "r.db")
     with LoopbackNlu(latency=5.0) as server:

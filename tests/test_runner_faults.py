@@ -9,6 +9,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from runner_loopback import LoopbackEngine, LoopbackNlu, Resolved, make_suite
 
 from nlu_tui.model import ResultType, RunStatus
@@ -152,6 +153,7 @@ async def test_results_are_committed_while_running(tmp_path: Path) -> None:
     assert any(0 < n < 200 for n in seen)
 
 
+@pytest.mark.slow
 async def test_events_say_the_engine_opens_before_cases_flow(tmp_path: Path) -> None:
     """While the engine opens (here a slow ``/version`` probe) the events say so, with the
     elapsed time moving; then the running phase, and only it, carries answered cases. An engine

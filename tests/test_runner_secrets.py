@@ -23,6 +23,7 @@ def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_secret_never_leaks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     suite_path = write_suite(tmp_path / "loop.suite.yaml", 60)
     cases = make_suite(60).cases

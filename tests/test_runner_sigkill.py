@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from runner_loopback import LoopbackNlu, write_suite
 
 from nlu_tui.store import RunStore
@@ -27,6 +28,7 @@ def _cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_sigkill_then_interrupted_then_resume(tmp_path: Path) -> None:
     suite = write_suite(tmp_path / "loop.suite.yaml", N)
     store_path = Path(os.environ["NLU_TUI_DATA_DIR"]) / "runs.sqlite3"

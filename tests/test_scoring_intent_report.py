@@ -58,6 +58,7 @@ def label_pairs(draw: st.DrawFn) -> tuple[list[str], list[str]]:
     return y_true, y_pred
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(label_pairs())
 def test_report_equals_sklearn(pair: tuple[list[str], list[str]]) -> None:
@@ -65,6 +66,7 @@ def test_report_equals_sklearn(pair: tuple[list[str], list[str]]) -> None:
     assert_same(classification_report(y_true, y_pred), sk_report(y_true, y_pred))
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(label_pairs(), st.data())
 def test_report_with_labels_equals_sklearn(

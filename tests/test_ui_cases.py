@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 from textual.widgets import Button, Input, TextArea
 from ui_support import SIZE, cases_view, make_workspace, new_app, settle, utterances_shown
@@ -22,6 +23,7 @@ async def _open(pilot) -> None:  # type: ignore[no-untyped-def]
     await settle(pilot)
 
 
+@pytest.mark.slow
 async def test_add_case_with_two_intents_parent_regex_entity_and_order(tmp_path: Path) -> None:
     root = make_workspace(tmp_path)
     app = new_app(root)
@@ -88,6 +90,7 @@ async def test_add_case_with_two_intents_parent_regex_entity_and_order(tmp_path:
     assert saved.cases[-1].id != added.id
 
 
+@pytest.mark.slow
 async def test_entity_order_with_one_intent_is_saved(tmp_path: Path) -> None:
     root = make_workspace(tmp_path)
     app = new_app(root)
@@ -117,6 +120,7 @@ async def test_entity_order_with_one_intent_is_saved(tmp_path: Path) -> None:
     assert case.entity_order == ["payee", "amount"]
 
 
+@pytest.mark.slow
 async def test_edit_case_and_undo(tmp_path: Path) -> None:
     root = make_workspace(tmp_path)
     app = new_app(root)
@@ -142,6 +146,7 @@ async def test_edit_case_and_undo(tmp_path: Path) -> None:
     assert load_suite(_suite_file(root)).cases[0].utterance == first.utterance
 
 
+@pytest.mark.slow
 async def test_filter_by_text_intent_tag_and_flags(tmp_path: Path) -> None:
     root = make_workspace(tmp_path)
     app = new_app(root)
@@ -170,6 +175,7 @@ async def test_filter_by_text_intent_tag_and_flags(tmp_path: Path) -> None:
         assert len(utterances_shown(app)) == len(suite.cases)
 
 
+@pytest.mark.slow
 async def test_sort_by_columns(tmp_path: Path) -> None:
     root = make_workspace(tmp_path)
     app = new_app(root)
@@ -192,6 +198,7 @@ async def test_sort_by_columns(tmp_path: Path) -> None:
         assert keys == sorted(keys)
 
 
+@pytest.mark.slow
 async def test_bulk_delete_with_confirmation_and_undo(tmp_path: Path) -> None:
     root = make_workspace(tmp_path)
     app = new_app(root)
@@ -215,6 +222,7 @@ async def test_bulk_delete_with_confirmation_and_undo(tmp_path: Path) -> None:
     assert len(load_suite(_suite_file(root)).cases) == total
 
 
+@pytest.mark.slow
 async def test_bulk_tag(tmp_path: Path) -> None:
     root = make_workspace(tmp_path)
     app = new_app(root)

@@ -39,6 +39,7 @@ def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(suite_cache, "MIN_BYTES", 1 << 40)
 
 
+@pytest.mark.slow
 async def test_big_suite_shows_first_cases_before_the_load_finishes(
     tmp_path: Path, small_chunks: None
 ) -> None:
@@ -76,6 +77,7 @@ async def test_big_suite_shows_first_cases_before_the_load_finishes(
         assert view.view_ids[-1] == f"c{N - 1:06d}"
 
 
+@pytest.mark.slow
 async def test_error_after_some_chunks_discards_the_shown_cases(
     tmp_path: Path, small_chunks: None
 ) -> None:

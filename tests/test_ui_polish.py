@@ -45,6 +45,7 @@ def assert_buttons_visible(app: Any) -> None:
         assert label in text, (label, text)
 
 
+@pytest.mark.slow
 async def test_start_run_from_keyboard_at_80x24(tmp_path: Path) -> None:
     root = make_workspace(tmp_path, SAMPLE, TRAINING)
     app = new_app(root)
@@ -78,6 +79,7 @@ async def test_start_run_from_keyboard_at_80x24(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: "F1 0.9348" in screen_text(app))  # header repainted
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [(80, 24), (100, 30)])
 async def test_start_dialog_escape_cancels_and_ctrl_s_starts(tmp_path: Path, size: Any) -> None:
     root = make_workspace(tmp_path, SAMPLE, TRAINING)
@@ -137,6 +139,7 @@ def _modals(app: Any) -> dict[str, Any]:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [(80, 24), (100, 30)])
 async def test_every_dialog_shows_its_buttons(tmp_path: Path, size: Any) -> None:
     root = make_workspace(tmp_path)
@@ -157,6 +160,7 @@ async def test_every_dialog_shows_its_buttons(tmp_path: Path, size: Any) -> None
             assert len(app.screen_stack) == 2, name
 
 
+@pytest.mark.slow
 async def test_note_and_export_dialogs_complete_from_keyboard(tmp_path: Path) -> None:
     from nlu_tui.ui.screens.dialogs import ExportDialog, NoteDialog
 
@@ -176,6 +180,7 @@ async def test_note_and_export_dialogs_complete_from_keyboard(tmp_path: Path) ->
     assert got == ["why", ("json", tmp_path / "r.json")]
 
 
+@pytest.mark.slow
 async def test_tab_keys_and_palette_switch_views(tmp_path: Path) -> None:
     root = make_workspace(tmp_path)
     app = new_app(root)
@@ -203,6 +208,7 @@ async def test_tab_keys_and_palette_switch_views(tmp_path: Path) -> None:
             assert tabs.active == pane, name
 
 
+@pytest.mark.slow
 async def test_footer_fits_80_columns(tmp_path: Path) -> None:
     from textual.widgets._footer import FooterKey
 
@@ -221,6 +227,7 @@ async def test_footer_fits_80_columns(tmp_path: Path) -> None:
             assert all(k.region.right <= 80 for k in app.screen.query(FooterKey)), key
 
 
+@pytest.mark.slow
 async def test_editor_completes_training_intents(tmp_path: Path) -> None:
     from nlu_tui.formats.rasa_yaml import load_training_data
     from nlu_tui.ui.screens.case_editor import CaseEditorScreen

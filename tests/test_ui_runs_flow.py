@@ -95,6 +95,7 @@ def headless_run(workspace: Path, tmp_path: Path) -> dict[str, Any]:
     return dict(json.loads(out.read_text(encoding="utf-8")))
 
 
+@pytest.mark.slow
 async def test_run_sample_suite_to_completion_matches_headless(tmp_path: Path) -> None:
     root = make_workspace(tmp_path, SAMPLE, TRAINING)
     app = new_app(root)
@@ -131,6 +132,7 @@ async def test_run_sample_suite_to_completion_matches_headless(tmp_path: Path) -
     assert last is not None and last.engine.startswith("embedded:")
 
 
+@pytest.mark.slow
 async def test_cancel_mid_run_with_note_during_and_after_then_resume(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     root.mkdir()
@@ -202,6 +204,7 @@ async def test_cancel_mid_run_with_note_during_and_after_then_resume(tmp_path: P
             assert sum(server.counts.values()) - sent_before <= 300 - record.done + 2
 
 
+@pytest.mark.slow
 async def test_live_view_says_the_engine_opens_before_cases_flow(tmp_path: Path) -> None:
     """While the engine opens (a slow probe here) the Results view and the Runs tab's progress
     panel say "connecting to the engine…" with the elapsed time, not a stuck 0/N at 0.0/s;
@@ -235,6 +238,7 @@ async def test_live_view_says_the_engine_opens_before_cases_flow(tmp_path: Path)
             assert "connecting to the engine" not in screen_text(app)
 
 
+@pytest.mark.slow
 async def test_resumed_run_live_view_starts_from_its_stored_results(tmp_path: Path) -> None:
     """Resuming a canceled run: the live table, counts and progress start from the earlier
     part (loaded off the UI thread), grow as new results stream in, and end equal to the core's
@@ -389,6 +393,7 @@ def test_session_seed_keeps_each_case_once() -> None:
     assert session.by_id["c00001"] is rows[1]
 
 
+@pytest.mark.slow
 async def test_diff_two_runs_from_history(tmp_path: Path) -> None:
     from ui_runs_support import predictions_v1, predictions_v2, small_suite, stored_run
 
@@ -447,6 +452,7 @@ async def test_diff_two_runs_from_history(tmp_path: Path) -> None:
         assert not isinstance(app.screen, DiffScreen)
 
 
+@pytest.mark.slow
 async def test_problems_first_second_run_asks_history_sort_and_delete(tmp_path: Path) -> None:
     from runner_loopback import make_suite
     from textual.widgets import DataTable

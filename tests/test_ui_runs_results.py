@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from ui_runs_support import (
     PaneApp,
     predictions_v1,
@@ -143,6 +144,7 @@ async def test_intent_report_confusion_cell_and_charts(tmp_path: Path) -> None:
         assert hist.total == data.summary.scored == 5
 
 
+@pytest.mark.slow
 async def test_export_every_registry_format(tmp_path: Path) -> None:
     from textual.widgets import Input, Select
 

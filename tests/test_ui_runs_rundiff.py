@@ -155,6 +155,7 @@ async def _palette(pilot: Any, query: str, name: str) -> None:
     await pilot.pause()
 
 
+@pytest.mark.slow
 async def test_diff_screen_lists_every_key_in_the_palette(tmp_path: Path) -> None:
     """Each binding of the diff screen has a "diff: Verb" palette entry doing what its key does."""
     app = new_app(make_workspace(tmp_path, SAMPLE))

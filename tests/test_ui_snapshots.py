@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from ui_support import settle
 
 APP = str(Path(__file__).parent / "fixtures" / "ui" / "snap_app.py")
@@ -25,6 +26,7 @@ def test_snapshot_main_screen_80x24(snap_compare: Any) -> None:
     assert snap_compare(APP, terminal_size=(80, 24), run_before=_ready)
 
 
+@pytest.mark.slow
 def test_snapshot_case_editor(snap_compare: Any) -> None:
     async def run_before(pilot: Any) -> None:
         await _ready(pilot)
@@ -45,6 +47,7 @@ def test_snapshot_untrusted_markup_shows_literally(snap_compare: Any) -> None:
     assert snap_compare(APP, terminal_size=SIZE, run_before=run_before)
 
 
+@pytest.mark.slow
 def test_snapshot_help(snap_compare: Any) -> None:
     async def run_before(pilot: Any) -> None:
         await _ready(pilot)

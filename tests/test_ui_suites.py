@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.widgets import Button, DataTable, Input, OptionList, Static, TextArea
 from ui_support import FIXTURES, SIZE, cases_view, make_workspace, new_app, settle
 
@@ -18,6 +19,7 @@ def _suite_names(app) -> list[str]:  # type: ignore[no-untyped-def]
     return sorted(info.name for info in panel.infos.values())
 
 
+@pytest.mark.slow
 async def test_create_rename_duplicate_delete_and_undo(tmp_path: Path) -> None:
     root = make_workspace(tmp_path)
     app = new_app(root)
@@ -63,6 +65,7 @@ async def test_create_rename_duplicate_delete_and_undo(tmp_path: Path) -> None:
         assert len(list(root.glob("*.suite.yaml"))) == 3
 
 
+@pytest.mark.slow
 async def test_import_with_a_bad_row_then_a_good_file(tmp_path: Path) -> None:
     root = make_workspace(tmp_path)
     app = new_app(root)
@@ -125,6 +128,7 @@ async def _add_case(pilot, text: str) -> None:  # type: ignore[no-untyped-def]
     await settle(pilot)
 
 
+@pytest.mark.slow
 async def test_external_change_is_never_overwritten_save_as(tmp_path: Path) -> None:
     root = make_workspace(tmp_path)
     path = root / "banking_bot.suite.yaml"
@@ -148,6 +152,7 @@ async def test_external_change_is_never_overwritten_save_as(tmp_path: Path) -> N
     assert mine.cases[-1].utterance == "a change made in the app"
 
 
+@pytest.mark.slow
 async def test_external_change_reload(tmp_path: Path) -> None:
     root = make_workspace(tmp_path)
     path = root / "banking_bot.suite.yaml"
@@ -173,6 +178,7 @@ async def test_external_change_reload(tmp_path: Path) -> None:
     assert saved.cases[-1].utterance == "saved after reload"
 
 
+@pytest.mark.slow
 async def test_help_screen_lists_keys_and_closes(tmp_path: Path) -> None:
     root = make_workspace(tmp_path)
     app = new_app(root)
@@ -194,6 +200,7 @@ async def test_help_screen_lists_keys_and_closes(tmp_path: Path) -> None:
         assert isinstance(app.screen, HelpScreen)
 
 
+@pytest.mark.slow
 async def test_palette_commands_are_grouped_and_run(tmp_path: Path) -> None:
     root = make_workspace(tmp_path)
     app = new_app(root)
@@ -214,6 +221,7 @@ async def test_palette_commands_are_grouped_and_run(tmp_path: Path) -> None:
         assert isinstance(app.screen, SuiteFormScreen)
 
 
+@pytest.mark.slow
 async def test_typing_question_mark_in_a_form_does_not_open_help(tmp_path: Path) -> None:
     root = make_workspace(tmp_path)
     app = new_app(root)
@@ -245,6 +253,7 @@ async def test_small_terminal_80x24(tmp_path: Path) -> None:
         assert save.region.bottom <= 24 and save.region.width > 0
 
 
+@pytest.mark.slow
 async def test_theme_switch_is_remembered(tmp_path: Path) -> None:
     from nlu_tui import themes
     from nlu_tui.ui.app import NluTuiApp

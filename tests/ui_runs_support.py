@@ -114,7 +114,8 @@ class PaneApp(App[None]):
     def __init__(self, widget_factory: Any, store: RunStore) -> None:
         super().__init__()
         self._factory = widget_factory
-        self.run_store = store
+        self.run_store: RunStore | None = store
+        self.run_sessions: dict[str, Any] = {}
 
     def compose(self) -> ComposeResult:
         yield self._factory()

@@ -20,9 +20,6 @@ if TYPE_CHECKING:
     from nlu_tui.store.records import RunRecord
     from nlu_tui.store.runstore import StoredResult
 
-SHOW_FORMATS = ("summary", "json", "csv", "junit", "rasa")
-
-
 def _eta(seconds: float | None) -> str:
     if seconds is None:
         return "--:--"
@@ -259,7 +256,7 @@ def summary_text(run: RunRecord, rows: list[StoredResult]) -> str:
 
 
 def render(fmt: str, run: RunRecord, rows: list[StoredResult]) -> str:
-    """A stored run in one of :data:`SHOW_FORMATS` (``rasa`` gives its intent report)."""
+    """A stored run as ``summary``, ``json``, ``csv``, ``junit`` or ``rasa`` (its intent report)."""
     from nlu_tui.reports.common import RunMeta
 
     meta = RunMeta.from_record(run)

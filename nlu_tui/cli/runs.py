@@ -8,9 +8,7 @@ regression gate or ``--fail-on`` condition failed, 2 for bad input (nothing is r
 from __future__ import annotations
 
 import argparse
-import re
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,10 +16,8 @@ from nlu_tui.cli import exitcodes
 from nlu_tui.cli.say import say, say_warning, write_json, write_machine
 
 if TYPE_CHECKING:
-    from nlu_tui.compare.bridge import Statistics, TestSettings
-    from nlu_tui.model import Suite
-    from nlu_tui.store.records import RunRecord
-    from nlu_tui.store.runstore import RunStore, StoredResult
+    from nlu_tui.runservice import RunRequest
+    from nlu_tui.store.runstore import RunStore
 
 FAIL_ON_HELP = (
     "comma-separated conditions that make the exit code 1: errors, fp, fn, any (any FP, FN or "
@@ -31,7 +27,6 @@ FAIL_ON_HELP = (
 SHOW_FORMATS_CHOICES = ("summary", "json", "csv", "junit", "rasa")
 DEFAULT_RUNS_SHOWN = 50
 """``nlu-tui runs`` lists the latest 50 runs unless given --all or --limit N."""
-_METRIC = re.compile(r"^(f1|precision|recall|intent|entity)\s*<\s*([0-9]*\.?[0-9]+)$")
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
@@ -135,140 +130,14 @@ def _store() -> RunStore:
     return store
 
 
-def _load_suite(path: Path) -> Suite:
-    from nlu_tui.errors import InputError
-
-    if not path.is_file():
-        raise InputError("no such suite file", path=path)
-    name = path.name.lower()
-    if name.endswith((".suite.yaml", ".suite.yml")):
-        from nlu_tui.formats.native import load_suite
-
-        return load_suite(path)
-    from nlu_tui.formats.registry import import_suite
-
-    result = import_suite(path)
-    for warning in result.warnings:
-        say_warning(warning)
-    result.suite.path = result.suite.path or path
-    return result.suite
-
-
-@dataclass
-class FailOn:
-    flags: set[str]
-    metrics: list[tuple[str, float]]
-
-    @classmethod
-    def parse(cls, text: str | None) -> FailOn:
-        from nlu_tui.errors import InputError
-
-        flags: set[str] = set()
-        metrics: list[tuple[str, float]] = []
-        for raw in (text or "").split(","):
-            item = raw.strip().lower()
-            if not item:
-                continue
-            if item in ("errors", "error", "fp", "fn", "any"):
-                flags.add("errors" if item == "error" else item)
-                continue
-            m = _METRIC.match(item)
-            if not m:
-                raise InputError(f"unknown --fail-on condition {raw.strip()!r}", field="--fail-on")
-            metrics.append((m.group(1), float(m.group(2))))
-        return cls(flags, metrics)
-
-    def failures(self, rows: list[StoredResult]) -> list[str]:
-        from nlu_tui.scoring.summary import summarize
-
-        s = summarize([r for _c, _p, r in rows])
-        out = []
-        if "errors" in self.flags and s.errors:
-            out.append(f"{s.errors} cases errored")
-        if "fp" in self.flags and s.fp:
-            out.append(f"{s.fp} false positives")
-        if "fn" in self.flags and s.fn:
-            out.append(f"{s.fn} false negatives")
-        if "any" in self.flags and (s.fp or s.fn or s.errors):
-            out.append(f"{s.fp + s.fn + s.errors} cases not right")
-        values = {
-            "f1": s.f1,
-            "precision": s.precision,
-            "recall": s.recall,
-            "intent": s.intent_success,
-            "entity": s.entity_success if s.entity_success is not None else 1.0,
-        }
-        for name, limit in self.metrics:
-            if values[name] < limit:
-                out.append(f"{name} {values[name]:.4f} < {limit:g}")
-        return out
-
-
-def _gate_inputs(
-    args: argparse.Namespace, store: RunStore
-) -> tuple[TestSettings | None, Statistics | None]:
-    """Read the thresholds and baseline before running, so bad input stops us early."""
-    if not args.baseline and not args.thresholds:
-        return None, None
-    from nlu_tui.compare.bridge import (
-        TestSettings,
-        Threshold,
-        load_settings,
-        load_statistics,
-        statistics_from_run,
-    )
-
-    settings = load_settings(args.thresholds) if args.thresholds else TestSettings()
-    if not settings.thresholds:
-        # With a baseline and no thresholds: overall intent and entity F1 may not drop.
-        settings.thresholds = [Threshold(type="intent"), Threshold(type="entity")]
-    baseline = None
-    if args.baseline:
-        path = Path(args.baseline)
-        if path.is_file():
-            baseline = load_statistics(path)
-        else:
-            rows = store.load_results(store.get_run(args.baseline).id)
-            baseline = statistics_from_run(
-                [c for c, _p, _r in rows], [p for _c, p, _r in rows], settings
-            )
-    return settings, baseline
-
-
-def _check_gates(
-    settings: TestSettings, baseline: Statistics | None, rows: list[StoredResult]
-) -> list[str]:
-    from nlu_tui.compare.bridge import check_gates, statistics_from_run
-
-    current = statistics_from_run([c for c, _p, _r in rows], [p for _c, p, _r in rows], settings)
-    gates = check_gates(current, baseline, settings.thresholds)
-    for gate in gates:
-        if gate.passed:  # failures are returned and printed once, on stderr, by the caller
-            say(gate.description)
-    return [g.description.removeprefix("FAIL ") for g in gates if not g.passed]
 
 
 # --- run ----------------------------------------------------------------------------------------
 
 
-def cmd_run(args: argparse.Namespace) -> int:
-    import asyncio
-    import signal
+def _request(args: argparse.Namespace) -> RunRequest:
+    from nlu_tui.runservice import RunRequest
 
-    from nlu_tui.cli.run_output import ProgressView, run_line, write_many
-    from nlu_tui.engines.profiles import resolve_engine
-    from nlu_tui.errors import InputError
-    from nlu_tui.model import MAX_NOTE_CHARS, RunStatus, Suite
-    from nlu_tui.reports import check_targets
-    from nlu_tui.runner import Run, RunOptions
-
-    if len(args.note) > MAX_NOTE_CHARS:
-        raise InputError(f"a note holds at most {MAX_NOTE_CHARS} characters", field="--note")
-    if args.concurrency is not None and args.concurrency < 1:
-        raise InputError("must be at least 1", field="--concurrency")
-    if args.max_raw_bytes is not None and args.max_raw_bytes < 1:
-        raise InputError("must be at least 1", field="--max-raw-bytes")
-    fail_on = FailOn.parse(args.fail_on)
     reports = {
         fmt: flag
         for flag, fmt in (
@@ -279,60 +148,42 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
         if flag is not None
     }
-    check_targets(reports, {fmt: f"--{fmt}" for fmt in reports})  # not after a long run
-    store = _store()
-    previous: RunRecord | None = None
-    if args.resume:
-        previous = store.get_run(args.resume)
-        if not previous.resumable:
-            raise InputError(
-                f"run {previous.id} is {previous.status.value} with {previous.done}/"
-                f"{previous.total} cases done; only unfinished canceled, interrupted or failed "
-                "runs can be resumed",
-                field="--resume",
-            )
-        suite_path = args.suite or (Path(previous.suite_path) if previous.suite_path else None)
-        suite = Suite(name=previous.suite_name, path=suite_path)
-        stage = args.stage or previous.stage
-        engine_spec = args.engine or previous.engine_name
-    else:
-        if args.suite is None:
-            raise InputError("give a SUITE file (or --resume RUN_ID)", field="SUITE")
-        if not args.engine:
-            raise InputError(
-                "give --engine (a profile name, embedded:PATH or rasa:URL)", field="--engine"
-            )
-        suite = _load_suite(args.suite)
-        suite_path = args.suite
-        stage = args.stage or "development"
-        engine_spec = args.engine
-    settings, baseline = _gate_inputs(args, store)
-    resolved = resolve_engine(engine_spec, suite_path, stage)
-    options = RunOptions(max_error_rate=args.max_error_rate).with_settings(resolved.settings)
-    overrides = {
-        "concurrency": args.concurrency,
-        "rate_limit": args.rate_limit,
-        "timeout": args.timeout,
-        "retries": args.retries,
-        "max_raw_bytes": args.max_raw_bytes,
-    }
-    options = options.with_settings(argparse.Namespace(**overrides))
-
-    view = ProgressView(sys.stdout)
-    run = Run(
-        suite,
-        resolved,
-        store,
-        stage=stage,
+    return RunRequest(
+        suite_path=args.suite,
+        engine=args.engine,
+        stage=args.stage,
         note=args.note,
-        options=options,
-        on_progress=view,
-        resume_run_id=previous.id if previous else None,
+        resume=args.resume,
+        max_error_rate=args.max_error_rate,
+        concurrency=args.concurrency,
+        rate_limit=args.rate_limit,
+        timeout=args.timeout,
+        retries=args.retries,
+        max_raw_bytes=args.max_raw_bytes,
+        reports=reports,
+        fail_on=args.fail_on,
+        baseline=args.baseline,
+        thresholds=args.thresholds,
     )
-    record = run.prepare()
-    say(f"run {record.id}: {record.suite_name} on {resolved.name} [{stage}]", flush=True)
 
-    async def main() -> RunRecord:
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Run (or resume) through the run service; this face shows progress and maps exit codes."""
+    import asyncio
+    import signal
+
+    from nlu_tui.cli.run_output import ProgressView, run_line
+    from nlu_tui.model import RunStatus
+    from nlu_tui.runservice import RunOutcome, check_request, open_run
+
+    request = _request(args)
+    check_request(request)  # before the store is opened: bad input changes nothing
+    job = open_run(request, _store(), warn=say_warning)
+    view = ProgressView(sys.stdout)
+    job.on_progress = view
+    say(f"run {job.run_id}: {job.record.suite_name} on {job.engine_name} [{job.stage}]", flush=True)
+
+    async def main() -> RunOutcome:
         loop = asyncio.get_running_loop()
         stopped = {"n": 0}
 
@@ -340,36 +191,31 @@ def cmd_run(args: argparse.Namespace) -> int:
             stopped["n"] += 1
             if stopped["n"] == 1:
                 print("\ncanceling (results so far are kept)...", file=sys.stderr, flush=True)
-            run.cancel()
+            job.cancel()
 
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, on_signal)
         try:
             with view:
-                return await run.execute()
+                final = await job.runner.execute()
         finally:
             for sig in (signal.SIGINT, signal.SIGTERM):
                 loop.remove_signal_handler(sig)
+        say(job.redact(run_line(final)))
+        return job.finish(final)
 
-    final = asyncio.run(main())
-    say(resolved.redact(run_line(final)) if hasattr(resolved, "redact") else run_line(final))
-    # every result again, from the store: only when a report, --fail-on or a gate reads them
-    # (half a second at 20,000 cases)
-    needs_rows = bool(reports or fail_on.flags or fail_on.metrics or settings is not None)
-    rows = store.load_results(final.id) if needs_rows else []
-    if reports:
-        write_many(final, rows, reports)
-    if final.status == RunStatus.CANCELED:
-        print(f"resume with: nlu-tui run --resume {final.id}", file=sys.stderr)
+    outcome = asyncio.run(main())
+    if outcome.status == RunStatus.CANCELED:
+        print(f"resume with: nlu-tui run --resume {outcome.record.id}", file=sys.stderr)
         return exitcodes.CANCELED
-    if final.status in (RunStatus.FAILED, RunStatus.INTERRUPTED):
+    if not outcome.completed:
         return exitcodes.RUN_FAILED
-    problems = fail_on.failures(rows)
-    if settings is not None:
-        problems += _check_gates(settings, baseline, rows)
-    for problem in problems:
+    for gate in outcome.gates:
+        if gate.passed:  # a failed gate is one of the problems, printed once on stderr
+            say(gate.description)
+    for problem in outcome.problems:
         say(f"FAIL {problem}", file=sys.stderr)
-    return exitcodes.GATE_FAILED if problems else exitcodes.OK
+    return exitcodes.GATE_FAILED if outcome.problems else exitcodes.OK
 
 
 # --- runs, show, note, delete -------------------------------------------------------------------

@@ -30,7 +30,6 @@ EXTRA_KEY = "kore"
 """``TestCase.extra[EXTRA_KEY]`` keeps properties of a Kore.ai file we do not model."""
 
 CURLY_DOUBLE = "“”„‟″"
-CURLY_SINGLE = "‘’‚‛′"
 
 _TRAIT_PREFIX = re.compile(r"^\s*trait\s*:\s*", re.IGNORECASE)
 _INTENT_SPLIT = re.compile(r"\s*\|+\s*")

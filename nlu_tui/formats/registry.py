@@ -48,10 +48,6 @@ def format_module(name: str) -> ModuleType:
         ) from None
 
 
-def format_names() -> list[str]:
-    return list(FORMAT_MODULES)
-
-
 def detect_format(path: Path) -> str:
     """The format of ``path``, from its content first and its name second."""
     try:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cached_property
 
-from nlu_tui.model import CaseResult, ResultType
+from nlu_tui.model import CaseResult
 from nlu_tui.reports.common import ResultRow
 from nlu_tui.scoring.case import DEFAULT_OPTIONS, ScoringOptions
 from nlu_tui.scoring.intent_report import (
@@ -112,8 +112,3 @@ def prepare_run(
     """The shared figures; pass ``summary``/``intent_report`` if you already have them (the
     results view does) for the same rows and options."""
     return PreparedRun(rows, options, summary=summary, intent_report=intent_report)
-
-
-def scored_rows(prepared: PreparedRun) -> list[ResultRow]:
-    """The non-ERROR rows, aligned with ``y_true``/``y_pred``."""
-    return [row for row in prepared.rows if row[2].result is not ResultType.ERROR]

@@ -175,15 +175,6 @@ def _result_type(
     return ResultType.FN
 
 
-def result_type(
-    case: TestCase, prediction: Prediction, options: ScoringOptions = DEFAULT_OPTIONS
-) -> ResultType:
-    """The case's Kore.ai result type (see the module docstring)."""
-    if prediction.error is not None:
-        return ResultType.ERROR
-    return _result_type(case, prediction, matched_intent(prediction, options), options)
-
-
 def _predicted_value(predicted: PredictedEntity) -> object:
     return predicted.value if predicted.value is not None else predicted.text
 

@@ -41,15 +41,6 @@ def nearest_rank(sorted_values: Sequence[float], p: float) -> float | None:
     return sorted_values[min(rank, len(sorted_values)) - 1]
 
 
-def fully_correct(result: CaseResult) -> bool:
-    """Intent right, every expected entity right, and the entity order agreeing when given."""
-    return (
-        result.result in (ResultType.TP, ResultType.TN)
-        and all(e.ok for e in result.entities)
-        and result.entity_order_ok is not False
-    )
-
-
 @dataclass
 class Summary:
     """The headline figures of a scored run. Counts are ints, ratios fractions 0..1."""

@@ -105,11 +105,6 @@ def loads(text: str | bytes) -> Any:
         return json.loads(text)
 
 
-def to_jsonable(obj: Any) -> Any:
-    """Plain JSON-ready data (what :func:`dumps` writes, as Python objects)."""
-    return loads(dumps(obj))
-
-
 TRUNCATED_MARK = "…[truncated: {size} bytes, kept {kept}]"
 """Appended to a raw answer stored cut, so a reader sees it was cut and by how much."""
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import events, work
 from textual.app import App
@@ -23,6 +23,10 @@ from nlu_tui.model import Suite
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.commands import NluCommands, PaletteCommand
 from nlu_tui.workspace import Workspace
+
+if TYPE_CHECKING:
+    from nlu_tui.store import RunStore
+    from nlu_tui.ui.screens.run_session import RunSession
 
 
 class NluTuiApp(App[int]):
@@ -93,6 +97,10 @@ class NluTuiApp(App[int]):
         self.training_intents: list[str] = []
         """Intents of the workspace's ``*.nlu.yml`` training data, offered by the case editor's
         completion next to the suite's own; filled by a worker after the first paint."""
+        self.run_store: RunStore | None = None
+        """The run store every pane shares, opened on first use (run_session.store_for)."""
+        self.run_sessions: dict[str, RunSession] = {}
+        """The runs started in this app (new or resumed), by run id."""
         # Before the app runs: the stylesheet is then first parsed with the chosen theme's
         # colours. Set from on_mount, the theme made Textual parse and apply it all again
         # before the first frame (a fifth of the start-up's own work).

@@ -18,7 +18,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Static, TabbedContent, TabPane
+from textual.widgets import TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from nlu_tui.model import Suite
@@ -47,11 +47,7 @@ tens of milliseconds on the UI thread, so at most about 4 a second)."""
 
 def _extra_pane(target: str) -> Widget:
     module_name, _, class_name = target.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-        widget_class = getattr(module, class_name)
-    except (ImportError, AttributeError):
-        return Static("Not available yet.", classes="placeholder")
+    widget_class = getattr(importlib.import_module(module_name), class_name)
     widget: Widget = widget_class()
     return widget
 

@@ -557,10 +557,8 @@ class RunsPane(Vertical):
         self._ask_engine(suite)
 
     def _problems(self, suite: Suite) -> list[str]:
-        try:
-            from nlu_tui.validation import validate_suite
-        except ImportError:
-            return []
+        from nlu_tui.validation import validate_suite
+
         out = []
         for p in validate_suite(suite):
             where = f" (case {p.case_id})" if getattr(p, "case_id", None) else ""
@@ -633,46 +631,51 @@ class RunsPane(Vertical):
     async def _run_worker(
         self, suite: Suite, engine: str, stage: str, note: str, resume_run_id: str | None
     ) -> None:
-        from nlu_tui.engines.profiles import resolve_engine
-        from nlu_tui.runner.run import Run
+        from nlu_tui.runservice import RunRequest, open_run
 
         workspace = getattr(getattr(self.app, "workspace", None), "root", None)
         store = store_for(self.app)
+        request = RunRequest(
+            suite=suite,
+            engine=engine,
+            stage=stage,
+            note=note,
+            resume=resume_run_id,
+            workspace=workspace,
+        )
         try:
-            resolved = resolve_engine(engine, suite.path, stage, workspace)
-            run = Run(suite, resolved, store, stage=stage, note=note, resume_run_id=resume_run_id)
             # in a thread: it writes every case of a new run, or reads a resumed one's results
-            record = await asyncio.to_thread(run.prepare)
+            job = await asyncio.to_thread(open_run, request, store)
         except Exception as exc:
             self.notify(escape(str(exc)), title="Cannot start the run", severity="error")
             return
-        resumed = resume_run_id is not None
+        record = job.record
         session = RunSession(
-            run=run,
+            run=job,
             suite_key=suite_key_of(suite),
             suite_name=suite.name,
-            engine_name=resolved.name,
-            stage=stage,
+            engine_name=job.engine_name,
+            stage=job.stage,
             total=record.total,
-            engine_spec=engine if not resumed else "",
-            initial=initial_progress(record) if resumed else None,
-            seeded=not resumed,
+            engine_spec=engine if not job.resumed else "",
+            initial=initial_progress(record) if job.resumed else None,
+            seeded=not job.resumed,
         )
 
         def progress(event: Any) -> None:
             session.on_progress(event)
             self.post_message(RunUpdated(session.run_id))
 
-        run.on_progress = progress
+        job.on_progress = progress
         sessions(self.app)[session.run_id] = session
-        if resumed:
+        if job.resumed:
             self._seed_session(session)
         self.post_message(RunUpdated(session.run_id))
         self._open_in_results(session.run_id)
         show_main_tab(self, "tab-results")
         self._focus_results()
         try:
-            session.record = await run.execute()
+            session.record = (await job.execute()).record
         except Exception as exc:
             session.error = str(exc) or type(exc).__name__
         finally:

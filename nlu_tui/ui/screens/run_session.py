@@ -1,9 +1,9 @@
 """Runs in progress inside the workbench, shared by the runs and results panes.
 
-A :class:`RunSession` wraps one runner :class:`~nlu_tui.runner.run.Run`: the runs pane starts
-it in an async worker and the runner's progress callback fills it (rows and the last event);
-panes read it on a timer, so however fast results arrive the screen is redrawn a few times a
-second at most. Sessions are kept per app (several runs may go at once on different suites).
+A :class:`RunSession` wraps one :class:`~nlu_tui.runservice.RunJob` (the run service starts,
+resumes and finishes runs for both faces): the runs pane opens it in an async worker and the
+runner's progress callback fills it (rows and the last event); panes read it on a timer, so
+however fast results arrive the screen is redrawn a few times a second at most. Sessions are kept per app (several runs may go at once on different suites).
 
 A resumed run starts from what its earlier part stored: until the runner's first event its
 progress is the stored record's counters, and the stored rows (loaded off the UI thread by
@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from nlu_tui.model import RunStatus
 
 if TYPE_CHECKING:
     from nlu_tui.runner.events import ProgressEvent
-    from nlu_tui.runner.run import Run
+    from nlu_tui.runservice import RunJob
+    from nlu_tui.store import RunStore
     from nlu_tui.store.records import RunRecord
     from nlu_tui.ui.widgets.results_data import Row
     from nlu_tui.ui.widgets.results_table import ResultColumns
@@ -34,7 +35,8 @@ if TYPE_CHECKING:
 class RunSession:
     """One run the app started (new or resumed), while it runs and after it ended."""
 
-    run: Run
+    run: RunJob
+    """The run service's job (``nlu_tui.runservice``): its id, cancel, progress callback."""
     suite_key: str
     suite_name: str
     engine_name: str
@@ -140,13 +142,25 @@ def load_stored_rows(store: Any, run_id: str) -> tuple[list[Row], PreparedRows |
     return rows, (columns, columns.to_arrow())
 
 
-def sessions(app: Any) -> dict[str, RunSession]:
-    """The app's run sessions by run id (created on first use)."""
-    found: dict[str, RunSession] | None = getattr(app, "_nlu_run_sessions", None)
-    if found is None:
-        found = {}
-        app._nlu_run_sessions = found
-    return found
+@runtime_checkable
+class RunHost(Protocol):
+    """What an app showing runs holds (:class:`~nlu_tui.ui.app.NluTuiApp` declares both)."""
+
+    run_store: RunStore | None
+    """The one run store the panes share, opened on first use by :func:`store_for`."""
+    run_sessions: dict[str, RunSession]
+    """The runs started in this app, by run id."""
+
+
+def _host(app: object) -> RunHost:
+    if not isinstance(app, RunHost):
+        raise TypeError(f"{type(app).__name__} holds no run_store/run_sessions (see RunHost)")
+    return app
+
+
+def sessions(app: object) -> dict[str, RunSession]:
+    """The app's run sessions by run id."""
+    return _host(app).run_sessions
 
 
 def active_sessions(app: Any, suite_key: str | None = None) -> list[RunSession]:
@@ -166,15 +180,14 @@ def suite_key_of(suite: Any) -> str:
     return str(getattr(suite, "name", ""))
 
 
-def store_for(app: Any) -> Any:
+def store_for(app: object) -> RunStore:
     """The app's one :class:`~nlu_tui.store.RunStore` (opened on first use, shared by panes)."""
-    store = getattr(app, "run_store", None) or getattr(app, "_nlu_run_store", None)
-    if store is None:
+    host = _host(app)
+    if host.run_store is None:
         from nlu_tui.store import RunStore
 
-        store = RunStore()
-        app._nlu_run_store = store
-    return store
+        host.run_store = RunStore()
+    return host.run_store
 
 
 def show_main_tab(widget: Any, pane_id: str) -> None:

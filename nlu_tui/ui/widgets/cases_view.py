@@ -973,11 +973,9 @@ def _bind(fn: Any, arg: Any) -> Any:
 
 
 def _validate(suite: Suite) -> dict[str, list[str]]:
-    """Problems per case id, from the shared validator (absent validator: no problems)."""
-    try:
-        from nlu_tui.validation import validate_suite
-    except ImportError:
-        return {}
+    """Problems per case id, from the shared validator."""
+    from nlu_tui.validation import validate_suite
+
     problems: dict[str, list[str]] = {}
     for problem in validate_suite(suite):
         case_id = getattr(problem, "case_id", None)

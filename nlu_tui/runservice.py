@@ -1,0 +1,463 @@
+"""Starting, resuming and finishing a run: the one service both faces call.
+
+``nlu-tui run`` and the workbench's Runs tab used to orchestrate a run each in its own way. Both
+now describe what they want as a :class:`RunRequest` and hand it to :func:`open_run`, which
+checks the input (nothing is run or written when it is bad), applies the resume rules, reads
+the gate inputs (``--fail-on``, thresholds, a baseline run or statistics file), resolves the
+engine and registers the run in the store. The caller then awaits :meth:`RunJob.execute`,
+which runs it and finishes it: reports are written and gates checked, and the
+:class:`RunOutcome` says how it ended. Faces keep only what is theirs: argument parsing,
+progress display, signals, exit codes (CLI); dialogs, sessions and panes (workbench).
+
+Run kinds: a request names its ``kind``; :data:`RUNNERS` maps each kind to the factory of the
+runner that does the work (today ``suite``: every case of a suite against one engine). The
+kinds of later issues (cross-validation, conversations, dialogue understanding) register a
+factory there and get resume, gates, baselines, reports and the store for free.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from nlu_tui.errors import InputError
+from nlu_tui.model import MAX_NOTE_CHARS, RunStatus, Suite
+
+if TYPE_CHECKING:
+    from nlu_tui.compare.bridge import Statistics, TestSettings
+    from nlu_tui.engines.profiles import ResolvedEngine
+    from nlu_tui.runner.events import ProgressEvent
+    from nlu_tui.runner.options import RunOptions
+    from nlu_tui.store.records import RunRecord
+    from nlu_tui.store.runstore import RunStore, StoredResult
+
+SUITE_RUN = "suite"
+"""The kind of run that sends every case of a suite to one engine."""
+
+_UNFINISHED = (RunStatus.CANCELED, RunStatus.FAILED, RunStatus.INTERRUPTED)
+
+_METRIC = re.compile(r"^(f1|precision|recall|intent|entity)\s*<\s*([0-9]*\.?[0-9]+)$")
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What a face asks for. A new run needs a suite (loaded, or a file) and an engine spec; a
+    resume (``resume`` = run id) takes the suite, engine and version of the stored run unless
+    given here."""
+
+    kind: str = SUITE_RUN
+    suite: Suite | None = None
+    """The suite as the caller already has it (the workbench's open suite)."""
+    suite_path: Path | None = None
+    """A suite file to load (any format) when ``suite`` is not given."""
+    engine: str | None = None
+    """A profile name, ``embedded:PATH``, ``rasa:URL`` or ``http:URL``."""
+    stage: str | None = None
+    """``development`` or ``published`` (default: development, or the resumed run's)."""
+    note: str = ""
+    resume: str | None = None
+    """The id of a canceled, interrupted or failed run to finish."""
+    workspace: Path | None = None
+    """Where profiles are looked up besides next to the suite."""
+    max_error_rate: float | None = None
+    concurrency: int | None = None
+    rate_limit: float | None = None
+    timeout: float | None = None
+    retries: int | None = None
+    max_raw_bytes: int | None = None
+    """Cap on each stored raw answer, in bytes (scoring always reads the whole answer)."""
+    reports: dict[str, Path] = field(default_factory=dict)
+    """Report targets by format (json, csv, junit, rasa), written when the run ends."""
+    fail_on: str | None = None
+    """``--fail-on`` conditions, e.g. ``errors,f1<0.9``."""
+    baseline: str | None = None
+    """A stored run id or an NLU.DevOps ``statistics.json`` to compare with."""
+    thresholds: Path | None = None
+    """NLU.DevOps test settings with thresholds."""
+
+
+class Runner(Protocol):
+    """What the service needs of a kind's runner (``nlu_tui.runner.Run`` for suites)."""
+
+    on_progress: Callable[[ProgressEvent], None] | None
+
+    @property
+    def run_id(self) -> str: ...
+
+    def prepare(self) -> RunRecord: ...
+
+    async def execute(self) -> RunRecord: ...
+
+    def cancel(self) -> None: ...
+
+
+RunnerFactory = Callable[["RunPlan", "RunStore"], Runner]
+
+
+@dataclass
+class RunPlan:
+    """A checked request: the suite, the resolved engine and the options, before it runs."""
+
+    request: RunRequest
+    suite: Suite
+    stage: str
+    resolved: ResolvedEngine
+    options: RunOptions
+    previous: RunRecord | None
+    """The stored run being resumed (None for a new run)."""
+
+
+def _suite_runner(plan: RunPlan, store: RunStore) -> Runner:
+    from nlu_tui.runner import Run
+
+    return Run(
+        plan.suite,
+        plan.resolved,
+        store,
+        stage=plan.stage,
+        note=plan.request.note,
+        options=plan.options,
+        resume_run_id=plan.previous.id if plan.previous else None,
+    )
+
+
+RUNNERS: dict[str, RunnerFactory] = {SUITE_RUN: _suite_runner}
+"""Run kinds and the factories of their runners."""
+
+
+# --- gates --------------------------------------------------------------------------------------
+
+
+@dataclass
+class FailOn:
+    """``--fail-on`` conditions: flags (errors, fp, fn, any) and ``METRIC<VALUE`` limits."""
+
+    flags: set[str]
+    metrics: list[tuple[str, float]]
+
+    @classmethod
+    def parse(cls, text: str | None) -> FailOn:
+        flags: set[str] = set()
+        metrics: list[tuple[str, float]] = []
+        for raw in (text or "").split(","):
+            item = raw.strip().lower()
+            if not item:
+                continue
+            if item in ("errors", "error", "fp", "fn", "any"):
+                flags.add("errors" if item == "error" else item)
+                continue
+            m = _METRIC.match(item)
+            if not m:
+                raise InputError(f"unknown --fail-on condition {raw.strip()!r}", field="--fail-on")
+            metrics.append((m.group(1), float(m.group(2))))
+        return cls(flags, metrics)
+
+    def __bool__(self) -> bool:
+        return bool(self.flags or self.metrics)
+
+    def failures(self, rows: list[StoredResult]) -> list[str]:
+        from nlu_tui.scoring.summary import summarize
+
+        s = summarize([r for _c, _p, r in rows])
+        out = []
+        if "errors" in self.flags and s.errors:
+            out.append(f"{s.errors} cases errored")
+        if "fp" in self.flags and s.fp:
+            out.append(f"{s.fp} false positives")
+        if "fn" in self.flags and s.fn:
+            out.append(f"{s.fn} false negatives")
+        if "any" in self.flags and (s.fp or s.fn or s.errors):
+            out.append(f"{s.fp + s.fn + s.errors} cases not right")
+        values = {
+            "f1": s.f1,
+            "precision": s.precision,
+            "recall": s.recall,
+            "intent": s.intent_success,
+            "entity": s.entity_success if s.entity_success is not None else 1.0,
+        }
+        for name, limit in self.metrics:
+            if values[name] < limit:
+                out.append(f"{name} {values[name]:.4f} < {limit:g}")
+        return out
+
+
+def _gate_inputs(
+    request: RunRequest, store: RunStore
+) -> tuple[TestSettings | None, Statistics | None]:
+    """Read the thresholds and baseline before running, so bad input stops us early."""
+    if not request.baseline and not request.thresholds:
+        return None, None
+    from nlu_tui.compare.bridge import (
+        TestSettings,
+        Threshold,
+        load_settings,
+        load_statistics,
+        statistics_from_run,
+    )
+
+    settings = load_settings(request.thresholds) if request.thresholds else TestSettings()
+    if not settings.thresholds:
+        # With a baseline and no thresholds: overall intent and entity F1 may not drop.
+        settings.thresholds = [Threshold(type="intent"), Threshold(type="entity")]
+    baseline = None
+    if request.baseline:
+        path = Path(request.baseline)
+        if path.is_file():
+            baseline = load_statistics(path)
+        else:
+            rows = store.load_results(store.get_run(request.baseline).id)
+            baseline = statistics_from_run(
+                [c for c, _p, _r in rows], [p for _c, p, _r in rows], settings
+            )
+    return settings, baseline
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """One regression gate: its description (``PASS ...``/``FAIL ...``) and verdict."""
+
+    description: str
+    passed: bool
+
+
+# --- the service --------------------------------------------------------------------------------
+
+
+@dataclass
+class RunOutcome:
+    """How a run ended, once reports are written and gates checked."""
+
+    record: RunRecord
+    reports: list[Path] = field(default_factory=list)
+    """The report files written."""
+    gates: list[GateResult] = field(default_factory=list)
+    """Every regression gate checked (thresholds, baseline), passed or not."""
+    problems: list[str] = field(default_factory=list)
+    """Why the run does not pass: failed ``--fail-on`` conditions, then failed gates."""
+
+    @property
+    def status(self) -> RunStatus:
+        return self.record.status
+
+    @property
+    def completed(self) -> bool:
+        """The run was not canceled, interrupted or failed: its gates were checked."""
+        return self.record.status not in _UNFINISHED
+
+
+class RunJob:
+    """A registered run: ``await execute()`` runs and finishes it; ``cancel()`` from anywhere."""
+
+    def __init__(
+        self,
+        plan: RunPlan,
+        runner: Runner,
+        record: RunRecord,
+        store: RunStore,
+        fail_on: FailOn,
+        gate_settings: TestSettings | None,
+        baseline: Statistics | None,
+    ) -> None:
+        self.plan = plan
+        self.runner = runner
+        self.record = record
+        self.store = store
+        self._fail_on = fail_on
+        self._gate_settings = gate_settings
+        self._baseline = baseline
+
+    @property
+    def run_id(self) -> str:
+        return self.record.id
+
+    @property
+    def engine_name(self) -> str:
+        return self.plan.resolved.name
+
+    @property
+    def stage(self) -> str:
+        return self.plan.stage
+
+    @property
+    def resumed(self) -> bool:
+        return self.plan.previous is not None
+
+    @property
+    def on_progress(self) -> Callable[[ProgressEvent], None] | None:
+        return self.runner.on_progress
+
+    @on_progress.setter
+    def on_progress(self, callback: Callable[[ProgressEvent], None] | None) -> None:
+        self.runner.on_progress = callback
+
+    def redact(self, text: str) -> str:
+        """``text`` without the engine's resolved secrets."""
+        return self.plan.resolved.redact(text)
+
+    def cancel(self) -> None:
+        self.runner.cancel()
+
+    async def execute(self) -> RunOutcome:
+        """Run the cases, then :meth:`finish` (reports and gates)."""
+        return self.finish(await self.runner.execute())
+
+    def finish(self, final: RunRecord) -> RunOutcome:
+        """Write the reports of an ended run; check ``--fail-on`` and gates when it completed."""
+        self.record = final
+        outcome = RunOutcome(final)
+        request = self.plan.request
+        needs_rows = request.reports or self._fail_on or self._gate_settings is not None
+        if not needs_rows:
+            return outcome
+        rows = self.store.load_results(final.id)
+        if request.reports:
+            from nlu_tui.reports import RunMeta, write_reports
+
+            outcome.reports = write_reports(request.reports, RunMeta.from_record(final), rows)
+        if not outcome.completed:
+            return outcome
+        outcome.problems = self._fail_on.failures(rows)
+        if self._gate_settings is not None:
+            from nlu_tui.compare.bridge import check_gates, statistics_from_run
+
+            settings = self._gate_settings
+            current = statistics_from_run(
+                [c for c, _p, _r in rows], [p for _c, p, _r in rows], settings
+            )
+            checked = check_gates(current, self._baseline, settings.thresholds)
+            outcome.gates = [GateResult(g.description, g.passed) for g in checked]
+            outcome.problems += [
+                g.description.removeprefix("FAIL ") for g in outcome.gates if not g.passed
+            ]
+        return outcome
+
+
+def check_request(request: RunRequest) -> FailOn:
+    """Checks that need neither the store nor the engine (bad input: nothing is done)."""
+    if request.kind not in RUNNERS:
+        raise InputError(
+            f"unknown run kind {request.kind!r}; known: {', '.join(RUNNERS)}", field="kind"
+        )
+    if len(request.note) > MAX_NOTE_CHARS:
+        raise InputError(f"a note holds at most {MAX_NOTE_CHARS} characters", field="--note")
+    if request.concurrency is not None and request.concurrency < 1:
+        raise InputError("must be at least 1", field="--concurrency")
+    if request.max_raw_bytes is not None and request.max_raw_bytes < 1:
+        raise InputError("must be at least 1", field="--max-raw-bytes")
+    fail_on = FailOn.parse(request.fail_on)
+    if request.reports:
+        from nlu_tui.reports import check_targets
+
+        # refused now, not after a long run
+        check_targets(request.reports, {fmt: f"--{fmt}" for fmt in request.reports})
+    return fail_on
+
+
+def load_suite_file(path: Path, warn: Callable[[str], None] | None = None) -> Suite:
+    """A suite file in any format (import warnings go to ``warn``)."""
+    if not path.is_file():
+        raise InputError("no such suite file", path=path)
+    name = path.name.lower()
+    if name.endswith((".suite.yaml", ".suite.yml")):
+        from nlu_tui.formats.native import load_suite
+
+        return load_suite(path)
+    from nlu_tui.formats.registry import import_suite
+
+    result = import_suite(path)
+    if warn is not None:
+        for warning in result.warnings:
+            warn(warning)
+    result.suite.path = result.suite.path or path
+    return result.suite
+
+
+def _resumed_run(request: RunRequest, store: RunStore) -> RunRecord:
+    """The stored run to finish, if it can be resumed (unfinished, not succeeded)."""
+    assert request.resume is not None
+    previous = store.get_run(request.resume)
+    if not previous.resumable:
+        raise InputError(
+            f"run {previous.id} is {previous.status.value} with {previous.done}/"
+            f"{previous.total} cases done; only unfinished canceled, interrupted or failed "
+            "runs can be resumed",
+            field="--resume",
+        )
+    return previous
+
+
+@dataclass
+class _Target:
+    """The suite, version and engine spec a request comes to, by the resume rules."""
+
+    suite: Suite
+    suite_path: Path | None
+    stage: str
+    engine: str
+    previous: RunRecord | None
+
+
+def _target(request: RunRequest, store: RunStore, warn: Callable[[str], None] | None) -> _Target:
+    """A resume takes the stored run's suite file, version and engine unless the request names
+    them; a new run needs a suite and an engine."""
+    given_path = request.suite.path if request.suite is not None else request.suite_path
+    if request.resume:
+        previous = _resumed_run(request, store)
+        suite_path = given_path or (Path(previous.suite_path) if previous.suite_path else None)
+        return _Target(
+            request.suite or Suite(name=previous.suite_name, path=suite_path),
+            suite_path,
+            request.stage or previous.stage,
+            request.engine or previous.engine_name,
+            previous,
+        )
+    if request.suite is None and request.suite_path is None:
+        raise InputError("give a SUITE file (or --resume RUN_ID)", field="SUITE")
+    if not request.engine:
+        raise InputError(
+            "give --engine (a profile name, embedded:PATH or rasa:URL)", field="--engine"
+        )
+    suite = request.suite
+    if suite is None:
+        assert request.suite_path is not None
+        suite = load_suite_file(request.suite_path, warn)
+    return _Target(suite, given_path, request.stage or "development", request.engine, None)
+
+
+def _options(request: RunRequest, resolved: ResolvedEngine) -> RunOptions:
+    """The profile's run settings, then the face's overrides (None keeps the profile's)."""
+    from dataclasses import replace
+
+    from nlu_tui.runner import RunOptions
+
+    options = RunOptions().with_settings(resolved.settings)
+    if request.max_error_rate is not None:
+        options = replace(options, max_error_rate=request.max_error_rate)
+    return options.with_settings(request)
+
+
+def open_run(
+    request: RunRequest, store: RunStore, *, warn: Callable[[str], None] | None = None
+) -> RunJob:
+    """Check ``request``, apply the resume rules, read the gate inputs, resolve the engine,
+    build the runner of the request's kind and register the run in the store.
+
+    Bad input raises (InputError, the store's errors) before anything is stored. Blocking (a
+    new run's cases are all written): the workbench calls it in a thread. Import warnings of
+    a suite file go to ``warn``.
+    """
+    from nlu_tui.engines.profiles import resolve_engine
+
+    fail_on = check_request(request)
+    target = _target(request, store, warn)
+    gate_settings, baseline = _gate_inputs(request, store)
+    resolved = resolve_engine(target.engine, target.suite_path, target.stage, request.workspace)
+    plan = RunPlan(
+        request, target.suite, target.stage, resolved, _options(request, resolved), target.previous
+    )
+    runner = RUNNERS[request.kind](plan, store)
+    record = runner.prepare()
+    return RunJob(plan, runner, record, store, fail_on, gate_settings, baseline)

@@ -1,0 +1,359 @@
+"""Every private API of a pinned library that nlu-tui relies on, tested directly.
+
+textual, textual-fastdatatable, httpx and httpx-aiohttp are pinned exactly (pyproject.toml,
+requirements.lock) because the code reaches into their internals. Each test names the private
+attribute or behaviour it relies on and fails loudly when an upgrade changes it, instead of
+leaving a table showing stale rows, a footer without keys or a slow path nobody notices.
+Upgrading one of those libraries means making this file pass again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import logging
+import socket
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import yaml
+from runner_loopback import LoopbackNlu
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.reactive import Reactive
+from textual.widgets import Footer, Input
+from textual_fastdatatable import ArrowBackend, DataTable
+
+from nlu_tui.engines.httpcall import _direct_transport, _send
+from nlu_tui.formats.native import _SuiteLoader
+from nlu_tui.runner.client import make_client
+from nlu_tui.ui.widgets.fast_table import swap_backend
+from nlu_tui.ui.widgets.footer import BudgetFooter
+
+# --- the pins themselves ---------------------------------------------------------------------
+
+REPO = Path(__file__).resolve().parent.parent
+PINNED = ("textual", "textual-fastdatatable", "httpx", "httpx-aiohttp")
+
+
+def _lock() -> dict[str, str]:
+    out = {}
+    for line in (REPO / "requirements.lock").read_text(encoding="utf-8").splitlines():
+        name, sep, version = line.partition("==")
+        if sep and not line.startswith("#"):
+            out[name.strip().lower().replace("_", "-")] = version.strip()
+    return out
+
+
+def test_private_api_libraries_are_pinned_locked_and_installed() -> None:
+    """pyproject.toml pins each library this file tests with ==, requirements.lock holds the
+    same version, and that version is the one installed (so these tests test the pin)."""
+    import tomllib
+    from importlib.metadata import version
+
+    deps = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    pins = dict(d.split("==", 1) for d in deps["dependencies"] if "==" in d)
+    lock = _lock()
+    for name in PINNED:
+        assert name in pins, f"{name} is not pinned with == in pyproject.toml"
+        assert lock.get(name) == pins[name], f"requirements.lock disagrees on {name}"
+        assert version(name) == pins[name], f"installed {name} is not the pinned version"
+
+
+def test_the_lock_pins_every_installed_dependency() -> None:
+    """Every package the lock names has an exact version (transitive ones included)."""
+    lines = [
+        line
+        for line in (REPO / "requirements.lock").read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    assert lines and all("==" in line for line in lines), lines
+    assert {"textual", "pytest-xdist", "rich", "aiohttp", "pyyaml"} <= set(_lock())
+
+
+# --- textual-fastdatatable: fast_table.swap_backend -----------------------------------------
+
+FASTDATATABLE_PRIVATES = (
+    "_column_labels",
+    "_ordered_columns",
+    "_update_count",
+    "_require_update_dimensions",
+)
+
+
+def test_fastdatatable_table_has_the_private_state_swap_backend_resets() -> None:
+    """swap_backend assigns DataTable._column_labels, _ordered_columns, _update_count and
+    _require_update_dimensions, and calls _clear_caches(): assigning a renamed attribute would
+    silently create a new one, so check they exist on a fresh table."""
+    table = DataTable(backend=ArrowBackend.from_pydict({"a": ["x"]}), column_labels=["A"])
+    state = vars(table)
+    for name in FASTDATATABLE_PRIVATES:
+        assert name in state, f"textual_fastdatatable.DataTable lost {name}"
+    assert isinstance(state["_update_count"], int)
+    assert callable(getattr(table, "_clear_caches", None)), "DataTable._clear_caches is gone"
+
+
+class _OneTable(App[None]):
+    def compose(self) -> ComposeResult:
+        yield DataTable(
+            backend=ArrowBackend.from_pydict({"a": ["old1", "old2", "old3"]}),
+            column_labels=["Old"],
+        )
+
+
+async def test_fastdatatable_swap_backend_drops_cached_rows() -> None:
+    """Without DataTable._clear_caches() or the _update_count bump, a backend of the same shape
+    shows the old rows (the row render cache is keyed on the update count)."""
+    app = _OneTable()
+    async with app.run_test(size=(40, 10)) as pilot:
+        table = app.query_one(DataTable)
+        await pilot.pause()
+        assert table.render_line(1).text.strip() == "old1"
+        swap_backend(table, ArrowBackend.from_pydict({"a": ["new1", "new2", "new3"]}))
+        await pilot.pause()
+        assert [table.render_line(y).text.strip() for y in range(1, 4)] == [
+            "new1",
+            "new2",
+            "new3",
+        ]
+
+
+async def test_fastdatatable_swap_backend_new_labels_and_cursor() -> None:
+    """DataTable._column_labels and _ordered_columns = None give the header its new labels;
+    the cursor is clamped to the new row count."""
+    app = _OneTable()
+    async with app.run_test(size=(40, 10)) as pilot:
+        table = app.query_one(DataTable)
+        await pilot.pause()
+        table.move_cursor(row=2)
+        swap_backend(
+            table, ArrowBackend.from_pydict({"a": ["new1", "new2"]}), column_labels=["New"]
+        )
+        await pilot.pause()
+        assert [table.render_line(y).text.strip() for y in range(4)] == ["New", "new1", "new2", ""]
+        assert table.row_count == 2
+        assert table.cursor_row == 1
+
+
+async def test_fastdatatable_swap_backend_resizes_the_scroll_area() -> None:
+    """DataTable._require_update_dimensions makes a longer backend scrollable to its end."""
+    app = _OneTable()
+    async with app.run_test(size=(40, 10)) as pilot:
+        table = app.query_one(DataTable)
+        await pilot.pause()
+        swap_backend(table, ArrowBackend.from_pydict({"a": [f"new{i}" for i in range(50)]}))
+        await pilot.pause()
+        assert table.virtual_size.height == 51  # header + 50 rows
+        table.move_cursor(row=49)
+        await pilot.pause()
+        assert table.render_line(9).text.strip() == "new49"
+
+
+# --- textual: the footer (widgets/footer.py) ------------------------------------------------
+
+
+def test_textual_footer_private_module_and_ready_flag() -> None:
+    """footer.py imports FooterKey from the private module textual.widgets._footer, calls its
+    constructor by these names, binds FooterKey.compact, and sets Footer._bindings_ready."""
+    from textual.widgets._footer import FooterKey
+
+    params = inspect.signature(FooterKey.__init__).parameters
+    for name in ("key", "key_display", "description", "action", "disabled", "tooltip", "classes"):
+        assert name in params, f"FooterKey() lost its {name!r} argument"
+    assert isinstance(vars(Footer).get("_bindings_ready"), Reactive), "Footer._bindings_ready"
+    assert isinstance(vars(FooterKey).get("compact"), Reactive), "FooterKey.compact"
+    assert callable(vars(Footer).get("bindings_changed")), "Footer.bindings_changed"
+
+
+class _TwoPanes(App[None]):
+    BINDINGS = [Binding("f1", "help", "Help", id="app.help"), Binding("ctrl+q", "quit", "Quit")]
+
+    def compose(self) -> ComposeResult:
+        yield _KeyedInput(id="first")
+        yield Input(id="second")
+        yield BudgetFooter()
+
+    def action_help(self) -> None:
+        """Never pressed: the binding exists so the footer has Help to show."""
+
+
+class _KeyedInput(Input):
+    BINDINGS = [Binding("ctrl+e", "noop", "Edit")]
+
+    def action_noop(self) -> None:
+        """Never pressed: the binding only has to show in the footer."""
+
+
+async def test_textual_footer_recomposes_on_bindings_changed() -> None:
+    """Textual calls Footer.bindings_changed (subscribed in Footer.on_mount) when focus moves;
+    BudgetFooter overrides it and composes textual.widgets._footer.FooterKey widgets."""
+    from textual.widgets._footer import FooterKey
+
+    app = _TwoPanes()
+    async with app.run_test(size=(80, 10)) as pilot:
+        app.query_one("#first").focus()
+        await pilot.pause()
+        await pilot.pause()
+        footer = app.query_one(BudgetFooter)
+        assert footer._bindings_ready
+        shown = [key.description for key in footer.query(FooterKey)]
+        assert "Edit" in shown and "Help" in shown
+        app.query_one("#second").focus()
+        await pilot.pause()
+        await pilot.pause()
+        shown = [key.description for key in footer.query(FooterKey)]
+        assert "Edit" not in shown and "Help" in shown
+
+
+# --- httpx / httpx-aiohttp: engines/httpcall.py and runner/client.py -----------------------
+
+
+def test_httpx_transport_for_url_picks_the_clients_transport() -> None:
+    """httpcall._direct_transport calls httpx.AsyncClient._transport_for_url; without it every
+    request silently falls back to the slower AsyncClient.send."""
+    from httpx_aiohttp import AiohttpTransport
+
+    assert callable(getattr(httpx.AsyncClient, "_transport_for_url", None))
+    transport = AiohttpTransport()
+    client = httpx.AsyncClient(transport=transport)
+    assert _direct_transport(client, httpx.URL("http://127.0.0.1:9/model/parse")) is transport
+
+
+def _version_request(client: httpx.AsyncClient, url: str) -> httpx.Request:
+    return client.build_request("GET", f"{url}/version")
+
+
+async def test_httpx_direct_send_matches_client_send(caplog: pytest.LogCaptureFixture) -> None:
+    """httpcall._send copies what httpx.AsyncClient._send_single_request does after
+    _transport_for_url: the same answer, the 'HTTP Request:' log line, response.request and
+    response.elapsed."""
+    with LoopbackNlu() as server:
+        client = make_client(concurrency=2, timeout=5)
+        try:
+            with caplog.at_level(logging.INFO, logger="httpx"):
+                through_httpx = await client.send(_version_request(client, server.url))
+                await through_httpx.aread()
+                direct = await _send(client, _version_request(client, server.url))
+        finally:
+            await client.aclose()
+    assert direct.status_code == through_httpx.status_code == 200
+    assert direct.json() == through_httpx.json()
+    assert direct.http_version == through_httpx.http_version
+    assert direct.request.url == through_httpx.request.url
+    assert direct.elapsed.total_seconds() >= 0
+    lines = [r.getMessage() for r in caplog.records if r.name == "httpx"]
+    assert len(lines) == 2 and lines[0] == lines[1], lines
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+async def test_httpx_aiohttp_connection_errors_keep_the_aiohttp_cause() -> None:
+    """httpx_aiohttp.transport.map_aiohttp_exceptions turns a refused connection into
+    httpx.ConnectTimeout raised ``from`` the aiohttp error; runner/retry.classify reads
+    __cause__ for the real reason."""
+    import aiohttp
+
+    client = make_client(concurrency=1, timeout=5)
+    try:
+        with pytest.raises(httpx.TransportError) as caught:
+            await _send(client, _version_request(client, f"http://127.0.0.1:{_closed_port()}"))
+    finally:
+        await client.aclose()
+    assert isinstance(caught.value.__cause__, aiohttp.ClientConnectionError)
+    assert caught.value.request.url.port is not None
+
+
+# --- PyYAML: the resolver override in formats/native.py -------------------------------------
+
+_TRICKY = """
+plain: hello world
+yes_: yes
+no_: No
+on_: on
+null_: ~
+empty:
+int_: 0x1F
+octal: 017
+float_: 1_000.5
+inf: .inf
+date: 2024-01-02
+stamp: 2024-01-02T03:04:05Z
+bool_list: [true, False, y, n]
+'quoted': '123'
+neg: -12
+merge_like: <<
+nested:
+  - {a: 1, b: [x, 2.5, null]}
+"""
+
+
+def _tags(node: yaml.Node) -> list[str]:
+    out = [node.tag]
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            out += _tags(key) + _tags(value)
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            out += _tags(item)
+    return out
+
+
+def test_yaml_resolver_override_types_like_safe_loader() -> None:
+    """_SuiteLoader reads Loader.yaml_implicit_resolvers (first character -> regexes) and
+    yaml_path_resolvers, and overrides resolve(kind, value, implicit): tags must stay YAML 1.1's."""
+    stock = yaml.compose(_TRICKY, Loader=yaml.SafeLoader)
+    loader = _SuiteLoader(_TRICKY)
+    try:
+        ours = loader.get_single_node()
+    finally:
+        loader.dispose()
+    assert stock is not None and ours is not None
+    assert _tags(ours) == _tags(stock)
+    resolvers = _SuiteLoader.yaml_implicit_resolvers
+    assert isinstance(resolvers, dict) and "y" in resolvers and None not in resolvers
+    assert _SuiteLoader.yaml_path_resolvers == {}
+
+
+def test_yaml_composer_calls_the_resolver_hooks() -> None:
+    """The composer (libyaml's when available) calls resolve(kind, value, implicit) and
+    descend_resolver(parent, index) / ascend_resolver() on the instance, which _SuiteLoader
+    replaces with cheap built-ins through the instance __dict__."""
+    loader = _SuiteLoader("a: [b, {c: d}]\n")
+    assert loader.__dict__["descend_resolver"] is slice
+    assert loader.__dict__["ascend_resolver"] is tuple
+    calls: dict[str, list[tuple[Any, ...]]] = {"descend": [], "ascend": [], "resolve": []}
+    plain_resolve = loader.resolve
+    loader.__dict__["descend_resolver"] = lambda *a: calls["descend"].append(a)
+    loader.__dict__["ascend_resolver"] = lambda *a: calls["ascend"].append(a)
+
+    def resolve(*a: Any) -> Any:
+        calls["resolve"].append(a)
+        return plain_resolve(*a)
+
+    loader.__dict__["resolve"] = resolve
+    try:
+        loader.get_single_node()
+    finally:
+        loader.dispose()
+    assert calls["descend"] and all(len(a) == 2 for a in calls["descend"])
+    assert calls["ascend"] and all(a == () for a in calls["ascend"])
+    assert calls["resolve"] and all(len(a) == 3 for a in calls["resolve"])
+
+
+# --- argparse (standard library): cli/main.py ----------------------------------------------
+
+
+def test_argparse_subparsers_are_found_through_private_actions() -> None:
+    """cli.main._command_names walks ArgumentParser._actions for argparse._SubParsersAction."""
+    from nlu_tui.cli.main import _command_names, build_parser
+
+    parser = build_parser()
+    assert any(isinstance(a, argparse._SubParsersAction) for a in parser._actions)
+    assert {"run", "runs", "validate"} <= _command_names(parser)
