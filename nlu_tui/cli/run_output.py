@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from nlu_tui.store.records import RunRecord
     from nlu_tui.store.runstore import StoredResult
 
-SHOW_FORMATS = ("summary", "json", "csv", "junit", "rasa")
+SHOW_FORMATS = ("summary", "json", "csv", "junit", "rasa", "nludevops")
 
 
 def _eta(seconds: float | None) -> str:
@@ -221,6 +221,10 @@ def render(fmt: str, run: RunRecord, rows: list[StoredResult]) -> str:
         from nlu_tui.reports.junit import render_junit
 
         return render_junit(meta, list(rows))
+    if fmt == "nludevops":
+        from nlu_tui.reports.nludevops_results import render_nludevops_results
+
+        return render_nludevops_results(list(rows))
     if fmt == "rasa":
         import json
 

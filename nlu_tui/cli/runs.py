@@ -28,7 +28,7 @@ FAIL_ON_HELP = (
     "error), or METRIC<VALUE with METRIC one of f1, precision, recall, intent, entity "
     "(e.g. 'errors,f1<0.9')"
 )
-SHOW_FORMATS_CHOICES = ("summary", "json", "csv", "junit", "rasa")
+SHOW_FORMATS_CHOICES = ("summary", "json", "csv", "junit", "rasa", "nludevops")
 _METRIC = re.compile(r"^(f1|precision|recall|intent|entity)\s*<\s*([0-9]*\.?[0-9]+)$")
 
 
