@@ -206,6 +206,8 @@ def _gate_inputs(
     )
 
     settings = load_settings(args.thresholds) if args.thresholds else TestSettings()
+    for warning in settings.warnings:
+        say_warning(f"{args.thresholds}: {warning}")
     if not settings.thresholds:
         # With a baseline and no thresholds: overall intent and entity F1 may not drop.
         settings.thresholds = [Threshold(type="intent"), Threshold(type="entity")]
@@ -384,7 +386,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             say(f"wrote {path}", file=sys.stderr)
     elif args.format == "summary":
         say(render(args.format, run, rows), end="")
-    elif args.format in ("json", "rasa"):
+    elif args.format in ("json", "rasa", "nludevops"):
         write_json(render(args.format, run, rows))
     else:
         write_machine(render(args.format, run, rows))
