@@ -20,7 +20,7 @@ from nlu_tui.compare.decisions import CompareSettings, Decision, TargetKind, com
 from nlu_tui.compare.normalize import JsonRules
 from nlu_tui.compare.settings import parse_settings
 from nlu_tui.compare.statistics import Counts, Statistics
-from nlu_tui.compare.thresholds import Threshold, check_gates
+from nlu_tui.compare.thresholds import check_gates
 from nlu_tui.compare.utterances import parse_utterance
 from nlu_tui.errors import InputError
 
