@@ -1,9 +1,10 @@
 """Regression gates: ``thresholds`` of a test settings file checked against a baseline.
 
-A gate is ``{type: intent|entity, group: null|'*'|name, threshold, metric, comparison}``.
+A gate is ``{type: intent|entity, group: null|'*'|name, threshold, metric, comparison}``,
+bound and checked as NLU.DevOps binds ``NLUThreshold`` and runs ``NLUAccuracy.CheckThreshold``.
 Relative gates pass when ``baseline − current ≤ threshold``; absolute gates when
-``current ≥ threshold``. A missing group or baseline counts as ``[0, 0, 0, 0]``, so without a
-baseline every relative gate passes (as in NLU.DevOps).
+``current ≥ threshold``. No group and ``'*'`` both mean the overall counts. A missing group or
+baseline counts as ``[0, 0, 0, 0]``, so without a baseline every relative gate passes.
 """
 
 from __future__ import annotations
@@ -65,7 +66,8 @@ class GateResult:
     def description(self) -> str:
         t = self.threshold
         if t.kind is None:
-            target = f"type {t.type!r} (not intent/entity: all-zero counts)"
+            named = "no type" if t.type is None else f"type {t.type!r}"
+            target = f"{named} (not intent/entity: all-zero counts)"
         elif self.group is not None and self.group != "*":
             target = f"{t.type} '{self.group}'"
         else:
