@@ -143,7 +143,7 @@ def test_thresholds_and_baseline_set_the_exit_code(
                     "comparison": "absolute",
                     "metric": "precision",
                 },
-            ]
+            ],
         },
     )
     assert compare(files, "-t", str(settings), "-b", str(baseline)) == 3
