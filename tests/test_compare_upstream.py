@@ -135,6 +135,8 @@ def test_iso_date_strings_compare_as_newtonsoft_dates(utc_machine: None) -> None
         0,
         0,
     ]
+    assert _value_counts("2020-01-01T10:00:00", "/Date(1577872800000)/") == [1, 0, 0, 0]
+    assert _value_counts("2020-01-01T24:00:00", "2020-01-02T00:00:00") == [1, 0, 0, 0]
     assert _value_counts("2020-01-01T10:00:00", "2020-01-01T10:00:01") == [0, 0, 0, 1]
     assert _value_counts("2020-02-30T10:00:00", "2020-02-30T10:00:00Z") == [0, 0, 0, 1]  # no date
     # A date token is not a string: the by-value match of EqualsNormalizedJson fails.

@@ -108,19 +108,36 @@ def _iso_ticks(text: str) -> int | None:
 
 
 def _microsoft_ticks(text: str) -> int | None:
-    """``/Date(1577872800000)/`` or ``/Date(1577872800000+0200)/`` (ms since 1970, UTC)."""
+    """``/Date(1577872800000)/`` (ms since 1970, UTC) or with an offset after the number
+    (``/Date(1577872800000+0200)/``: local time), as ``TryParseMicrosoftDate`` reads it: the
+    first ``+`` (else ``-``) after the number's first character starts the offset, whose
+    two hour digits (and minute digits, when there is room) must be digits; the offset itself
+    is not used for a ``DateTime``."""
     inner = text[6:-2]
-    cut = next((i for i in range(1, len(inner)) if inner[i] in "+-"), len(inner))
-    millis, zone = inner[:cut], inner[cut:]
+    cut = inner.find("+", 1)
+    if cut < 0:
+        cut = inner.find("-", 1)
+    millis = inner if cut < 0 else inner[:cut]
+    if cut >= 0:
+        zone = inner[cut:]
+        if not _is_digits(zone[1:3], 2):
+            return None
+        if len(text) - (6 + cut) > 5 and not _is_digits(zone[3:5], 2):
+            return None
     body = millis[1:] if millis[:1] == "-" else millis
-    if not body.isascii() or not body.isdigit():
+    if not _is_digits(body, len(body)) or not body:
         return None
-    if zone and (len(zone) != 5 or not zone[1:].isascii() or not zone[1:].isdigit()):
+    value = int(millis)
+    if not -(2**63) <= value < 2**63:
         return None
-    utc = int(millis) * 10_000 + _EPOCH_TICKS
+    utc = value * 10_000 + _EPOCH_TICKS
     if not 0 <= utc <= _MAX_TICKS:
         return None
-    return utc + _local_offset_ticks(utc) if zone else utc
+    return utc + _local_offset_ticks(utc) if cut >= 0 else utc
+
+
+def _is_digits(text: str, count: int) -> bool:
+    return len(text) == count and all("0" <= c <= "9" for c in text)
 
 
 @lru_cache(maxsize=4096)
