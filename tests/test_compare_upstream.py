@@ -276,3 +276,15 @@ def test_analyze_md_example_threshold_files_are_accepted(
         strict = tmp_path / "strict.yml"
         strict.write_text("nluTui: {strict: true}\n" + text, encoding="utf-8")
         assert cli([*base, "-o", str(tmp_path / "s"), "-t", str(strict)]) == 2
+
+
+def test_a_date_like_match_text_is_read_as_dotnet_prints_the_date(utc_machine: None) -> None:
+    """Core/EntityConverter.cs reads ``jsonObject.Value<string>("matchText")``: a date token
+    converted to a string is ``DateTime.ToString(InvariantCulture)``, without zone or fraction,
+    so these two texts match and the test name shows the converted text."""
+    e = {"text": "x", "entities": [{"entityType": "T", "matchText": "2020-01-01T10:00:00"}]}
+    a = {"text": "x", "entities": [{"entityType": "T", "matchText": "2020-01-01T10:00:00.5Z"}]}
+    decisions, stats = _decide([e], [a])
+    assert stats.counts(TargetKind.ENTITY).as_list() == [1, 0, 0, 0]
+    entity = [d for d in decisions if d.target_kind is TargetKind.ENTITY]
+    assert entity[0].test_name == "TruePositiveEntity('T', '\"01/01/2020 10:00:00\"', 'x')"

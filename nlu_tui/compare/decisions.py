@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from nlu_tui.compare.netdates import as_dotnet_string
 from nlu_tui.compare.normalize import (
     JsonRules,
     contains_subtree,
@@ -172,19 +173,25 @@ def _intent_decisions(p: _Pair) -> None:
         p.emit(TargetKind.INTENT, ResultKind.FP, act, because, score, exp, act, text)
 
 
+def _read_text(text: str | None, rules: JsonRules) -> str | None:
+    """``matchText`` as NLU.DevOps holds it (a date-like string is read as a date first)."""
+    return as_dotnet_string(text) if rules.dates == "newtonsoft" else text
+
+
 def _entity_match(e: Entity, a: Entity, rules: JsonRules) -> bool:
     if e.entity_type != a.entity_type:
         return False
+    expected_text = _read_text(e.match_text, rules)
     if (
-        e.match_text is not None
-        and equals_normalized(e.match_text, a.match_text)
+        expected_text is not None
+        and equals_normalized(expected_text, _read_text(a.match_text, rules))
         and e.match_index == a.match_index
     ):
         return True
     # Providers without matched text (Lex, Dialogflow) are matched on the value.
     return a.match_text is None and (
         equals_normalized_json(e.entity_value, a.entity_value, rules)
-        or equals_normalized_json(e.match_text, a.entity_value, rules)
+        or equals_normalized_json(expected_text, a.entity_value, rules)
     )
 
 
@@ -209,7 +216,7 @@ def _entity_decisions(p: _Pair) -> None:
         p.emit(TargetKind.ENTITY, ResultKind.TN, None, "Neither utterance has entities.", 0.0, text)
         return
     for e in expected:
-        shown = e.match_text if e.match_text is not None else e.entity_value
+        shown = _read_text(e.match_text, rules) if e.match_text is not None else e.entity_value
         formatted = _compact(shown)
         label = shown if isinstance(shown, str) else formatted
         matched = next((a for a in actual if _entity_match(e, a, rules)), None)
@@ -263,7 +270,7 @@ def _entity_decisions(p: _Pair) -> None:
     for a in actual:
         if any(_entity_match(e, a, rules) for e in expected) or not _is_strict(a.entity_type, p):
             continue
-        shown = a.match_text if a.match_text is not None else a.entity_value
+        shown = _read_text(a.match_text, rules) if a.match_text is not None else a.entity_value
         label = shown if isinstance(shown, str) else _compact(shown)
         p.emit(
             TargetKind.ENTITY,

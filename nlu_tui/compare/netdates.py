@@ -153,3 +153,16 @@ def date_ticks(text: str) -> int | None:
         except (OverflowError, ValueError):
             return None
     return None
+
+
+def as_dotnet_string(text: str | None) -> str | None:
+    """A string property (``matchText``) as NLU.DevOps reads it with ``Value<string>``: a
+    date token becomes ``DateTime.ToString(InvariantCulture)``, ``MM/dd/yyyy HH:mm:ss`` (no
+    fraction, no zone), so ``…T10:00:00`` and ``…T10:00:00.5Z`` read the same."""
+    if text is None:
+        return None
+    ticks = date_ticks(text)
+    if ticks is None:
+        return text
+    moment = datetime(1, 1, 1) + timedelta(microseconds=ticks // 10)
+    return moment.strftime("%m/%d/") + f"{moment.year:04d}" + moment.strftime(" %H:%M:%S")
