@@ -185,7 +185,7 @@ class FailOn:
 
 
 def _gate_inputs(
-    request: RunRequest, store: RunStore
+    request: RunRequest, store: RunStore, warn: Callable[[str], None] | None = None
 ) -> tuple[TestSettings | None, Statistics | None]:
     """Read the thresholds and baseline before running, so bad input stops us early."""
     if not request.baseline and not request.thresholds:
@@ -199,6 +199,9 @@ def _gate_inputs(
     )
 
     settings = load_settings(request.thresholds) if request.thresholds else TestSettings()
+    if warn is not None:
+        for warning in settings.warnings:
+            warn(f"{request.thresholds}: {warning}")
     if not settings.thresholds:
         # With a baseline and no thresholds: overall intent and entity F1 may not drop.
         settings.thresholds = [Threshold(type="intent"), Threshold(type="entity")]
@@ -453,7 +456,7 @@ def open_run(
 
     fail_on = check_request(request)
     target = _target(request, store, warn)
-    gate_settings, baseline = _gate_inputs(request, store)
+    gate_settings, baseline = _gate_inputs(request, store, warn)
     resolved = resolve_engine(target.engine, target.suite_path, target.stage, request.workspace)
     plan = RunPlan(
         request, target.suite, target.stage, resolved, _options(request, resolved), target.previous

@@ -130,6 +130,7 @@ def test_thresholds_and_baseline_set_the_exit_code(
     settings = write(
         tmp_path / "t.json",
         {
+            "nluTui": {"starGroups": "each"},  # '*' = one gate per intent (upstream: overall)
             "thresholds": [
                 {"type": "intent", "threshold": 0.5},  # F1 1.0 → 0.5: passes
                 {
@@ -142,7 +143,7 @@ def test_thresholds_and_baseline_set_the_exit_code(
                     "comparison": "absolute",
                     "metric": "precision",
                 },
-            ]
+            ],
         },
     )
     assert compare(files, "-t", str(settings), "-b", str(baseline)) == 3
@@ -183,10 +184,14 @@ def test_object_form_baseline_is_rejected(
             '[{"text": "abc", "entities": [{"entity": "x", "startPos": 2, "endPos": 1}]}]',
             "invalid start position",
         ),
-        ("t.yml", "thresholds:\n  - type: intnet\n", "'type' must be"),
+        (
+            "t.yml",
+            "nluTui: {strict: true}\nthresholds:\n  - type: intnet\n",
+            "not 'intent' or 'entity'",
+        ),
         ("t.yml", "thresholds:\n  - type: intent\n    metric: accuracy\n", "unknown metric"),
         ("t.yml", "thresholds:\n  - {type: intent\n", "invalid YAML"),
-        ("t.yml", "ignoredEntities: [x]\n", "unknown settings"),
+        ("t.yml", "nluTui: {strict: true}\nignoredEntities: [x]\n", "unknown settings"),
     ],
 )
 def test_bad_input_exit_2_and_nothing_written(

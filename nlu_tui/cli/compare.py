@@ -10,7 +10,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from nlu_tui.cli.say import say
+from nlu_tui.cli.say import say, say_warning
 
 MAX_EXIT = 100
 """A count above this exits with 100: shells wrap exit codes at 256 and 130 means Ctrl-C."""
@@ -82,6 +82,8 @@ def _compare(args: argparse.Namespace) -> int:
     # Read and check every input before anything is written.
     settings = load_settings(args.test_settings) if args.test_settings else TestSettings()
     settings.compare.unit_test = bool(args.unit_test)
+    for warning in settings.warnings:
+        say_warning(f"{args.test_settings}: {warning}")
     expected = load_utterances(args.expected)
     actual = load_utterances(args.actual)
     if len(expected) != len(actual):

@@ -274,6 +274,10 @@ def render(fmt: str, run: RunRecord, rows: list[StoredResult]) -> str:
         from nlu_tui.reports.junit import render_junit
 
         return render_junit(meta, list(rows))
+    if fmt == "nludevops":
+        from nlu_tui.reports.nludevops_results import render_nludevops_results
+
+        return render_nludevops_results(list(rows))
     if fmt == "rasa":
         import json
 

@@ -24,7 +24,7 @@ FAIL_ON_HELP = (
     "error), or METRIC<VALUE with METRIC one of f1, precision, recall, intent, entity "
     "(e.g. 'errors,f1<0.9')"
 )
-SHOW_FORMATS_CHOICES = ("summary", "json", "csv", "junit", "rasa")
+SHOW_FORMATS_CHOICES = ("summary", "json", "csv", "junit", "rasa", "nludevops")
 DEFAULT_RUNS_SHOWN = 50
 """``nlu-tui runs`` lists the latest 50 runs unless given --all or --limit N."""
 
@@ -257,7 +257,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             say(f"wrote {path}", file=sys.stderr)
     elif args.format == "summary":
         say(render(args.format, run, rows), end="")
-    elif args.format in ("json", "rasa"):
+    elif args.format in ("json", "rasa", "nludevops"):
         write_json(render(args.format, run, rows))
     else:
         write_machine(render(args.format, run, rows))

@@ -12,7 +12,13 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from nlu_tui.compare.normalize import contains_subtree, equals_normalized, equals_normalized_json
+from nlu_tui.compare.netdates import as_dotnet_string
+from nlu_tui.compare.normalize import (
+    JsonRules,
+    contains_subtree,
+    equals_normalized,
+    equals_normalized_json,
+)
 from nlu_tui.compare.utterances import Entity, Utterance
 from nlu_tui.errors import InputError
 
@@ -55,6 +61,8 @@ class CompareSettings:
     strict_entities: list[str] = field(default_factory=list)
     ignore_entities: list[str] = field(default_factory=list)
     unit_test: bool = False
+    json_rules: JsonRules = field(default_factory=JsonRules)
+    """How entity values compare (``nluTui`` options of the settings file; upstream's default)."""
 
 
 @dataclass
@@ -96,7 +104,9 @@ class Decision:
 
 
 def _s(value: str | None) -> str:
-    return "null" if value is None else value
+    """A test-name argument: .NET's ``string.Join`` writes null as nothing (``''``), and Azure
+    DevOps keys test history by name (TestCaseSource.cs ``CreateTestCase``)."""
+    return "" if value is None else value
 
 
 def _compact(value: Any) -> str:
@@ -163,19 +173,25 @@ def _intent_decisions(p: _Pair) -> None:
         p.emit(TargetKind.INTENT, ResultKind.FP, act, because, score, exp, act, text)
 
 
-def _entity_match(e: Entity, a: Entity) -> bool:
+def _read_text(text: str | None, rules: JsonRules) -> str | None:
+    """``matchText`` as NLU.DevOps holds it (a date-like string is read as a date first)."""
+    return as_dotnet_string(text) if rules.dates == "newtonsoft" else text
+
+
+def _entity_match(e: Entity, a: Entity, rules: JsonRules) -> bool:
     if e.entity_type != a.entity_type:
         return False
+    expected_text = _read_text(e.match_text, rules)
     if (
-        e.match_text is not None
-        and equals_normalized(e.match_text, a.match_text)
+        expected_text is not None
+        and equals_normalized(expected_text, _read_text(a.match_text, rules))
         and e.match_index == a.match_index
     ):
         return True
     # Providers without matched text (Lex, Dialogflow) are matched on the value.
     return a.match_text is None and (
-        equals_normalized_json(e.entity_value, a.entity_value)
-        or equals_normalized_json(e.match_text, a.entity_value)
+        equals_normalized_json(e.entity_value, a.entity_value, rules)
+        or equals_normalized_json(expected_text, a.entity_value, rules)
     )
 
 
@@ -195,14 +211,15 @@ def _entity_decisions(p: _Pair) -> None:
     expected = p.expected.entities or []
     actual = p.actual.entities or []
     text = p.expected.text
+    rules = p.settings.json_rules
     if not expected and not actual:
         p.emit(TargetKind.ENTITY, ResultKind.TN, None, "Neither utterance has entities.", 0.0, text)
         return
     for e in expected:
-        shown = e.match_text if e.match_text is not None else e.entity_value
+        shown = _read_text(e.match_text, rules) if e.match_text is not None else e.entity_value
         formatted = _compact(shown)
         label = shown if isinstance(shown, str) else formatted
-        matched = next((a for a in actual if _entity_match(e, a)), None)
+        matched = next((a for a in actual if _entity_match(e, a, rules)), None)
         score = matched.score if matched is not None else None
         if matched is None:
             p.emit(
@@ -228,7 +245,7 @@ def _entity_decisions(p: _Pair) -> None:
         )
         if e.entity_value is not None:
             value = _compact(e.entity_value)
-            if contains_subtree(e.entity_value, matched.entity_value):
+            if contains_subtree(e.entity_value, matched.entity_value, rules):
                 p.emit(
                     TargetKind.ENTITY_VALUE,
                     ResultKind.TP,
@@ -251,9 +268,9 @@ def _entity_decisions(p: _Pair) -> None:
                     text,
                 )
     for a in actual:
-        if any(_entity_match(e, a) for e in expected) or not _is_strict(a.entity_type, p):
+        if any(_entity_match(e, a, rules) for e in expected) or not _is_strict(a.entity_type, p):
             continue
-        shown = a.match_text if a.match_text is not None else a.entity_value
+        shown = _read_text(a.match_text, rules) if a.match_text is not None else a.entity_value
         label = shown if isinstance(shown, str) else _compact(shown)
         p.emit(
             TargetKind.ENTITY,

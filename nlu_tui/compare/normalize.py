@@ -8,9 +8,13 @@ which are never word characters, so such characters are deleted too.
 
 from __future__ import annotations
 
+import math
 import unicodedata
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
+
+from nlu_tui.compare.netdates import date_ticks
 
 _WORD_CATEGORIES = frozenset({"Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Nd", "Pc"})
 _SPACE_CATEGORIES = frozenset({"Zs", "Zl", "Zp"})
@@ -69,42 +73,102 @@ def equals_normalized(a: str | None, b: str | None) -> bool:
     return comparison_key(a) == comparison_key(b)
 
 
-def equals_normalized_json(a: Any, b: Any) -> bool:
-    """String-only normalised equality of two JSON values (any non-string never matches)."""
-    return isinstance(a, str) and isinstance(b, str) and equals_normalized(a, b)
+@dataclass(frozen=True)
+class JsonRules:
+    """How JSON values compare. The defaults are NLU.DevOps' (Newtonsoft's ``JToken``).
+
+    - ``numbers``: ``"token"`` (upstream) — an integer never equals a float (``2`` ≠ ``2.0``,
+      ``JToken.DeepEquals`` needs the same token type; floats equal within Newtonsoft's
+      ``ApproxEquals``); ``"value"`` — ``2`` equals ``2.0``.
+    - ``expected_null``: ``"exact"`` (upstream) — a ``null`` inside an expected value needs a
+      ``null`` in the actual one; ``"any"`` — it matches anything, even a missing property.
+    - ``dates``: ``"newtonsoft"`` (upstream) — strings NLU.DevOps' reader takes for dates
+      compare as instants (:mod:`nlu_tui.compare.netdates`); ``"text"`` — plain strings.
+    """
+
+    numbers: str = "token"
+    expected_null: str = "exact"
+    dates: str = "newtonsoft"
 
 
-def json_equal(a: Any, b: Any) -> bool:
-    """Deep JSON equality: ``true`` is not ``1``, ``1`` equals ``1.0``, object order ignored."""
+UPSTREAM_RULES = JsonRules()
+
+
+def _date(value: Any, rules: JsonRules) -> int | None:
+    if rules.dates != "newtonsoft" or not isinstance(value, str):
+        return None
+    return date_ticks(value)
+
+
+def _approx_equal(a: float, b: float) -> bool:
+    """Newtonsoft's ``MathUtils.ApproxEquals`` (floats read from JSON compare with it)."""
+    if a == b or (math.isnan(a) and math.isnan(b)):
+        return True
+    tolerance = (abs(a) + abs(b) + 10.0) * 2.2204460492503131e-16
+    return -tolerance < a - b < tolerance
+
+
+def equals_normalized_json(a: Any, b: Any, rules: JsonRules = UPSTREAM_RULES) -> bool:
+    """String-only normalised equality of two JSON values (any non-string never matches;
+    a string NLU.DevOps reads as a date is not a string token)."""
+    if not (isinstance(a, str) and isinstance(b, str)):
+        return False
+    if _date(a, rules) is not None or _date(b, rules) is not None:
+        return False
+    return equals_normalized(a, b)
+
+
+def json_equal(a: Any, b: Any, rules: JsonRules = UPSTREAM_RULES) -> bool:
+    """Deep JSON equality as ``JToken.DeepEquals``: ``true`` is not ``1``, object order
+    ignored, numbers and dates as ``rules`` say."""
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a == b
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return a == b
+        if rules.numbers == "value":
+            return a == b
+        if isinstance(a, int) and isinstance(b, int):
+            return a == b
+        if isinstance(a, float) and isinstance(b, float):
+            return _approx_equal(a, b)
+        return False
     if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+        return a.keys() == b.keys() and all(json_equal(a[k], b[k], rules) for k in a)
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
+        return len(a) == len(b) and all(json_equal(x, y, rules) for x, y in zip(a, b, strict=True))
     if a is None or b is None:
         return a is None and b is None
+    if isinstance(a, str) and isinstance(b, str):
+        da, db = _date(a, rules), _date(b, rules)
+        if da is not None or db is not None:
+            return da == db
     return type(a) is type(b) and bool(a == b)
 
 
-def contains_subtree(expected: Any, actual: Any) -> bool:
+_MISSING = object()
+
+
+def contains_subtree(expected: Any, actual: Any, rules: JsonRules = UPSTREAM_RULES) -> bool:
     """Whether ``actual`` contains the JSON subtree ``expected`` (NLU.DevOps ``ContainsSubtree``).
 
-    Objects: every expected property is contained recursively; arrays: every expected item is
-    contained in some actual item (order ignored, extras allowed); scalars: deep equality.
+    Objects: every expected property is contained recursively (a property missing from the
+    actual object fails, even for an expected ``null``); arrays: every expected item is
+    contained in some actual item (order ignored, extras allowed); scalars, ``null``
+    included: deep equality. The top-level ``null`` (no value) is never checked by callers.
     """
-    if expected is None:
+    return _contains(expected, actual, rules)
+
+
+def _contains(expected: Any, actual: Any, rules: JsonRules) -> bool:
+    if expected is None and rules.expected_null == "any":
         return True
-    if actual is None:
+    if actual is _MISSING:
         return False
     if isinstance(expected, dict):
         return isinstance(actual, dict) and all(
-            contains_subtree(v, actual.get(k)) for k, v in expected.items()
+            _contains(v, actual.get(k, _MISSING), rules) for k, v in expected.items()
         )
     if isinstance(expected, list):
         return isinstance(actual, list) and all(
-            any(contains_subtree(item, candidate) for candidate in actual) for item in expected
+            any(_contains(item, candidate, rules) for candidate in actual) for item in expected
         )
-    return json_equal(expected, actual)
+    return json_equal(expected, actual, rules)

@@ -53,11 +53,12 @@ class Counts:
         return self.f_beta(1.0)
 
     def f_beta(self, beta: float) -> float:
-        """(1+β²)·P·R / (β²·P + R), 0 when the denominator is 0."""
+        """``NLUAccuracy.FScore``: (1+β²)·(P·R) / (β²·P + R) in that order of operations,
+        0 unless |denominator| > ``double.Epsilon``."""
         p, r = self.precision, self.recall
         b2 = beta * beta
         denominator = b2 * p + r
-        return (1 + b2) * p * r / denominator if denominator else 0.0
+        return (1 + b2) * (p * r) / denominator if abs(denominator) > 5e-324 else 0.0
 
 
 KIND_KEYS = {

@@ -116,6 +116,15 @@ def parse_entity(obj: Any, text: str | None, where: dict[str, Any]) -> Entity:
     if match_text is None and start is not None and end is not None:
         if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end)):
             raise InputError("'startPos' and 'endPos' must be integers", **where)
+        # NLU.DevOps (Core/EntityConverter.cs ReadJson) adds matchText and matchIndex to the
+        # entity it converts and throws when either property is already there.
+        clash = [k for k in ("matchIndex", "matchText") if k in obj]
+        if clash:
+            raise InputError(
+                f"entity {entity_type!r} has 'startPos'/'endPos' and {' and '.join(map(repr, clash))}"
+                "; give either the positions or matchText/matchIndex (NLU.DevOps fails on both)",
+                **where,
+            )
         try:
             match_text, match_index = luis_match(text or "", start, end)
         except ValueError as exc:

@@ -15,6 +15,7 @@ from nlu_tui.reports.common import ResultRow, RunMeta
 from nlu_tui.reports.json_report import json_rows, write_json_parts
 from nlu_tui.reports.junit import junit_rows, write_junit_parts
 from nlu_tui.reports.kore_csv import csv_rows, write_csv_parts
+from nlu_tui.reports.nludevops_results import nludevops_rows, write_nludevops_parts
 from nlu_tui.reports.parallel import default_processes, map_ranges
 from nlu_tui.reports.prepared import PreparedRun, prepare_run
 from nlu_tui.reports.rasa_report import rasa_rows, write_rasa_parts
@@ -79,6 +80,15 @@ REPORT_FORMATS: dict[str, ReportFormat] = {
             rasa_rows,
             write_rasa_parts,
             True,
+        ),
+        ReportFormat(
+            "nludevops",
+            "NLU.DevOps generic utterances (the actual file of `compare`)",
+            ".nludevops.json",
+            False,
+            nludevops_rows,
+            write_nludevops_parts,
+            False,
         ),
     )
 }
