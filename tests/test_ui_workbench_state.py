@@ -265,3 +265,35 @@ def test_profile_template_is_commented_and_keeps_existing_profiles(tmp_path: Pat
     assert target.read_text(encoding="utf-8").count("engines:") == 1
     write_profile_template(existing)  # a second time adds nothing
     assert target.read_text(encoding="utf-8").count("my-rasa") == 1
+
+
+async def test_training_picker_takes_a_typed_path_outside_its_trees(tmp_path: Path) -> None:
+    """A training file anywhere (e.g. a repo's sample_suites/) can be typed; a wrong path says
+    so and keeps the picker open."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    elsewhere = tmp_path / "elsewhere" / "bank.nlu.yml"
+    elsewhere.parent.mkdir()
+    elsewhere.write_text(TRAINING.read_text(encoding="utf-8"), "utf-8")
+    write_suite(root / "fresh.suite.yaml", 4)
+    app = new_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_runs_tab(pilot)
+        await pilot.press("r")
+        await pilot.pause()
+        dialog = app.screen
+        engine = dialog.query_one("#start-engine", Select)
+        engine.value = "\0pick"
+        await pilot.pause()
+        assert isinstance(app.screen, TrainingFilePicker)
+        field = app.screen.query_one("#picker-path", Input)
+        assert field.has_focus
+        field.value = str(tmp_path / "nope.yml")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, TrainingFilePicker) and "No such file" in screen_text(app)
+        field.value = str(elsewhere)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is dialog
+        assert engine.value == f"embedded:{elsewhere.resolve()}"

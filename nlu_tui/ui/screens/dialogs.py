@@ -564,8 +564,9 @@ class _TrainingTree(InertDirectoryTree):
 
 
 class TrainingFilePicker(ModalScreen[Path | None]):
-    """Pick a training file (``*.yml``/``*.yaml``) for the embedded engine, under the
-    workspace or the home folder (``tab`` between the two trees, Enter on a file picks it)."""
+    """Pick a training file (``*.yml``/``*.yaml``) for the embedded engine: type its path, or
+    pick it in the trees of the workspace, the folder nlu-tui started in and the home folder
+    (``tab`` moves between them; Enter on a file picks it)."""
 
     DEFAULT_CSS = (
         DIALOG_FRAME_CSS.format(name="TrainingFilePicker")
@@ -578,11 +579,24 @@ class TrainingFilePicker(ModalScreen[Path | None]):
 
     def __init__(self, roots: Sequence[Path]) -> None:
         super().__init__()
-        self._roots = [Path(r) for r in roots if Path(r).is_dir()]
+        seen: set[Path] = set()
+        self._roots: list[Path] = []
+        for root in roots:
+            path = Path(root).expanduser()
+            key = path.resolve()
+            if key not in seen and path.is_dir():
+                seen.add(key)
+                self._roots.append(path)
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label("Training file for the embedded engine", classes="dialog-title")
+            yield Input(
+                placeholder="path to a Rasa NLU training file (or pick one below), Enter",
+                id="picker-path",
+                highlighter=INERT,
+            )
+            yield Static("", id="picker-error", classes="dialog-error")
             for root in self._roots:
                 yield Label(Text(inert(str(root), newlines=False)), classes="picker-root")
                 yield _TrainingTree(root)
@@ -591,9 +605,23 @@ class TrainingFilePicker(ModalScreen[Path | None]):
 
     def on_mount(self) -> None:
         make_compact(self)
-        trees = self.query(_TrainingTree)
-        if trees:
-            trees.first().focus()
+        self.query_one("#picker-path", Input).focus()
+
+    @on(Input.Submitted, "#picker-path")
+    def _typed(self, event: Input.Submitted) -> None:
+        raw = event.value.strip()
+        if not raw:
+            return
+        path = Path(raw).expanduser()
+        if not path.is_absolute():
+            # relative to the folder nlu-tui started in, as a shell would read it
+            path = Path.cwd() / path
+        if not path.is_file():
+            self.query_one("#picker-error", Static).update(
+                Text(inert(f"No such file: {path}", newlines=False))
+            )
+            return
+        self.dismiss(path)
 
     @on(DirectoryTree.FileSelected)
     def _picked(self, event: DirectoryTree.FileSelected) -> None:

@@ -322,7 +322,7 @@ class StartRunDialog(ModalScreen[StartChoice | None]):
     def _pick_training_file(self) -> None:
         from nlu_tui.ui.screens.dialogs import TrainingFilePicker
 
-        roots = [p for p in (self._workspace, Path.home()) if p is not None]
+        roots = [p for p in (self._workspace, Path.cwd(), Path.home()) if p is not None]
 
         def picked(path: Path | None) -> None:
             if path is None:
