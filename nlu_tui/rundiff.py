@@ -12,12 +12,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from nlu_tui.model import CaseResult, Prediction, TestCase
 
 if TYPE_CHECKING:
     from nlu_tui.compare.thresholds import GateResult
+    from nlu_tui.reports.run_data import RunData
+    from nlu_tui.store.runstore import RunStore
 
 DEFAULT_CONFIDENCE_THRESHOLD = 0.1
 """A confidence change at least this large (absolute, 0..1) is reported."""
@@ -187,3 +189,58 @@ def check_run_gates(
     baseline = statistics_from_run([c for c, _ in before], [p for _, p in before], settings)
     current = statistics_from_run([c for c, _ in after], [p for _, p in after], settings)
     return check_gates(current, baseline, list(settings.thresholds))
+
+
+THRESHOLD_FILES = ("thresholds.yml", "thresholds.yaml", "nlu-thresholds.yml")
+
+
+@dataclass
+class DiffResult:
+    """Two loaded runs, their diff and the gates checked between them (or why not)."""
+
+    before: RunData
+    after: RunData
+    diff: RunDiff
+    gates: list[Any] | None
+    gates_error: str | None
+
+
+def default_thresholds(suite_path: str | None, workspace: Path | None) -> Path | None:
+    """A thresholds file beside the suite or in the workspace, when there is one."""
+    folders = [Path(suite_path).parent] if suite_path else []
+    if workspace is not None:
+        folders.append(Path(workspace))
+    for folder in folders:
+        for name in THRESHOLD_FILES:
+            if (folder / name).is_file():
+                return folder / name
+    return None
+
+
+def compute_diff(
+    store: RunStore, before_id: str, after_id: str, threshold: float, thresholds: Path | None
+) -> DiffResult:
+    """Load both runs and diff them: what the diff screen's worker runs, off the UI thread."""
+    from nlu_tui.reports.run_data import RunData
+
+    before = RunData.load(store, before_id)
+    after = RunData.load(store, after_id)
+    cases = [c for c, _, _ in after.rows] + [c for c, _, _ in before.rows]
+    diff = diff_runs(
+        (r for _, _, r in before.rows),
+        (r for _, _, r in after.rows),
+        cases=cases,
+        threshold=threshold,
+        f1_before=before.intent_f1(),
+        f1_after=after.intent_f1(),
+    )
+    gates = None
+    error = None
+    if thresholds is not None:
+        try:
+            gates = check_run_gates(
+                [(c, p) for c, p, _ in before.rows], [(c, p) for c, p, _ in after.rows], thresholds
+            )
+        except Exception as exc:
+            error = str(exc)
+    return DiffResult(before, after, diff, gates, error)

@@ -11,8 +11,9 @@ from textual.widgets import Button, Input, Select, TextArea
 from ui_support import SIZE, cases_view, make_workspace, new_app, settle
 
 from nlu_tui.formats.native import load_suite
-from nlu_tui.ui.screens.case_editor import CaseEditorScreen, EntityRowWidget
+from nlu_tui.ui.screens.case_editor import CaseEditorScreen
 from nlu_tui.ui.screens.dialogs import ConfirmDialog
+from nlu_tui.ui.widgets.entity_row import EntityRowWidget
 
 
 async def _open_editor(pilot: Any) -> CaseEditorScreen:

@@ -10,7 +10,8 @@ from textual.widgets import Button, Input, TextArea
 from ui_support import SIZE, cases_view, make_workspace, new_app, settle, utterances_shown
 
 from nlu_tui.formats.native import load_suite
-from nlu_tui.ui.screens.case_editor import CaseEditorScreen, EntityRowWidget
+from nlu_tui.ui.screens.case_editor import CaseEditorScreen
+from nlu_tui.ui.widgets.entity_row import EntityRowWidget
 
 
 def _suite_file(root: Path) -> Path:

@@ -26,7 +26,7 @@ from nlu_tui.model import (
     Suite,
     TestCase,
 )
-from nlu_tui.ui.screens.run_session import store_for
+from nlu_tui.runsessions import store_for
 
 HOSTILE = "\x1b]52;c;SGVsbG8=\x07\x1b[2J\x9b31m\u202eevil"
 _BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")

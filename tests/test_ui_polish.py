@@ -13,8 +13,8 @@ from ui_runs_support import screen_text
 from ui_support import SAMPLE, make_workspace, new_app, settle
 
 from nlu_tui.model import RunStatus
+from nlu_tui.runsessions import sessions, store_for
 from nlu_tui.ui.screens.dialogs import ConfirmDialog
-from nlu_tui.ui.screens.run_session import sessions, store_for
 from nlu_tui.ui.screens.run_start import StartRunDialog
 
 TRAINING = SAMPLE.parent / "banking_bot.nlu.yml"

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from textual.app import App
 
+from nlu_tui.runsessions import RunHost, sessions, store_for
 from nlu_tui.store import RunStore
 from nlu_tui.ui.app import NluTuiApp
-from nlu_tui.ui.screens.run_session import RunHost, sessions, store_for
 from nlu_tui.workspace import Workspace
 
 

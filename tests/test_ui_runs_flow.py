@@ -17,9 +17,9 @@ from ui_runs_support import screen_text, settle
 from ui_support import REPO, SAMPLE, SIZE, make_workspace, new_app
 
 from nlu_tui.model import RunStatus
+from nlu_tui.runsessions import sessions, store_for
 from nlu_tui.ui.screens.dialogs import ConfirmDialog, NoteDialog
 from nlu_tui.ui.screens.run_pane import HISTORY_COLUMNS, RunsPane
-from nlu_tui.ui.screens.run_session import sessions, store_for
 from nlu_tui.ui.screens.run_start import StartRunDialog
 from nlu_tui.ui.widgets.results_pane import ResultsPane
 
@@ -126,7 +126,7 @@ async def test_run_sample_suite_to_completion_matches_headless(tmp_path: Path) -
         assert getattr(summary, key) == pytest.approx(headless[key]), key
 
     # the last choice is remembered for the next start
-    from nlu_tui.ui.screens.run_start import load_last_choice
+    from nlu_tui.engines.choices import load_last_choice
 
     last = load_last_choice(str((root / SAMPLE.name).resolve()))
     assert last is not None and last.engine.startswith("embedded:")
@@ -367,8 +367,8 @@ def test_session_seed_keeps_each_case_once() -> None:
 
     from nlu_tui.model import Prediction
     from nlu_tui.runner.events import ProgressEvent
+    from nlu_tui.runsessions import RunSession
     from nlu_tui.scoring import score_case
-    from nlu_tui.ui.screens.run_session import RunSession
 
     cases = make_suite(4).cases
     rows = [(c, Prediction(None, None), score_case(c, Prediction(None, None))) for c in cases]

@@ -23,11 +23,11 @@ from nlu_tui.rundiff import (
     diff_runs,
     intent_f1_deltas,
 )
+from nlu_tui.runsessions import store_for
 from nlu_tui.ui.screens.case_editor import CaseEditorScreen
 from nlu_tui.ui.screens.main import MainScreen
 from nlu_tui.ui.screens.run_diff import DiffScreen
 from nlu_tui.ui.screens.run_pane import RunsPane
-from nlu_tui.ui.screens.run_session import store_for
 
 
 def res(cid: str, kind: str, intent: str | None, conf: float | None = 0.9) -> CaseResult:

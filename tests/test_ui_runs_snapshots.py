@@ -15,14 +15,14 @@ from textual.app import App, ComposeResult
 from ui_runs_support import predictions_v1, predictions_v2, small_suite
 
 from nlu_tui.model import RunStatus
-from nlu_tui.rundiff import diff_runs
+from nlu_tui.reports.run_data import RunData
+from nlu_tui.rundiff import DiffResult, diff_runs
 from nlu_tui.runner.events import ProgressEvent
+from nlu_tui.runsessions import RunSession
 from nlu_tui.scoring import score_case
 from nlu_tui.store.records import RunRecord
-from nlu_tui.ui.screens.run_diff import DiffResult, DiffScreen
+from nlu_tui.ui.screens.run_diff import DiffScreen
 from nlu_tui.ui.screens.run_pane import RunProgressPanel, RunsPane, history_row
-from nlu_tui.ui.screens.run_session import RunSession
-from nlu_tui.ui.widgets.results_data import RunData
 from nlu_tui.ui.widgets.results_pane import ResultsPane
 
 SIZE = (130, 40)

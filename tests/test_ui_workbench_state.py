@@ -12,17 +12,12 @@ from textual.widgets import Input, OptionList, Select
 from ui_runs_support import screen_text, settle
 from ui_support import SIZE, cases_view, new_app
 
+from nlu_tui.engines.choices import StartChoice, load_last_choice, save_last_choice
 from nlu_tui.model import RunStatus
+from nlu_tui.runsessions import sessions, store_for
 from nlu_tui.ui.screens.dialogs import TrainingFilePicker
 from nlu_tui.ui.screens.run_pane import RunsPane
-from nlu_tui.ui.screens.run_session import sessions, store_for
-from nlu_tui.ui.screens.run_start import (
-    OTHER,
-    StartChoice,
-    StartRunDialog,
-    load_last_choice,
-    save_last_choice,
-)
+from nlu_tui.ui.screens.run_start import OTHER, StartRunDialog
 
 REPO = Path(__file__).resolve().parent.parent
 TRAINING = REPO / "sample_suites" / "banking_bot.nlu.yml"
@@ -243,8 +238,8 @@ async def test_two_identical_suites_in_two_files_run_loads_and_stores_the_right_
 def test_profile_template_is_commented_and_keeps_existing_profiles(tmp_path: Path) -> None:
     import yaml
 
+    from nlu_tui.engines.choices import write_profile_template
     from nlu_tui.engines.profiles import read_profiles
-    from nlu_tui.ui.screens.run_start import write_profile_template
 
     fresh = write_profile_template(tmp_path / "new")
     assert read_profiles(fresh) == {}  # all comments: nothing half-configured

@@ -25,8 +25,8 @@ from nlu_tui.ui.commands import NluCommands, PaletteCommand
 from nlu_tui.workspace import Workspace
 
 if TYPE_CHECKING:
+    from nlu_tui.runsessions import RunSession
     from nlu_tui.store import RunStore
-    from nlu_tui.ui.screens.run_session import RunSession
 
 
 class NluTuiApp(App[int]):
@@ -98,7 +98,7 @@ class NluTuiApp(App[int]):
         """Intents of the workspace's ``*.nlu.yml`` training data, offered by the case editor's
         completion next to the suite's own; filled by a worker after the first paint."""
         self.run_store: RunStore | None = None
-        """The run store every pane shares, opened on first use (run_session.store_for)."""
+        """The run store every pane shares, opened on first use (runsessions.store_for)."""
         self.run_sessions: dict[str, RunSession] = {}
         """The runs started in this app (new or resumed), by run id."""
         # Before the app runs: the stylesheet is then first parsed with the chosen theme's

@@ -31,101 +31,13 @@ from nlu_tui.case_form import (
     known_intents,
     split_list,
 )
-from nlu_tui.model import MAX_INTENTS, IntentKind, Suite, TestCase, ValueKind
+from nlu_tui.model import MAX_INTENTS, IntentKind, Suite, TestCase
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.compact import make_compact
+from nlu_tui.ui.widgets.entity_row import EntityRowWidget
 from nlu_tui.ui.widgets.inert_fields import INERT, InertTextArea
 
 KIND_CHOICES = [(k.value.replace("_", " "), k.value) for k in IntentKind]
-VALUE_KINDS = [
-    ("auto", ValueKind.AUTO.value),
-    ("exact", ValueKind.EXACT.value),
-    ("regex", ValueKind.REGEX.value),
-    ("multi a||b", ValueKind.MULTI.value),
-    ("composite c:v|d:w", ValueKind.COMPOSITE.value),
-]
-VALUE_PLACEHOLDERS = {
-    ValueKind.AUTO.value: "value",
-    ValueKind.EXACT.value: "exact value",
-    ValueKind.REGEX.value: "regular expression (full match)",
-    ValueKind.MULTI.value: "item1||item2||item3",
-    ValueKind.COMPOSITE.value: "component1:value|component2:value",
-}
-
-
-class EntityRowWidget(Horizontal):
-    """One expected entity: name (with completion), value, kind, alternatives, remove."""
-
-    DEFAULT_CSS = """
-    EntityRowWidget { height: 1; }
-    EntityRowWidget .ent-name { width: 18; }
-    EntityRowWidget .ent-value { width: 1fr; }
-    EntityRowWidget .ent-kind { width: 14; }
-    EntityRowWidget .ent-alt { width: 16; }
-    EntityRowWidget .ent-remove { min-width: 5; width: 5; }
-    EntityRowWidget Input, EntityRowWidget Select { margin-right: 1; }
-    """
-
-    def __init__(self, row: EntityRow, names: list[str]) -> None:
-        super().__init__(classes="entity-row")
-        self.row = row
-        self.names = names
-        self.removed = False
-        """Set as soon as the row's ✕ is pressed: the form stops reading it before the DOM
-        removal (which is asynchronous) completes."""
-
-    def compose(self) -> ComposeResult:
-        yield Input(
-            self.row.name,
-            highlighter=INERT,
-            placeholder="entity",
-            classes="ent-name",
-            suggester=SuggestFromList(self.names, case_sensitive=False) if self.names else None,
-        )
-        yield Input(
-            self.row.value,
-            highlighter=INERT,
-            placeholder=VALUE_PLACEHOLDERS.get(self.row.kind, "value"),
-            classes="ent-value",
-        )
-        yield Select(
-            VALUE_KINDS, value=self.row.kind, allow_blank=False, classes="ent-kind", compact=True
-        )
-        yield Input(
-            self.row.alternatives, placeholder="or: a, b", classes="ent-alt", highlighter=INERT
-        )
-        yield Button("✕", classes="ent-remove", tooltip="Remove this entity", compact=True)
-
-    def on_mount(self) -> None:
-        make_compact(self)
-
-    def value(self) -> EntityRow:
-        name, value, alt = self.query(Input).results()
-        kind = self.query_one(Select).value
-        return EntityRow(
-            name=name.value,
-            value=value.value,
-            kind=kind if isinstance(kind, str) else ValueKind.AUTO.value,
-            alternatives=alt.value,
-        )
-
-    @on(Select.Changed)
-    def _kind_changed(self, event: Select.Changed) -> None:
-        inputs = list(self.query(Input))
-        if isinstance(event.value, str):
-            inputs[1].placeholder = VALUE_PLACEHOLDERS.get(event.value, "value")
-
-    @on(Button.Pressed, ".ent-remove")
-    def _remove(self, event: Button.Pressed) -> None:
-        event.stop()
-        screen = self.screen
-        self.removed = True
-        self.display = False
-        if isinstance(screen, CaseEditorScreen):
-            screen.revalidate()
-        self.remove()
-
-
 class CaseEditorScreen(ModalScreen[list[TestCase] | None]):
     """Add cases (``case`` None) or edit one; returns the resulting cases or None."""
 

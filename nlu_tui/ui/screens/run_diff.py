@@ -7,9 +7,7 @@ what came back.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from rich.markup import escape
 from rich.text import Text
@@ -23,15 +21,14 @@ from textual.widgets import DataTable, Input, Select, Static, TabbedContent, Tab
 from nlu_tui.rundiff import (
     DEFAULT_CONFIDENCE_THRESHOLD,
     ChangeKind,
-    RunDiff,
-    check_run_gates,
-    diff_runs,
+    DiffResult,
+    compute_diff,
+    default_thresholds,
 )
+from nlu_tui.runsessions import store_for
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.commands import PaletteCommand
-from nlu_tui.ui.screens.run_session import store_for
 from nlu_tui.ui.widgets.footer import BudgetFooter
-from nlu_tui.ui.widgets.results_data import RunData
 from nlu_tui.ui.widgets.results_summary import num, run_title
 
 KIND_LABEL = {
@@ -40,57 +37,6 @@ KIND_LABEL = {
     ChangeKind.INTENT_CHANGED: ("intent changed", "yellow"),
     ChangeKind.CONFIDENCE_CHANGED: ("confidence moved", "cyan"),
 }
-THRESHOLD_FILES = ("thresholds.yml", "thresholds.yaml", "nlu-thresholds.yml")
-
-
-@dataclass
-class DiffResult:
-    before: RunData
-    after: RunData
-    diff: RunDiff
-    gates: list[Any] | None
-    gates_error: str | None
-
-
-def default_thresholds(suite_path: str | None, workspace: Path | None) -> Path | None:
-    """A thresholds file beside the suite or in the workspace, when there is one."""
-    folders = [Path(suite_path).parent] if suite_path else []
-    if workspace is not None:
-        folders.append(Path(workspace))
-    for folder in folders:
-        for name in THRESHOLD_FILES:
-            if (folder / name).is_file():
-                return folder / name
-    return None
-
-
-def compute_diff(
-    store: Any, before_id: str, after_id: str, threshold: float, thresholds: Path | None
-) -> DiffResult:
-    """Load both runs and diff them (what the worker runs; tests call it directly)."""
-    before = RunData.load(store, before_id)
-    after = RunData.load(store, after_id)
-    cases = [c for c, _, _ in after.rows] + [c for c, _, _ in before.rows]
-    diff = diff_runs(
-        (r for _, _, r in before.rows),
-        (r for _, _, r in after.rows),
-        cases=cases,
-        threshold=threshold,
-        f1_before=before.intent_f1(),
-        f1_after=after.intent_f1(),
-    )
-    gates = None
-    error = None
-    if thresholds is not None:
-        try:
-            gates = check_run_gates(
-                [(c, p) for c, p, _ in before.rows], [(c, p) for c, p, _ in after.rows], thresholds
-            )
-        except Exception as exc:
-            error = str(exc)
-    return DiffResult(before, after, diff, gates, error)
-
-
 class DiffScreen(Screen[None]):
     """Compare an older run (before) with a newer one (after)."""
 

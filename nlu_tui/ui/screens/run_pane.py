@@ -26,18 +26,18 @@ from textual.widget import Widget
 from textual.widgets import DataTable, ProgressBar, Static
 
 from nlu_tui.model import RunStatus, Suite
-from nlu_tui.textsafe import inert
-from nlu_tui.ui.commands import PaletteCommand
-from nlu_tui.ui.screens.run_session import (
+from nlu_tui.runsessions import (
     RunSession,
     active_sessions,
     initial_progress,
     load_stored_rows,
     sessions,
-    show_main_tab,
     store_for,
     suite_key_of,
 )
+from nlu_tui.textsafe import inert
+from nlu_tui.ui.commands import PaletteCommand
+from nlu_tui.ui.navigation import show_main_tab
 from nlu_tui.ui.widgets.results_summary import (
     STATUS_LABEL,
     duration,
@@ -566,12 +566,8 @@ class RunsPane(Vertical):
         return out
 
     def _ask_engine(self, suite: Suite) -> None:
-        from nlu_tui.ui.screens.run_start import (
-            StartChoice,
-            StartRunDialog,
-            engine_choices,
-            load_last_choice,
-        )
+        from nlu_tui.engines.choices import StartChoice, engine_choices, load_last_choice
+        from nlu_tui.ui.screens.run_start import StartRunDialog
 
         key = suite_key_of(suite)
         workspace = getattr(getattr(self.app, "workspace", None), "root", None)
@@ -730,7 +726,7 @@ class RunsPane(Vertical):
             RunStatus.SUCCESS,
             RunStatus.SUCCESS_WITH_WARNING,
         ):
-            from nlu_tui.ui.screens.run_start import StartChoice, save_last_choice
+            from nlu_tui.engines.choices import StartChoice, save_last_choice
 
             with contextlib.suppress(OSError):
                 save_last_choice(session.suite_key, StartChoice(session.engine_spec, session.stage))

@@ -13,10 +13,7 @@ paths/URLs without tokens) and preselected next time.
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from rich.text import Text
 from textual import on
@@ -26,12 +23,13 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
+from nlu_tui.engines.choices import (
+    StartChoice,
+    write_profile_template,
+)
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.screens.dialogs import DIALOG_FRAME_CSS
 from nlu_tui.ui.widgets.inert_fields import INERT
-
-LAST_RUN_FILE = "last-run.json"
-STAGES = ("development", "published")
 
 OTHER = "\0other"
 """The Engine select's "Other spec…" entry: the spec typed in the field it reveals runs."""
@@ -40,110 +38,6 @@ PICK = "\0pick"
 CREATE = "\0create"
 """The Engine select's "Create a profile…" entry: writes a commented engines.yaml entry."""
 SPECIAL = (OTHER, PICK, CREATE)
-
-PROFILE_TEMPLATE = """\
-# nlu-tui engine profiles: uncomment an entry, set its url, and pick it in the Run dialog.
-# Secrets only as ${{ENV_VAR}} references. Profiles are looked up beside the suite, then in
-# the workspace, then in {config}.
-# engines:
-#   my-rasa:
-#     type: rasa                     # rasa, http or embedded
-#     url: http://127.0.0.1:5005
-#     # token: ${{RASA_TOKEN}}
-#     # concurrency: 8
-#   my-embedded:
-#     type: embedded
-#     nlu: path/to/training.nlu.yml
-"""
-
-
-@dataclass(frozen=True)
-class StartChoice:
-    """What the user picked: an engine spec (profile name or ``embedded:PATH`` ...), a version."""
-
-    engine: str
-    stage: str
-    note: str = ""
-
-
-def _last_run_path() -> Path:
-    from nlu_tui import paths
-
-    return paths.config_dir() / LAST_RUN_FILE
-
-
-def load_last_choice(suite_key: str) -> StartChoice | None:
-    """The choice that last ran successfully for this suite (never another suite's)."""
-    try:
-        data = json.loads(_last_run_path().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict) or not isinstance(data.get("suites"), dict):
-        return None
-    entry = data["suites"].get(suite_key)
-    if not isinstance(entry, dict) or not isinstance(entry.get("engine"), str):
-        return None
-    stage = entry.get("stage") if entry.get("stage") in STAGES else "development"
-    return StartChoice(entry["engine"], str(stage))
-
-
-def save_last_choice(suite_key: str, choice: StartChoice) -> None:
-    """Remember a choice that ran successfully on this suite (callers save nothing else)."""
-    from nlu_tui.fileio import atomic_write_text
-
-    path = _last_run_path()
-    try:
-        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(data, dict):
-            data = {}
-    except (OSError, ValueError):
-        data = {}
-    suites = data.get("suites") if isinstance(data.get("suites"), dict) else {}
-    assert isinstance(suites, dict)
-    suites[suite_key] = {"engine": choice.engine, "stage": choice.stage}
-    data = {"suites": suites}  # an older file's global "last" entry is dropped: never used
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, json.dumps(data, indent=2) + "\n")
-
-
-def engine_choices(suite_path: Path | None, workspace: Path | None) -> list[tuple[str, str]]:
-    """(spec, label) for the engines this suite can run on: profiles, then the embedded engine."""
-    from nlu_tui.engines import profiles
-
-    choices: list[tuple[str, str]] = []
-    try:
-        found = profiles.list_profiles(suite_path, workspace)
-    except Exception:  # a broken engines.yaml is reported when a run starts with it
-        found = {}
-    for name, source in found.items():
-        choices.append((name, f"{name}  ({source.parent.name}/{source.name})"))
-    sibling = profiles.sibling_training_data(suite_path)
-    if sibling is not None:
-        choices.append((f"embedded:{sibling}", f"embedded ({sibling.name})"))
-    return choices
-
-
-def write_profile_template(folder: Path) -> Path:
-    """Put a commented profile entry in ``folder/engines.yaml`` (appended when the file exists
-    and has none yet); the user uncomments and edits it. Returns the file."""
-    from nlu_tui import paths
-    from nlu_tui.fileio import atomic_write_text
-
-    target = folder / "engines.yaml"
-    template = PROFILE_TEMPLATE.format(config=paths.config_dir())
-    if target.is_file():
-        existing = target.read_text(encoding="utf-8")
-        if "#   my-rasa:" in existing:
-            return target
-        body = existing + ("" if existing.endswith("\n") or not existing else "\n")
-        # commented lines only, without a second "engines:" (the file has one already)
-        template = template.replace("# engines:\n", "")
-        atomic_write_text(target, body + "\n" + template)
-    else:
-        folder.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(target, template)
-    return target
-
 
 class StartRunDialog(ModalScreen[StartChoice | None]):
     """Choose the engine and the version; the Engine select is the one source of the spec.

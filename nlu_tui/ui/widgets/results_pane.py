@@ -34,11 +34,11 @@ from textual.widgets import (
 from textual.widgets.option_list import Option
 
 from nlu_tui.model import ResultType
+from nlu_tui.reports.run_data import RunData
+from nlu_tui.runsessions import RunSession, sessions, store_for
 from nlu_tui.textsafe import inert, inert_markup
 from nlu_tui.ui.commands import PaletteCommand
-from nlu_tui.ui.screens.run_session import RunSession, sessions, store_for
 from nlu_tui.ui.widgets.charts import Chart
-from nlu_tui.ui.widgets.results_data import RunData
 from nlu_tui.ui.widgets.results_detail import ResultDetail
 from nlu_tui.ui.widgets.results_summary import num, progress_text, summary_text
 from nlu_tui.ui.widgets.results_table import COLUMNS, ResultFilter, ResultsTable
@@ -450,7 +450,7 @@ class ResultsPane(Vertical):
         self.table.focus_table()
 
     def _fill_charts(self) -> None:
-        from nlu_tui.ui.widgets.charts import confidence_bins, latency_bins
+        from nlu_tui.reports.charts import confidence_bins, latency_bins
 
         assert self.data is not None
         results = [r for _, _, r in self.data.rows]
@@ -589,8 +589,8 @@ class ResultsPane(Vertical):
             confirm_cancel(self, self.session)
 
     def action_export(self) -> None:
+        from nlu_tui.reports.export import export_formats, write_export
         from nlu_tui.ui.screens.dialogs import ExportDialog
-        from nlu_tui.ui.widgets.results_export import export_formats, write_export
 
         data = self.data
         if data is None:

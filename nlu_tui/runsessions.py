@@ -1,4 +1,4 @@
-"""Runs in progress inside the workbench, shared by the runs and results panes.
+"""Runs in progress inside the workbench, shared by the runs and results panes (no Textual).
 
 A :class:`RunSession` wraps one :class:`~nlu_tui.runservice.RunJob` (the run service starts,
 resumes and finishes runs for both faces): the runs pane opens it in an async worker and the
@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from nlu_tui.model import RunStatus
 
 if TYPE_CHECKING:
+    from nlu_tui.reports.run_data import Row
     from nlu_tui.runner.events import ProgressEvent
     from nlu_tui.runservice import RunJob
     from nlu_tui.store import RunStore
     from nlu_tui.store.records import RunRecord
-    from nlu_tui.ui.widgets.results_data import Row
     from nlu_tui.ui.widgets.results_table import ResultColumns
 
     PreparedRows = tuple[ResultColumns, Any]
@@ -188,16 +188,3 @@ def store_for(app: object) -> RunStore:
 
         host.run_store = RunStore()
     return host.run_store
-
-
-def show_main_tab(widget: Any, pane_id: str) -> None:
-    """Switch the main screen's tabs (``tab-runs``, ``tab-results``) from a pane on it."""
-    from textual.widgets import TabbedContent
-
-    for tabs in widget.screen.query(TabbedContent):
-        if tabs.id == "main-tabs":
-            tabs.active = pane_id
-            return
-    show_tab = getattr(widget.app, "show_tab", None)
-    if show_tab is not None:
-        show_tab(pane_id)
