@@ -56,9 +56,7 @@ def test_curve_equals_sklearn_precision_recall_curve() -> None:
             rows.append(_row(None, "book", conf, utterance=f"out {i}"))
             y_true.append(0)
         scores.append(conf)
-    precision, recall, thresholds = precision_recall_curve(
-        y_true, scores, drop_intermediate=False
-    )
+    precision, recall, thresholds = precision_recall_curve(y_true, scores, drop_intermediate=False)
     analysis = analyze(rows)
     assert [p.threshold for p in analysis.curve] == pytest.approx(list(thresholds))
     for k, point in enumerate(analysis.curve):
