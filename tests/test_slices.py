@@ -66,6 +66,33 @@ def test_slices_hand_counted() -> None:
     assert parents[None].cases == 5
 
 
+def test_slice_figures_equal_summarize_of_the_slice() -> None:
+    """The one-pass counting gives what :func:`summarize` gives for the slice's own results."""
+    from nlu_tui.model import EntityResult
+    from nlu_tui.scoring.slices import _keys
+    from nlu_tui.scoring.summary import summarize
+
+    rows = _rows()
+    rows[0][2].entities = [EntityResult("n", "1", "1", True), EntityResult("m", "2", None, False)]
+    rows[2][2].entities = [EntityResult("n", "1", None, False)]  # an error's: not counted
+    for dimension, items in slices(rows).items():
+        for s in items:
+            members = [r for c, _p, r in rows if s.name in _member_names(_keys(c), dimension)]
+            expected = summarize(members)
+            for field in ("cases", "errors", "tp", "tn", "fp", "fn", "precision", "recall"):
+                assert getattr(s.summary, field) == getattr(expected, field), (s.name, field)
+            assert s.summary.f1 == expected.f1 and s.summary.entity_success == (
+                expected.entity_success
+            )
+
+
+def _member_names(
+    keys: tuple[list[str | None], list[str | None], str | None], dimension: str
+) -> list[str | None]:
+    tags, kinds, parent = keys
+    return {"tag": tags, "intent_kind": kinds, "parent_intent": [parent]}[dimension]
+
+
 def test_json_report_has_slices_on_both_paths() -> None:
     rows = _rows()
     meta = RunMeta(id="r1", suite="s", engine="e")

@@ -1,9 +1,8 @@
 """Metrics per slice of a run: per tag, per intent kind and per parent intent.
 
 So a team sees that its "voice" utterances or its follow-up intents are weaker. Each slice is
-summarised with :func:`nlu_tui.scoring.summary.summarize` (the run's own definitions, errors
-kept apart). A case is in every slice it belongs to: each of its tags (a case with two tags
-counts in both), each kind of its expected intents; its parent intent is the whole context path
+summarised with the definitions of :mod:`nlu_tui.scoring.summary` (errors kept apart). A case
+is in every slice it belongs to: each of its tags (a case with two tags counts in both), each kind of its expected intents; its parent intent is the whole context path
 written ``A >> B``. Cases without a tag, a kind or a parent form the slice named ``None``
 (``null`` in JSON, ``(none)`` on screen), listed last; the others are sorted by name.
 """
@@ -14,9 +13,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from nlu_tui.model import CaseResult, TestCase
+from nlu_tui.model import CaseResult, ResultType, TestCase
 from nlu_tui.scoring.case import PATH_SEPARATOR
-from nlu_tui.scoring.summary import Summary, summarize
+from nlu_tui.scoring.summary import Summary, _finish
 from nlu_tui.textsafe import inert
 
 DIMENSIONS = ("tag", "intent_kind", "parent_intent")
@@ -46,33 +45,67 @@ class Slice:
         }
 
 
+_NONE: list[str | None] = [None]
+
+
 def _keys(case: TestCase) -> tuple[list[str | None], list[str | None], str | None]:
-    tags: list[str | None] = list(dict.fromkeys(t.strip() for t in case.tags if t.strip()))
-    kinds: list[str | None] = list(
-        dict.fromkeys(i.kind.value for i in case.intents if i.kind is not None)
-    )
-    parent = f" {PATH_SEPARATOR} ".join(case.parent_intents) if case.parent_intents else None
-    return tags or [None], kinds or [None], parent
+    """(tags, intent kinds, parent path) of a case, each tag and kind once."""
+    tags: list[str | None] = _NONE
+    if case.tags:
+        tags = list(dict.fromkeys(t.strip() for t in case.tags if t.strip())) or _NONE
+    kinds: list[str | None] = _NONE
+    intents = case.intents
+    if len(intents) == 1:
+        kind = intents[0].kind
+        if kind is not None:
+            kinds = [kind.value]
+    elif intents:
+        kinds = list(dict.fromkeys(i.kind.value for i in intents if i.kind is not None)) or _NONE
+    parents = case.parent_intents
+    parent = f" {PATH_SEPARATOR} ".join(parents) if parents else None
+    return tags, kinds, parent
 
 
 def _order(name: str | None) -> tuple[bool, str]:
     return (name is None, name or "")
 
 
+def _summary(c: list[int]) -> Summary:
+    """A :class:`Summary` of the counts gathered by :func:`slices` (same definitions)."""
+    s = Summary(
+        cases=c[0], errors=c[1], tp=c[2], tn=c[3], fp=c[4], fn=c[5],
+        entities=c[6], entities_correct=c[7],
+    )  # fmt: skip
+    _finish(s)
+    return s
+
+
 def slices(rows: Iterable[tuple[TestCase, Any, CaseResult]]) -> dict[str, list[Slice]]:
     """Every dimension's slices (see the module docstring); a dimension in which no case has a
-    value (no tags at all, say) has the one ``None`` slice."""
-    groups: dict[str, dict[str | None, list[CaseResult]]] = {d: {} for d in DIMENSIONS}
+    value (no tags at all, say) has the one ``None`` slice.
+
+    Counts are gathered in one pass (a full :func:`summarize` per slice cost 0.45 s on 100,000
+    tagged cases, inside every JSON export); latency figures are not part of a slice.
+    """
+    groups: dict[str, dict[str | None, list[int]]] = {d: {} for d in DIMENSIONS}
     tag_groups, kind_groups, parent_groups = (groups[d] for d in DIMENSIONS)
+    column = {ResultType.ERROR: 1, ResultType.TP: 2, ResultType.TN: 3, ResultType.FP: 4}
     for case, _prediction, result in rows:
         tags, kinds, parent = _keys(case)
-        for t in tags:
-            tag_groups.setdefault(t, []).append(result)
-        for k in kinds:
-            kind_groups.setdefault(k, []).append(result)
-        parent_groups.setdefault(parent, []).append(result)
+        col = column.get(result.result, 5)
+        ents = result.entities
+        n_ent = len(ents) if col != 1 else 0
+        ok_ent = sum(1 for e in ents if e.ok) if n_ent else 0
+        targets = [tag_groups.setdefault(t, [0] * 8) for t in tags]
+        targets += [kind_groups.setdefault(k, [0] * 8) for k in kinds]
+        targets.append(parent_groups.setdefault(parent, [0] * 8))
+        for counts in targets:
+            counts[0] += 1
+            counts[col] += 1
+            counts[6] += n_ent
+            counts[7] += ok_ent
     return {
-        d: [Slice(d, name, summarize(groups[d][name])) for name in sorted(groups[d], key=_order)]
+        d: [Slice(d, name, _summary(groups[d][name])) for name in sorted(groups[d], key=_order)]
         for d in DIMENSIONS
     }
 

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nlu_tui.model import CaseResult, Prediction, ResultType, Suite, TestCase
-from nlu_tui.scoring.case import ScoringOptions, score_case
+from nlu_tui.scoring.case import ScoringOptions, _plain_intent_result, score_case
 from nlu_tui.scoring.summary import f1_score, safe_div
 
 Row = tuple[TestCase, Prediction | None, CaseResult]
@@ -210,6 +210,8 @@ def _rescored(
     case: TestCase, prediction: Prediction, intent: str | None, options: ScoringOptions
 ) -> ResultType:
     """The case's result had the engine answered ``intent`` (traits as it returned them)."""
+    if not case.traits and not options.ignore_intent_case:
+        return _plain_intent_result(case, intent, options)[1]  # score_case's own fast path
     answer = Prediction(intent=intent, traits=list(prediction.traits))
     return score_case(case, answer, options).result
 
@@ -271,11 +273,21 @@ def sweep(
         kept_suffix[i] = (acc[0], acc[1], acc[2], acc[3])
     scored = len(fixed) + len(cands)
     points = []
+    b0, b1, b2, b3 = (base[j] + always[j] for j in range(4))
     for t in thresholds:
         i = bisect_left(confs, t)
         d, k = dropped_prefix[i], kept_suffix[i]
-        tp, tn, fp, fn = (base[j] + always[j] + d[j] + k[j] for j in range(4))
-        points.append(Point(t, tp, tn, fp, fn, fixed_fallback + i, scored))
+        points.append(
+            Point(
+                t,
+                b0 + d[0] + k[0],
+                b1 + d[1] + k[1],
+                b2 + d[2] + k[2],
+                b3 + d[3] + k[3],
+                fixed_fallback + i,
+                scored,
+            )
+        )
     return points
 
 
@@ -373,8 +385,8 @@ def analyze(
     distinct = sorted({c.confidence for c in cands if c.confidence is not None})
     curve = sweep(fixed, cands, distinct)
     grid = sweep(fixed, cands, GRID)
-    candidates_in_range = sorted({0.0, *(t for t in distinct if 0.0 <= t <= 1.0)})
-    searched = sweep(fixed, cands, candidates_in_range)
+    searched = [p for p in curve if p.threshold is not None and 0.0 < p.threshold <= 1.0]
+    searched.insert(0, grid[0])  # threshold 0: every answer kept
     best = max(searched, key=lambda p: (p.f1, -(p.threshold or 0.0))) if searched else None
     target = None
     if target_precision is not None:
