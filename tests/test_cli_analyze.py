@@ -90,6 +90,11 @@ def test_analyze_rejects_bad_options_before_writing(tmp_path: Path) -> None:
         assert ran.stderr.startswith("nlu-tui: error: ") and option in ran.stderr
         assert len(ran.stderr.splitlines()) == 1
     assert not (tmp_path / "a.json").exists()
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    for option, where in (("--out", tmp_path / "file"), ("--json", tmp_path)):
+        ran = _cli("analyze", run_id, option, str(where))
+        assert ran.returncode == 2 and option in ran.stderr, ran.stderr
+        assert len(ran.stderr.splitlines()) == 1 and ran.stdout == ""
     missing = _cli("analyze", "nosuchrun")
     assert missing.returncode == 2 and "no run with id" in missing.stderr
 

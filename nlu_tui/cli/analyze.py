@@ -62,6 +62,10 @@ def _check(args: argparse.Namespace) -> None:
         raise InputError("must be within 0..1", field="--tie-margin")
     if not 1 <= args.bins <= 100:
         raise InputError("must be within 1..100", field="--bins")
+    if args.out is not None and args.out.exists() and not args.out.is_dir():
+        raise InputError("is a file; give a folder for the charts", path=args.out, field="--out")
+    if args.json is not None and args.json.is_dir():
+        raise InputError("is a folder; give a file name", path=args.json, field="--json")
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
