@@ -159,6 +159,7 @@ def test_margins_and_near_ties() -> None:
     ]
     analysis = analyze(rows, tie_margin=0.05)
     assert analysis.with_margin == 3
+    assert analysis.to_json()["margin"]["median"] == pytest.approx(0.02)  # of .02, .85, .01
     assert [(t.first, t.second) for t in analysis.near_ties] == [("b", "a"), ("a", "b")]
     assert analysis.near_ties[0].margin == pytest.approx(0.01)
     assert analysis.near_ties[0].utterance == "close" and analysis.near_ties[0].result == "FP"

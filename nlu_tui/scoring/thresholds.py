@@ -35,6 +35,7 @@ Pure functions over the run's ``(case, prediction, result)`` rows; no I/O. Defin
 from __future__ import annotations
 
 import math
+import statistics
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -185,6 +186,7 @@ class ThresholdAnalysis:
             "margin": {
                 "tie_margin": self.tie_margin,
                 "measured": self.with_margin,
+                "median": statistics.median(self.margins) if self.margins else None,
                 "near_ties": [t.__dict__ for t in self.near_ties],
             },
             "calibration": {
