@@ -43,7 +43,7 @@ def test_json_report_schema_and_numbers(tmp_path: Path) -> None:
     assert write_report("json", out, META, rows()) == [out]
     assert [p.name for p in out.parent.iterdir()] == ["report.json"]  # no temp file left
     doc = json.loads(out.read_text(encoding="utf-8"))
-    assert list(doc) == ["schema_version", "run", "summary", "intent_report", "results"]
+    assert list(doc) == ["schema_version", "run", "summary", "intent_report", "slices", "results"]
     assert doc["schema_version"] == SCHEMA_VERSION == 1
     assert doc["run"] == {
         "id": "run1",

@@ -18,6 +18,7 @@ COMMAND_MODULES = (
     "nlu_tui.cli.runs",  # run, runs, show, note, delete
     "nlu_tui.cli.compare",  # compare (NLU.DevOps)
     "nlu_tui.cli.serve",  # serve (embedded engine over HTTP)
+    "nlu_tui.cli.analyze",  # analyze (threshold sweep and calibration)
 )
 
 EPILOG = """exit codes:

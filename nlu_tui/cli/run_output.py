@@ -252,6 +252,9 @@ def summary_text(run: RunRecord, rows: list[StoredResult]) -> str:
         lines.append(f"latency    mean {s.latency_mean:.1f} ms, max {s.latency_max or 0:.1f} ms")
     if run.note:
         lines.append(f"note       {run.note}")
+    from nlu_tui.scoring.slices import slice_lines, slices
+
+    lines.extend(slice_lines(slices(rows)))
     return "\n".join(lines) + "\n"
 
 

@@ -11,6 +11,9 @@ removed without a new ``schema_version``::
                  "entity_order_checked", "entity_order_ok",
                  "latency_p50_ms", "latency_p90_ms", "latency_p99_ms"},
      "intent_report": {<scikit-learn classification_report(output_dict=True, zero_division=0)>},
+     "slices": {"tag" | "intent_kind" | "parent_intent": [{"name", "cases", "errors", "tp",
+                "tn", "fp", "fn", "precision", "recall", "f1", "intent_success",
+                "entity_success"}]},
      "results": [{"case_id", "utterance", "expected_intents", "parent_intents",
                   "matched_intent", "confidence", "ranking": [{"name", "confidence"}],
                   "result", "entities": [{"name", "expected", "matched", "ok"}],
@@ -19,7 +22,8 @@ removed without a new ``schema_version``::
 
 ``actual_entity_order`` is the order the engine returned the expected entities in;
 ``entity_order_ok`` whether it agrees with ``expected_entity_order`` (``null`` when the case
-gives no order).
+gives no order). ``slices`` gives the summary figures per tag, per intent kind and per parent
+intent path (``name`` is ``null`` for the cases without one; see :mod:`nlu_tui.scoring.slices`).
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from nlu_tui.reports.common import ResultRow, RunMeta, finite, results_of
 from nlu_tui.reports.prepared import PreparedRun, prepare_run
 from nlu_tui.scoring.case import DEFAULT_OPTIONS, ScoringOptions
 from nlu_tui.scoring.intent_report import classification_report, label_sequences
+from nlu_tui.scoring.slices import slices, slices_dict
 from nlu_tui.scoring.summary import Summary, summarize
 
 SCHEMA_VERSION = 1
@@ -99,6 +104,7 @@ def build_json_report(
         "run": meta.run_dict(),
         "summary": summary_dict(summarize(results_of(rows))),
         "intent_report": classification_report(y_true, y_pred),
+        "slices": slices_dict(slices(rows)),
         "results": [result_dict(row) for row in rows],
     }
 
@@ -157,6 +163,7 @@ def json_chunks(
             "run": meta.run_dict(),
             "summary": summary_dict(prepared.summary),
             "intent_report": prepared.report,
+            "slices": prepared.slices,
             "results": None,  # "results" comes last: the parts go where this null is
         }
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cached_property
+from typing import Any
 
 from nlu_tui.model import CaseResult
 from nlu_tui.reports.common import ResultRow
@@ -59,6 +60,13 @@ class PreparedRun:
     @property
     def y_pred(self) -> list[str]:
         return self.labels[1]
+
+    @cached_property
+    def slices(self) -> dict[str, list[dict[str, Any]]]:
+        """The JSON report's ``slices``: figures per tag, intent kind and parent intent."""
+        from nlu_tui.scoring.slices import slices, slices_dict
+
+        return slices_dict(slices(self.rows))
 
     @cached_property
     def report(self) -> Report:

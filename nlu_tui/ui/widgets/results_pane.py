@@ -42,6 +42,7 @@ from nlu_tui.ui.widgets.charts import Chart
 from nlu_tui.ui.widgets.results_detail import ResultDetail
 from nlu_tui.ui.widgets.results_summary import num, progress_text, summary_text
 from nlu_tui.ui.widgets.results_table import COLUMNS, ResultFilter, ResultsTable
+from nlu_tui.ui.widgets.threshold_view import ThresholdView
 
 TYPE_CHOICES = [
     ("All results", ""),
@@ -186,6 +187,8 @@ class ResultsPane(Vertical):
             with TabPane("Charts", id="tab-res-charts"), VerticalScroll():
                 yield Chart(id="chart-confidence")
                 yield Chart(id="chart-latency")
+            with TabPane("Thresholds", id="tab-res-thresholds"):
+                yield ThresholdView(id="results-thresholds")
 
     @property
     def table(self) -> ResultsTable:
@@ -336,6 +339,7 @@ class ResultsPane(Vertical):
         self._fill_intents()
         self._fill_confusion()
         self._fill_charts()
+        self.query_one(ThresholdView).set_run(data.record, data.rows)
 
     # --- per-intent report, confusion, charts -------------------------------------------------
 
