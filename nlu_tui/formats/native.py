@@ -20,6 +20,7 @@ import yaml
 
 from nlu_tui.errors import ConflictError, InputError
 from nlu_tui.fileio import atomic_write_text
+from nlu_tui.formats import yaml_loader
 from nlu_tui.formats.yaml_loader import SafeLoader as _Loader
 from nlu_tui.gcpause import gc_paused
 from nlu_tui.model import (
@@ -416,19 +417,21 @@ def _decode(data: bytes, path: Path | str | None) -> str:
 
 
 def _compose(text: str, path: Path | str | None) -> yaml.Node:
-    """The single document's node tree; syntax errors name the file and line."""
-    loader = _SuiteLoader(text)
+    """The single document's node tree; syntax errors name the file and line. Nesting and
+    alias expansion are bounded (see :mod:`nlu_tui.formats.yaml_loader`)."""
     try:
-        node: yaml.Node | None = loader.get_single_node()
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        where = mark.line + 1 if mark is not None else None
-        problem = exc.problem or "invalid YAML"
-        if "\t" in text and "tab" not in problem and _tab_near(text, where):
-            problem += " (tabs cannot indent YAML; use spaces)"
-        raise InputError(f"YAML syntax error: {problem}", path=path, line=where) from None
-    finally:
-        loader.dispose()
+        node = yaml_loader.compose(text, path, _SuiteLoader)
+    except InputError as exc:
+        if (
+            exc.message.startswith("YAML syntax error")
+            and "\t" in text
+            and "tab" not in exc.message
+            and _tab_near(text, exc.line)
+        ):
+            raise InputError(
+                exc.message + " (tabs cannot indent YAML; use spaces)", path=path, line=exc.line
+            ) from None
+        raise
     if node is None:
         raise InputError("empty file: expected a suite with 'cases:'", path=path, line=1)
     return node
@@ -528,6 +531,7 @@ class _Reader:
 
     def plain(self, node: yaml.Node) -> Any:
         """Construct free-form data (``extra``, ``training``, ``json_value``) the YAML way."""
+        yaml_loader.check_tree(node, self.path, line_offset=self.line_offset)
         try:
             return self.constructor.construct_document(node)
         except yaml.MarkedYAMLError as exc:
