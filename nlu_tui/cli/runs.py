@@ -348,12 +348,28 @@ def cmd_run(args: argparse.Namespace) -> int:
 # --- runs, show, note, delete -------------------------------------------------------------------
 
 
+def _names_a_missing_file(suite: str) -> bool:
+    """A SUITE that is written as a file (a folder or a file extension) but does not exist:
+    a typo to report, not a suite without runs."""
+    looks_like_file = any(sep in suite for sep in ("/", "\\")) or Path(suite).suffix.lower() in (
+        ".yaml",
+        ".yml",
+        ".json",
+        ".csv",
+    )
+    return looks_like_file and not Path(suite).expanduser().exists()
+
+
 def cmd_runs(args: argparse.Namespace) -> int:
     import json
 
     from nlu_tui.cli.run_output import print_runs_table, runs_json
 
     runs = _store().list_runs(args.suite, limit=args.limit)
+    if not runs and args.suite and _names_a_missing_file(args.suite):
+        from nlu_tui.errors import InputError
+
+        raise InputError("no such file, and no stored run names it", path=args.suite)
     if args.json:
         print(json.dumps(runs_json(runs), ensure_ascii=False, indent=2))
     elif runs:

@@ -623,8 +623,8 @@ class RunsPane(Vertical):
         from nlu_tui.runner.run import Run
 
         workspace = getattr(getattr(self.app, "workspace", None), "root", None)
-        store = store_for(self.app)
         try:
+            store = store_for(self.app)  # a damaged store file is reported, not swallowed
             resolved = resolve_engine(engine, suite.path, stage, workspace)
             run = Run(suite, resolved, store, stage=stage, note=note, resume_run_id=resume_run_id)
             # in a thread: it writes every case of a new run, or reads a resumed one's results
