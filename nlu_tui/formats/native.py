@@ -529,19 +529,28 @@ class _Reader:
             raise self.error(f"'{field}' in {what} must not be negative", node, field=field)
         return number
 
-    def plain(self, node: yaml.Node) -> Any:
-        """Construct free-form data (``extra``, ``training``, ``json_value``) the YAML way."""
-        yaml_loader.check_tree(node, self.path, line_offset=self.line_offset)
+    def plain(self, node: yaml.Node, level: int) -> Any:
+        """Construct free-form data (``extra``, ``training``, ``json_value``) the YAML way.
+
+        ``level`` is the node's depth in the document (the suite's mapping is 1), so that the
+        nesting limit counts from the top of the file, however the file is read."""
+        yaml_loader.check_tree(node, self.path, line_offset=self.line_offset, depth=level)
         try:
-            return self.constructor.construct_document(node)
+            value = self.constructor.construct_document(node)
         except yaml.MarkedYAMLError as exc:
             self.constructor = yaml.constructor.SafeConstructor()  # drop half-built state
             raise self.error(f"cannot read value: {exc.problem}", node) from None
+        if isinstance(node, yaml.MappingNode | yaml.SequenceNode):  # keys: see long_key_error
+            line = node.start_mark.line + 1 + self.line_offset
+            error = yaml_loader.long_key_error(value, self.path, line, None)
+            if error is not None:
+                raise error
+        return value
 
-    def free_mapping(self, node: yaml.Node, field: str, what: str) -> dict[str, Any]:
+    def free_mapping(self, node: yaml.Node, field: str, what: str, level: int) -> dict[str, Any]:
         if isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:null":
             return {}
-        value = self.plain(node)
+        value = self.plain(node, level)
         if not isinstance(value, dict):
             raise self.error(f"'{field}' in {what} must be a mapping", node, field=field)
         return {str(k): v for k, v in value.items()}
@@ -593,11 +602,13 @@ class _Reader:
                 for case_node in cases_node.value:
                     cases.append(self.case(case_node, seen))
         training = (
-            self.free_mapping(keys["training"][1], "training", "the suite")
+            self.free_mapping(keys["training"][1], "training", "the suite", 2)
             if "training" in keys
             else {}
         )
-        extra = self.free_mapping(keys["extra"][1], "extra", "the suite") if "extra" in keys else {}
+        extra = (
+            self.free_mapping(keys["extra"][1], "extra", "the suite", 2) if "extra" in keys else {}
+        )
         return Suite(
             name=name, description=description, cases=cases, training=training, extra=extra
         )
@@ -641,7 +652,7 @@ class _Reader:
             entity_order=texts("entity_order"),
             tags=texts("tags"),
             id=case_id,
-            extra=self.free_mapping(keys["extra"][1], "extra", what) if "extra" in keys else {},
+            extra=self.free_mapping(keys["extra"][1], "extra", what, 4) if "extra" in keys else {},
             line=line,
         )
 
@@ -688,7 +699,7 @@ class _Reader:
             if key in keys:
                 setattr(entity, key, self.integer(keys[key][1], key, what))
         if "json_value" in keys:
-            entity.json_value = self.plain(keys["json_value"][1])
+            entity.json_value = self.plain(keys["json_value"][1], 6)
         return entity
 
 

@@ -68,8 +68,9 @@ def _line(node: yaml.Node) -> int:
     return int(node.start_mark.line) + 1
 
 
-def _to_python(node: yaml.Node, path: Path | None = None) -> Any:
-    return yaml_loader.construct(node, path)
+def _to_python(node: yaml.Node, path: Path | None, depth: int) -> Any:
+    """Free-form data (metadata) at ``depth`` in the document, within the loader's limits."""
+    return yaml_loader.construct(node, path, depth=depth)
 
 
 def _scalar(node: yaml.Node, path: Path, field: str) -> str:
@@ -135,7 +136,7 @@ def _example_lines(
                 if key == "text":
                     text = _scalar(value_node, path, "text").strip()
                 elif key == "metadata":
-                    meta = _to_python(value_node, path)
+                    meta = _to_python(value_node, path, 6)
             if text is None:
                 raise InputError(
                     "example mapping has no 'text'",
@@ -253,7 +254,7 @@ def _read_item(item: yaml.Node, path: Path, data: TrainingData) -> None:
     if section == "intent":
         if "metadata" in fields:
             meta = _check_metadata(
-                _to_python(fields["metadata"], path), path, _line(fields["metadata"])
+                _to_python(fields["metadata"], path, 4), path, _line(fields["metadata"])
             )
             if meta:
                 data.intent_metadata.setdefault(name, {}).update(meta)

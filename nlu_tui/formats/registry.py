@@ -102,6 +102,38 @@ def _case_texts(case: TestCase) -> Iterator[str]:
     yield from _texts(case.extra)
 
 
+def _depth(value: Any) -> int:
+    """Levels of lists and mappings in free-form data (a scalar is 0)."""
+    if isinstance(value, dict):
+        return 1 + max((_depth(v) for v in value.values()), default=0)
+    if isinstance(value, list | tuple):
+        return 1 + max((_depth(v) for v in value), default=0)
+    return 0
+
+
+def _too_deep_to_save(suite: Suite, path: Path) -> InputError | None:
+    """Free-form data that sits deeper in a native suite than in its source: ``extra`` of a
+    case is at level 4 of a suite file, an entity's ``json_value`` at level 6."""
+    from nlu_tui.jsonfile import MAX_DEPTH
+
+    def error(line: int | None, field: str) -> InputError:
+        return InputError(
+            f"nested too deeply to save as a suite (at most {MAX_DEPTH} levels in a file)",
+            path=path,
+            line=line,
+            field=field,
+        )
+
+    if 1 + max(_depth(suite.extra), _depth(suite.training)) > MAX_DEPTH:
+        return error(None, "extra")
+    for case in suite.cases:
+        if 3 + _depth(case.extra) > MAX_DEPTH:
+            return error(case.line, "extra")
+        if any(5 + _depth(e.json_value) > MAX_DEPTH for e in case.entities):
+            return error(case.line, "json_value")
+    return None
+
+
 def check_writable(suite: Suite, path: Path) -> None:
     """Refuse what no suite file can hold, so that whatever is imported saves and reads back:
     lone surrogates (``\\udcff`` from JSON escapes) and over-long keys in free-form data."""
@@ -124,6 +156,9 @@ def check_writable(suite: Suite, path: Path) -> None:
         error = long_key_error(value, path, None, name)
         if error is not None:
             raise error
+    deep = _too_deep_to_save(suite, path)
+    if deep is not None:
+        raise deep
     free = _texts([suite.name, suite.description, suite.extra, suite.training])
     if any(has_lone_surrogate(text) for text in free):
         raise InputError("the suite holds a lone UTF-16 surrogate, which is not text", path=path)

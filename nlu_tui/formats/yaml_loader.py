@@ -148,14 +148,14 @@ def has_aliases(text: str) -> bool:
     return "*" in text and _ALIAS.search(text) is not None
 
 
-def check_tree(node: yaml.Node, path: Any, *, line_offset: int = 0) -> None:
+def check_tree(node: yaml.Node, path: Any, *, line_offset: int = 0, depth: int = 1) -> None:
     """Refuse a node tree nesting beyond :data:`MAX_DEPTH` or whose aliases expand beyond
     :data:`MAX_ALIAS_NODES`. Iterative, and each shared node is sized once."""
     sizes: dict[int, int] = {}
     seen: set[int] = set()
     repeated = 0
     # (node, depth, children pushed?) ; sizes are computed on the way back up
-    stack: list[tuple[yaml.Node, int, bool]] = [(node, 1, False)]
+    stack: list[tuple[yaml.Node, int, bool]] = [(node, depth, False)]
     while stack:
         current, depth, expanded = stack.pop()
         key = id(current)
@@ -206,9 +206,10 @@ def _shift(mark: Any, offset: int) -> Any:
     return _Mark(mark.line + offset) if mark is not None else None
 
 
-def construct(node: yaml.Node, path: Any, *, line_offset: int = 0) -> Any:
-    """Python data for free-form YAML (``extra``, metadata), within both limits."""
-    check_tree(node, path, line_offset=line_offset)
+def construct(node: yaml.Node, path: Any, *, line_offset: int = 0, depth: int = 1) -> Any:
+    """Python data for free-form YAML (``extra``, metadata), within both limits; ``depth`` is
+    the node's level in its document (the root is 1)."""
+    check_tree(node, path, line_offset=line_offset, depth=depth)
     try:
         return yaml.constructor.SafeConstructor().construct_document(node)
     except yaml.YAMLError as exc:
@@ -219,7 +220,7 @@ MAX_KEY_CHARS = 1024
 """YAML's limit on a plain (implicit) mapping key; a longer key would not read back."""
 
 
-def long_key_error(value: Any, path: Any, line: int | None, field: str) -> InputError | None:
+def long_key_error(value: Any, path: Any, line: int | None, field: str | None) -> InputError | None:
     """An error for a mapping key in free-form data (``extra``...) longer than
     :data:`MAX_KEY_CHARS` or not text a file can hold: such a suite could not be saved."""
     stack = [value]
