@@ -74,6 +74,7 @@ def test_one_documented_limit_for_yaml_and_json() -> None:
 
     assert jsonfile.MAX_DEPTH == yaml_loader.MAX_DEPTH == MAX_DEPTH
 
+
 ALIAS_BOMB = """nlu_tui_suite: 1
 name: bomb
 cases:
