@@ -100,6 +100,8 @@ def loads(text: str, path: Path | str | None = None) -> Any:
         raise InputError(
             f"invalid JSON: {exc.msg} (column {exc.colno})", path=path, line=exc.lineno
         ) from None
+    except ValueError as exc:  # an integer of more than 4,300 digits (int_max_str_digits)
+        raise InputError(f"invalid JSON: {exc}".split(";")[0], path=path) from None
     except RecursionError:  # pragma: no cover - the scan above refuses such depth first
         raise InputError(
             f"nested more than {MAX_DEPTH} levels deep (the limit)", path=path

@@ -17,7 +17,7 @@ import pytest
 from nlu_tui.errors import InputError, NluTuiError
 from nlu_tui.formats import native
 from nlu_tui.formats.registry import import_suite
-from nlu_tui.model import Suite, TestCase
+from nlu_tui.model import ExpectedIntent, Suite, TestCase
 
 MAX_DEPTH = 64
 """The documented nesting limit (README): lists and mappings, counted from the top of a file."""
@@ -382,3 +382,49 @@ def test_runs_of_a_missing_suite_file_is_an_error(tmp_path: Path) -> None:
     one_error(cli("runs", "nosuch.suite.yaml", cwd=tmp_path), "nosuch.suite.yaml", "no such file")
     proc = cli("runs", "some name", cwd=tmp_path)
     assert proc.returncode == 0 and "no runs yet" in proc.stdout
+
+
+# --- found by tests/test_fuzz_readers.py --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("dev.json", '[{"text": "hi", "intent": "x", "n": ' + "9" * 5000 + "}]"),
+        ("kore.json", '{"testCases": [{"input": "hi", "intent": "x", "n": ' + "9" * 5000 + "}]}"),
+        (
+            "n.suite.yaml",
+            "nlu_tui_suite: 1\ncases:\n  - utterance: hi\n    extra: {n: " + "9" * 5000 + "}\n",
+        ),
+    ],
+    ids=["nludevops", "kore-json", "native"],
+)
+def test_a_number_of_5000_digits_is_one_error(tmp_path: Path, name: str, text: str) -> None:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError, match="digits"):
+        import_suite(path)
+
+
+def test_deep_json_in_a_rasa_entity_annotation_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "nlu.yml"
+    annotation = '[{"entity": "city", "x": ' + "[" * 2000 + "]" * 2000 + "}]"
+    path.write_text(
+        f'version: "3.1"\nnlu:\n- intent: book\n  examples: |\n    - to [Paris]{annotation}\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError, match="levels"):
+        import_suite(path)
+
+
+def test_rasa_export_of_astral_characters_reads_back(tmp_path: Path) -> None:
+    suite = Suite(
+        "s", cases=[TestCase("hi \U0001f600", intents=[ExpectedIntent("smile \U00010000")])]
+    )
+    path = tmp_path / "nlu.yml"
+    from nlu_tui.formats.registry import export_suite
+
+    export_suite(suite, path, "rasa")
+    back = import_suite(path, "rasa").suite
+    assert back.cases[0].intents[0].name == "smile \U00010000"
+    assert back.cases[0].utterance == "hi \U0001f600"

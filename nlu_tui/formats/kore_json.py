@@ -115,7 +115,10 @@ class _Parser:
                     self.curly_line = line
                 toks.append(_Tok("str", raw[1:-1], line))
             elif kind == "num":
-                toks.append(_Tok("num", json.loads(raw), line))
+                try:
+                    toks.append(_Tok("num", json.loads(raw), line))
+                except ValueError as exc:  # over 4,300 digits (int_max_str_digits)
+                    raise self.error(str(exc).split(";")[0], line) from None
             elif kind == "lit":
                 toks.append(_Tok("lit", {"true": True, "false": False, "null": None}[raw], line))
             else:

@@ -540,6 +540,9 @@ class _Reader:
         except yaml.MarkedYAMLError as exc:
             self.constructor = yaml.constructor.SafeConstructor()  # drop half-built state
             raise self.error(f"cannot read value: {exc.problem}", node) from None
+        except ValueError as exc:  # an integer of over 4,300 digits, a date out of range
+            self.constructor = yaml.constructor.SafeConstructor()
+            raise self.error(f"cannot read value: {exc}".split(";")[0], node) from None
         if isinstance(node, yaml.MappingNode | yaml.SequenceNode):  # keys: see long_key_error
             line = node.start_mark.line + 1 + self.line_offset
             error = yaml_loader.long_key_error(value, self.path, line, None)

@@ -653,7 +653,22 @@ def _yaml_scalar(value: str) -> str:
                 return value
         except yaml.YAMLError:  # pragma: no cover - the pattern above excludes syntax
             pass
-    return json.dumps(value, ensure_ascii=True)
+    return _json_for_yaml(value)
+
+
+_PAIR_ESCAPE = re.compile(r"\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})")
+
+
+def _json_for_yaml(value: Any) -> str:
+    """JSON (ASCII) that YAML reads back as ``value``: YAML's double quotes take JSON's escapes
+    except surrogate pairs (libyaml refuses ``\\ud83d\\ude00``), so astral characters are
+    written as ``\\U0001f600`` instead."""
+
+    def astral(match: re.Match[str]) -> str:
+        high, low = int(match.group(1), 16), int(match.group(2), 16)
+        return f"\\U{0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00):08x}"
+
+    return _PAIR_ESCAPE.sub(astral, json.dumps(value, ensure_ascii=True))
 
 
 def _examples_block(lines: list[str]) -> list[str]:
@@ -663,7 +678,7 @@ def _examples_block(lines: list[str]) -> list[str]:
 
 
 def _flow_mapping(meta: dict[str, Any]) -> str:
-    return json.dumps(meta, ensure_ascii=True, sort_keys=False)
+    return _json_for_yaml(meta)
 
 
 def dump_training_yaml(suite: Suite) -> tuple[str, list[str]]:

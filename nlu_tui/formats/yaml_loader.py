@@ -214,6 +214,8 @@ def construct(node: yaml.Node, path: Any, *, line_offset: int = 0, depth: int = 
         return yaml.constructor.SafeConstructor().construct_document(node)
     except yaml.YAMLError as exc:
         raise syntax_error(exc, path, "cannot read value") from None
+    except ValueError as exc:  # an integer of over 4,300 digits, a date out of range
+        raise _error(f"cannot read value: {exc}".split(";")[0], path, node.start_mark) from None
 
 
 MAX_KEY_CHARS = 1024
