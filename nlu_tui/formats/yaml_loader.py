@@ -17,6 +17,7 @@ Two limits apply to every YAML file nlu-tui reads (see :func:`compose` and :func
 from __future__ import annotations
 
 import re
+import threading
 from typing import Any
 
 import yaml
@@ -35,15 +36,41 @@ MAX_DEPTH = jsonfile.MAX_DEPTH
 MAX_ALIAS_NODES = 100_000
 """How many nodes YAML aliases may repeat in one file, counted as if expanded."""
 
-_SAFE_COMPOSE_DEPTH = 5_000
-"""Below this bound on nesting, libyaml's recursive composer cannot exhaust the C stack."""
+_COMPOSER_STACK = 128 * 1024 * 1024
+"""Stack for a thread running libyaml's recursive composer: room for some 300,000 levels (about
+400 bytes each); a stack's untouched pages cost no memory."""
+_THREAD_DEPTH = 200_000
+"""Nesting the composer may meet in such a thread; beyond it, events are checked first."""
+_CALLER_DEPTH = 500
+"""Nesting the composer may meet on the caller's own stack (whatever thread that is)."""
 
-_FLOW_OPEN = re.compile(r"(?<![^\s\-?:,\[{\"'])[\[{]")
-"""A ``[`` or ``{`` where a flow collection can start (anything else is inside a scalar)."""
-_BLOCK_PREFIX = re.compile(r"^[ \t\-?:]{" + str(_SAFE_COMPOSE_DEPTH // 4) + ",}", re.M)
-"""A line whose indentation and block indicators alone could nest that deep."""
 _ALIAS = re.compile(r"(?<![^\s\-?:,\[{\"'])\*")
 """Where an alias (``*name``) can start."""
+
+
+def _block_prefix(length: int) -> re.Pattern[str]:
+    """A line whose indentation and block indicators (``- ``, ``? ``, ``: ``) are at least
+    ``length`` characters: block nesting needs at least one such character per level."""
+    return re.compile(r"^[ \t\-?:]{" + str(length) + ",}", re.M)
+
+
+_DEEP_BLOCK_FOR_CALLER = _block_prefix(_CALLER_DEPTH // 4)
+_DEEP_BLOCK_FOR_THREAD = _block_prefix(_THREAD_DEPTH // 4)
+
+
+def _nesting_bound(text: str) -> int:
+    """A cheap over-estimate of how deep the text can nest, in three steps: small (fits the
+    caller's stack), medium (fits a composer thread) or unknown (check the events first).
+    Every level is a ``[``/``{`` or at least one character of a line's block prefix; the
+    block part of a level can at most double (a sequence under a mapping key)."""
+    openers = text.count("[") + text.count("{")
+    if openers + len(text) // 2 < _CALLER_DEPTH // 2:
+        return 0
+    if openers < _CALLER_DEPTH // 2 and not _DEEP_BLOCK_FOR_CALLER.search(text):
+        return _CALLER_DEPTH
+    if openers < _THREAD_DEPTH // 2 and not _DEEP_BLOCK_FOR_THREAD.search(text):
+        return _THREAD_DEPTH
+    return _THREAD_DEPTH + 1
 
 
 def _error(message: str, path: Any, mark: Any) -> InputError:
@@ -61,16 +88,6 @@ def _too_many_aliases(path: Any, mark: Any) -> InputError:
         path,
         mark,
     )
-
-
-def _may_nest_deeply(text: str) -> bool:
-    """A cheap over-estimate: could this text nest deeper than the C composer can take?"""
-    if len(text) < _SAFE_COMPOSE_DEPTH:
-        return False
-    half = _SAFE_COMPOSE_DEPTH // 2
-    if text.count("[") + text.count("{") >= half and len(_FLOW_OPEN.findall(text)) >= half:
-        return True
-    return _BLOCK_PREFIX.search(text) is not None
 
 
 def _check_events(loader: Any, path: Any) -> None:
@@ -109,6 +126,43 @@ def _reader_line(text: str, exc: yaml.reader.ReaderError) -> None:
     exc.line = text.count("\n", 0, max(0, exc.position)) + 1  # type: ignore[attr-defined]
 
 
+def _compose_here(text: str, loader_class: type[Any]) -> yaml.Node | None:
+    loader = loader_class(text)
+    try:
+        node: yaml.Node | None = loader.get_single_node()
+    finally:
+        loader.dispose()
+    return node
+
+
+def _compose_in_thread(text: str, loader_class: type[Any]) -> yaml.Node | None:
+    """Compose on a thread with a stack deep enough for :data:`_THREAD_DEPTH` levels (the
+    caller's own stack may be a worker thread's few megabytes); errors are re-raised here."""
+    result: list[Any] = []
+
+    def run() -> None:
+        try:
+            result.append(_compose_here(text, loader_class))
+        except BaseException as exc:  # handed to the caller
+            result.append(exc)
+
+    with _STACK_LOCK:
+        previous = threading.stack_size(_COMPOSER_STACK)
+        try:
+            thread = threading.Thread(target=run, name="yaml-compose", daemon=True)
+            thread.start()
+        finally:
+            threading.stack_size(previous)
+    thread.join()
+    if isinstance(result[0], BaseException):
+        raise result[0]
+    node: yaml.Node | None = result[0]
+    return node
+
+
+_STACK_LOCK = threading.Lock()
+
+
 def compose(
     text: str, path: Any, loader_class: type[Any] = SafeLoader, prefix: str = "YAML syntax error"
 ) -> yaml.Node | None:
@@ -118,17 +172,19 @@ def compose(
     built from the tree later can blow up.
     """
     try:
-        if _may_nest_deeply(text):
+        bound = _nesting_bound(text)
+        if bound > _THREAD_DEPTH:
             probe = loader_class(text)
             try:
-                _check_events(probe, path)
+                _check_events(probe, path)  # at most MAX_DEPTH levels from here on
             finally:
                 probe.dispose()
-        loader = loader_class(text)
-        try:
-            node: yaml.Node | None = loader.get_single_node()
-        finally:
-            loader.dispose()
+            bound = MAX_DEPTH
+        node = (
+            _compose_in_thread(text, loader_class)
+            if bound > _CALLER_DEPTH
+            else _compose_here(text, loader_class)
+        )
     except yaml.reader.ReaderError as exc:
         _reader_line(text, exc)
         raise syntax_error(exc, path, prefix) from None
