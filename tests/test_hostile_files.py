@@ -428,3 +428,17 @@ def test_rasa_export_of_astral_characters_reads_back(tmp_path: Path) -> None:
     back = import_suite(path, "rasa").suite
     assert back.cases[0].intents[0].name == "smile \U00010000"
     assert back.cases[0].utterance == "hi \U0001f600"
+
+
+def test_kore_csv_export_keeps_curly_quotes_in_names(tmp_path: Path) -> None:
+    from nlu_tui.formats.registry import export_suite
+    from nlu_tui.model import ExpectedEntity
+
+    suite = Suite(
+        "s", cases=[TestCase("hi", entities=[ExpectedEntity("“", "0"), ExpectedEntity("a”b", "x")])]
+    )
+    path = tmp_path / "s.csv"
+    export_suite(suite, path, "kore-csv")
+    back = import_suite(path, "kore-csv")
+    assert [(e.name, e.value) for e in back.suite.cases[0].entities] == [("“", "0"), ("a”b", "x")]
+    assert back.warnings == []
