@@ -442,3 +442,21 @@ def test_kore_csv_export_keeps_curly_quotes_in_names(tmp_path: Path) -> None:
     back = import_suite(path, "kore-csv")
     assert [(e.name, e.value) for e in back.suite.cases[0].entities] == [("“", "0"), ("a”b", "x")]
     assert back.warnings == []
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("settings.yml", "thresholds: " + "[" * 1000 + "]" * 1000 + "\n"),
+        ("settings.json", '{"thresholds": ' + "[" * 1000 + "]" * 1000 + "}"),
+        ("bomb.yml", ALIAS_BOMB.replace("nlu_tui_suite: 1\n", "")),
+    ],
+    ids=["yaml", "json", "alias-bomb"],
+)
+def test_compare_settings_are_bounded_too(tmp_path: Path, name: str, text: str) -> None:
+    from nlu_tui.compare.settings import load_settings
+
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError, match="levels|alias"):
+        load_settings(path)
