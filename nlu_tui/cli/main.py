@@ -53,7 +53,7 @@ def _usage_error(parser: argparse.ArgumentParser, message: str) -> int:
     from nlu_tui.textsafe import inert
 
     parser.print_usage(sys.stderr)
-    print(f"nlu-tui: error: {inert(message)}", file=sys.stderr)
+    print(f"nlu-tui: error: {inert(message, newlines=False)}", file=sys.stderr)
     return exitcodes.BAD_INPUT
 
 
@@ -123,7 +123,15 @@ def run(argv: list[str]) -> int:
     positional = _positionals(argv)
     wants_help = any(a in ("-h", "--help", "--version") for a in argv)
     if not wants_help and (not positional or positional[0] not in commands):
-        return _open_workbench(argv, parser, commands)
+        from nlu_tui.errors import NluTuiError
+
+        try:
+            return _open_workbench(argv, parser, commands)
+        except NluTuiError as exc:  # e.g. a run store that is not SQLite: one line, exit 2
+            from nlu_tui.textsafe import inert
+
+            print(f"nlu-tui: error: {inert(str(exc), newlines=False)}", file=sys.stderr)
+            return exitcodes.BAD_INPUT
     args = parser.parse_args(argv)
     _apply_data_dir(args.data_dir)
     handler = getattr(args, "handler", None)
