@@ -458,5 +458,5 @@ def test_compare_settings_are_bounded_too(tmp_path: Path, name: str, text: str) 
 
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
-    with pytest.raises(InputError, match="levels|alias"):
+    with pytest.raises(InputError, match=r"levels|alias"):
         load_settings(path)

@@ -135,9 +135,10 @@ def _compose_here(text: str, loader_class: type[Any]) -> yaml.Node | None:
     return node
 
 
-def _compose_in_thread(text: str, loader_class: type[Any]) -> yaml.Node | None:
+def _compose_in_thread(text: str, loader_class: type[Any]) -> yaml.Node | bool | None:
     """Compose on a thread with a stack deep enough for :data:`_THREAD_DEPTH` levels (the
-    caller's own stack may be a worker thread's few megabytes); errors are re-raised here."""
+    caller's own stack may be a worker thread's few megabytes); errors are re-raised here.
+    ``False`` when no such thread can be made (the caller checks the events instead)."""
     result: list[Any] = []
 
     def run() -> None:
@@ -147,7 +148,10 @@ def _compose_in_thread(text: str, loader_class: type[Any]) -> yaml.Node | None:
             result.append(exc)
 
     with _STACK_LOCK:
-        previous = threading.stack_size(_COMPOSER_STACK)
+        try:
+            previous = threading.stack_size(_COMPOSER_STACK)
+        except (ValueError, RuntimeError):  # a platform without settable stacks
+            return False
         try:
             thread = threading.Thread(target=run, name="yaml-compose", daemon=True)
             thread.start()
@@ -173,18 +177,17 @@ def compose(
     """
     try:
         bound = _nesting_bound(text)
-        if bound > _THREAD_DEPTH:
-            probe = loader_class(text)
-            try:
-                _check_events(probe, path)  # at most MAX_DEPTH levels from here on
-            finally:
-                probe.dispose()
-            bound = MAX_DEPTH
-        node = (
-            _compose_in_thread(text, loader_class)
-            if bound > _CALLER_DEPTH
-            else _compose_here(text, loader_class)
-        )
+        node: yaml.Node | bool | None = False
+        if _CALLER_DEPTH < bound <= _THREAD_DEPTH:
+            node = _compose_in_thread(text, loader_class)
+        if node is False:
+            if bound > _CALLER_DEPTH:
+                probe = loader_class(text)
+                try:
+                    _check_events(probe, path)  # at most MAX_DEPTH levels from here on
+                finally:
+                    probe.dispose()
+            node = _compose_here(text, loader_class)
     except yaml.reader.ReaderError as exc:
         _reader_line(text, exc)
         raise syntax_error(exc, path, prefix) from None
@@ -194,6 +197,7 @@ def compose(
         raise InputError(
             f"nested more than {MAX_DEPTH} levels deep (the limit)", path=path
         ) from None
+    assert not isinstance(node, bool)
     if node is not None and has_aliases(text):
         check_tree(node, path)
     return node
