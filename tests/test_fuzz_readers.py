@@ -219,7 +219,8 @@ def test_the_command_line_refuses_or_imports(fmt: str, data: st.DataObject) -> N
             assert out.exists()
             reads_back(native.load_suite(out))
             imported = import_suite(path, fmt).suite  # the same again, in-process
-            assert _comparable(native.load_suite(out), fmt) == _comparable(imported, fmt)
+            ids = "native" if fmt == "native" else "luis"  # files without ids get new ones
+            assert _comparable(native.load_suite(out), ids) == _comparable(imported, ids)
             return
         assert proc.returncode == 2, (proc.returncode, proc.stderr[-3000:])
         errors = [line for line in proc.stderr.splitlines() if line.startswith("nlu-tui: error:")]
