@@ -23,6 +23,10 @@ class InputError(NluTuiError):
     def __post_init__(self) -> None:
         super().__init__(str(self))
 
+    def at(self, line: int | None) -> InputError:
+        """The same error placed at ``line`` (for a check that saw only part of the file)."""
+        return InputError(self.message, self.path, line, self.field, self.kind)
+
     def __str__(self) -> str:
         where = []
         if self.path is not None:

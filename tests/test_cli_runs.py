@@ -68,7 +68,9 @@ def test_sample_suite_on_embedded_engine_and_every_view(tmp_path: Path) -> None:
     assert row["counts"] == {k: summary[k] for k in ("tp", "tn", "fp", "fn", "errors")}
     assert row["note"] == "first try" and row["started_at"] and row["finished_at"]
     assert json.loads(_cli("runs", str(suite), "--json").stdout)[0]["id"] == run_id
-    assert json.loads(_cli("runs", "other.suite.yaml", "--json").stdout) == []
+    other = tmp_path / "other.suite.yaml"  # a suite without runs (a missing file is an error)
+    other.write_text("nlu_tui_suite: 1\ncases: []\n", encoding="utf-8")
+    assert json.loads(_cli("runs", str(other), "--json").stdout) == []
     table = _cli("runs")
     assert run_id in table.stdout and "success" in table.stdout
 

@@ -49,15 +49,45 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _open_workbench(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="nlu-tui", add_help=False)
-    parser.add_argument("workspace", nargs="?")
-    parser.add_argument("--data-dir", metavar="DIR")
-    args = parser.parse_args(argv)
+def _usage_error(parser: argparse.ArgumentParser, message: str) -> int:
+    """argparse's way: the usage line, then one ``nlu-tui: error:`` line; exit 2."""
+    from nlu_tui.textsafe import inert
+
+    parser.print_usage(sys.stderr)
+    print(f"nlu-tui: error: {inert(message, newlines=False)}", file=sys.stderr)
+    return exitcodes.BAD_INPUT
+
+
+def _open_workbench(argv: list[str], parser: argparse.ArgumentParser, commands: set[str]) -> int:
+    """Only an existing folder (or none: the default workspace) opens the workbench, and only
+    in a terminal: a mistyped command must not create a folder, and a CI job must not hang."""
+    import difflib
+    import os
+    from pathlib import Path
+
+    words = argparse.ArgumentParser(prog="nlu-tui", add_help=False)
+    words.add_argument("workspace", nargs="?")
+    words.add_argument("--data-dir", metavar="DIR")
+    args, unknown = words.parse_known_args(argv)
+    if unknown:
+        return _usage_error(parser, f"unrecognized arguments: {' '.join(unknown)}")
+    workspace: str | None = args.workspace
+    if workspace is not None and not Path(workspace).expanduser().is_dir():
+        close = difflib.get_close_matches(workspace, sorted(commands), n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        what = "a file, not a folder" if Path(workspace).exists() else "no such folder"
+        return _usage_error(parser, f"{workspace!r} is not a command, and {what} to open{hint}")
+    if not (os.isatty(0) and os.isatty(1)):
+        print(
+            "nlu-tui: error: the workbench needs a terminal (stdin and stdout are not one); "
+            "use a command such as `nlu-tui run` in scripts (see nlu-tui --help)",
+            file=sys.stderr,
+        )
+        return exitcodes.BAD_INPUT
     _apply_data_dir(args.data_dir)
     from nlu_tui.cli.tui import open_workbench
 
-    return open_workbench(args.workspace)
+    return open_workbench(workspace)
 
 
 def _apply_data_dir(data_dir: str | None) -> None:
@@ -94,7 +124,15 @@ def run(argv: list[str]) -> int:
     positional = _positionals(argv)
     wants_help = any(a in ("-h", "--help", "--version") for a in argv)
     if not wants_help and (not positional or positional[0] not in commands):
-        return _open_workbench(argv)
+        from nlu_tui.errors import NluTuiError
+
+        try:
+            return _open_workbench(argv, parser, commands)
+        except NluTuiError as exc:  # e.g. a run store that is not SQLite: one line, exit 2
+            from nlu_tui.textsafe import inert
+
+            print(f"nlu-tui: error: {inert(str(exc), newlines=False)}", file=sys.stderr)
+            return exitcodes.BAD_INPUT
     args = parser.parse_args(argv)
     _apply_data_dir(args.data_dir)
     handler = getattr(args, "handler", None)

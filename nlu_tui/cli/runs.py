@@ -221,6 +221,18 @@ def cmd_run(args: argparse.Namespace) -> int:
 # --- runs, show, note, delete -------------------------------------------------------------------
 
 
+def _names_a_missing_file(suite: str) -> bool:
+    """A SUITE that is written as a file (a folder or a file extension) but does not exist:
+    a typo to report, not a suite without runs."""
+    looks_like_file = any(sep in suite for sep in ("/", "\\")) or Path(suite).suffix.lower() in (
+        ".yaml",
+        ".yml",
+        ".json",
+        ".csv",
+    )
+    return looks_like_file and not Path(suite).expanduser().exists()
+
+
 def cmd_runs(args: argparse.Namespace) -> int:
     import json
 
@@ -232,6 +244,8 @@ def cmd_runs(args: argparse.Namespace) -> int:
     limit = None if args.all else (args.limit or DEFAULT_RUNS_SHOWN)
     store = _store()
     runs = store.list_runs(args.suite, limit=limit)
+    if not runs and args.suite and _names_a_missing_file(args.suite):
+        raise InputError("no such file, and no stored run names it", path=args.suite)
     # Only count when the page is full: fewer rows than the limit are all there is.
     total = store.count_runs(args.suite) if limit is not None and len(runs) == limit else len(runs)
     if args.json:

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -129,23 +128,17 @@ def parse_settings(data: Any, *, path: Path | str | None = None) -> TestSettings
 
 def load_settings(path: Path) -> TestSettings:
     """Read a settings file; ``.json`` is JSON, anything else is YAML (which also reads JSON)."""
+    from nlu_tui import jsonfile
+
     try:
-        raw = Path(path).read_text(encoding="utf-8-sig")
+        data_bytes = Path(path).read_bytes()
     except OSError as exc:
         raise InputError(f"cannot read test settings: {exc.strerror}", path=path) from None
+    raw = jsonfile.decode(data_bytes, path, "test settings")
     if Path(path).suffix.lower() == ".json":
-        try:
-            data = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"invalid JSON: {exc.msg}", path=path, line=exc.lineno) from None
+        data = jsonfile.loads(raw, path)
     else:
-        import yaml
+        from nlu_tui.formats import yaml_loader
 
-        try:
-            data = yaml.safe_load(raw)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            line = mark.line + 1 if mark is not None else None
-            problem = getattr(exc, "problem", None) or str(exc)
-            raise InputError(f"invalid YAML: {problem}", path=path, line=line) from None
+        data = yaml_loader.load(raw, path, prefix="invalid YAML")
     return parse_settings(data, path=path)

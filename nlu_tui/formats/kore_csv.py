@@ -51,6 +51,12 @@ def _header_name(cell: str) -> str:
 # --- a CSV reader that knows where each record starts and tolerates curly quotes -----------------
 
 
+class _Quoted(str):
+    """A field written in straight quotes: its text is literal (no curly-quote repairs)."""
+
+    __slots__ = ()
+
+
 @dataclass
 class _Record:
     fields: list[str]
@@ -111,6 +117,8 @@ def _records(text: str, path: Path) -> list[_Record]:
                             field=column_name(len(fields)),
                         )
                     value += tail
+                else:
+                    value = _Quoted(value)
                 line += spanned
                 i = tail_end
             elif j < n and text[j] in "“”„":
@@ -211,11 +219,13 @@ def load(path: Path) -> tuple[Suite, list[str]]:
                 "input,intent,entityName,entityValue (the parentIntent column is missing)"
             )
             name, value, parent_raw = clean(parent_raw), name, ""
-        name = _drop_stray_curly(name, "entityName", record.line, path, warnings)
-        value = _drop_stray_curly(value, "entityValue", record.line, path, warnings)
-        order_raw = _drop_stray_curly(
-            get("entityOrder"), "entityOrder", record.line, path, warnings
-        )
+        if not isinstance(get("entityName"), _Quoted):
+            name = _drop_stray_curly(name, "entityName", record.line, path, warnings)
+        if not isinstance(get("entityValue"), _Quoted):
+            value = _drop_stray_curly(value, "entityValue", record.line, path, warnings)
+        order_raw = get("entityOrder")
+        if not isinstance(order_raw, _Quoted):
+            order_raw = _drop_stray_curly(order_raw, "entityOrder", record.line, path, warnings)
         entities = [ExpectedEntity(name, value)] if name else []
         if value and not name:
             raise InputError(
@@ -343,12 +353,9 @@ def dumps(suite: Suite) -> tuple[str, list[str]]:
 
 
 def _csv_cell(cell: str) -> str:
-    """RFC 4180 quoting, also for cells our reader would otherwise take as “curly-quoted”."""
-    if (
-        any(c in cell for c in ',"\r\n')
-        or cell != cell.strip()
-        or cell.lstrip()[:1] in ("“", "”", "„")
-    ):
+    """RFC 4180 quoting, also for cells holding curly quotes, which our reader would otherwise
+    take as “curly-quoted” or repair as stray."""
+    if any(c in cell for c in ',"\r\n“”„') or cell != cell.strip():
         return '"' + cell.replace('"', '""') + '"'
     return cell
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from nlu_tui import jsonfile
 from nlu_tui.errors import InputError
 from nlu_tui.fileio import atomic_write_text
 from nlu_tui.formats.kore_common import (
@@ -77,6 +78,8 @@ class _Parser:
         self.path = path
         self.repairs: list[str] = []
         self.curly_line: int | None = None
+        self.check_surrogates = jsonfile.has_surrogate_escape(text)
+        self.text = text
         self.toks = self._tokenize(text)
         self.i = 0
 
@@ -101,15 +104,21 @@ class _Parser:
                 line += raw.count("\n") + raw.count("\u2028") + raw.count("\u2029")
             elif kind == "str":
                 try:
-                    toks.append(_Tok("str", json.loads(raw, strict=False), line))
+                    value = json.loads(raw, strict=False)
                 except json.JSONDecodeError as exc:
                     raise self.error(f"bad escape in string: {exc.msg}", line) from None
+                if self.check_surrogates and jsonfile.has_lone_surrogate(value):
+                    raise jsonfile.surrogate_error(raw, self.path).at(line)
+                toks.append(_Tok("str", value, line))
             elif kind in ("cstr", "sstr"):
                 if self.curly_line is None:
                     self.curly_line = line
                 toks.append(_Tok("str", raw[1:-1], line))
             elif kind == "num":
-                toks.append(_Tok("num", json.loads(raw), line))
+                try:
+                    toks.append(_Tok("num", json.loads(raw), line))
+                except ValueError as exc:  # over 4,300 digits (int_max_str_digits)
+                    raise self.error(str(exc).split(";")[0], line) from None
             elif kind == "lit":
                 toks.append(_Tok("lit", {"true": True, "false": False, "null": None}[raw], line))
             else:
@@ -136,6 +145,12 @@ class _Parser:
 
     def value(self, stack: tuple[str, ...]) -> Any:
         tok = self.take()
+        if len(stack) >= jsonfile.MAX_DEPTH and tok.kind in ("{", "["):
+            raise InputError(
+                f"nested more than {jsonfile.MAX_DEPTH} levels deep (the limit)",
+                path=self.path,
+                line=tok.line,
+            )
         if tok.kind == "{":
             return self.obj(tok.line, stack)
         if tok.kind == "[":
@@ -252,11 +267,10 @@ def read(path: Path) -> Any:
 
 def load(path: Path) -> tuple[Suite, list[str]]:
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        raise InputError("not valid UTF-8 text", path=path) from None
+        data = path.read_bytes()
     except OSError as exc:
         raise InputError(f"cannot read file: {exc.strerror or exc}", path=path) from None
+    text = jsonfile.decode(data, path)
     parser = _Parser(text, path)
     doc = parser.document()
     warnings: list[str] = []

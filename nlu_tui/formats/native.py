@@ -20,6 +20,7 @@ import yaml
 
 from nlu_tui.errors import ConflictError, InputError
 from nlu_tui.fileio import atomic_write_bytes, atomic_write_text
+from nlu_tui.formats import yaml_loader
 from nlu_tui.formats.yaml_loader import SafeLoader as _Loader
 from nlu_tui.gcpause import gc_paused
 from nlu_tui.model import (
@@ -416,19 +417,21 @@ def _decode(data: bytes, path: Path | str | None) -> str:
 
 
 def _compose(text: str, path: Path | str | None) -> yaml.Node:
-    """The single document's node tree; syntax errors name the file and line."""
-    loader = _SuiteLoader(text)
+    """The single document's node tree; syntax errors name the file and line. Nesting and
+    alias expansion are bounded (see :mod:`nlu_tui.formats.yaml_loader`)."""
     try:
-        node: yaml.Node | None = loader.get_single_node()
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        where = mark.line + 1 if mark is not None else None
-        problem = exc.problem or "invalid YAML"
-        if "\t" in text and "tab" not in problem and _tab_near(text, where):
-            problem += " (tabs cannot indent YAML; use spaces)"
-        raise InputError(f"YAML syntax error: {problem}", path=path, line=where) from None
-    finally:
-        loader.dispose()
+        node = yaml_loader.compose(text, path, _SuiteLoader)
+    except InputError as exc:
+        if (
+            exc.message.startswith("YAML syntax error")
+            and "\t" in text
+            and "tab" not in exc.message
+            and _tab_near(text, exc.line)
+        ):
+            raise InputError(
+                exc.message + " (tabs cannot indent YAML; use spaces)", path=path, line=exc.line
+            ) from None
+        raise
     if node is None:
         raise InputError("empty file: expected a suite with 'cases:'", path=path, line=1)
     return node
@@ -526,18 +529,31 @@ class _Reader:
             raise self.error(f"'{field}' in {what} must not be negative", node, field=field)
         return number
 
-    def plain(self, node: yaml.Node) -> Any:
-        """Construct free-form data (``extra``, ``training``, ``json_value``) the YAML way."""
+    def plain(self, node: yaml.Node, level: int) -> Any:
+        """Construct free-form data (``extra``, ``training``, ``json_value``) the YAML way.
+
+        ``level`` is the node's depth in the document (the suite's mapping is 1), so that the
+        nesting limit counts from the top of the file, however the file is read."""
+        yaml_loader.check_tree(node, self.path, line_offset=self.line_offset, depth=level)
         try:
-            return self.constructor.construct_document(node)
+            value = self.constructor.construct_document(node)
         except yaml.MarkedYAMLError as exc:
             self.constructor = yaml.constructor.SafeConstructor()  # drop half-built state
             raise self.error(f"cannot read value: {exc.problem}", node) from None
+        except ValueError as exc:  # an integer of over 4,300 digits, a date out of range
+            self.constructor = yaml.constructor.SafeConstructor()
+            raise self.error(f"cannot read value: {exc}".split(";")[0], node) from None
+        if isinstance(node, yaml.MappingNode | yaml.SequenceNode):  # keys: see long_key_error
+            line = node.start_mark.line + 1 + self.line_offset
+            error = yaml_loader.long_key_error(value, self.path, line, None)
+            if error is not None:
+                raise error
+        return value
 
-    def free_mapping(self, node: yaml.Node, field: str, what: str) -> dict[str, Any]:
+    def free_mapping(self, node: yaml.Node, field: str, what: str, level: int) -> dict[str, Any]:
         if isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:null":
             return {}
-        value = self.plain(node)
+        value = self.plain(node, level)
         if not isinstance(value, dict):
             raise self.error(f"'{field}' in {what} must be a mapping", node, field=field)
         return {str(k): v for k, v in value.items()}
@@ -589,11 +605,13 @@ class _Reader:
                 for case_node in cases_node.value:
                     cases.append(self.case(case_node, seen))
         training = (
-            self.free_mapping(keys["training"][1], "training", "the suite")
+            self.free_mapping(keys["training"][1], "training", "the suite", 2)
             if "training" in keys
             else {}
         )
-        extra = self.free_mapping(keys["extra"][1], "extra", "the suite") if "extra" in keys else {}
+        extra = (
+            self.free_mapping(keys["extra"][1], "extra", "the suite", 2) if "extra" in keys else {}
+        )
         return Suite(
             name=name, description=description, cases=cases, training=training, extra=extra
         )
@@ -637,7 +655,7 @@ class _Reader:
             entity_order=texts("entity_order"),
             tags=texts("tags"),
             id=case_id,
-            extra=self.free_mapping(keys["extra"][1], "extra", what) if "extra" in keys else {},
+            extra=self.free_mapping(keys["extra"][1], "extra", what, 4) if "extra" in keys else {},
             line=line,
         )
 
@@ -684,7 +702,7 @@ class _Reader:
             if key in keys:
                 setattr(entity, key, self.integer(keys[key][1], key, what))
         if "json_value" in keys:
-            entity.json_value = self.plain(keys["json_value"][1])
+            entity.json_value = self.plain(keys["json_value"][1], 6)
         return entity
 
 

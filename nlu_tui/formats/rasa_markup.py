@@ -61,12 +61,18 @@ def _entity_from_dict(data: object, surface: str, start: int) -> ExpectedEntity:
 
 def _annotation_json(text: str, match: re.Match[str]) -> Any:
     """The JSON inside a ``{...}`` or ``[{...}]`` annotation; bad JSON names the annotation."""
+    from nlu_tui.jsonfile import MAX_DEPTH, nesting_error
+
+    if nesting_error(text, None) is not None:
+        raise MarkupError(f"entity annotation nested more than {MAX_DEPTH} levels deep (the limit)")
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise MarkupError(
             f"invalid JSON in entity annotation {match.group(0)!r}: {exc.msg}"
         ) from None
+    except ValueError as exc:  # an integer of over 4,300 digits
+        raise MarkupError(f"invalid JSON in entity annotation: {exc}".split(";")[0]) from None
 
 
 def parse_example(markup: str) -> ParsedExample:

@@ -22,6 +22,7 @@ import yaml
 
 from nlu_tui.errors import InputError
 from nlu_tui.fileio import atomic_write_text
+from nlu_tui.formats import yaml_loader
 from nlu_tui.formats.rasa_markup import MarkupError, format_example, parse_example
 from nlu_tui.formats.yaml_loader import SafeLoader as _Loader
 from nlu_tui.model import (
@@ -67,8 +68,9 @@ def _line(node: yaml.Node) -> int:
     return int(node.start_mark.line) + 1
 
 
-def _to_python(node: yaml.Node) -> Any:
-    return yaml.constructor.SafeConstructor().construct_document(node)
+def _to_python(node: yaml.Node, path: Path | None, depth: int) -> Any:
+    """Free-form data (metadata) at ``depth`` in the document, within the loader's limits."""
+    return yaml_loader.construct(node, path, depth=depth)
 
 
 def _scalar(node: yaml.Node, path: Path, field: str) -> str:
@@ -88,15 +90,7 @@ def _compose(path: Path) -> tuple[yaml.Node | None, bytes]:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(f"not UTF-8 text (byte {exc.start})", path=path) from None
-    try:
-        return yaml.compose(text, Loader=_Loader), data
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else None
-        problem = exc.problem or "invalid YAML"
-        raise InputError(f"invalid YAML: {problem}", path=path, line=line) from None
-    except yaml.YAMLError as exc:
-        raise InputError(f"invalid YAML: {exc}", path=path) from None
+    return yaml_loader.compose(text, path, _Loader, prefix="invalid YAML"), data
 
 
 def _example_lines(
@@ -142,7 +136,7 @@ def _example_lines(
                 if key == "text":
                     text = _scalar(value_node, path, "text").strip()
                 elif key == "metadata":
-                    meta = _to_python(value_node)
+                    meta = _to_python(value_node, path, 6)
             if text is None:
                 raise InputError(
                     "example mapping has no 'text'",
@@ -259,7 +253,9 @@ def _read_item(item: yaml.Node, path: Path, data: TrainingData) -> None:
         items = list(_example_lines(examples_node, path, f"{section} '{name}'", data.warnings))
     if section == "intent":
         if "metadata" in fields:
-            meta = _check_metadata(_to_python(fields["metadata"]), path, _line(fields["metadata"]))
+            meta = _check_metadata(
+                _to_python(fields["metadata"], path, 4), path, _line(fields["metadata"])
+            )
             if meta:
                 data.intent_metadata.setdefault(name, {}).update(meta)
         for markup, ex_line, ex_meta in items:
@@ -657,7 +653,22 @@ def _yaml_scalar(value: str) -> str:
                 return value
         except yaml.YAMLError:  # pragma: no cover - the pattern above excludes syntax
             pass
-    return json.dumps(value, ensure_ascii=True)
+    return _json_for_yaml(value)
+
+
+_PAIR_ESCAPE = re.compile(r"\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})")
+
+
+def _json_for_yaml(value: Any) -> str:
+    """JSON (ASCII) that YAML reads back as ``value``: YAML's double quotes take JSON's escapes
+    except surrogate pairs (libyaml refuses ``\\ud83d\\ude00``), so astral characters are
+    written as ``\\U0001f600`` instead."""
+
+    def astral(match: re.Match[str]) -> str:
+        high, low = int(match.group(1), 16), int(match.group(2), 16)
+        return f"\\U{0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00):08x}"
+
+    return _PAIR_ESCAPE.sub(astral, json.dumps(value, ensure_ascii=True))
 
 
 def _examples_block(lines: list[str]) -> list[str]:
@@ -667,7 +678,7 @@ def _examples_block(lines: list[str]) -> list[str]:
 
 
 def _flow_mapping(meta: dict[str, Any]) -> str:
-    return json.dumps(meta, ensure_ascii=True, sort_keys=False)
+    return _json_for_yaml(meta)
 
 
 def dump_training_yaml(suite: Suite) -> tuple[str, list[str]]:

@@ -15,12 +15,14 @@ Modules are imported only when used, so the CLI starts fast.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from nlu_tui.errors import InputError
-from nlu_tui.model import Suite
+from nlu_tui.model import Suite, TestCase
 
 FORMAT_MODULES: dict[str, str] = {
     "native": "nlu_tui.formats.native",
@@ -68,7 +70,94 @@ def import_suite(path: Path, fmt: str | None = None) -> ImportResult:
     """Read any supported file into a suite (the format is detected when not given)."""
     name = fmt or detect_format(path)
     result: ImportResult = format_module(name).read(path)
+    check_writable(result.suite, path)
     return result
+
+
+def _texts(value: Any) -> Iterator[str]:
+    """Every string in free-form data, keys included (the data is at most 64 levels deep)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield str(key)
+            yield from _texts(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _texts(item)
+
+
+def _case_texts(case: TestCase) -> Iterator[str]:
+    yield from (case.utterance, case.id, *case.traits, *case.parent_intents)
+    yield from (*case.entity_order, *case.tags)
+    for intent in case.intents:
+        yield from (intent.name, intent.bot or "")
+    for e in case.entities:
+        yield from (e.name, e.value, e.text or "", e.role or "", e.group or "", *e.alternatives)
+        yield from _texts(e.json_value)
+    yield from _texts(case.extra)
+
+
+def _depth(value: Any) -> int:
+    """Levels of lists and mappings in free-form data (a scalar is 0)."""
+    if isinstance(value, dict):
+        return 1 + max((_depth(v) for v in value.values()), default=0)
+    if isinstance(value, list | tuple):
+        return 1 + max((_depth(v) for v in value), default=0)
+    return 0
+
+
+def _too_deep_to_save(suite: Suite, path: Path) -> InputError | None:
+    """Free-form data that sits deeper in a native suite than in its source: ``extra`` of a
+    case is at level 4 of a suite file, an entity's ``json_value`` at level 6."""
+    from nlu_tui.jsonfile import MAX_DEPTH
+
+    def error(line: int | None, field: str) -> InputError:
+        return InputError(
+            f"nested too deeply to save as a suite (at most {MAX_DEPTH} levels in a file)",
+            path=path,
+            line=line,
+            field=field,
+        )
+
+    if 1 + max(_depth(suite.extra), _depth(suite.training)) > MAX_DEPTH:
+        return error(None, "extra")
+    for case in suite.cases:
+        if 3 + _depth(case.extra) > MAX_DEPTH:
+            return error(case.line, "extra")
+        if any(5 + _depth(e.json_value) > MAX_DEPTH for e in case.entities):
+            return error(case.line, "json_value")
+    return None
+
+
+def check_writable(suite: Suite, path: Path) -> None:
+    """Refuse what no suite file can hold, so that whatever is imported saves and reads back:
+    lone surrogates (``\\udcff`` from JSON escapes) and over-long keys in free-form data."""
+    from nlu_tui.formats.yaml_loader import long_key_error
+    from nlu_tui.jsonfile import has_lone_surrogate
+
+    for case in suite.cases:
+        if any(has_lone_surrogate(text) for text in _case_texts(case)):
+            raise InputError(
+                "the case holds a lone UTF-16 surrogate (such as \\udcff), which is not text",
+                path=path,
+                line=case.line,
+            )
+        error = long_key_error(
+            [case.extra, [e.json_value for e in case.entities]], path, case.line, "extra"
+        )
+        if error is not None:
+            raise error
+    for name, value in (("extra", suite.extra), ("training", suite.training)):
+        error = long_key_error(value, path, None, name)
+        if error is not None:
+            raise error
+    deep = _too_deep_to_save(suite, path)
+    if deep is not None:
+        raise deep
+    free = _texts([suite.name, suite.description, suite.extra, suite.training])
+    if any(has_lone_surrogate(text) for text in free):
+        raise InputError("the suite holds a lone UTF-16 surrogate, which is not text", path=path)
 
 
 def export_suite(suite: Suite, path: Path, fmt: str) -> list[str]:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from nlu_tui import paths
-from nlu_tui.errors import InputError
+from nlu_tui.errors import InputError, NluTuiError
 from nlu_tui.gcpause import gc_paused
 from nlu_tui.model import (
     MAX_NOTE_CHARS,
@@ -87,6 +87,25 @@ def pid_alive(pid: int | None) -> bool:
     return True
 
 
+class StoreError(NluTuiError):
+    """The run store file cannot be used: not SQLite, damaged, or not writable."""
+
+    def __init__(self, message: str, path: Path) -> None:
+        super().__init__(f"{path}: {message}")
+        self.path = path
+
+
+def _damaged(exc: sqlite3.DatabaseError) -> str:
+    """Why a store file cannot be read, in words a user can act on."""
+    text = str(exc)
+    if "not a database" in text or "malformed" in text or "corrupt" in text:
+        return (
+            f"not a usable nlu-tui run store ({text}); move it aside or choose another "
+            "with --data-dir"
+        )
+    return f"cannot use the run store: {text}"
+
+
 class RunStore:
     """One connection to the store file; safe to share between threads of one process.
 
@@ -96,22 +115,37 @@ class RunStore:
 
     def __init__(self, path: Path | str | None = None, *, detect_interrupted: bool = True) -> None:
         self.path = Path(path) if path is not None else paths.store_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"cannot create the run store's folder: {exc.strerror}", self.path
+            ) from None
         self._lock = threading.RLock()
-        self._conn = sqlite3.connect(
-            self.path, isolation_level=None, check_same_thread=False, timeout=30.0
-        )
-        self._conn.execute("PRAGMA busy_timeout = 30000")
-        self._conn.execute("PRAGMA journal_mode = WAL")
-        self._conn.execute("PRAGMA synchronous = NORMAL")
-        self._conn.execute("PRAGMA foreign_keys = ON")
-        with self._lock:
-            migrate(self._conn)
-        with contextlib.suppress(OSError):
-            os.chmod(self.path, 0o600)
-        self._host = socket.gethostname()
-        if detect_interrupted:
-            self.mark_interrupted()
+        try:
+            self._conn = sqlite3.connect(
+                self.path, isolation_level=None, check_same_thread=False, timeout=30.0
+            )
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open the run store: {exc}", self.path) from None
+        try:
+            self._conn.execute("PRAGMA busy_timeout = 30000")
+            self._conn.execute("PRAGMA journal_mode = WAL")
+            self._conn.execute("PRAGMA synchronous = NORMAL")
+            self._conn.execute("PRAGMA foreign_keys = ON")
+            with self._lock:
+                migrate(self._conn)
+            with contextlib.suppress(OSError):
+                os.chmod(self.path, 0o600)
+            self._host = socket.gethostname()
+            if detect_interrupted:
+                self.mark_interrupted()
+        except sqlite3.DatabaseError as exc:
+            self._conn.close()
+            raise StoreError(_damaged(exc), self.path) from None
+        except BaseException:
+            self._conn.close()
+            raise
 
     # --- plumbing ---------------------------------------------------------------------------
 
@@ -141,7 +175,12 @@ class RunStore:
         with self._lock:
             cur = self._conn.cursor()
             cur.row_factory = sqlite3.Row
-            return list(cur.execute(sql, params))
+            try:
+                return list(cur.execute(sql, params))
+            except sqlite3.DatabaseError as exc:
+                if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                    raise
+                raise StoreError(_damaged(exc), self.path) from None
 
     # --- runs -------------------------------------------------------------------------------
 

@@ -630,7 +630,6 @@ class RunsPane(Vertical):
         from nlu_tui.runservice import RunRequest, open_run
 
         workspace = getattr(getattr(self.app, "workspace", None), "root", None)
-        store = store_for(self.app)
         request = RunRequest(
             suite=suite,
             engine=engine,
@@ -640,6 +639,7 @@ class RunsPane(Vertical):
             workspace=workspace,
         )
         try:
+            store = store_for(self.app)  # a damaged store file is reported, not swallowed
             # in a thread: it writes every case of a new run, or reads a resumed one's results
             job = await asyncio.to_thread(open_run, request, store)
         except Exception as exc:

@@ -1,0 +1,47 @@
+"""Start run in the workbench with a run store that is not SQLite: the error is shown
+(issue 10, item 12), instead of the run silently not starting."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from nlu_tui.ui.screens.run_session import sessions
+from ui_runs_support import settle
+from ui_support import SAMPLE, SIZE, make_workspace, new_app
+
+from nlu_tui import paths
+from nlu_tui.ui.screens.run_pane import RunsPane
+from nlu_tui.ui.screens.run_start import StartRunDialog
+
+TRAINING = SAMPLE.parent / "banking_bot.nlu.yml"
+
+
+def notes(app: Any) -> list[str]:
+    return [f"{note.title}\n{note.message}" for note in app._notifications]
+
+
+async def test_start_run_on_a_damaged_store_says_why(tmp_path: Path) -> None:
+    store = paths.store_path()
+    store.parent.mkdir(parents=True, exist_ok=True)
+    store.write_bytes(b"this is not an SQLite file at all\n" * 20)
+    root = make_workspace(tmp_path, SAMPLE, TRAINING)
+    app = new_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.screen.query_one("#main-tabs").active = "tab-runs"
+        await pilot.pause()
+        app.screen_stack[1].query_one(RunsPane).query_one("#runs-table").focus()
+        await pilot.pause()
+        await pilot.press("r")
+        await pilot.pause()
+        assert isinstance(app.screen, StartRunDialog)
+        await pilot.press("ctrl+s")
+        deadline = time.monotonic() + 30
+        while not any("runs.sqlite3" in n for n in notes(app)):
+            assert time.monotonic() < deadline, notes(app)
+            await pilot.pause(0.05)
+        shown = [n for n in notes(app) if "runs.sqlite3" in n]
+        assert "Cannot start the run" in shown[0] and "not a usable" in shown[0]
+        assert not sessions(app)
