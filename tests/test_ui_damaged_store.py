@@ -7,11 +7,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from nlu_tui.ui.screens.run_session import sessions
 from ui_runs_support import settle
 from ui_support import SAMPLE, SIZE, make_workspace, new_app
 
 from nlu_tui import paths
+from nlu_tui.runsessions import sessions
 from nlu_tui.ui.screens.run_pane import RunsPane
 from nlu_tui.ui.screens.run_start import StartRunDialog
 
