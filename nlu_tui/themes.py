@@ -15,7 +15,9 @@ from typing import Any
 import yaml
 
 from nlu_tui import paths
+from nlu_tui.errors import InputError
 from nlu_tui.fileio import atomic_write_text
+from nlu_tui.formats import yaml_loader
 
 COLOUR_KEYS = (
     "primary",
@@ -60,8 +62,8 @@ def _looks_like_colour(value: str) -> bool:
 def parse_theme(path: Path) -> ThemeSpec:
     """Read one theme file; raises ValueError naming the file and the bad key."""
     try:
-        raw: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
+        raw: Any = yaml_loader.load(path.read_text(encoding="utf-8"), path)
+    except (OSError, UnicodeDecodeError, InputError) as exc:
         raise ValueError(f"{path.name}: cannot read: {exc}") from None
     if not isinstance(raw, dict):
         raise ValueError(f"{path.name}: a theme file must be a mapping")
@@ -124,8 +126,9 @@ def settings_path() -> Path:
 def load_settings() -> dict[str, Any]:
     """The settings mapping, or an empty one when the file is missing or unreadable."""
     try:
-        raw = yaml.safe_load(settings_path().read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError):
+        path = settings_path()
+        raw = yaml_loader.load(path.read_text(encoding="utf-8"), path)
+    except (OSError, UnicodeDecodeError, InputError):
         return {}
     return raw if isinstance(raw, dict) else {}
 

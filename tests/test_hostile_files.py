@@ -460,3 +460,25 @@ def test_compare_settings_are_bounded_too(tmp_path: Path, name: str, text: str) 
     path.write_text(text, encoding="utf-8")
     with pytest.raises(InputError, match=r"levels|alias"):
         load_settings(path)
+
+
+def test_engine_profiles_and_theme_files_have_the_same_limits(tmp_path: Path) -> None:
+    """engines.yaml and theme/settings files are read with the bounded loader too."""
+    from nlu_tui.engines.profiles import read_profiles
+    from nlu_tui.themes import parse_theme
+
+    engines = tmp_path / "engines.yaml"
+    engines.write_text(
+        "engines:\n  bomb:\n" + "\n".join("    " + line for line in ALIAS_BOMB.splitlines()),
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError, match="alias"):
+        read_profiles(engines)
+    deep = tmp_path / "deep.yaml"
+    deep.write_text("engines: " + "[" * 1000 + "]" * 1000 + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match="levels"):
+        read_profiles(deep)
+    theme = tmp_path / "theme.yaml"
+    theme.write_text(ALIAS_BOMB, encoding="utf-8")
+    with pytest.raises(ValueError, match="alias"):
+        parse_theme(theme)

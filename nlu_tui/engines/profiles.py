@@ -110,22 +110,15 @@ def _node_lines(node: Any, prefix: tuple[str, ...], out: dict[tuple[str, ...], i
 
 def read_profiles(path: Path) -> dict[str, _Profile]:
     """Every profile in one file, checked (InputError naming file, line and field)."""
-    import yaml
+    from nlu_tui.formats import yaml_loader
 
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read engine profiles: {exc}", path=path) from None
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise InputError(
-            f"not valid YAML: {getattr(exc, 'problem', exc)}",
-            path=path,
-            line=mark.line + 1 if mark else None,
-        ) from None
+    # the same limits as every other reader: nesting depth, alias expansion (exit 2, one line)
+    root = yaml_loader.compose(text, path, prefix="not valid YAML")
+    data = None if root is None else yaml_loader.construct(root, path)
     if data is None:
         return {}
     lines: dict[tuple[str, ...], int] = {}
