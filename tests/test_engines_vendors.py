@@ -797,3 +797,33 @@ def test_httpx_status_errors_other_than_auth_are_left_to_the_runner() -> None:
     request = httpx.Request("GET", "http://127.0.0.1:9/message")
     exc = httpx.HTTPStatusError("x", request=request, response=httpx.Response(429, request=request))
     assert engine.refused(exc, "Wit.ai", {401: "token"}) is exc  # type: ignore[attr-defined]
+
+
+async def test_lex_keys_from_a_credentials_file_beside_the_profile(tmp_path: Path) -> None:
+    (tmp_path / "aws-credentials").write_text(
+        f"[default]\naws_access_key_id = wrong\naws_secret_access_key = wrong-secret\n\n"
+        f"[nlu-test]\naws_access_key_id = {AWS_KEY_ID}\naws_secret_access_key = {AWS_SECRET}\n",
+        encoding="utf-8",
+    )
+    with _lex_server(LEX_ANSWER) as peer:
+        (tmp_path / "engines.yaml").write_text(
+            f"engines:\n  bot:\n    type: lex\n    url: {peer.url}\n    region: us-east-1\n"
+            "    bot_id: ABCDEFGHIJ\n    bot_alias_id: TSTALIASID\n"
+            "    credentials_file: aws-credentials\n    aws_profile: nlu-test\n",
+            encoding="utf-8",
+        )
+        resolved = resolve_engine("bot", workspace=tmp_path)
+        engine = resolved.engine
+        prediction = await engine.parse("book a hotel in Seattle", ParseContext())
+        await engine.close()
+    assert prediction.intent == "BookHotel"  # the server verified the signature
+    assert AWS_SECRET in resolved.secrets  # scrubbed from stored answers and messages
+    assert resolved.redact(f"x {AWS_SECRET} y") == "x *** y"
+    (tmp_path / "engines.yaml").write_text(
+        "engines:\n  bot:\n    type: lex\n    region: us-east-1\n    bot_id: ABCDEFGHIJ\n"
+        "    bot_alias_id: TSTALIASID\n    credentials_file: aws-credentials\n"
+        "    aws_profile: missing\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError, match=r"credentials_file has no \[missing\] section"):
+        resolve_engine("bot", workspace=tmp_path)

@@ -34,8 +34,9 @@ _AUTH_HINTS = {
 
 @register("lex")
 class LexEngine(HttpEngine):
-    """Settings: ``region``, ``bot_id``, ``bot_alias_id``, ``access_key_id``,
-    ``secret_access_key`` (required); ``locale`` (en_US), ``session_token``, ``url``."""
+    """Settings: ``region``, ``bot_id``, ``bot_alias_id`` and either ``access_key_id`` +
+    ``secret_access_key`` (+ ``session_token``) or ``credentials_file`` (+ ``aws_profile``)
+    (required); ``locale`` (en_US), ``url``."""
 
     type_name = "lex"
     capabilities = Capabilities(http=True)
@@ -46,9 +47,12 @@ class LexEngine(HttpEngine):
         self.bot_id = required_setting(settings, "bot_id", "lex")
         self.bot_alias_id = required_setting(settings, "bot_alias_id", "lex")
         self.locale = str(settings.get("locale") or "en_US").strip()
-        access_key = required_setting(settings, "access_key_id", "lex")
-        secret_key = required_setting(settings, "secret_access_key", "lex")
-        token = settings.get("session_token")
+        if settings.get("credentials_file"):
+            access_key, secret_key, token = self._from_credentials_file(settings)
+        else:
+            access_key = required_setting(settings, "access_key_id", "lex")
+            secret_key = required_setting(settings, "secret_access_key", "lex")
+            token = settings.get("session_token")
         url = str(settings.get("url") or f"https://runtime-v2-lex.{self.region}.amazonaws.com")
         if not url.startswith(("http://", "https://")):
             raise EngineError(f"lex engine: url must start with https://, got {url!r}")
@@ -59,6 +63,28 @@ class LexEngine(HttpEngine):
         self._signer = SigV4Auth(
             Credentials(access_key, secret_key, str(token) if token else None), SERVICE, self.region
         )
+
+    def _from_credentials_file(self, settings: Mapping[str, Any]) -> tuple[str, str, Any]:
+        """Keys from an AWS shared credentials file (``credentials_file``, section
+        ``aws_profile``, default ``default``), read with botocore's own parser."""
+        from botocore.configloader import raw_config_parse
+        from botocore.exceptions import ConfigParseError
+
+        path = str(settings.get("credentials_file"))
+        section = str(settings.get("aws_profile") or "default")
+        try:
+            sections = raw_config_parse(path)
+        except (ConfigParseError, OSError, UnicodeDecodeError) as exc:
+            raise EngineError(f"lex engine: cannot read credentials_file: {exc}") from None
+        found = sections.get(section)
+        if not isinstance(found, dict):
+            raise EngineError(f"lex engine: credentials_file has no [{section}] section")
+        for key in ("aws_access_key_id", "aws_secret_access_key"):
+            if not found.get(key):
+                raise EngineError(f"lex engine: credentials_file [{section}] has no {key}")
+        token = found.get("aws_session_token")
+        self.secrets += [str(v) for v in (found["aws_secret_access_key"], token) if v]
+        return str(found["aws_access_key_id"]), str(found["aws_secret_access_key"]), token
 
     def text_url(self, session_id: str) -> str:
         parts = (self.bot_id, self.bot_alias_id, self.locale, session_id)

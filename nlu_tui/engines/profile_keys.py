@@ -54,6 +54,8 @@ ENGINE_KEYS: dict[str, frozenset[str]] = {
         "access_key_id",
         "secret_access_key",
         "session_token",
+        "credentials_file",
+        "aws_profile",
     },
 }
 """The engine settings of each built-in type (besides ``type``, the run limits and stages)."""
