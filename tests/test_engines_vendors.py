@@ -269,9 +269,10 @@ async def test_wit_intervals_and_units_flatten_like_kore_and_no_intent() -> None
         "traits": {},
     }
     with VendorPeer(_ok(answer)) as peer:
-        engine = _wit(peer.url)
+        engine = _wit(peer.url, tag="published-v3", n=3)
         prediction = await engine.parse(answer["text"], ParseContext())
         await engine.close()
+    assert peer.seen[0].query["tag"] == ["published-v3"]
     assert prediction.intent is None and prediction.confidence is None and not prediction.ranking
     flat = [flatten_value(e.value) for e in prediction.entities]
     assert flat == ["2021-08-22T14:00:00.000-07:00 2021-08-22T17:00:00.000-07:00", "10 USD"]

@@ -27,7 +27,8 @@ _AUTH_HINTS = {
 
 @register("wit")
 class WitEngine(HttpEngine):
-    """Settings: ``token`` (required), ``version`` (YYYYMMDD), ``url``, ``n`` (intents, ≤ 8)."""
+    """Settings: ``token`` (required), ``version`` (YYYYMMDD), ``url``, ``n`` (intents, ≤ 8),
+    ``tag`` (the app version to query)."""
 
     type_name = "wit"
     capabilities = Capabilities(entity_order=True, http=True)
@@ -46,15 +47,20 @@ class WitEngine(HttpEngine):
         if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 8:
             raise EngineError(f"wit engine: n must be a whole number from 1 to 8, got {n!r}")
         self.n = n
+        tag = settings.get("tag")  # an app version tag: e.g. per stage (development/published)
+        self.tag = str(tag).strip() if tag not in (None, "") else None
 
     async def parse(self, text: str, context: ParseContext) -> Prediction:
         import httpx
 
+        params = {"v": self.version, "q": text, "n": str(self.n)}
+        if self.tag:
+            params["tag"] = self.tag
         try:
             body, latency = await self.request_json(
                 "GET",
                 f"{self.url}/message",
-                params={"v": self.version, "q": text, "n": str(self.n)},
+                params=params,
                 headers={"Authorization": f"Bearer {self.token}", "Accept": "application/json"},
             )
         except httpx.HTTPStatusError as exc:
@@ -64,7 +70,10 @@ class WitEngine(HttpEngine):
         return prediction
 
     def describe(self) -> dict[str, Any]:
-        return {"type": self.type_name, "url": safe_url(self.url), "version": self.version}
+        info = {"type": self.type_name, "url": safe_url(self.url), "version": self.version}
+        if self.tag:
+            info["tag"] = self.tag
+        return info
 
 
 def _number(value: Any) -> float | None:
