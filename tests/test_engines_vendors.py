@@ -322,9 +322,18 @@ async def test_luis_version_route_and_none_intent() -> None:
         },
     }
     with VendorPeer(_ok(answer)) as peer:
-        engine = _luis(peer.url, version="0.2")
+        engine = _luis(peer.url, version="0.2", method="GET", log=True)
         prediction = await engine.parse("gibberish", ParseContext())
         await engine.close()
+    (seen,) = peer.seen
+    assert seen.method == "GET" and seen.body == b""
+    assert seen.query == {
+        "verbose": ["true"],
+        "show-all-intents": ["true"],
+        "log": ["true"],
+        "query": ["gibberish"],
+    }
+    assert seen.header("Ocp-Apim-Subscription-Key") == SECRET
     assert peer.seen[0].path.endswith(
         "/apps/df67dcdb-c37d-46af-88e1-8b97951ca1c2/versions/0.2/predict"
     )

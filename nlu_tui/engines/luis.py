@@ -36,7 +36,8 @@ _AUTH_HINTS = {
 
 @register("luis")
 class LuisEngine(HttpEngine):
-    """Settings: ``endpoint``, ``app_id``, ``key`` (required); ``slot`` or ``version``; ``log``."""
+    """Settings: ``endpoint``, ``app_id``, ``key`` (required); ``slot`` or ``version``; ``log``;
+    ``method`` (POST with a JSON body, or GET with ``query=``)."""
 
     type_name = "luis"
     capabilities = Capabilities(entity_order=True, http=True)
@@ -55,6 +56,9 @@ class LuisEngine(HttpEngine):
         version = settings.get("version")
         self.version = str(version).strip() if version not in (None, "") else None
         self.log = bool(settings.get("log", False))
+        self.method = str(settings.get("method") or "POST").upper()
+        if self.method not in ("GET", "POST"):
+            raise EngineError(f"luis engine: method must be GET or POST, not {self.method!r}")
         self._endpoint: Endpoint | None = None
 
     @property
@@ -64,23 +68,38 @@ class LuisEngine(HttpEngine):
             return f"{app}/versions/{quote(self.version, safe='')}/predict"
         return f"{app}/slots/{self.slot}/predict"
 
+    @property
+    def _params(self) -> dict[str, str]:
+        return {
+            "verbose": "true",
+            "show-all-intents": "true",
+            "log": "true" if self.log else "false",
+        }
+
+    @property
+    def _headers(self) -> dict[str, str]:
+        return {"Ocp-Apim-Subscription-Key": self.key, "Content-Type": "application/json"}
+
     async def parse(self, text: str, context: ParseContext) -> Prediction:
         import httpx
 
+        if self.method == "GET":  # the query in the URL (as the quickstarts do)
+            try:
+                body, latency = await self.request_json(
+                    "GET",
+                    self.predict_url,
+                    params={**self._params, "query": text},
+                    headers={"Ocp-Apim-Subscription-Key": self.key},
+                )
+            except httpx.HTTPStatusError as exc:
+                raise self.refused(exc, "LUIS", _AUTH_HINTS) from None
+            prediction = parse_luis_answer(body, text)
+            prediction.latency_ms = latency
+            return prediction
         endpoint = self._endpoint
         if endpoint is None or endpoint.client is not self.client:
             endpoint = self._endpoint = await self.endpoint(
-                "POST",
-                self.predict_url,
-                params={
-                    "verbose": "true",
-                    "show-all-intents": "true",
-                    "log": "true" if self.log else "false",
-                },
-                headers={
-                    "Ocp-Apim-Subscription-Key": self.key,
-                    "Content-Type": "application/json",
-                },
+                "POST", self.predict_url, params=self._params, headers=self._headers
             )
         try:
             body, latency = await self.send_json(endpoint, orjson.dumps({"query": text}))

@@ -42,7 +42,7 @@ ENGINE_KEYS: dict[str, frozenset[str]] = {
         "no_intent",
     },
     "wit": _HTTP_BASE | {"url", "token", "version", "n", "tag"},
-    "luis": _HTTP_BASE | {"endpoint", "app_id", "key", "slot", "version", "log"},
+    "luis": _HTTP_BASE | {"endpoint", "app_id", "key", "slot", "version", "log", "method"},
     "clu": _HTTP_BASE | {"endpoint", "key", "project", "deployment", "language", "api_version"},
     "lex": _HTTP_BASE
     | {
