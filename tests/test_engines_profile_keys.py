@@ -164,6 +164,10 @@ _READ = re.compile(r"""settings(?:\.get\(|\[|,)\s*["']([a-z_]+)["']""")
         ("embedded", ["embedded/engine.py"]),
         ("rasa", ["rasa.py", "httpcall.py"]),
         ("http", ["http_generic.py", "httpcall.py"]),
+        ("wit", ["wit.py", "httpcall.py"]),
+        ("luis", ["luis.py", "httpcall.py"]),
+        ("clu", ["clu.py", "httpcall.py"]),
+        ("lex", ["lex.py", "httpcall.py"]),
     ],
 )
 def test_every_setting_an_engine_reads_is_a_valid_key(kind: str, modules: list[str]) -> None:

@@ -80,6 +80,10 @@ _BUILTIN_MODULES = {
     "embedded": "nlu_tui.engines.embedded",
     "rasa": "nlu_tui.engines.rasa",
     "http": "nlu_tui.engines.http_generic",
+    "wit": "nlu_tui.engines.wit",
+    "luis": "nlu_tui.engines.luis",
+    "clu": "nlu_tui.engines.clu",
+    "lex": "nlu_tui.engines.lex",
 }
 
 

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from nlu_tui.engines.base import Engine
+from nlu_tui.errors import EngineError
 
 if TYPE_CHECKING:
     import httpx
@@ -122,6 +123,32 @@ class Endpoint:
     """The aiohttp route worked out on first use (see :func:`_aiohttp_route`)."""
 
 
+def required_setting(settings: Mapping[str, Any], key: str, engine: str) -> str:
+    """A setting a vendor engine cannot work without (EngineError naming it: exit 2)."""
+    value = settings.get(key)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        raise EngineError(f"{engine} engine: missing required setting {key!r}")
+    if isinstance(value, Mapping | list):
+        raise EngineError(f"{engine} engine: setting {key!r} must be a string")
+    return str(value).strip()
+
+
+def vendor_message(response: httpx.Response) -> str:
+    """The service's own error text (``error.message``, ``message``, ``error``), or ''."""
+    try:
+        body = decode_json(response.content)
+    except (ValueError, UnicodeDecodeError):
+        return response.text[:200].strip()
+    if isinstance(body, dict):
+        error = body.get("error")
+        if isinstance(error, dict):
+            error = error.get("message") or error.get("code")
+        found = error if isinstance(error, str) else body.get("message") or body.get("Message")
+        if isinstance(found, str):
+            return found[:200].strip()
+    return ""
+
+
 class HttpEngine(Engine):
     """Base of engines that answer over HTTP: owns a client only when the runner gives none."""
 
@@ -134,6 +161,22 @@ class HttpEngine(Engine):
 
     def _redact(self, text: str) -> str:
         return redact(text, self.secrets)
+
+    def refused(
+        self, exc: httpx.HTTPStatusError, vendor: str, hints: Mapping[int, str]
+    ) -> Exception:
+        """A vendor's refusal (401/403: bad key, signature or quota) as a clear case error that
+        names the problem and never the secret; other statuses are left for the runner (429
+        and 5xx are retried, ``Retry-After`` honoured)."""
+        status = exc.response.status_code
+        hint = hints.get(status)
+        if hint is None:
+            return exc
+        message = f"{vendor} refused the request (HTTP {status}): {hint}"
+        said = self._redact(vendor_message(exc.response))
+        if said:
+            message += f"; the service said: {said}"
+        return EngineError(message)
 
     async def _client(self) -> httpx.AsyncClient:
         if self.client is None:

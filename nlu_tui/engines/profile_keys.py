@@ -41,6 +41,22 @@ ENGINE_KEYS: dict[str, frozenset[str]] = {
         "entities",
         "no_intent",
     },
+    "wit": _HTTP_BASE | {"url", "token", "version", "n", "tag"},
+    "luis": _HTTP_BASE | {"endpoint", "app_id", "key", "slot", "version", "log", "method"},
+    "clu": _HTTP_BASE | {"endpoint", "key", "project", "deployment", "language", "api_version"},
+    "lex": _HTTP_BASE
+    | {
+        "url",
+        "region",
+        "bot_id",
+        "bot_alias_id",
+        "locale",
+        "access_key_id",
+        "secret_access_key",
+        "session_token",
+        "credentials_file",
+        "aws_profile",
+    },
 }
 """The engine settings of each built-in type (besides ``type``, the run limits and stages)."""
 

@@ -220,6 +220,8 @@ def _check_run_value(profile: _Profile, keys: tuple[str, ...], value: Any) -> No
 
 
 def _looks_secret(keys: tuple[str, ...]) -> bool:
+    if keys and keys[-1].endswith("_file"):
+        return False  # a path to a credentials file (Lex's credentials_file), not a secret
     return any(_SECRET_KEY.search(k) for k in keys if k not in STAGES)
 
 
@@ -356,6 +358,10 @@ def _build(
         engine = create_engine(kind, engine_settings)
     except EngineError as exc:
         raise where(redact(str(exc), secrets), None) from None
+    # secrets an engine read itself (a credentials file) are scrubbed like ${ENV} values
+    secrets += [
+        s for s in getattr(engine, "secrets", ()) if isinstance(s, str) and s not in secrets
+    ]
     public = {"type": kind, **public}
     public.update(
         concurrency=run.concurrency,
@@ -483,7 +489,7 @@ def _from_profile(profile: _Profile, stage: str) -> ResolvedEngine:
         )
 
     # Relative paths in a profile are relative to the profile file.
-    for key in ("nlu", "path", "training_data"):
+    for key in ("nlu", "path", "training_data", "credentials_file"):
         value = merged.get(key)
         if isinstance(value, str) and value and not _ENV_REF.search(value):
             candidate = Path(value).expanduser()
