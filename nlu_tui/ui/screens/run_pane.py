@@ -49,10 +49,10 @@ from nlu_tui.ui.widgets.results_summary import (
 HISTORY_COLUMNS = [
     ("mark", " "),
     ("started", "Started"),
-    ("engine", "Engine"),
-    ("stage", "Version"),
     ("status", "Status"),
     ("f1", "F1"),
+    ("engine", "Engine"),
+    ("stage", "Version"),
     ("precision", "Precision"),
     ("recall", "Recall"),
     ("intent", "Intent %"),
@@ -234,7 +234,14 @@ class RunsPane(Vertical):
     """
 
     BINDINGS = [
-        Binding("r,f5", "start_run", "Run", id="runs.start", tooltip="Run the open suite."),
+        Binding(
+            "r",
+            "start_run",
+            "Run",
+            show=False,
+            id="runs.start",
+            tooltip="Run the open suite (F5/Ctrl+R do it from any tab).",
+        ),
         Binding(
             "escape,ctrl+x",
             "cancel_run",
@@ -338,7 +345,7 @@ class RunsPane(Vertical):
             title.update("Open a suite to see its runs.")
         else:
             title.update(
-                Text(f"Runs of {suite.name}   r: run · enter: results · space: mark · D: diff")
+                Text(f"Runs of {suite.name}   F5: run · enter: results · space: mark · D: diff")
             )
         self._show_progress()
         self.reload()
