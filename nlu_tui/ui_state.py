@@ -8,6 +8,7 @@ broken file is an empty state. No Textual here.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
@@ -25,10 +26,9 @@ def load_state() -> dict[str, Any]:
 
 
 def _save(state: dict[str, Any]) -> None:
-    try:
+    # remembering is a convenience: a read-only data folder must not break the app
+    with contextlib.suppress(OSError):
         atomic_write_text(paths.state_path(), json.dumps(state, indent=1, sort_keys=True))
-    except OSError:
-        pass  # remembering is a convenience: a read-only data folder must not break the app
 
 
 def workspace_state(root: Path) -> dict[str, Any]:

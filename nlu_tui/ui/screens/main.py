@@ -160,7 +160,8 @@ class MainScreen(Screen[None]):
         pane_id = event.pane.id
         if self._remembers and pane_id:
             ui_state.remember_workspace(
-                self.app.workspace.root, tab=pane_id  # type: ignore[attr-defined]
+                self.app.workspace.root,
+                tab=pane_id,  # type: ignore[attr-defined]
             )
 
     def action_focus_suites(self) -> None:
@@ -254,7 +255,8 @@ class MainScreen(Screen[None]):
     def _open_suite(self, message: SuiteHighlighted) -> None:
         if self._remembers:
             ui_state.remember_workspace(
-                self.app.workspace.root, suite=message.path.name  # type: ignore[attr-defined]
+                self.app.workspace.root,
+                suite=message.path.name,  # type: ignore[attr-defined]
             )
         view = self.query_one(CasesView)
         view.show_loading(message.path)

@@ -516,9 +516,10 @@ class CasesView(Vertical):
             zebra_stripes=True,
         )
         assert isinstance(table, DataTable)
+        fit: Any = table
         keys = [key for key, _, _ in COLUMNS]
         widths = [w for _, _, w in COLUMNS]
-        table.set_fit(
+        fit.set_fit(
             widths,
             [MIN_WIDTHS.get(key, w) for key, w in zip(keys, widths, strict=True)],
             shrink_order=[keys.index(key) for key in SHRINK_FIRST],

@@ -110,7 +110,7 @@ def wide_table_class() -> type:
     from textual.binding import Binding
     from textual_fastdatatable import DataTable
 
-    class WideTable(DataTable):  # type: ignore[misc]
+    class WideTable(DataTable):
         BINDINGS = [
             Binding("home", "scroll_left_edge", "Leftmost", show=False),
             Binding("end", "scroll_right_edge", "Rightmost", show=False),
