@@ -58,6 +58,10 @@ def _extra_pane(target: str) -> Widget:
 
 
 class MainScreen(Screen[None]):
+    _restore_tab: str | None = None
+    """The tab to show once the extra panes are in (remembered from the last session)."""
+    _restoring = True
+    """True until then: the tab shown first at start is not the user's choice to remember."""
     BINDINGS = [
         Binding(
             "f2,ctrl+o",
@@ -125,6 +129,9 @@ class MainScreen(Screen[None]):
 
     def on_mount(self) -> None:
         remembered = self._remembered()
+        tab = remembered.get("tab")
+        self._restore_tab = str(tab) if tab in ("tab-runs", "tab-results") else None
+        self._restoring = True  # the first tab shown at start is not a choice to remember
         panel = self.query_one(SuitesPanel)
         if self._remembers and ui_state.panel_collapsed():
             panel.add_class("-collapsed")
@@ -151,14 +158,17 @@ class MainScreen(Screen[None]):
             pane = tabs.get_pane(pane_id)
             if not pane.children:
                 pane.mount(_extra_pane(target))
-        tab = self._remembered().get("tab")
-        if tab in ("tab-runs", "tab-results"):
-            self.call_after_refresh(self.show_tab, str(tab))
+        self.call_after_refresh(self._restore)
+
+    def _restore(self) -> None:
+        self._restoring = False
+        if self._restore_tab is not None:
+            self.show_tab(self._restore_tab)
 
     @on(TabbedContent.TabActivated, "#main-tabs")
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
         pane_id = event.pane.id
-        if self._remembers and pane_id:
+        if self._remembers and pane_id and not self._restoring:
             ui_state.remember_workspace(
                 self.app.workspace.root,
                 tab=pane_id,  # type: ignore[attr-defined]
@@ -228,7 +238,8 @@ class MainScreen(Screen[None]):
     def _focus_into(self, pane: Widget) -> None:
         """Focus the pane's main table (its DataTable), else its first focusable widget."""
         candidates = [w for w in pane.query("*") if w.focusable and w.display and w.visible]
-        tables = [w for w in candidates if type(w).__name__ == "DataTable"]
+        # by class name: the fastdatatable and Textual's DataTable (and their subclasses)
+        tables = [w for w in candidates if any(c.__name__ == "DataTable" for c in type(w).__mro__)]
         found = tables or candidates
         if found:
             found[0].focus()

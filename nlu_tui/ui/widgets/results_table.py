@@ -42,7 +42,7 @@ COLUMNS: list[tuple[str, str]] = [
 
 MAX_WIDTHS = {"utterance": 60, "expected": 24, "matched": 24, "error": 40, "entities": 8}
 """Caps on content widths: a long utterance or error never pushes the columns after it away."""
-MIN_WIDTHS = {"utterance": 16, "expected": 10, "matched": 10}
+MIN_WIDTHS = {"utterance": 12, "expected": 8, "matched": 7}
 """How narrow a column may get when the table is narrow (its text then ends in "…")."""
 PRIORITY = 6
 """The first columns (#, result, utterance, expected, matched, confidence) are what a tester
