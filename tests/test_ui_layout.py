@@ -14,7 +14,7 @@ from test_ui_runs_snapshots import record
 from ui_runs_support import predictions_v1, screen_text
 from ui_support import FIXTURES, SAMPLE, make_workspace, new_app, settle
 
-from nlu_tui.model import ExpectedIntent, Prediction, Suite, TestCase
+from nlu_tui.model import ExpectedIntent, Prediction, TestCase
 from nlu_tui.scoring import score_case
 from nlu_tui.ui.app import NluTuiApp
 from nlu_tui.ui.widgets.fast_table import fit_widths

@@ -142,6 +142,11 @@ class MainScreen(Screen[None]):
         self.call_after_refresh(self._mount_extra_panes)
 
     @property
+    def _root(self) -> Path:
+        root: Path = self.app.workspace.root  # type: ignore[attr-defined]
+        return root
+
+    @property
     def _remembers(self) -> bool:
         """Whether this app reads and writes the user's files (tests and snapshots turn it off
         with ``user_themes=False``)."""
@@ -169,10 +174,7 @@ class MainScreen(Screen[None]):
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
         pane_id = event.pane.id
         if self._remembers and pane_id and not self._restoring:
-            ui_state.remember_workspace(
-                self.app.workspace.root,
-                tab=pane_id,  # type: ignore[attr-defined]
-            )
+            ui_state.remember_workspace(self._root, tab=pane_id)
 
     def action_focus_suites(self) -> None:
         panel = self.query_one(SuitesPanel)
@@ -265,10 +267,7 @@ class MainScreen(Screen[None]):
     @on(SuiteHighlighted)
     def _open_suite(self, message: SuiteHighlighted) -> None:
         if self._remembers:
-            ui_state.remember_workspace(
-                self.app.workspace.root,
-                suite=message.path.name,  # type: ignore[attr-defined]
-            )
+            ui_state.remember_workspace(self._root, suite=message.path.name)
         view = self.query_one(CasesView)
         view.show_loading(message.path)
         self._load_suite(message.path, view)
