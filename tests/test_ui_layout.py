@@ -323,3 +323,22 @@ def test_remembered_state_survives_a_broken_file(tmp_path: Path) -> None:
     assert ui_state.workspace_state(tmp_path) == {}
     ui_state.remember_workspace(tmp_path, suite="a.suite.yaml", tab="tab-runs")
     assert ui_state.workspace_state(tmp_path) == {"suite": "a.suite.yaml", "tab": "tab-runs"}
+
+
+async def test_run_history_shows_status_and_f1_at_80x24(tmp_path: Path) -> None:
+    from test_ui_layout_snapshots import _runs
+    from textual.widgets import DataTable
+
+    from nlu_tui.ui.screens.run_pane import HISTORY_COLUMNS, RunsPane
+
+    app = new_app(make_workspace(tmp_path))
+    async with app.run_test(size=SMALL) as pilot:
+        await _runs(pilot)
+        header = next(line for line in screen_text(app).splitlines() if "Started" in line)
+        for label in ("Started", "Status", "F1"):
+            assert label in header, header
+        table = app.screen.query_one(RunsPane).query_one("#runs-table", DataTable)
+        keys = [k for k, _ in HISTORY_COLUMNS]
+        first = table.get_row_at(0)
+        assert "canceled" in str(first[keys.index("status")])
+        assert str(first[keys.index("engine")]) == "bank-rasa"

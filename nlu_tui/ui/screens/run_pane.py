@@ -441,26 +441,27 @@ class RunsPane(Vertical):
             r = row.record
             started = datetime.fromtimestamp(r.started_at).strftime("%Y-%m-%d %H:%M:%S")
             note = r.note.splitlines()[0] if r.note else ""
-            table.add_row(
-                "✓" if r.id in self.marked else " ",
-                started,
-                Text(short_engine(r.engine_name)),
-                r.stage,
-                status_text(r.status),
-                num(row.f1),
-                num(row.precision),
-                num(row.recall),
-                pct(row.intent),
-                pct(row.entity) if r.id in self._entity_cache else "…",
-                str(r.tp),
-                str(r.tn),
-                str(r.fp),
-                str(r.fn),
-                str(r.errors),
-                duration(r.duration_s),
-                Text(note[:60]),
-                key=r.id,
-            )
+            cells: dict[str, Any] = {
+                "mark": "✓" if r.id in self.marked else " ",
+                "started": started,
+                "engine": Text(short_engine(r.engine_name)),
+                "stage": r.stage,
+                "status": status_text(r.status),
+                "f1": num(row.f1),
+                "precision": num(row.precision),
+                "recall": num(row.recall),
+                "intent": pct(row.intent),
+                "entity": pct(row.entity) if r.id in self._entity_cache else "…",
+                "tp": str(r.tp),
+                "tn": str(r.tn),
+                "fp": str(r.fp),
+                "fn": str(r.fn),
+                "errors": str(r.errors),
+                "duration": duration(r.duration_s),
+                "note": Text(note[:60]),
+            }
+            # in HISTORY_COLUMNS order (what a tester needs first: started, status, F1)
+            table.add_row(*[cells[k] for k, _ in HISTORY_COLUMNS], key=r.id)
         if selected is not None:
             with contextlib.suppress(Exception):
                 table.move_cursor(row=table.get_row_index(selected))
