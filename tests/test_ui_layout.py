@@ -342,3 +342,16 @@ async def test_run_history_shows_status_and_f1_at_80x24(tmp_path: Path) -> None:
         first = table.get_row_at(0)
         assert "canceled" in str(first[keys.index("status")])
         assert str(first[keys.index("engine")]) == "bank-rasa"
+
+
+@pytest.mark.parametrize("size", [WIDE, SMALL], ids=["120x35", "80x24"])
+async def test_footer_offers_run_test_suite_on_every_tab(tmp_path: Path, size: Any) -> None:
+    app = new_app(make_workspace(tmp_path))
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        for key in ("f2", "f3", "f4", "f6"):
+            await pilot.press(key)
+            await settle(pilot)
+            footer = screen_text(app).splitlines()[-1]
+            assert "F5 Run Test Suite" in footer, (key, footer)
+            assert len(footer) <= size[0]

@@ -129,3 +129,24 @@ SCENES = {
 @pytest.mark.parametrize("scene", list(SCENES))
 def test_snapshot_layout(snap_compare: Any, scene: str, size: tuple[int, int]) -> None:
     assert snap_compare(APP, terminal_size=size, run_before=SCENES[scene])
+
+
+RUN_APP = str(Path(__file__).parent / "fixtures" / "ui" / "snap_run_app.py")
+
+
+async def _run_start(pilot: Any) -> None:
+    from nlu_tui.ui.screens.run_dialogs import ConfirmDialog
+
+    await settle(pilot)
+    await pilot.press("f3")
+    await settle(pilot)
+    await pilot.press("f5")  # Run Test Suite, from the Cases tab
+    await pilot.pause()
+    if isinstance(pilot.app.screen, ConfirmDialog):  # the sample's validation warnings
+        await pilot.press("y")
+    await settle(pilot)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_snapshot_run_start(snap_compare: Any, size: tuple[int, int]) -> None:
+    assert snap_compare(RUN_APP, terminal_size=size, run_before=_run_start)
