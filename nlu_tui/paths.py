@@ -58,3 +58,8 @@ def bundled_themes_dir() -> Path:
 
 def sample_suites_dir() -> Path:
     return _bundled("sample_suites")
+
+
+def state_path() -> Path:
+    """What the workbench remembers between sessions (the open suite and tab, the panel)."""
+    return data_dir() / "state.json"

@@ -41,7 +41,7 @@ async def test_create_rename_duplicate_delete_and_undo(tmp_path: Path) -> None:
         assert app.suite is not None and app.suite.path == created.resolve()
         assert "Card [b]ops[/b]" in _suite_names(app)
 
-        await pilot.press("r")
+        await pilot.press("e")  # Rename (r is no longer a suite key)
         await pilot.pause()
         app.screen.query_one("#name", Input).value = "Cards"
         await pilot.press("enter")

@@ -229,7 +229,7 @@ class ExportScreen(_FormDialog[tuple[Path, str]]):
         stem = self.source.name.removesuffix(".suite.yaml")
         with Vertical(classes="dialog"):
             yield Label(inert(f"Export {self.source.name}"), classes="title", markup=False)
-            yield Input(str(Path.cwd() / f"{stem}.json"), id="path", highlighter=INERT)
+            yield Input(str(self.source.parent / f"{stem}.json"), id="path", highlighter=INERT)
             yield Select(
                 [(n, n) for n in FORMAT_MODULES], value="kore-json", id="format", allow_blank=False
             )

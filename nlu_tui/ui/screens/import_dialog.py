@@ -6,6 +6,7 @@ preview. A file with bad rows shows each error with its row or line, and cannot 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,16 @@ def import_errors(exc: BaseException) -> list[str]:
     return [str(exc)]
 
 
+def unique_name(name: str, taken: set[str]) -> str:
+    """``name``, or ``name (2)``, ``name (3)``... when a suite of the workspace has it."""
+    if name not in taken:
+        return name
+    n = 2
+    while f"{name} ({n})" in taken:
+        n += 1
+    return f"{name} ({n})"
+
+
 class ImportScreen(ModalScreen[Path | None]):
     DEFAULT_CSS = """
     ImportScreen { align: center middle; }
@@ -52,7 +63,9 @@ class ImportScreen(ModalScreen[Path | None]):
     ImportScreen #import-summary { height: auto; }
     ImportScreen .row { height: 1; }
     ImportScreen #path { width: 1fr; margin-right: 1; }
-    ImportScreen #format { width: 20; }
+    ImportScreen #format { width: 24; }
+    ImportScreen #suite-name { width: 1fr; margin-right: 1; }
+    ImportScreen #suite-description { width: 2fr; }
     ImportScreen #buttons { dock: bottom; height: 1; align-horizontal: right; }
     ImportScreen #buttons Button { margin-left: 1; }
     """
@@ -84,6 +97,8 @@ class ImportScreen(ModalScreen[Path | None]):
         self.start = start or Path.cwd()
         self.previewed: Suite | None = None
         self.previewed_key: tuple[str, str] | None = None
+        self.taken_names: set[str] = set()
+        """Names of the workspace's suites, read with the preview: an import may not reuse one."""
 
     def compose(self) -> ComposeResult:
         from nlu_tui.formats.registry import FORMAT_MODULES
@@ -99,6 +114,9 @@ class ImportScreen(ModalScreen[Path | None]):
                     id="format",
                     compact=True,
                 )
+            with Horizontal(classes="row"):
+                yield Input(placeholder="suite name (from the file)", id="suite-name")
+                yield Input(placeholder="description (optional)", id="suite-description")
             with Horizontal(id="picker"):
                 yield InertDirectoryTree(self.start, id="tree")
                 with Vertical(id="preview-side"):
@@ -142,17 +160,41 @@ class ImportScreen(ModalScreen[Path | None]):
 
     @work(thread=True, exclusive=True, group="import-preview", exit_on_error=False)
     def _read(self, path: Path, fmt: str | None) -> None:
+        from nlu_tui.formats.registry import detect_format
         from nlu_tui.workspace import Workspace
 
+        workspace: Workspace = self.app.workspace  # type: ignore[attr-defined]
+        detected = fmt is None
         try:
-            result = Workspace.preview_import(self.app.workspace, path, fmt)  # type: ignore[attr-defined]
+            if fmt is None:
+                try:
+                    fmt = detect_format(path)
+                except InputError as exc:
+                    if "cannot tell the format" not in str(exc):
+                        raise
+                    self.app.call_from_thread(self._unknown_format, path)
+                    return
+            result = workspace.preview_import(path, fmt)
+            taken = {info.name for info in workspace.list_suites()}
         except InputError as exc:
             self.app.call_from_thread(self._failed, import_errors(exc))
             return
         except Exception as exc:
             self.app.call_from_thread(self._failed, [f"{path}: {exc}"])
             return
-        self.app.call_from_thread(self._show, path, fmt, result)
+        self.taken_names = taken
+        self.app.call_from_thread(self._show, path, fmt, result, detected)
+
+    def _unknown_format(self, path: Path) -> None:
+        """Detection failed: ask for the format here (the CLI's "--format" means nothing in
+        the workbench)."""
+        self._failed(
+            [
+                f"{path.name}: cannot tell the format of this file. "
+                "Choose its format in the list at the top right, then preview again (F5)."
+            ]
+        )
+        self.query_one("#format", Select).focus()
 
     def _failed(self, errors: list[str]) -> None:
         self.previewed = None
@@ -161,13 +203,17 @@ class ImportScreen(ModalScreen[Path | None]):
         self.query_one("#preview", DataTable).clear()
         self.query_one("#import-btn", Button).disabled = True
 
-    def _show(self, path: Path, fmt: str | None, result: Any) -> None:
+    def _show(self, path: Path, fmt: str, result: Any, detected: bool = False) -> None:
         suite: Suite = result.suite
         self.previewed = suite
+        how = "detected" if detected else "chosen"
         summary = (
             f"{suite.name}: {len(suite.cases)} cases, {len(suite.intents_covered())} intents"
-            f" ({fmt or 'detected format'})"
+            f" (format {fmt}, {how})"
         )
+        name_input = self.query_one("#suite-name", Input)
+        name_input.value = unique_name(suite.name or path.stem, self.taken_names)
+        self.query_one("#suite-description", Input).value = suite.description or ""
         if len(suite.cases) > PREVIEW_ROWS:
             summary += f"; showing the first {PREVIEW_ROWS}"
         self.query_one("#import-summary", Static).update(inert(summary))
@@ -190,7 +236,19 @@ class ImportScreen(ModalScreen[Path | None]):
         if self.previewed is None:
             self.notify("Preview the file first.", severity="warning")
             return
-        self._write(self.previewed)
+        name = self.query_one("#suite-name", Input).value.strip()
+        if not name:
+            self.query_one("#import-errors", Static).update("✖ Give the suite a name.")
+            self.query_one("#suite-name", Input).focus()
+            return
+        if name in self.taken_names:
+            self.query_one("#import-errors", Static).update(
+                f"✖ A suite named {name!r} already exists; choose another name."
+            )
+            self.query_one("#suite-name", Input).focus()
+            return
+        description = self.query_one("#suite-description", Input).value.strip()
+        self._write(replace(self.previewed, name=name, description=description))
 
     @work(
         thread=True, exclusive=True, group="import-write", exit_on_error=False, description="import"

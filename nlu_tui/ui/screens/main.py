@@ -21,6 +21,7 @@ from textual.widget import Widget
 from textual.widgets import TabbedContent, TabPane
 from textual.worker import get_current_worker
 
+from nlu_tui import ui_state
 from nlu_tui.model import Suite
 from nlu_tui.ui.commands import PaletteCommand
 from nlu_tui.ui.messages import (
@@ -53,6 +54,10 @@ def _extra_pane(target: str) -> Widget:
 
 
 class MainScreen(Screen[None]):
+    _restore_tab: str | None = None
+    """The tab to show once the extra panes are in (remembered from the last session)."""
+    _restoring = True
+    """True until then: the tab shown first at start is not the user's choice to remember."""
     BINDINGS = [
         Binding(
             "f2,ctrl+o",
@@ -83,6 +88,22 @@ class MainScreen(Screen[None]):
             tooltip="Show the Results tab (the open run's results).",
         ),
         Binding(
+            "f5,ctrl+r",
+            "run_suite",
+            "Run Test Suite",
+            key_display="F5",
+            id="main.run-suite",
+            tooltip="Run the selected suite (asks for the engine first), from any tab.",
+        ),
+        Binding(
+            "ctrl+b",
+            "toggle_suites",
+            "Hide/show suites",
+            show=False,
+            id="main.toggle-suites",
+            tooltip="Collapse or expand the suites panel (remembered).",
+        ),
+        Binding(
             "q",
             "app.quit",
             "Quit",
@@ -103,9 +124,34 @@ class MainScreen(Screen[None]):
         yield BudgetFooter()
 
     def on_mount(self) -> None:
-        self.query_one(SuitesPanel).reload()
+        remembered = self._remembered()
+        tab = remembered.get("tab")
+        self._restore_tab = str(tab) if tab in ("tab-runs", "tab-results") else None
+        self._restoring = True  # the first tab shown at start is not a choice to remember
+        panel = self.query_one(SuitesPanel)
+        if self._remembers and ui_state.panel_collapsed():
+            panel.add_class("-collapsed")
+        suite_name = remembered.get("suite")
+        root: Path = self.app.workspace.root  # type: ignore[attr-defined]
+        panel.reload(select=root / suite_name if isinstance(suite_name, str) else None)
         # the run and results panes (and their imports) come after the first paint
         self.call_after_refresh(self._mount_extra_panes)
+
+    @property
+    def _root(self) -> Path:
+        root: Path = self.app.workspace.root  # type: ignore[attr-defined]
+        return root
+
+    @property
+    def _remembers(self) -> bool:
+        """Whether this app reads and writes the user's files (tests and snapshots turn it off
+        with ``user_themes=False``)."""
+        return bool(getattr(self.app, "user_themes", False))
+
+    def _remembered(self) -> dict[str, object]:
+        if not self._remembers:
+            return {}
+        return ui_state.workspace_state(self.app.workspace.root)  # type: ignore[attr-defined]
 
     def _mount_extra_panes(self) -> None:
         tabs = self.query_one("#main-tabs", TabbedContent)
@@ -113,9 +159,57 @@ class MainScreen(Screen[None]):
             pane = tabs.get_pane(pane_id)
             if not pane.children:
                 pane.mount(_extra_pane(target))
+        self.call_after_refresh(self._restore)
+
+    def _restore(self) -> None:
+        self._restoring = False
+        if self._restore_tab is not None:
+            self.show_tab(self._restore_tab)
+
+    @on(TabbedContent.TabActivated, "#main-tabs")
+    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        pane_id = event.pane.id
+        if self._remembers and pane_id and not self._restoring:
+            ui_state.remember_workspace(self._root, tab=pane_id)
 
     def action_focus_suites(self) -> None:
-        self.query_one(SuitesPanel).focus_list()
+        panel = self.query_one(SuitesPanel)
+        if panel.has_class("-collapsed"):
+            self._set_collapsed(False)
+        panel.focus_list()
+
+    def action_toggle_suites(self) -> None:
+        panel = self.query_one(SuitesPanel)
+        self._set_collapsed(not panel.has_class("-collapsed"))
+
+    def _set_collapsed(self, collapsed: bool) -> None:
+        panel = self.query_one(SuitesPanel)
+        inside = self.focused is not None and panel in self.focused.ancestors_with_self
+        panel.set_class(collapsed, "-collapsed")
+        if collapsed and inside:
+            self.show_tab(self.query_one("#main-tabs", TabbedContent).active or "tab-cases")
+        if self._remembers:
+            ui_state.remember_panel_collapsed(collapsed)
+
+    def action_run_suite(self) -> None:
+        """Run the selected suite from anywhere: the Runs tab opens and asks for the engine."""
+        panel = self.query_one(SuitesPanel)
+        selected = panel.selected_path
+        suite: Suite | None = self.app.suite  # type: ignore[attr-defined]
+        if selected is None:
+            self.notify("Select a suite first.", severity="warning")
+            return
+        if suite is None or suite.path is None or Path(suite.path) != selected:
+            self.notify("The suite is still loading; try again in a moment.", severity="warning")
+            return
+        pane = self.query_one("#main-tabs", TabbedContent).get_pane("tab-runs")
+        runs = pane.children[0] if pane.children else None
+        start = getattr(runs, "action_start_run", None)
+        if start is None:
+            self.notify("Runs are not available.", severity="error")
+            return
+        self.show_tab("tab-runs")
+        start()
 
     def action_focus_cases(self) -> None:
         self.query_one("#main-tabs", TabbedContent).active = "tab-cases"
@@ -142,7 +236,8 @@ class MainScreen(Screen[None]):
     def _focus_into(self, pane: Widget) -> None:
         """Focus the pane's main table (its DataTable), else its first focusable widget."""
         candidates = [w for w in pane.query("*") if w.focusable and w.display and w.visible]
-        tables = [w for w in candidates if type(w).__name__ == "DataTable"]
+        # by class name: the fastdatatable and Textual's DataTable (and their subclasses)
+        tables = [w for w in candidates if any(c.__name__ == "DataTable" for c in type(w).__mro__)]
         found = tables or candidates
         if found:
             found[0].focus()
@@ -153,10 +248,22 @@ class MainScreen(Screen[None]):
             PaletteCommand("view: Runs", self.action_view_runs, "Show the Runs tab (F4)"),
             PaletteCommand("view: Results", self.action_view_results, "Show the Results tab (F6)"),
             PaletteCommand("view: Suites", self.action_focus_suites, "Focus the suites (F2)"),
+            PaletteCommand(
+                "view: Hide/show suites panel",
+                self.action_toggle_suites,
+                "Collapse or expand the suites panel (Ctrl+B)",
+            ),
+            PaletteCommand(
+                "run: Run Test Suite",
+                self.action_run_suite,
+                "Run the selected suite (F5 or Ctrl+R, from any tab)",
+            ),
         ]
 
     @on(SuiteHighlighted)
     def _open_suite(self, message: SuiteHighlighted) -> None:
+        if self._remembers:
+            ui_state.remember_workspace(self._root, suite=message.path.name)
         view = self.query_one(CasesView)
         view.show_loading(message.path)
         self._load_suite(message.path, view)

@@ -50,10 +50,10 @@ from nlu_tui.ui.widgets.results_summary import (
 HISTORY_COLUMNS = [
     ("mark", " "),
     ("started", "Started"),
-    ("engine", "Engine"),
-    ("stage", "Version"),
     ("status", "Status"),
     ("f1", "F1"),
+    ("engine", "Engine"),
+    ("stage", "Version"),
     ("precision", "Precision"),
     ("recall", "Recall"),
     ("intent", "Intent %"),
@@ -240,7 +240,14 @@ class RunsPane(Vertical):
     """
 
     BINDINGS = [
-        Binding("r,f5", "start_run", "Run", id="runs.start", tooltip="Run the open suite."),
+        Binding(
+            "r",
+            "start_run",
+            "Run",
+            show=False,
+            id="runs.start",
+            tooltip="Run the open suite (F5/Ctrl+R do it from any tab).",
+        ),
         Binding(
             "escape,ctrl+x",
             "cancel_run",
@@ -346,7 +353,7 @@ class RunsPane(Vertical):
             title.update(
                 Text(
                     inert(f"Runs of {suite.name}", newlines=False)
-                    + "   r: run · enter: results · space: mark · D: diff"
+                    + "   F5: run · enter: results · space: mark · D: diff"
                 )
             )
         self._show_progress()
@@ -443,26 +450,27 @@ class RunsPane(Vertical):
             r = row.record
             started = datetime.fromtimestamp(r.started_at).strftime("%Y-%m-%d %H:%M:%S")
             note = r.note.splitlines()[0] if r.note else ""
-            table.add_row(
-                "✓" if r.id in self.marked else " ",
-                started,
-                Text(inert(short_engine(r.engine_name), newlines=False)),
-                r.stage,
-                status_text(r.status),
-                num(row.f1),
-                num(row.precision),
-                num(row.recall),
-                pct(row.intent),
-                pct(row.entity) if r.id in self._entity_cache else "…",
-                str(r.tp),
-                str(r.tn),
-                str(r.fp),
-                str(r.fn),
-                str(r.errors),
-                duration(r.duration_s),
-                Text(inert(note[:60], newlines=False)),
-                key=r.id,
-            )
+            cells: dict[str, Any] = {
+                "mark": "✓" if r.id in self.marked else " ",
+                "started": started,
+                "engine": Text(inert(short_engine(r.engine_name), newlines=False)),
+                "stage": r.stage,
+                "status": status_text(r.status),
+                "f1": num(row.f1),
+                "precision": num(row.precision),
+                "recall": num(row.recall),
+                "intent": pct(row.intent),
+                "entity": pct(row.entity) if r.id in self._entity_cache else "…",
+                "tp": str(r.tp),
+                "tn": str(r.tn),
+                "fp": str(r.fp),
+                "fn": str(r.fn),
+                "errors": str(r.errors),
+                "duration": duration(r.duration_s),
+                "note": Text(inert(note[:60], newlines=False)),
+            }
+            # in HISTORY_COLUMNS order (what a tester needs first: started, status, F1)
+            table.add_row(*[cells[k] for k, _ in HISTORY_COLUMNS], key=r.id)
         if selected is not None:
             with contextlib.suppress(Exception):
                 table.move_cursor(row=table.get_row_index(selected))

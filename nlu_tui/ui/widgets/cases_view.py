@@ -54,6 +54,11 @@ COLUMNS: list[tuple[str, str, int]] = [
     ("tags", "Tags", 14),
 ]
 """(key, label, width) in display order; ``n`` is the case's 1-based position in the suite."""
+MIN_WIDTHS = {"utterance": 22, "intents": 22, "parent": 6, "entities": 10, "order": 6, "tags": 5}
+"""How narrow a text column may get (its text then ends in "…") so that every column fits
+at 120 columns; below that the table scrolls right a column at a time."""
+SHRINK_FIRST = ["tags", "order", "parent", "entities", "intents", "utterance"]
+"""Which columns give up width first when the table is narrower than the columns."""
 SEL_MARK = "●"
 UNDO_DEPTH = 20
 
@@ -519,6 +524,14 @@ class CasesView(Vertical):
             zebra_stripes=True,
         )
         assert isinstance(table, DataTable)
+        fit: Any = table
+        keys = [key for key, _, _ in COLUMNS]
+        widths = [w for _, _, w in COLUMNS]
+        fit.set_fit(
+            widths,
+            [MIN_WIDTHS.get(key, w) for key, w in zip(keys, widths, strict=True)],
+            shrink_order=[keys.index(key) for key in SHRINK_FIRST],
+        )
         return table
 
     def _validate_later(self, suite: Suite) -> None:
@@ -985,9 +998,9 @@ def _validate(suite: Suite) -> dict[str, list[str]]:
 
 
 def _cases_table_class() -> type:
-    from textual_fastdatatable import DataTable
+    from nlu_tui.ui.widgets.fast_table import wide_table_class
 
-    return DataTable
+    return wide_table_class()
 
 
 class _LazyTable:

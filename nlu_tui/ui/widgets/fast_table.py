@@ -37,3 +37,151 @@ def swap_backend(
     if rows:
         target = old_cursor if cursor_row is None else cursor_row
         table.move_cursor(row=min(max(target, 0), rows - 1))
+
+
+CELL_PADDING = 2
+"""Cells a fastdatatable column adds to its content width (one space either side)."""
+
+
+def fit_widths(
+    widths: list[int],
+    mins: list[int],
+    available: int,
+    *,
+    keep: int | None = None,
+    shrink_order: list[int] | None = None,
+) -> list[int]:
+    """Column content widths that fit the first ``keep`` columns into ``available`` cells.
+
+    The columns a tester needs first are the leading ``keep`` (all by default); when they do
+    not fit, the columns in ``shrink_order`` (indexes) give up width, each down to its
+    minimum, in that order. The columns after ``keep`` keep their width and are reached by
+    scrolling right. Pure arithmetic, so tests can check every width without a terminal.
+    """
+    out = list(widths)
+    count = len(out) if keep is None else min(keep, len(out))
+    excess = sum(out[:count]) + CELL_PADDING * count - available
+    for index in shrink_order if shrink_order is not None else range(count):
+        if excess <= 0:
+            break
+        give = min(excess, max(out[index] - mins[index], 0))
+        out[index] -= give
+        excess -= give
+    return out
+
+
+def set_column_widths(table: Any, widths: list[int]) -> None:
+    """Give ``table`` fixed content widths (text beyond them ends in "…")."""
+    if list(getattr(table, "_column_widths", None) or []) == widths:
+        return
+    table._column_widths = list(widths)
+    table._ordered_columns = None
+    table._clear_caches()
+    table._update_count += 1
+    table._require_update_dimensions = True
+    table.check_idle()
+    table.refresh()
+
+
+def column_offsets(table: Any) -> list[int]:
+    """The x offset of each column's left edge in the table's virtual width."""
+    offsets: list[int] = []
+    x = 0
+    for column in table.ordered_columns:
+        offsets.append(x)
+        x += column.render_width
+    return offsets
+
+
+_WIDE_TABLE: type | None = None
+
+
+def wide_table_class() -> type:
+    """A fastdatatable ``DataTable`` for tables wider than the screen (built on first use, so
+    importing this module does not import pyarrow).
+
+    With a row cursor, → and ← scroll by whole columns (not one cell at a time, which took
+    about 60 presses to reach the cases' tags) and Home/End scroll all the way left/right;
+    Ctrl+Home/Ctrl+End still go to the first/last row.
+    """
+    global _WIDE_TABLE
+    if _WIDE_TABLE is not None:
+        return _WIDE_TABLE
+    from textual.binding import Binding
+    from textual_fastdatatable import DataTable
+
+    class WideTable(DataTable):
+        BINDINGS = [
+            Binding("home", "scroll_left_edge", "Leftmost", show=False),
+            Binding("end", "scroll_right_edge", "Rightmost", show=False),
+        ]
+
+        natural_widths: list[int] | None = None
+        """Each column's wanted content width; :meth:`refit` fits them to the table's width."""
+        min_widths: list[int] | None = None
+        keep_columns: int | None = None
+        shrink_order: list[int] | None = None
+
+        def set_fit(
+            self,
+            natural: list[int],
+            mins: list[int],
+            *,
+            keep: int | None = None,
+            shrink_order: list[int] | None = None,
+        ) -> None:
+            """Remember how the columns fit and fit them now (and on every resize)."""
+            self.natural_widths = list(natural)
+            self.min_widths = list(mins)
+            self.keep_columns = keep
+            self.shrink_order = shrink_order
+            self.refit()
+
+        def refit(self) -> None:
+            if self.natural_widths is None or self.min_widths is None:
+                return
+            available = self.scrollable_content_region.width or self.size.width
+            if available <= 0:
+                return
+            widths = fit_widths(
+                self.natural_widths,
+                self.min_widths,
+                available,
+                keep=self.keep_columns,
+                shrink_order=self.shrink_order,
+            )
+            set_column_widths(self, widths)
+
+        def on_resize(self) -> None:
+            self.refit()
+
+        def action_scroll_left_edge(self) -> None:
+            if self.cursor_type != "row":
+                super().action_scroll_home()
+                return
+            self.scroll_to(x=0, animate=False)
+
+        def action_scroll_right_edge(self) -> None:
+            if self.cursor_type != "row":
+                super().action_scroll_end()
+                return
+            self.scroll_to(x=self.max_scroll_x, animate=False)
+
+        def action_cursor_right(self, select: bool = False) -> None:
+            if self.cursor_type != "row":
+                super().action_cursor_right(select)
+                return
+            later = [x for x in column_offsets(self) if x > self.scroll_x]
+            self.scroll_to(
+                x=min(later[0], self.max_scroll_x) if later else self.max_scroll_x, animate=False
+            )
+
+        def action_cursor_left(self, select: bool = False) -> None:
+            if self.cursor_type != "row":
+                super().action_cursor_left(select)
+                return
+            earlier = [x for x in column_offsets(self) if x < self.scroll_x]
+            self.scroll_to(x=earlier[-1] if earlier else 0, animate=False)
+
+    _WIDE_TABLE = WideTable
+    return WideTable

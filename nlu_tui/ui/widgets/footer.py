@@ -17,8 +17,9 @@ from textual.widgets._footer import FooterKey
 MAX_KEYS = 6
 """The most keys shown, whatever the width (style anchors: 5–7 main bindings)."""
 
-ALWAYS = ("app.help", "app.quit")
-"""Binding ids shown last on every screen (when they are active)."""
+ALWAYS = ("main.run-suite", "app.help", "app.quit")
+"""Binding ids shown last on every screen (when they are active): running the selected suite
+(F5, "Run Test Suite") is found in the footer wherever the focus is."""
 
 PALETTE_WIDTH = 14
 """Columns taken by the command-palette key docked on the right ("▏^p palette")."""

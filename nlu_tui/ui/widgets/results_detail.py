@@ -13,6 +13,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Static
 
@@ -130,8 +131,19 @@ def detail_renderable(
 class ResultDetail(VerticalScroll):
     """Shows one result; "Edit this case" posts :class:`EditCaseRequested` for the editor."""
 
+    BINDINGS = [
+        Binding(
+            "escape",
+            "back",
+            "Table",
+            id="results.detail-back",
+            tooltip="Move the focus back to the results table.",
+        ),
+    ]
+
     DEFAULT_CSS = """
     ResultDetail { height: 1fr; border-left: solid $primary; padding: 0 1; }
+    ResultDetail:focus { background: $boost; }
     ResultDetail > Horizontal { height: auto; }
     ResultDetail #detail-edit { margin: 0; }
     """
@@ -158,6 +170,14 @@ class ResultDetail(VerticalScroll):
         self.case_id = result.case_id
         body.update(detail_renderable(case, prediction, result))
         button.disabled = case is None
+
+    def action_back(self) -> None:
+        from nlu_tui.ui.widgets.results_table import ResultsTable
+
+        for table in self.screen.query(ResultsTable):
+            if self.parent is table.parent:
+                table.focus_table()
+                return
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "detail-edit":

@@ -70,6 +70,18 @@ INTENT_COLUMNS = [
 ]
 
 
+def export_dir(app: Any, suite_path: str | Path | None) -> Path:
+    """Where exports go by default: the run's suite folder, else the workspace folder (not the
+    folder the app was started from, which under ``make start`` is the source checkout)."""
+    if suite_path:
+        folder = Path(suite_path).expanduser().parent
+        if folder.is_dir():
+            return folder
+    workspace = getattr(app, "workspace", None)
+    root = getattr(workspace, "root", None)
+    return Path(root) if root is not None else Path.cwd()
+
+
 class ResultsPane(Vertical):
     """Shows one run (finished or live); empty until a run is opened."""
 
@@ -79,14 +91,22 @@ class ResultsPane(Vertical):
     ResultsPane #results-live { height: auto; padding: 0 1; display: none; }
     ResultsPane.live #results-live { display: block; }
     ResultsPane #results-filters { height: 1; }
-    ResultsPane #results-filters Input { width: 1fr; }
-    ResultsPane #results-filters Select { width: 30; }
+    ResultsPane #results-filters Input { width: 2fr; min-width: 14; }
+    ResultsPane #results-filters Select { width: 1fr; max-width: 30; min-width: 12; }
     ResultsPane #results-tabs { height: 1fr; }
     ResultsPane #results-split { height: 1fr; }
     ResultsPane ResultsTable { width: 3fr; }
     ResultsPane ResultDetail { width: 2fr; }
-    ResultsPane #results-intents, ResultsPane #results-confusion { height: 1fr; }
-    ResultsPane #results-cell-cases { height: 10; border-top: solid $primary; }
+    ResultsPane.stacked #results-split { layout: vertical; }
+    ResultsPane.stacked ResultsTable { width: 1fr; height: 3fr; }
+    ResultsPane.stacked ResultDetail {
+        width: 1fr; height: 2fr; border-left: none; border-top: solid $primary;
+    }
+    ResultsPane #results-intents { height: 1fr; }
+    ResultsPane #results-confusion { height: 1fr; min-height: 4; }
+    ResultsPane #results-cell-cases {
+        height: 35%; min-height: 3; max-height: 10; border-top: solid $primary;
+    }
     """
 
     BINDINGS = [
@@ -134,6 +154,30 @@ class ResultsPane(Vertical):
         ),
         Binding("n", "note", "Note", id="results.note", tooltip="Add or edit the run's note."),
         Binding(
+            "d",
+            "focus_detail",
+            "Detail",
+            id="results.detail",
+            tooltip="Move the focus to the detail pane: ↑↓ PgUp PgDn Home End scroll it, "
+            "Esc goes back to the table.",
+        ),
+        Binding(
+            "right_square_bracket",
+            "scroll_detail(1)",
+            "Detail ↓",
+            show=False,
+            id="results.detail-down",
+            tooltip="Scroll the detail pane down a page (from the table).",
+        ),
+        Binding(
+            "left_square_bracket",
+            "scroll_detail(-1)",
+            "Detail ↑",
+            show=False,
+            id="results.detail-up",
+            tooltip="Scroll the detail pane up a page (from the table).",
+        ),
+        Binding(
             "escape,ctrl+x",
             "cancel_run",
             "Cancel run",
@@ -155,6 +199,13 @@ class ResultsPane(Vertical):
         self._cell: tuple[str, str] | None = None
 
     # --- layout -----------------------------------------------------------------------
+
+    STACK_BELOW = 110
+    """Below this width the detail pane goes under the table instead of beside it, so the
+    table keeps room for result, utterance, expected, matched and confidence."""
+
+    def on_resize(self) -> None:
+        self.set_class(self.size.width < self.STACK_BELOW, "stacked")
 
     def compose(self) -> ComposeResult:
         yield Static(Text("No run open. Open one from the Runs tab."), id="results-header")
@@ -448,10 +499,16 @@ class ResultsPane(Vertical):
         event.stop()
         if event.option.id is None:
             return
+        self.jump_to_case(event.option.id)
+
+    def jump_to_case(self, case_id: str) -> None:
+        """Show one case in the Cases tab's table, scrolled into view, with the focus on it."""
         self.set_filter(ResultFilter())
         self.query_one("#results-tabs", TabbedContent).active = "tab-res-cases"
-        self.table.select_case(event.option.id)
+        self.table.select_case(case_id)
         self.table.focus_table()
+        # the table was hidden until now: scroll once it has its size again
+        self.call_after_refresh(self.table.scroll_to_cursor)
 
     def _fill_charts(self) -> None:
         from nlu_tui.reports.charts import confidence_bins, latency_bins
@@ -523,6 +580,17 @@ class ResultsPane(Vertical):
     def action_focus_search(self) -> None:
         self.query_one("#results-tabs", TabbedContent).active = "tab-res-cases"
         self.query_one("#results-search", Input).focus()
+
+    def action_focus_detail(self) -> None:
+        self.query_one("#results-tabs", TabbedContent).active = "tab-res-cases"
+        self.query_one(ResultDetail).focus()
+
+    def action_scroll_detail(self, pages: int) -> None:
+        detail = self.query_one(ResultDetail)
+        if pages > 0:
+            detail.scroll_page_down(animate=False)
+        else:
+            detail.scroll_page_up(animate=False)
 
     def action_cycle_type(self) -> None:
         current = ",".join(sorted(self.table.filter.types))
@@ -616,7 +684,7 @@ class ResultsPane(Vertical):
                 return
             self.notify(escape(f"Wrote {written}"), title=f"Exported {fmt}")
 
-        default_dir = Path.cwd()
+        default_dir = export_dir(self.app, data.record.suite_path)
         self.app.push_screen(ExportDialog(formats, default_dir, f"run-{data.record.id}"), chosen)
 
     def palette_commands(self) -> list[PaletteCommand]:

@@ -41,6 +41,27 @@ COLUMNS: list[tuple[str, str]] = [
 ]
 """Visible columns: (key, label). The order is the table's."""
 
+MAX_WIDTHS = {"utterance": 60, "expected": 24, "matched": 24, "error": 40, "entities": 8}
+"""Caps on content widths: a long utterance or error never pushes the columns after it away."""
+MIN_WIDTHS = {"utterance": 12, "expected": 8, "matched": 7}
+"""How narrow a column may get when the table is narrow (its text then ends in "…")."""
+PRIORITY = 6
+"""The first columns (#, result, utterance, expected, matched, confidence) are what a tester
+reads first: they are fitted into the table's width; the rest are a scroll to the right."""
+SHRINK_FIRST = ["utterance", "expected", "matched"]
+
+
+def fitted_natural(widths: list[int]) -> tuple[list[int], list[int]]:
+    """Wanted and minimum content widths of the visible columns, from measured widths."""
+    natural = []
+    mins = []
+    for (key, label), width in zip(COLUMNS, widths, strict=True):
+        wanted = max(len(label), min(width, MAX_WIDTHS.get(key, width)))
+        natural.append(wanted)
+        mins.append(min(wanted, max(MIN_WIDTHS.get(key, wanted), len(label))))
+    return natural, mins
+
+
 HIDDEN = ["case_id", "intent_key"]
 """Kept in the Arrow table for lookups and filters, never shown."""
 
@@ -361,11 +382,14 @@ class ResultsTable(Widget):
         if self._widths is not None:
             backend._column_content_widths = list(self._widths)
         table = self._table
+        natural, mins = fitted_natural(list(self._widths or _measure(view)))
+        shrink = [[k for k, _ in COLUMNS].index(k) for k in SHRINK_FIRST]
         if table is None:
-            from textual_fastdatatable import DataTable as FastDataTable
+            from nlu_tui.ui.widgets.fast_table import wide_table_class
 
-            table = self._table = FastDataTable(
+            table = self._table = wide_table_class()(
                 backend=backend,
+                column_widths=natural,
                 column_labels=[label for _, label in COLUMNS],
                 cursor_type="row",
                 render_markup=False,
@@ -373,12 +397,15 @@ class ResultsTable(Widget):
                 show_row_labels=False,
                 zebra_stripes=True,
             )
+            table.natural_widths, table.min_widths = natural, mins
+            table.keep_columns, table.shrink_order = PRIORITY, shrink
             self.query_one("#results-empty").display = False
             self.mount(table)
             self._shown_rows = view.num_rows
             self.post_message(self.CaseHighlighted(self, self.case_id_at(0)))
             return
         swap_backend(table, backend)
+        table.set_fit(natural, mins, keep=PRIORITY, shrink_order=shrink)
         self._shown_rows = view.num_rows
         self.post_message(self.CaseHighlighted(self, self.current_case_id()))
 
@@ -418,6 +445,16 @@ class ResultsTable(Widget):
         key = COLUMNS[event.column_index][0]
         descending = self.sort is not None and self.sort == (key, False)
         self.sort_by(key, descending)
+
+    def scroll_to_cursor(self) -> None:
+        """Bring the cursor's row into view (after the table was hidden, e.g. another tab)."""
+        table = self._table
+        if table is not None and table.row_count:
+            row = table.cursor_row
+            table.move_cursor(row=row)
+            table.scroll_to(
+                y=max(row - table.scrollable_content_region.height // 2, 0), animate=False
+            )
 
     def select_case(self, case_id: str) -> bool:
         """Move the cursor to a case of the current view; False when it is filtered out.

@@ -75,7 +75,7 @@ class SuitesPanel(Vertical):
     BINDINGS = [
         Binding("n,insert", "new", "New", id="suites.new", tooltip="Create an empty suite."),
         Binding(
-            "r,ctrl+r",
+            "e",
             "rename",
             "Rename",
             show=False,
