@@ -112,7 +112,7 @@ def test_a_run_kind_plugs_in_through_runners(
     assert outcome.status is RunStatus.SUCCESS and (tmp_path / "out.xml").is_file()
 
 
-FACES = ("cli/runs.py", "ui/screens/run_pane.py", "runsessions.py")
+FACES = ("cli/runs.py", "ui/widgets/runs_pane.py", "runsessions.py")
 ORCHESTRATION = {"resolve_engine", "Run", "run_suite", "check_gates", "write_reports"}
 
 

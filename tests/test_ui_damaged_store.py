@@ -12,8 +12,8 @@ from ui_support import SAMPLE, SIZE, make_workspace, new_app
 
 from nlu_tui import paths
 from nlu_tui.runsessions import sessions
-from nlu_tui.ui.screens.run_pane import RunsPane
 from nlu_tui.ui.screens.run_start import StartRunDialog
+from nlu_tui.ui.widgets.runs_pane import RunsPane
 
 TRAINING = SAMPLE.parent / "banking_bot.nlu.yml"
 

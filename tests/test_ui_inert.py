@@ -95,9 +95,9 @@ async def test_every_screen_renders_hostile_text_inert(tmp_path: Path) -> None:
     from nlu_tui.formats.native import dump_suite
     from nlu_tui.ui.screens.case_editor import CaseEditorScreen
     from nlu_tui.ui.screens.run_diff import DiffScreen
-    from nlu_tui.ui.screens.run_pane import RunsPane
     from nlu_tui.ui.widgets.cases_view import CasesView
     from nlu_tui.ui.widgets.results_pane import ResultsPane
+    from nlu_tui.ui.widgets.runs_pane import RunsPane
 
     root = tmp_path / "ws"
     root.mkdir()

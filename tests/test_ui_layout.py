@@ -330,7 +330,7 @@ async def test_run_history_shows_status_and_f1_at_80x24(tmp_path: Path) -> None:
     from test_ui_layout_snapshots import _runs
     from textual.widgets import DataTable
 
-    from nlu_tui.ui.screens.run_pane import HISTORY_COLUMNS, RunsPane
+    from nlu_tui.ui.widgets.runs_pane import HISTORY_COLUMNS, RunsPane
 
     app = new_app(make_workspace(tmp_path))
     async with app.run_test(size=SMALL) as pilot:

@@ -38,7 +38,7 @@ def _main(pilot: Any) -> Any:
 
 
 async def _runs(pilot: Any) -> None:
-    from nlu_tui.ui.screens.run_pane import RunsPane, history_row
+    from nlu_tui.ui.widgets.runs_pane import RunsPane, history_row
 
     await settle(pilot)
     await pilot.press("f4")

@@ -19,9 +19,9 @@ from ui_support import REPO, SAMPLE, SIZE, make_workspace, new_app
 from nlu_tui.model import RunStatus
 from nlu_tui.runsessions import sessions, store_for
 from nlu_tui.ui.screens.dialogs import ConfirmDialog, NoteDialog
-from nlu_tui.ui.screens.run_pane import HISTORY_COLUMNS, RunsPane
 from nlu_tui.ui.screens.run_start import StartRunDialog
 from nlu_tui.ui.widgets.results_pane import ResultsPane
+from nlu_tui.ui.widgets.runs_pane import HISTORY_COLUMNS, RunsPane
 
 TRAINING = SAMPLE.parent / "banking_bot.nlu.yml"
 HISTORY_KEYS = [key for key, _ in HISTORY_COLUMNS]

@@ -15,9 +15,9 @@ from ui_runs_support import (
     stored_run,
 )
 
+from nlu_tui.reports.result_columns import COLUMNS, ResultFilter
 from nlu_tui.store import RunStore
 from nlu_tui.ui.widgets.results_pane import ResultsPane
-from nlu_tui.ui.widgets.results_table import COLUMNS, ResultFilter
 
 SIZE = (140, 40)
 

@@ -27,7 +27,7 @@ from nlu_tui.runsessions import store_for
 from nlu_tui.ui.screens.case_editor import CaseEditorScreen
 from nlu_tui.ui.screens.main import MainScreen
 from nlu_tui.ui.screens.run_diff import DiffScreen
-from nlu_tui.ui.screens.run_pane import RunsPane
+from nlu_tui.ui.widgets.runs_pane import RunsPane
 
 
 def res(cid: str, kind: str, intent: str | None, conf: float | None = 0.9) -> CaseResult:

@@ -22,8 +22,8 @@ from nlu_tui.runsessions import RunSession
 from nlu_tui.scoring import score_case
 from nlu_tui.store.records import RunRecord
 from nlu_tui.ui.screens.run_diff import DiffScreen
-from nlu_tui.ui.screens.run_pane import RunProgressPanel, RunsPane, history_row
 from nlu_tui.ui.widgets.results_pane import ResultsPane
+from nlu_tui.ui.widgets.runs_pane import RunProgressPanel, RunsPane, history_row
 
 SIZE = (130, 40)
 T0 = 1_790_000_000.0  # a fixed start time

@@ -16,8 +16,8 @@ from nlu_tui.engines.choices import StartChoice, load_last_choice, save_last_cho
 from nlu_tui.model import RunStatus
 from nlu_tui.runsessions import sessions, store_for
 from nlu_tui.ui.screens.dialogs import TrainingFilePicker
-from nlu_tui.ui.screens.run_pane import RunsPane
 from nlu_tui.ui.screens.run_start import OTHER, StartRunDialog
+from nlu_tui.ui.widgets.runs_pane import RunsPane
 
 REPO = Path(__file__).resolve().parent.parent
 TRAINING = REPO / "sample_suites" / "banking_bot.nlu.yml"

@@ -22,6 +22,7 @@ from textual.widgets import TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from nlu_tui import ui_state
+from nlu_tui.caseview import RowCache
 from nlu_tui.model import Suite
 from nlu_tui.ui.commands import PaletteCommand
 from nlu_tui.ui.messages import (
@@ -31,12 +32,12 @@ from nlu_tui.ui.messages import (
     SuiteLoaded,
     WorkspaceChanged,
 )
-from nlu_tui.ui.widgets.cases_view import CasesView, RowCache
+from nlu_tui.ui.widgets.cases_view import CasesView
 from nlu_tui.ui.widgets.footer import BudgetFooter
 from nlu_tui.ui.widgets.suites_panel import SuitesPanel
 
 EXTRA_PANES: list[tuple[str, str, str]] = [
-    ("Runs", "tab-runs", "nlu_tui.ui.screens.run_pane:RunsPane"),
+    ("Runs", "tab-runs", "nlu_tui.ui.widgets.runs_pane:RunsPane"),
     ("Results", "tab-results", "nlu_tui.ui.widgets.results_pane:ResultsPane"),
 ]
 """(tab title, pane id, "module:WidgetClass") for panes supplied by other modules."""

@@ -34,14 +34,15 @@ from textual.widgets import (
 from textual.widgets.option_list import Option
 
 from nlu_tui.model import ResultType
+from nlu_tui.reports.result_columns import COLUMNS, ResultFilter
 from nlu_tui.reports.run_data import RunData
+from nlu_tui.reports.summary_text import num, progress_text, summary_text
 from nlu_tui.runsessions import RunSession, sessions, store_for
 from nlu_tui.textsafe import inert, inert_markup
 from nlu_tui.ui.commands import PaletteCommand
 from nlu_tui.ui.widgets.charts import Chart
 from nlu_tui.ui.widgets.results_detail import ResultDetail
-from nlu_tui.ui.widgets.results_summary import num, progress_text, summary_text
-from nlu_tui.ui.widgets.results_table import COLUMNS, ResultFilter, ResultsTable
+from nlu_tui.ui.widgets.results_table import ResultsTable
 from nlu_tui.ui.widgets.threshold_view import ThresholdView
 
 TYPE_CHOICES = [
@@ -273,7 +274,7 @@ class ResultsPane(Vertical):
 
     @work(thread=True, exclusive=True, group="results-load", exit_on_error=False)
     def _load(self, run_id: str) -> None:
-        from nlu_tui.ui.widgets.results_table import ResultColumns
+        from nlu_tui.reports.result_columns import ResultColumns
 
         try:
             data = RunData.load(store_for(self.app), run_id)
@@ -642,7 +643,7 @@ class ResultsPane(Vertical):
             self.post_message(EditCaseRequested(case_id))
 
     def action_note(self) -> None:
-        from nlu_tui.ui.screens.run_pane import edit_note
+        from nlu_tui.ui.widgets.runs_pane import edit_note
 
         if self.run_id is not None:
             edit_note(self, self.run_id, on_saved=self._note_saved)
@@ -655,7 +656,7 @@ class ResultsPane(Vertical):
             )
 
     def action_cancel_run(self) -> None:
-        from nlu_tui.ui.screens.run_pane import confirm_cancel
+        from nlu_tui.ui.widgets.runs_pane import confirm_cancel
 
         if self.session is not None and not self.session.finished:
             confirm_cancel(self, self.session)

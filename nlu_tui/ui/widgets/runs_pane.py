@@ -26,6 +26,14 @@ from textual.widget import Widget
 from textual.widgets import DataTable, ProgressBar, Static
 
 from nlu_tui.model import RunStatus, Suite
+from nlu_tui.reports.summary_text import (
+    STATUS_LABEL,
+    duration,
+    num,
+    pct,
+    progress_text,
+    status_text,
+)
 from nlu_tui.runsessions import (
     RunSession,
     active_sessions,
@@ -38,14 +46,6 @@ from nlu_tui.runsessions import (
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.commands import PaletteCommand
 from nlu_tui.ui.navigation import show_main_tab
-from nlu_tui.ui.widgets.results_summary import (
-    STATUS_LABEL,
-    duration,
-    num,
-    pct,
-    progress_text,
-    status_text,
-)
 
 HISTORY_COLUMNS = [
     ("mark", " "),
