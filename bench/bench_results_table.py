@@ -74,8 +74,8 @@ def build(n: int) -> tuple[dict[str, Any], list[Any]]:
 async def measure(cases: dict[str, Any], results: list[Any]) -> dict[str, float]:
     from textual.app import App, ComposeResult
 
-    from nlu_tui.reports.result_columns import ResultColumns, ResultFilter
     from nlu_tui.ui.widgets.results_table import ResultsTable
+    from nlu_tui.views.result_columns import ResultColumns, ResultFilter
 
     class Bench(App[None]):
         def compose(self) -> ComposeResult:

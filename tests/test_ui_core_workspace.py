@@ -100,7 +100,7 @@ def test_case_form_round_trip_and_rules() -> None:
 
 def test_filter_rules_match_arrow_filter() -> None:
     pytest.importorskip("pyarrow")
-    from nlu_tui.caseview import build_arrow, view_table
+    from nlu_tui.views.cases import build_arrow, view_table
 
     suite = load_suite(SAMPLE)
     problems = {suite.cases[2].id: 1}

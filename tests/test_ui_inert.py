@@ -14,7 +14,7 @@ from typing import Any
 
 from textual.widgets import DataTable, TabbedContent
 from ui_runs_support import stored_run
-from ui_support import SIZE, new_app, settle
+from ui_support import new_app, settle
 
 from nlu_tui.model import (
     ExpectedEntity,
@@ -28,6 +28,9 @@ from nlu_tui.model import (
 )
 from nlu_tui.runsessions import store_for
 
+SIZE = (240, 50)
+"""Wide enough that the cases and results tables show the whole hostile text (at 120 columns
+they cut long cells with "…", which would hide the stand-ins this test looks for)."""
 HOSTILE = "\x1b]52;c;SGVsbG8=\x07\x1b[2J\x9b31m\u202eevil"
 _BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 

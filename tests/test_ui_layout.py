@@ -15,10 +15,10 @@ from ui_runs_support import predictions_v1, screen_text
 from ui_support import FIXTURES, SAMPLE, make_workspace, new_app, settle
 
 from nlu_tui.model import ExpectedIntent, Prediction, TestCase
-from nlu_tui.reports.run_data import RunData
 from nlu_tui.scoring import score_case
 from nlu_tui.ui.app import NluTuiApp
 from nlu_tui.ui.widgets.fast_table import fit_widths
+from nlu_tui.views.run_data import RunData
 from nlu_tui.workspace import open_workspace
 
 TRAINING = SAMPLE.parent / "banking_bot.nlu.yml"
@@ -180,9 +180,7 @@ async def test_suites_panel_collapses_and_reopen_restores_suite_and_tab(tmp_path
 
 
 async def test_f5_runs_the_selected_suite_from_any_tab(tmp_path: Path) -> None:
-    from nlu_tui.ui.screens.run_dialogs import ConfirmDialog
-
-    from nlu_tui.ui.screens.dialogs import SuiteFormScreen
+    from nlu_tui.ui.screens.dialogs import ConfirmDialog, SuiteFormScreen
     from nlu_tui.ui.screens.run_start import StartRunDialog
 
     app = new_app(make_workspace(tmp_path, SAMPLE, TRAINING))
@@ -356,3 +354,24 @@ async def test_footer_offers_run_test_suite_on_every_tab(tmp_path: Path, size: A
             footer = screen_text(app).splitlines()[-1]
             assert "F5 Run Test Suite" in footer, (key, footer)
             assert len(footer) <= size[0]
+
+
+def test_history_lists_a_failed_run_with_dashes_not_zero() -> None:
+    """A failed run measured nothing: the workbench history shows ``-``, as ``nlu-tui runs``
+    does (issue 10, item 21), and sorts it below every measured run."""
+    from nlu_tui.model import RunStatus
+    from nlu_tui.store.records import RunRecord
+    from nlu_tui.ui.widgets.runs_pane import history_row
+    from nlu_tui.views.summary_text import num, pct
+
+    def record(status: RunStatus, tp: int) -> RunRecord:
+        return RunRecord(
+            "r1", "s", None, "h", "rasa:http://x", {}, "development", status, None, "",
+            10, tp, tp, 0, 0, 0, 10 - tp, 0.0, 1.0,
+        )  # fmt: skip
+
+    failed = history_row(record(RunStatus.FAILED, 0))
+    assert (num(failed.f1), num(failed.precision), pct(failed.intent)) == ("-", "-", "-")
+    measured = history_row(record(RunStatus.SUCCESS, 10))
+    assert num(measured.f1) == "1.0000"
+    assert failed.value("f1") < measured.value("f1")

@@ -15,9 +15,9 @@ from ui_runs_support import (
     stored_run,
 )
 
-from nlu_tui.reports.result_columns import COLUMNS, ResultFilter
 from nlu_tui.store import RunStore
 from nlu_tui.ui.widgets.results_pane import ResultsPane
+from nlu_tui.views.result_columns import COLUMNS, ResultFilter
 
 SIZE = (140, 40)
 
@@ -181,15 +181,15 @@ async def test_export_every_registry_format(tmp_path: Path) -> None:
 def test_chart_rows_account_for_every_scored_case() -> None:
     from ui_runs_support import small_suite
 
-    from nlu_tui.reports.charts import (
+    from nlu_tui.scoring import score_case, summarize
+    from nlu_tui.scoring.histogram import confidence_histogram
+    from nlu_tui.views.charts import (
         bar,
         confidence_bins,
         distribution_chart,
         hits_misses_chart,
         latency_bins,
     )
-    from nlu_tui.scoring import score_case, summarize
-    from nlu_tui.scoring.histogram import confidence_histogram
 
     suite = small_suite()
     results = [score_case(c, p) for c, p in zip(suite.cases, predictions_v1(), strict=True)]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 
 from nlu_tui.model import CaseResult, ExpectedIntent, ResultType, TestCase
-from nlu_tui.reports.result_columns import ResultFilter
 from nlu_tui.ui.widgets.results_table import SYNC_ROWS, ResultsTable
+from nlu_tui.views.result_columns import ResultFilter
 
 N = SYNC_ROWS + 1000
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nlu_tui.reports.run_data import RunData
+from nlu_tui.views.run_data import RunData
 
 
 def export_formats() -> list[tuple[str, str, str]]:

@@ -22,7 +22,6 @@ from textual.widgets import TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from nlu_tui import ui_state
-from nlu_tui.caseview import RowCache
 from nlu_tui.model import Suite
 from nlu_tui.ui.commands import PaletteCommand
 from nlu_tui.ui.messages import (
@@ -35,6 +34,7 @@ from nlu_tui.ui.messages import (
 from nlu_tui.ui.widgets.cases_view import CasesView
 from nlu_tui.ui.widgets.footer import BudgetFooter
 from nlu_tui.ui.widgets.suites_panel import SuitesPanel
+from nlu_tui.views.cases import RowCache
 
 EXTRA_PANES: list[tuple[str, str, str]] = [
     ("Runs", "tab-runs", "nlu_tui.ui.widgets.runs_pane:RunsPane"),
@@ -236,7 +236,14 @@ class MainScreen(Screen[None]):
 
     def _focus_into(self, pane: Widget) -> None:
         """Focus the pane's main table (its DataTable), else its first focusable widget."""
-        candidates = [w for w in pane.query("*") if w.focusable and w.display and w.visible]
+        # only what is shown: a table in another (hidden) tab of the pane would switch to it
+        candidates = [
+            w
+            for w in pane.query("*")
+            if w.focusable
+            and w.visible
+            and all(a.display for a in w.ancestors_with_self if isinstance(a, Widget))
+        ]
         # by class name: the fastdatatable and Textual's DataTable (and their subclasses)
         tables = [w for w in candidates if any(c.__name__ == "DataTable" for c in type(w).__mro__)]
         found = tables or candidates

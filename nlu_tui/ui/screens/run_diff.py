@@ -18,7 +18,6 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Select, Static, TabbedContent, TabPane
 
-from nlu_tui.reports.summary_text import num, run_title
 from nlu_tui.rundiff import (
     DEFAULT_CONFIDENCE_THRESHOLD,
     ChangeKind,
@@ -30,6 +29,7 @@ from nlu_tui.runsessions import store_for
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.commands import PaletteCommand
 from nlu_tui.ui.widgets.footer import BudgetFooter
+from nlu_tui.views.summary_text import num, run_title
 
 KIND_LABEL = {
     ChangeKind.BROKE: ("broke", "bold red"),

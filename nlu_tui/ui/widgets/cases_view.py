@@ -28,7 +28,12 @@ from nlu_tui.case_form import (
     known_tags,
     split_list,
 )
-from nlu_tui.caseview import (
+from nlu_tui.errors import ConflictError
+from nlu_tui.model import Suite, TestCase
+from nlu_tui.textsafe import inert
+from nlu_tui.ui.commands import PaletteCommand
+from nlu_tui.ui.messages import SuiteChanged
+from nlu_tui.views.cases import (
     COLUMNS,
     SEL_MARK,
     RowCache,
@@ -36,11 +41,6 @@ from nlu_tui.caseview import (
     validate_problems,
     view_table,
 )
-from nlu_tui.errors import ConflictError
-from nlu_tui.model import Suite, TestCase
-from nlu_tui.textsafe import inert
-from nlu_tui.ui.commands import PaletteCommand
-from nlu_tui.ui.messages import SuiteChanged
 
 if TYPE_CHECKING:
     from nlu_tui.workspace import Workspace

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from textual.widgets import Static
 
-from nlu_tui.reports.charts import distribution_chart, hits_misses_chart
+from nlu_tui.views.charts import distribution_chart, hits_misses_chart
 
 
 class Chart(Static):

@@ -34,9 +34,6 @@ from textual.widgets import (
 from textual.widgets.option_list import Option
 
 from nlu_tui.model import ResultType
-from nlu_tui.reports.result_columns import COLUMNS, ResultFilter
-from nlu_tui.reports.run_data import RunData
-from nlu_tui.reports.summary_text import num, progress_text, summary_text
 from nlu_tui.runsessions import RunSession, sessions, store_for
 from nlu_tui.textsafe import inert, inert_markup
 from nlu_tui.ui.commands import PaletteCommand
@@ -44,6 +41,9 @@ from nlu_tui.ui.widgets.charts import Chart
 from nlu_tui.ui.widgets.results_detail import ResultDetail
 from nlu_tui.ui.widgets.results_table import ResultsTable
 from nlu_tui.ui.widgets.threshold_view import ThresholdView
+from nlu_tui.views.result_columns import COLUMNS, ResultFilter
+from nlu_tui.views.run_data import RunData
+from nlu_tui.views.summary_text import num, progress_text, summary_text
 
 TYPE_CHOICES = [
     ("All results", ""),
@@ -274,7 +274,7 @@ class ResultsPane(Vertical):
 
     @work(thread=True, exclusive=True, group="results-load", exit_on_error=False)
     def _load(self, run_id: str) -> None:
-        from nlu_tui.reports.result_columns import ResultColumns
+        from nlu_tui.views.result_columns import ResultColumns
 
         try:
             data = RunData.load(store_for(self.app), run_id)
@@ -512,7 +512,7 @@ class ResultsPane(Vertical):
         self.call_after_refresh(self.table.scroll_to_cursor)
 
     def _fill_charts(self) -> None:
-        from nlu_tui.reports.charts import confidence_bins, latency_bins
+        from nlu_tui.views.charts import confidence_bins, latency_bins
 
         assert self.data is not None
         results = [r for _, _, r in self.data.rows]

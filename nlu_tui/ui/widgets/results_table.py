@@ -21,7 +21,7 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from nlu_tui.model import CaseResult, TestCase
-from nlu_tui.reports.result_columns import (
+from nlu_tui.views.result_columns import (
     COLUMNS,
     ResultColumns,
     ResultFilter,

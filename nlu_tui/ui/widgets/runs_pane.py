@@ -26,14 +26,6 @@ from textual.widget import Widget
 from textual.widgets import DataTable, ProgressBar, Static
 
 from nlu_tui.model import RunStatus, Suite
-from nlu_tui.reports.summary_text import (
-    STATUS_LABEL,
-    duration,
-    num,
-    pct,
-    progress_text,
-    status_text,
-)
 from nlu_tui.runsessions import (
     RunSession,
     active_sessions,
@@ -46,6 +38,14 @@ from nlu_tui.runsessions import (
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.commands import PaletteCommand
 from nlu_tui.ui.navigation import show_main_tab
+from nlu_tui.views.summary_text import (
+    STATUS_LABEL,
+    duration,
+    num,
+    pct,
+    progress_text,
+    status_text,
+)
 
 HISTORY_COLUMNS = [
     ("mark", " "),
@@ -92,10 +92,11 @@ class HistoryRow:
     """One run in the history table, with raw values for sorting."""
 
     record: Any
-    f1: float
-    precision: float
-    recall: float
-    intent: float
+    f1: float | None
+    precision: float | None
+    recall: float | None
+    intent: float | None
+    """None when the run measured nothing (it failed, or scored no case): shown as ``-``."""
     entity: float | None
 
     def value(self, key: str) -> Any:
@@ -105,10 +106,10 @@ class HistoryRow:
             "engine": r.engine_name,
             "stage": r.stage,
             "status": STATUS_LABEL[RunStatus(r.status)],
-            "f1": self.f1,
-            "precision": self.precision,
-            "recall": self.recall,
-            "intent": self.intent,
+            "f1": -1.0 if self.f1 is None else self.f1,
+            "precision": -1.0 if self.precision is None else self.precision,
+            "recall": -1.0 if self.recall is None else self.recall,
+            "intent": -1.0 if self.intent is None else self.intent,
             "entity": -1.0 if self.entity is None else self.entity,
             "tp": r.tp,
             "tn": r.tn,
@@ -123,6 +124,8 @@ class HistoryRow:
 
 def history_row(record: Any, entity: float | None = None) -> HistoryRow:
     """Figures of a stored run from its exact counters, by the scoring core's definitions."""
+    if record.scored_f1 is None:  # a failed run is listed with "-", never an F1 of 0.000
+        return HistoryRow(record, None, None, None, None, entity)
     counts = record.counts()
     return HistoryRow(
         record, counts.f1, counts.precision, counts.recall, counts.intent_success, entity

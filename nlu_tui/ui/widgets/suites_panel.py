@@ -19,10 +19,10 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from nlu_tui.model import RunStatus, Suite
-from nlu_tui.reports.summary_text import STATUS_ICON
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.commands import PaletteCommand
 from nlu_tui.ui.messages import SuiteHighlighted, WorkspaceChanged
+from nlu_tui.views.summary_text import STATUS_ICON
 from nlu_tui.workspace import SuiteInfo, Workspace
 
 
