@@ -1,0 +1,182 @@
+"""``nlu-tui run --rasa DIR`` against ``rasa test nlu`` itself (issue 11 part 1, real-peers.md §1).
+
+One real Rasa 3.6.21 model (CRFEntityExtractor + EntitySynonymMapper + FallbackClassifier,
+trained on the 80 % of the financial demo that ``rasa data split nlu --random-seed 42`` gives):
+``rasa test nlu`` on the 20 % test split writes its files; the same model served over HTTP and
+run by nlu-tui on the same split must write equal ones (numbers to 1e-9). Needs the peer venv of
+``tests/peers/setup_rasa.sh``; skipped with the reason otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.conftest import DATASETS
+
+pytestmark = [pytest.mark.rasa, pytest.mark.slow]
+
+PEERS = Path(os.environ.get("NLU_TUI_PEERS_DIR", Path.home() / ".cache" / "nlu-tui-peers"))
+RASA = PEERS / "rasa310" / "bin" / "rasa"
+NLU = DATASETS / "rasa-financial-demo" / "nlu.yml"
+CONFIG = """recipe: default.v1
+assistant_id: peers-eval
+language: en
+pipeline:
+  - name: WhitespaceTokenizer
+  - name: LexicalSyntacticFeaturizer
+  - name: CountVectorsFeaturizer
+  - name: CountVectorsFeaturizer
+    analyzer: char_wb
+    min_ngram: 1
+    max_ngram: 4
+  - name: LogisticRegressionClassifier
+  - name: CRFEntityExtractor
+  - name: EntitySynonymMapper
+  - name: FallbackClassifier
+    threshold: 0.7
+policies: []
+"""
+FILES = (
+    "intent_report.json",
+    "intent_errors.json",
+    "intent_successes.json",
+    "CRFEntityExtractor_report.json",
+    "CRFEntityExtractor_errors.json",
+    "CRFEntityExtractor_successes.json",
+)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _rasa(work: Path, env: dict[str, str], *args: str) -> None:
+    done = subprocess.run(
+        [str(RASA), *args], cwd=work, env=env, capture_output=True, text=True, timeout=900
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+
+
+@pytest.fixture(scope="module")
+def peer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
+    """(work folder with the split and Rasa's results, URL of the same model served)."""
+    if not RASA.exists():
+        pytest.skip(f"no Rasa peer at {RASA}: run tests/peers/setup_rasa.sh (needs Python 3.10)")
+    if not NLU.exists():
+        pytest.skip(f"dataset not available: {NLU}")
+    work = tmp_path_factory.mktemp("rasa-eval")
+    (work / "data").mkdir()
+    shutil.copy(NLU, work / "data" / "nlu.yml")
+    (work / "config.yml").write_text(CONFIG)
+    env = {
+        **os.environ,
+        "RASA_TELEMETRY_ENABLED": "false",
+        "SQLALCHEMY_SILENCE_UBER_WARNING": "1",
+        "HOME": str(work),
+    }
+    split = "train_test_split"
+    _rasa(work, env, "data", "split", "nlu", "-u", "data/nlu.yml", "--random-seed", "42")
+    _rasa(
+        work, env, "train", "nlu", "--config", "config.yml", "--nlu",
+        f"{split}/training_data.yml", "--out", "models", "--fixed-model-name", "eval",
+    )  # fmt: skip
+    _rasa(
+        work, env, "test", "nlu", "--nlu", f"{split}/test_data.yml", "-m",
+        "models/eval.tar.gz", "--out", "rasa_results", "--successes", "--no-plot",
+    )  # fmt: skip
+    port = _free_port()
+    log = (work / "rasa.log").open("w")
+    proc = subprocess.Popen(
+        [
+            str(RASA), "run", "--enable-api", "-m", "models/eval.tar.gz",
+            "-i", "127.0.0.1", "-p", str(port),
+        ],
+        cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"rasa run exited: {(work / 'rasa.log').read_text()[-2000:]}")
+            try:
+                if httpx.get(f"{url}/status", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail("rasa run did not load its model within 180 s")
+            time.sleep(0.5)
+        yield work, url
+    finally:
+        proc.terminate()  # by PID, never by name
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+        log.close()
+
+
+def assert_same(ours: Any, theirs: Any, where: str) -> None:
+    """Equal JSON, numbers to 1e-9."""
+    if isinstance(theirs, dict):
+        assert isinstance(ours, dict) and set(ours) == set(theirs), where
+        for key, value in theirs.items():
+            assert_same(ours[key], value, f"{where}.{key}")
+    elif isinstance(theirs, list):
+        assert isinstance(ours, list) and len(ours) == len(theirs), where
+        for i, (a, b) in enumerate(zip(ours, theirs, strict=True)):
+            assert_same(a, b, f"{where}[{i}]")
+    elif isinstance(theirs, float) or isinstance(ours, float):
+        assert isinstance(ours, int | float) and abs(ours - theirs) <= 1e-9, where
+    else:
+        assert ours == theirs, where
+
+
+def test_run_rasa_writes_what_rasa_test_nlu_writes(peer: tuple[Path, str], tmp_path: Path) -> None:
+    work, url = peer
+    ours = tmp_path / "ours"
+    env = {
+        **os.environ,
+        "NLU_TUI_DATA_DIR": str(tmp_path / "data"),
+        "NLU_TUI_CONFIG_DIR": str(tmp_path / "config"),
+    }
+    done = subprocess.run(
+        [
+            sys.executable, "-m", "nlu_tui", "run",
+            str(work / "train_test_split" / "test_data.yml"),
+            "--engine", f"rasa:{url}", "--rasa", str(ours), "--rasa-successes",
+        ],
+        env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode in (0, 1), done.stdout[-2000:] + done.stderr[-2000:]
+    theirs = work / "rasa_results"
+    fallbacks = 0
+    for name in FILES:
+        assert (theirs / name).exists(), name
+        assert_same(
+            json.loads((ours / name).read_text()), json.loads((theirs / name).read_text()), name
+        )
+    errors = json.loads((theirs / "intent_errors.json").read_text())
+    report = json.loads((theirs / "intent_report.json").read_text())
+    # The pipeline's fallback fired (so undoing it mattered) and entities were scored.
+    fallbacks = sum(1 for e in errors if e["intent_prediction"]["confidence"] < 0.7)
+    successes = json.loads((theirs / "intent_successes.json").read_text())
+    fallbacks += sum(1 for e in successes if e["intent_prediction"]["confidence"] < 0.7)
+    assert fallbacks > 0 and report["accuracy"] > 0.5
+    assert json.loads((theirs / "CRFEntityExtractor_report.json").read_text())
