@@ -268,3 +268,20 @@ def test_no_entity_files_when_no_case_expects_an_entity(tmp_path: Path) -> None:
     rows = _entity_rows()[1:]
     written = write_report("rasa", tmp_path, META, rows)
     assert [p.name for p in written] == ["intent_report.json", "intent_errors.json"]
+
+
+def test_list_notation_puts_the_first_entity_on_the_token(tmp_path: Path) -> None:
+    """``[ice cream][{"entity": "food"}, {"entity": "desert"}]``: two expected entities on one
+    span; Rasa's ``pick_best_entity_fit`` (numpy ``argmax``) keeps the first."""
+    from nlu_tui.formats.rasa_markup import parse_example
+
+    parsed = parse_example('I like [ice cream][{"entity": "food"}, {"entity": "desert"}]')
+    case = TestCase(parsed.text, intents=[ExpectedIntent("inform")], entities=parsed.entities)
+    predicted = {"entity": "desert", "start": 7, "end": 16, "value": "ice cream", "extractor": "X"}
+    answer = _answer(parsed.text, "inform", [("inform", 1.0), ("greet", 0.0)], entities=[predicted])
+    write_report("rasa", tmp_path, META, [_row(case, answer)])
+    report = json.loads((tmp_path / "X_report.json").read_text())
+    assert report["food"]["support"] == 2 and report["food"]["recall"] == 0.0
+    assert report["food"]["confused_with"] == {"desert": 2}
+    errors = json.loads((tmp_path / "X_errors.json").read_text())
+    assert [e["entity"] for e in errors[0]["entities"]] == ["food", "desert"]
