@@ -285,3 +285,56 @@ def test_list_notation_puts_the_first_entity_on_the_token(tmp_path: Path) -> Non
     assert report["food"]["confused_with"] == {"desert": 2}
     errors = json.loads((tmp_path / "X_errors.json").read_text())
     assert [e["entity"] for e in errors[0]["entities"]] == ["food", "desert"]
+
+
+def _selector(key: str, confidence: float) -> dict[str, Any]:
+    response = {
+        "intent_response_key": key,
+        "confidence": confidence,
+        "utter_action": f"utter_{key}",
+    }
+    return {"all_retrieval_intents": ["faq"], "default": {"response": response, "ranking": []}}
+
+
+def test_retrieval_intents_and_the_response_selection_report(tmp_path: Path) -> None:
+    """Rasa's reader splits ``faq/ask_fees`` into intent ``faq`` and intent_response_key
+    ``faq/ask_fees`` (``Message.separate_intent_response_key``); ``get_eval_data`` reads the
+    predicted key from ``response_selector`` (``default`` when no selector is named for the
+    retrieval intent), and ``evaluate_response_selections`` drops examples without a key."""
+
+    def row(text: str, expected: str, intent: str, key: str, conf: float, i: int) -> Any:
+        case = TestCase(text, intents=[ExpectedIntent(expected)], id=f"q{i}")
+        ranking = [(intent, 0.9), ("greet" if intent != "greet" else "faq", 0.1)]
+        return _row(case, _answer(text, intent, ranking, response_selector=_selector(key, conf)))
+
+    rows = [
+        row("what are the fees", "faq/ask_fees", "faq", "faq/ask_fees", 0.8, 0),
+        row("when are you open", "faq/ask_hours", "faq", "faq/ask_fees", 0.6, 1),
+        row("hello", "greet", "greet", "faq/ask_hours", 0.3, 2),
+    ]
+    written = write_reports({"rasa": tmp_path}, META, rows, rasa=RasaOptions(successes=True))
+    intents = json.loads((tmp_path / "intent_report.json").read_text())
+    assert set(intents) - {"accuracy", "micro avg", "macro avg", "weighted avg"} == {"faq", "greet"}
+    assert intents["accuracy"] == 1.0
+    assert "response_selection_report.json" in {p.name for p in written}
+    report = json.loads((tmp_path / "response_selection_report.json").read_text())
+    assert report["macro avg"]["support"] == 2  # "hello" has no response key: dropped
+    assert report["faq/ask_hours"]["recall"] == 0.0
+    assert report["faq/ask_hours"]["confused_with"] == {"faq/ask_fees": 1}
+    errors = json.loads((tmp_path / "response_selection_errors.json").read_text())
+    assert errors == [
+        {
+            "text": "when are you open",
+            "intent_response_key_target": "faq/ask_hours",
+            "intent_response_key_prediction": {"name": "faq/ask_fees", "confidence": 0.6},
+        }
+    ]
+    successes = json.loads((tmp_path / "response_selection_successes.json").read_text())
+    assert [s["text"] for s in successes] == ["what are the fees"]
+
+
+def test_no_response_report_with_fewer_than_two_response_keys(tmp_path: Path) -> None:
+    case = TestCase("fees?", intents=[ExpectedIntent("faq/ask_fees")], id="f")
+    answer = _answer("fees?", "faq", [("faq", 1.0), ("greet", 0.0)])
+    written = write_report("rasa", tmp_path, META, [_row(case, answer)])
+    assert [p.name for p in written] == ["intent_report.json", "intent_errors.json"]

@@ -21,6 +21,9 @@ Reproduces ``rasa test nlu`` (Rasa 3.x ``rasa/nlu/test.py`` ``evaluate_intents``
   empty (``[]``), so a stale file from an earlier export never survives; ``intent_successes.json``
   (the examples predicted right, same shape) only when asked (``rasa test nlu --successes``), and
   no errors file when told not to (``--no-errors``);
+- retrieval intents (``faq/ask_fees``): the intent target is ``faq``, as Rasa's reader splits
+  it; ``response_selection_report.json`` and ``_errors.json`` score the whole name against the
+  ``intent_response_key`` of Rasa's ``response_selector`` (when the test data has two or more);
 - entities: ``<Extractor>_report.json`` and ``<Extractor>_errors.json`` per extractor, with
   Rasa's token-tag scoring (:mod:`nlu_tui.scoring.rasa_entities`), when any case expects an
   entity and the engine named any.
@@ -84,6 +87,20 @@ def undone_fallback(prediction: Prediction | None) -> tuple[str, float | None] |
     return prediction.pre_fallback_intent, finite(prediction.pre_fallback_confidence)
 
 
+def retrieval_intent(name: str) -> str:
+    """The intent Rasa's reader gives an example named ``faq/ask_fees`` (``faq``; the whole name
+    is its ``intent_response_key``, the target of the response selection report)."""
+    head, sep, tail = name.partition("/")
+    return head if sep and "/" not in tail else name
+
+
+def response_key(name: str | None) -> str:
+    """``intent_response_key`` of an expected intent: itself when it is a retrieval intent."""
+    if not name:
+        return ""
+    return name if retrieval_intent(name) != name else ""
+
+
 def _undone_example(
     case: TestCase,
     result: CaseResult,
@@ -93,7 +110,7 @@ def _undone_example(
 ) -> Example:
     name, confidence = undone
     target = name if intent_acceptable(case, name, options) else first
-    return case.utterance, target, name, confidence
+    return case.utterance, retrieval_intent(target), name, confidence
 
 
 def rasa_examples(
@@ -114,7 +131,7 @@ def rasa_examples(
             continue
         target, _ = intent_labels(case, result, options)
         predicted = result.matched_intent or ""
-        out.append((case.utterance, target, predicted, finite(result.confidence)))
+        out.append((case.utterance, retrieval_intent(target), predicted, finite(result.confidence)))
     return out
 
 
@@ -147,6 +164,7 @@ def prepared_examples(
             out.append(_undone_example(case, result, first, undone, options))
             continue
         confidence = result.confidence
+        target = retrieval_intent(target)
         out.append((case.utterance, target, result.matched_intent or "", finite(confidence)))
     return out
 
@@ -275,6 +293,8 @@ class RasaPart:
     """How often each (intent target, prediction) pair occurs."""
     entities: list[EntityExample]
     """The rows' examples for the entity evaluation."""
+    responses: list[Example]
+    """The rows' examples for the response selection evaluation."""
 
 
 def _located(
@@ -374,6 +394,77 @@ def entity_examples(
     return out
 
 
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def response_examples(
+    rows: Sequence[ResultRow],
+    duplicates: frozenset[int] = frozenset(),
+    lo: int = 0,
+    options: ScoringOptions = DEFAULT_OPTIONS,
+) -> list[Example]:
+    """(text, ``intent_response_key`` target, predicted key, confidence) per scored row, as
+    ``get_eval_data`` reads them from Rasa's ``response_selector``: the selector of the
+    example's retrieval intent when the answer has one, else ``default``."""
+    out: list[Example] = []
+    for i, (case, prediction, result) in enumerate(rows, lo):
+        if i in duplicates or result.result is ResultType.ERROR or prediction is None:
+            continue
+        expected = expected_intents(case, options)
+        name = expected[0] if expected else ""
+        intent_target = retrieval_intent(name)
+        raw = _dict(prediction.raw)
+        selector = _dict(raw.get("response_selector"))
+        retrieval = selector.get("all_retrieval_intents")
+        retrieval = retrieval if isinstance(retrieval, list) else []
+        key = (
+            intent_target if intent_target in retrieval and intent_target in selector else "default"
+        )
+        response = _dict(_dict(selector.get(key)).get("response"))
+        predicted = response.get("intent_response_key")
+        confidence = response.get("confidence")
+        text = raw["text"] if isinstance(raw.get("text"), str) else case.utterance
+        out.append(
+            (
+                text,
+                response_key(name),
+                predicted if isinstance(predicted, str) else "",
+                confidence if isinstance(confidence, int | float) else None,
+            )
+        )
+    return out
+
+
+def response_files(
+    directory: Path, examples: Sequence[Example], options: RasaOptions
+) -> list[Path]:
+    """``response_selection_report.json`` and ``_errors.json`` (``_successes.json``), when the
+    examples have two retrieval sub-intents or more (``should_eval_response_selection``)."""
+    if len({target for _t, target, _p, _c in examples if target}) < 2:
+        return []
+    kept = [e for e in examples if e[1]]  # remove_empty_response_examples
+
+    def listing(right: bool) -> list[dict[str, Any]]:
+        return [
+            {
+                "text": text,
+                "intent_response_key_target": target,
+                "intent_response_key_prediction": {"name": pred, "confidence": conf},
+            }
+            for text, target, pred, conf in kept
+            if (target == pred) is right
+        ]
+
+    report = rasa_report_from_counts(Counter((e[1], e[2]) for e in kept))
+    written = [_dump(directory / "response_selection_report.json", report)]
+    if options.successes:
+        written.append(_dump(directory / "response_selection_successes.json", listing(True)))
+    if options.errors:
+        written.append(_dump(directory / "response_selection_errors.json", listing(False)))
+    return written
+
+
 def rasa_rows(prepared: PreparedRun, meta: RunMeta, lo: int, hi: int) -> RasaPart:
     """What rows ``lo``..``hi`` add to the files, for :func:`write_rasa_parts`."""
     examples = prepared_examples(prepared, lo, hi)
@@ -382,6 +473,7 @@ def rasa_rows(prepared: PreparedRun, meta: RunMeta, lo: int, hi: int) -> RasaPar
         _error_items(examples, successes=True),
         Counter((e[1], e[2]) for e in examples),
         entity_examples(prepared.rows[lo:hi], prepared.rasa_duplicates, lo),
+        response_examples(prepared.rows[lo:hi], prepared.rasa_duplicates, lo, prepared.options),
     )
 
 
@@ -443,5 +535,6 @@ def write_rasa_parts(
         atomic_write_text(errors_path, _errors_document([p.errors for p in parts]))
         written.append(errors_path)
     examples = [example for part in parts for example in part.entities]
+    written += response_files(directory, [r for part in parts for r in part.responses], options)
     written += entity_files(directory, examples, options)
     return written
