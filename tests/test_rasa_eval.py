@@ -338,3 +338,29 @@ def test_no_response_report_with_fewer_than_two_response_keys(tmp_path: Path) ->
     answer = _answer("fees?", "faq", [("faq", 1.0), ("greet", 0.0)])
     written = write_report("rasa", tmp_path, META, [_row(case, answer)])
     assert [p.name for p in written] == ["intent_report.json", "intent_errors.json"]
+
+
+def test_argsort_orders_ties_as_numpy_1_23_which_rasa_runs_on() -> None:
+    """``confused_with`` picks among equal counts by ``np.argsort``; Rasa 3.6 runs on numpy
+    1.23.5, whose introsort orders ties unlike numpy 2. The fixture was recorded with the Rasa
+    peer venv's numpy (``np.argsort(row.reshape(1, -1), axis=1)``, rows of 1 to 150 values)."""
+    from nlu_tui.scoring.numpy_argsort import argsort
+
+    recorded = json.loads(
+        (Path(__file__).parent / "fixtures" / "numpy123_argsort.json").read_text()
+    )
+    assert recorded["numpy"] == "1.23.5"
+    for row, expected in recorded["rows"]:
+        assert argsort(row) == expected, row
+
+
+def test_confused_with_ties_as_in_rasa() -> None:
+    """Seen against the real Rasa (DIET pipeline): a row with tied counts of 1 listed ``inform``
+    where numpy 2's argsort would list another label. 17 labels leave the insertion sort."""
+    labels = [f"l{i:02d}" for i in range(17)]
+    pairs = {("l00", "l00"): 5, ("l00", "l03"): 2}
+    pairs.update({("l00", label): 1 for label in labels[4:]})
+    pairs.update({(label, label): 1 for label in labels[1:]})
+    report = rasa_report_from_counts(pairs)
+    # np.argsort([5, 0, 0, 2] + [1] * 13) ends with 15, 3, 0 in numpy 1.23.5 (16, 3, 0 in 2.4)
+    assert report["l00"]["confused_with"] == {"l03": 2, "l15": 1}

@@ -15,7 +15,7 @@ Reproduces ``rasa test nlu`` (Rasa 3.x ``rasa/nlu/test.py`` ``evaluate_intents``
   (labels written sorted), completed with ``micro avg`` or ``accuracy`` as Rasa does;
 - ``confused_with`` per label: among the 3 largest cells of its confusion-matrix row (labels =
   sorted union of targets and predictions), those off the diagonal with a count > 0. Ties are
-  broken by numpy's ``argsort`` exactly as Rasa does (numpy is imported lazily, here only);
+  broken as numpy 1.23's ``argsort`` breaks them, the numpy Rasa 3.6 runs on;
 - ``intent_errors.json``: ``[{text, intent, intent_prediction: {name, confidence}}]`` for every
   example whose target differs from its prediction. Unlike Rasa, the file is written even when
   empty (``[]``), so a stale file from an earlier export never survives; ``intent_successes.json``
@@ -49,6 +49,7 @@ from nlu_tui.scoring.case import (
     intent_acceptable,
 )
 from nlu_tui.scoring.intent_report import Report, intent_labels, report_from_counts
+from nlu_tui.scoring.numpy_argsort import argsort
 from nlu_tui.scoring.rasa_entities import (
     NO_ENTITY,
     EntityExample,
@@ -205,15 +206,14 @@ def rasa_report_from_counts(
 def _add_confused_with(
     report: Report, pairs: Mapping[tuple[str, str], int], exclude: str | None = None
 ) -> None:
-    """Rasa's ``_add_confused_labels_to_report``, on the same numpy ``argsort`` (ties included)."""
-    import numpy as np  # lazily: only exports need it
-
+    """Rasa's ``_add_confused_labels_to_report``: the row's ``np.argsort`` exactly as the numpy
+    Rasa 3.6 pins (1.23) orders ties (:mod:`nlu_tui.scoring.numpy_argsort`; numpy 2 differs)."""
     all_labels = sorted({label for pair in pairs for label in pair})
     index = {label: i for i, label in enumerate(all_labels)}
-    matrix = np.zeros((len(all_labels), len(all_labels)), dtype=np.int64)
+    matrix = [[0] * len(all_labels) for _ in all_labels]
     for (t, p), count in pairs.items():
-        matrix[index[t], index[p]] = count
-    order = np.argsort(matrix, axis=1)
+        matrix[index[t]][index[p]] = count
+    order = [argsort(row) for row in matrix]
     n_candidates = min(3, len(all_labels))
     for label in all_labels:
         if label != exclude and report.get(label):
@@ -222,8 +222,8 @@ def _add_confused_with(
         if label == exclude:
             continue
         for j in range(n_candidates):
-            col = int(order[i, -(1 + j)])
-            count = int(matrix[i, col])
+            col = order[i][-(1 + j)]
+            count = matrix[i][col]
             if all_labels[col] not in (label, exclude) and count > 0:
                 report[label]["confused_with"][all_labels[col]] = count
 

@@ -207,4 +207,4 @@ def write_reports(
 def _warm_up(formats: Mapping[str, ReportFormat]) -> None:
     """Load the lazily imported modules the writers need, while the children still render."""
     if "rasa" in formats:
-        import numpy  # noqa: F401 - Rasa's confused_with is numpy's argsort
+        import nlu_tui.scoring.numpy_argsort  # noqa: F401 - Rasa's confused_with
