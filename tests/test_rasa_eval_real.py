@@ -5,7 +5,8 @@ Two real Rasa 3.6.21 pipelines, each trained on the 80 % of the financial demo t
 FallbackClassifier, and DIETClassifier + ResponseSelector (with three ``faq/...`` retrieval
 intents added to the data). ``rasa test nlu --successes`` on the 20 % test split writes its
 files; the same model served over HTTP and run by nlu-tui on the same split must write equal
-ones (numbers to 1e-9; where Rasa writes no file for an empty list, ours must be ``[]``).
+ones (numbers to 1e-9; where Rasa writes no file for an empty list, ours must be ``[]``). Three
+examples of the split are repeated, which both must drop as duplicates.
 Needs the peer venv of ``tests/peers/setup_rasa.sh``; skipped with the reason otherwise.
 """
 
@@ -107,6 +108,21 @@ PIPELINES = {
 }  # fmt: skip
 
 
+def _add_duplicates(test_data: Path) -> None:
+    """Repeat the first three examples of the test split in a block of their own: Rasa's reader
+    drops such duplicates (``TrainingData.sanitize_examples``), so must nlu-tui."""
+    lines = test_data.read_text().splitlines()
+    intent = ""
+    repeated: list[str] = []
+    for line in lines:
+        if line.startswith("- intent: "):
+            intent = line.removeprefix("- intent: ")
+        elif line.startswith("    - ") and len(repeated) < 9:
+            repeated += [f"- intent: {intent}", "  examples: |", line]
+    assert len(repeated) == 9
+    test_data.write_text("\n".join([*lines, *repeated]) + "\n")
+
+
 def _add_faq(work: Path) -> None:
     with (work / "data" / "nlu.yml").open("a") as f:
         for key, examples in FAQ.items():
@@ -157,6 +173,7 @@ def peer(
     }
     split = "train_test_split"
     _rasa(work, env, "data", "split", "nlu", "-u", "data/nlu.yml", "--random-seed", "42")
+    _add_duplicates(work / split / "test_data.yml")
     _rasa(
         work, env, "train", "nlu", "--config", "config.yml", "--nlu",
         f"{split}/training_data.yml", "--out", "models", "--fixed-model-name", "eval", *domain,
