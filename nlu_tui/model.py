@@ -188,6 +188,10 @@ class Prediction:
     raw: Any = None
     latency_ms: float | None = None
     error: str | None = None
+    pre_fallback_intent: str | None = None
+    """When the engine's own fallback replaced its answer (Rasa's ``nlu_fallback``): the top
+    intent it had before, which ``rasa test nlu`` scores instead (``undo_fallback_prediction``)."""
+    pre_fallback_confidence: float | None = None
 
 
 # --- what scoring decides -------------------------------------------------------------------

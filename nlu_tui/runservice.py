@@ -77,6 +77,10 @@ class RunRequest:
     """A stored run id or an NLU.DevOps ``statistics.json`` to compare with."""
     thresholds: Path | None = None
     """NLU.DevOps test settings with thresholds."""
+    rasa_successes: bool = False
+    """The Rasa reports also list the examples predicted right (``rasa test nlu --successes``)."""
+    rasa_errors: bool = True
+    """The Rasa reports list the examples predicted wrong (false: ``--no-errors``)."""
 
 
 class Runner(Protocol):
@@ -318,8 +322,14 @@ class RunJob:
         rows = self.store.load_results(final.id)
         if request.reports:
             from nlu_tui.reports import RunMeta, write_reports
+            from nlu_tui.reports.rasa_report import RasaOptions
 
-            outcome.reports = write_reports(request.reports, RunMeta.from_record(final), rows)
+            outcome.reports = write_reports(
+                request.reports,
+                RunMeta.from_record(final),
+                rows,
+                rasa=RasaOptions(successes=request.rasa_successes, errors=request.rasa_errors),
+            )
         if not outcome.completed:
             return outcome
         outcome.problems = self._fail_on.failures(rows)

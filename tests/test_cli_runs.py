@@ -83,6 +83,17 @@ def test_sample_suite_on_embedded_engine_and_every_view(tmp_path: Path) -> None:
         assert (tmp_path / "rasa" / name).read_bytes() == (
             tmp_path / "rasa-run" / name
         ).read_bytes()
+    # rasa test nlu's --successes and --no-errors
+    switched = tmp_path / "rasa-switched"
+    shown_rasa = _cli(
+        "show", run_id, "-f", "rasa", "-o", str(switched), "--rasa-successes", "--rasa-no-errors"
+    )
+    assert shown_rasa.returncode == 0, shown_rasa.stderr
+    assert (switched / "intent_successes.json").exists()
+    assert not list(switched.glob("*_errors.json"))
+    assert (switched / "intent_report.json").read_bytes() == (
+        tmp_path / "rasa-run" / "intent_report.json"
+    ).read_bytes()
 
     assert _cli("note", run_id, "second thoughts").returncode == 0
     assert json.loads(_cli("runs", "--json").stdout)[0]["note"] == "second thoughts"

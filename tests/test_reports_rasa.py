@@ -23,6 +23,7 @@ from nlu_tui.model import ExpectedIntent, Prediction, TestCase
 from nlu_tui.reports import RunMeta, write_report
 from nlu_tui.reports.rasa_report import rasa_intent_report
 from nlu_tui.scoring.case import score_case
+from nlu_tui.scoring.numpy_argsort import argsort as numpy123_argsort
 
 META = RunMeta(id="r", suite="s", engine="rasa")
 
@@ -64,7 +65,9 @@ def rasa_oracle(
         report["micro avg"] = {"precision": acc, "recall": acc, "f1-score": acc, "support": support}
     elif "accuracy" not in report and "micro avg" in report:
         report["accuracy"] = accuracy
-    indices = np.argsort(confusion, axis=1)
+    # Rasa 3.6 runs on numpy 1.23, whose argsort orders ties unlike numpy 2 (installed here):
+    # its algorithm, checked against argsorts recorded from numpy 1.23.5 in test_rasa_eval.py.
+    indices = np.array([numpy123_argsort(row) for row in confusion.tolist()])
     n_candidates = min(3, len(labels))
     for label in labels:
         if report.get(label):

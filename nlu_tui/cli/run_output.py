@@ -16,9 +16,11 @@ from nlu_tui.textsafe import inert
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
+    from nlu_tui.reports.rasa_report import RasaOptions
     from nlu_tui.runner.events import ProgressEvent
     from nlu_tui.store.records import RunRecord
     from nlu_tui.store.runstore import StoredResult
+
 
 def _eta(seconds: float | None) -> str:
     if seconds is None:
@@ -292,19 +294,29 @@ def render(fmt: str, run: RunRecord, rows: list[StoredResult]) -> str:
     raise ValueError(fmt)
 
 
-def write(fmt: str, run: RunRecord, rows: list[StoredResult], path: Path) -> list[Path]:
+def write(
+    fmt: str, run: RunRecord, rows: list[StoredResult], path: Path, rasa: RasaOptions | None = None
+) -> list[Path]:
     """Write a stored run to ``path`` (a folder for ``rasa``); returns the files written."""
     if fmt == "summary":
         from nlu_tui.fileio import atomic_write_text
 
         atomic_write_text(path, summary_text(run, rows))
         return [path]
-    return write_many(run, rows, {fmt: path})
+    return write_many(run, rows, {fmt: path}, rasa)
 
 
-def write_many(run: RunRecord, rows: list[StoredResult], targets: dict[str, Path]) -> list[Path]:
+def write_many(
+    run: RunRecord,
+    rows: list[StoredResult],
+    targets: dict[str, Path],
+    rasa: RasaOptions | None = None,
+) -> list[Path]:
     """Write a stored run in several report formats at once ({format: path}): one summary,
     the rows rendered on every core worth using (``nlu_tui.reports.write_reports``)."""
     from nlu_tui.reports import RunMeta, write_reports
+    from nlu_tui.reports.rasa_report import DEFAULT_RASA_OPTIONS
 
-    return write_reports(targets, RunMeta.from_record(run), list(rows))
+    return write_reports(
+        targets, RunMeta.from_record(run), list(rows), rasa=rasa or DEFAULT_RASA_OPTIONS
+    )

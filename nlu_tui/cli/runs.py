@@ -68,8 +68,9 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "--rasa",
         type=Path,
         metavar="DIR",
-        help="write Rasa's intent_report.json and intent_errors.json into DIR",
+        help="write what `rasa test nlu` writes (intent and per-extractor entity reports) into DIR",
     )
+    _rasa_switches(p)
     p.add_argument(
         "--baseline",
         metavar="RUN_ID|statistics.json",
@@ -107,6 +108,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("run_id", metavar="RUN_ID", help="a run id (or a unique prefix)")
     p.add_argument("--format", "-f", default="summary", choices=SHOW_FORMATS_CHOICES)
     p.add_argument("-o", "--output", type=Path, metavar="F", help="write here (rasa: a folder)")
+    _rasa_switches(p)
     p.set_defaults(handler=cmd_show)
 
     p = sub.add_parser("note", help="set the note of a run (also while it runs)")
@@ -130,6 +132,18 @@ def _store() -> RunStore:
     return store
 
 
+def _rasa_switches(p: argparse.ArgumentParser) -> None:
+    """``rasa test nlu``'s own switches for the Rasa reports."""
+    p.add_argument(
+        "--rasa-successes",
+        action="store_true",
+        help="rasa: also intent_successes.json and <Extractor>_successes.json (rasa --successes)",
+    )
+    p.add_argument(
+        "--rasa-no-errors",
+        action="store_true",
+        help="rasa: no intent_errors.json nor <Extractor>_errors.json (rasa --no-errors)",
+    )
 
 
 # --- run ----------------------------------------------------------------------------------------
@@ -164,6 +178,8 @@ def _request(args: argparse.Namespace) -> RunRequest:
         fail_on=args.fail_on,
         baseline=args.baseline,
         thresholds=args.thresholds,
+        rasa_successes=args.rasa_successes,
+        rasa_errors=not args.rasa_no_errors,
     )
 
 
@@ -267,7 +283,10 @@ def cmd_show(args: argparse.Namespace) -> int:
     run = store.get_run(args.run_id)
     rows = store.load_results(run.id)
     if args.output is not None:
-        for path in write(args.format, run, rows, args.output):
+        from nlu_tui.reports.rasa_report import RasaOptions
+
+        rasa = RasaOptions(successes=args.rasa_successes, errors=not args.rasa_no_errors)
+        for path in write(args.format, run, rows, args.output, rasa=rasa):
             say(f"wrote {path}", file=sys.stderr)
     elif args.format == "summary":
         say(render(args.format, run, rows), end="")

@@ -3,7 +3,8 @@
 Auth is ``?token=`` (server started with ``--auth-token``) or a JWT sent as
 ``Authorization: Bearer`` (``--jwt-secret``). ``nlu_fallback`` and a null intent name mean no
 intent; the fallback's synthetic entry is dropped from the ranking so that the ranking shows
-the real candidates, and the whole answer is kept in ``raw``.
+the real candidates, and the whole answer is kept in ``raw``. The intent the fallback replaced
+is kept too (``pre_fallback_intent``), since ``rasa test nlu`` scores that one.
 """
 
 from __future__ import annotations
@@ -113,6 +114,13 @@ def parse_rasa_answer(body: Any, text: str) -> Prediction:
     raw_ranking = body.get("intent_ranking") or []
     if not isinstance(raw_ranking, list):
         raise BadResponseError("Rasa answer: 'intent_ranking' is not a list")
+    undone: tuple[str, float | None] | None = None
+    if name == FALLBACK_INTENT and len(raw_ranking) >= 2:
+        # rasa/nlu/test.py undo_fallback_prediction: the intent becomes ranking[1] (the
+        # FallbackClassifier put its own entry first), so `rasa test nlu` scores that one.
+        second = raw_ranking[1]
+        if isinstance(second, dict) and isinstance(second.get("name"), str):
+            undone = (second["name"], _float(second.get("confidence")))
     for item in raw_ranking:
         if isinstance(item, dict) and isinstance(item.get("name"), str):
             if item["name"] == FALLBACK_INTENT:
@@ -150,5 +158,11 @@ def parse_rasa_answer(body: Any, text: str) -> Prediction:
             )
         )
     return Prediction(
-        intent=intent, confidence=confidence, ranking=ranking, entities=entities, raw=body
+        intent=intent,
+        confidence=confidence,
+        ranking=ranking,
+        entities=entities,
+        raw=body,
+        pre_fallback_intent=undone[0] if undone else None,
+        pre_fallback_confidence=undone[1] if undone else None,
     )

@@ -72,6 +72,13 @@ class PreparedRun:
     def report(self) -> Report:
         return classification_report(*self.labels)
 
+    @cached_property
+    def rasa_duplicates(self) -> frozenset[int]:
+        """Rows Rasa's reader would drop as duplicates (:mod:`nlu_tui.scoring.rasa_reader`)."""
+        from nlu_tui.scoring.rasa_reader import duplicate_rows
+
+        return duplicate_rows(self.rows)
+
     def first_expected(self, lo: int = 0, hi: int | None = None) -> list[str | None]:
         """Per row ``lo``..``hi``, the first acceptable expected intent (``None`` when the case
         expects none). Computed per range when first asked, so each process rendering a

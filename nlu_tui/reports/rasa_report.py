@@ -3,17 +3,30 @@
 Reproduces ``rasa test nlu`` (Rasa 3.x ``rasa/nlu/test.py`` ``evaluate_intents`` and
 ``rasa/model_testing.py`` ``get_evaluation_metrics``; metric-semantics.md §2.1-2.3):
 
+- duplicate examples are dropped as Rasa's reader drops them (same text, intent and entity
+  annotations: :mod:`nlu_tui.scoring.rasa_reader`; the first is kept);
 - examples whose target is empty are dropped (here: cases expecting no intent, and ERRORs);
   a missing prediction becomes ``""``;
+- the fallback is undone (``undo_fallback_prediction``): when the engine's fallback replaced its
+  answer (Rasa's ``nlu_fallback``, kept as ``Prediction.pre_fallback_intent``), the intent it
+  replaced, with its confidence, is the prediction;
 - target = the matched intent when it was acceptable, else the first expected intent;
 - report = scikit-learn's ``classification_report(targets, predictions, labels=set(targets))``
   (labels written sorted), completed with ``micro avg`` or ``accuracy`` as Rasa does;
 - ``confused_with`` per label: among the 3 largest cells of its confusion-matrix row (labels =
   sorted union of targets and predictions), those off the diagonal with a count > 0. Ties are
-  broken by numpy's ``argsort`` exactly as Rasa does (numpy is imported lazily, here only);
+  broken as numpy 1.23's ``argsort`` breaks them, the numpy Rasa 3.6 runs on;
 - ``intent_errors.json``: ``[{text, intent, intent_prediction: {name, confidence}}]`` for every
   example whose target differs from its prediction. Unlike Rasa, the file is written even when
-  empty (``[]``), so a stale file from an earlier export never survives.
+  empty (``[]``), so a stale file from an earlier export never survives; ``intent_successes.json``
+  (the examples predicted right, same shape) only when asked (``rasa test nlu --successes``), and
+  no errors file when told not to (``--no-errors``);
+- retrieval intents (``faq/ask_fees``): the intent target is ``faq``, as Rasa's reader splits
+  it; ``response_selection_report.json`` and ``_errors.json`` score the whole name against the
+  ``intent_response_key`` of Rasa's ``response_selector`` (when the test data has two or more);
+- entities: ``<Extractor>_report.json`` and ``<Extractor>_errors.json`` per extractor, with
+  Rasa's token-tag scoring (:mod:`nlu_tui.scoring.rasa_entities`), when any case expects an
+  entity and the engine named any.
 """
 
 from __future__ import annotations
@@ -21,31 +34,105 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from nlu_tui.fileio import atomic_write_text
-from nlu_tui.model import ResultType
+from nlu_tui.model import CaseResult, Prediction, ResultType, TestCase
 from nlu_tui.reports.common import ResultRow, RunMeta, finite
 from nlu_tui.reports.prepared import PreparedRun
-from nlu_tui.scoring.case import DEFAULT_OPTIONS, ScoringOptions, expected_intents
+from nlu_tui.scoring.case import (
+    DEFAULT_OPTIONS,
+    ScoringOptions,
+    expected_intents,
+    intent_acceptable,
+)
 from nlu_tui.scoring.intent_report import Report, intent_labels, report_from_counts
+from nlu_tui.scoring.numpy_argsort import argsort
+from nlu_tui.scoring.rasa_entities import (
+    NO_ENTITY,
+    EntityExample,
+    evaluate_entities,
+    evaluated_predictions,
+    simple_tokens,
+    target_dict,
+)
+from nlu_tui.scoring.rasa_reader import duplicate_rows
 
 REPORT_FILE = "intent_report.json"
 ERRORS_FILE = "intent_errors.json"
+SUCCESSES_FILE = "intent_successes.json"
+
+
+@dataclass(frozen=True)
+class RasaOptions:
+    """The ``rasa test nlu`` switches that change which files are written."""
+
+    successes: bool = False
+    """``--successes``: also ``intent_successes.json`` and ``<Extractor>_successes.json``."""
+    errors: bool = True
+    """``--no-errors`` sets it false: no ``intent_errors.json`` nor ``<Extractor>_errors.json``."""
+
+
+DEFAULT_RASA_OPTIONS = RasaOptions()
+
+Example = tuple[str, str, str, float | None]
+"""(text, target, prediction, confidence) of one example Rasa evaluates."""
+
+
+def undone_fallback(prediction: Prediction | None) -> tuple[str, float | None] | None:
+    """``undo_fallback_prediction``: the intent the engine's fallback replaced, if it did."""
+    if prediction is None or prediction.pre_fallback_intent is None:
+        return None
+    return prediction.pre_fallback_intent, finite(prediction.pre_fallback_confidence)
+
+
+def retrieval_intent(name: str) -> str:
+    """The intent Rasa's reader gives an example named ``faq/ask_fees`` (``faq``; the whole name
+    is its ``intent_response_key``, the target of the response selection report)."""
+    head, sep, tail = name.partition("/")
+    return head if sep and "/" not in tail else name
+
+
+def response_key(name: str | None) -> str:
+    """``intent_response_key`` of an expected intent: itself when it is a retrieval intent."""
+    if not name:
+        return ""
+    return name if retrieval_intent(name) != name else ""
+
+
+def _undone_example(
+    case: TestCase,
+    result: CaseResult,
+    first: str,
+    undone: tuple[str, float | None],
+    options: ScoringOptions,
+) -> Example:
+    name, confidence = undone
+    target = name if intent_acceptable(case, name, options) else first
+    return case.utterance, retrieval_intent(target), name, confidence
 
 
 def rasa_examples(
     rows: Sequence[ResultRow], options: ScoringOptions = DEFAULT_OPTIONS
-) -> list[tuple[str, str, str, float | None]]:
+) -> list[Example]:
     """(text, target, prediction, confidence) of the examples Rasa would evaluate."""
-    out: list[tuple[str, str, str, float | None]] = []
-    for case, _prediction, result in rows:
-        if result.result is ResultType.ERROR or not expected_intents(case, options):
+    out: list[Example] = []
+    duplicates = duplicate_rows(rows)
+    for i, (case, prediction, result) in enumerate(rows):
+        if i in duplicates or result.result is ResultType.ERROR:
+            continue
+        expected = expected_intents(case, options)
+        if not expected:
+            continue
+        undone = undone_fallback(prediction)
+        if undone is not None:
+            out.append(_undone_example(case, result, expected[0], undone, options))
             continue
         target, _ = intent_labels(case, result, options)
         predicted = result.matched_intent or ""
-        out.append((case.utterance, target, predicted, finite(result.confidence)))
+        out.append((case.utterance, retrieval_intent(target), predicted, finite(result.confidence)))
     return out
 
 
@@ -61,16 +148,24 @@ def prepared_examples(
     # y_true covers the scored rows only: skip the labels of those before ``lo``.
     skipped = sum(1 for r in results[:lo] if r.result is not error) if lo else 0
     labels = iter(prepared.y_true[skipped:])
-    out: list[tuple[str, str, str, float | None]] = []
-    for (case, _prediction, result), first in zip(
-        rows[lo:hi], prepared.first_expected(lo, hi), strict=True
+    duplicates = prepared.rasa_duplicates
+    options = prepared.options
+    out: list[Example] = []
+    for i, ((case, prediction, result), first) in enumerate(
+        zip(rows[lo:hi], prepared.first_expected(lo, hi), strict=True), lo
     ):
         if result.result is error:
             continue
         target = next(labels)
-        if first is None:
+        if first is None or i in duplicates:
+            continue
+        if prediction is not None and prediction.pre_fallback_intent is not None:
+            undone = undone_fallback(prediction)
+            assert undone is not None
+            out.append(_undone_example(case, result, first, undone, options))
             continue
         confidence = result.confidence
+        target = retrieval_intent(target)
         out.append((case.utterance, target, result.matched_intent or "", finite(confidence)))
     return out
 
@@ -80,11 +175,16 @@ def rasa_intent_report(targets: Sequence[str], predictions: Sequence[str]) -> Re
     return rasa_report_from_counts(Counter(zip(targets, predictions, strict=True)))
 
 
-def rasa_report_from_counts(pairs: Mapping[tuple[str, str], int]) -> Report:
+def rasa_report_from_counts(
+    pairs: Mapping[tuple[str, str], int], exclude: str | None = None
+) -> Report:
     """:func:`rasa_intent_report` from how often each (target, prediction) pair occurs (the
-    counts of ranges of rows add up, so parts rendered apart give one exact report)."""
+    counts of ranges of rows add up, so parts rendered apart give one exact report).
+
+    ``exclude`` is Rasa's ``exclude_label`` (``no_entity`` for entities): not a row of the
+    report nor a ``confused_with`` entry, but counted in ``accuracy``."""
     pairs = {pair: count for pair, count in pairs.items() if count}
-    labels = sorted({t for t, _p in pairs})
+    labels = sorted({t for t, _p in pairs} - {exclude})
     if not labels:
         return {}
     report = report_from_counts(pairs, labels=labels)
@@ -99,29 +199,32 @@ def rasa_report_from_counts(pairs: Mapping[tuple[str, str], int]) -> Report:
         }
     elif "accuracy" not in report and "micro avg" in report:
         report["accuracy"] = accuracy
-    _add_confused_with(report, pairs)
+    _add_confused_with(report, pairs, exclude)
     return report
 
 
-def _add_confused_with(report: Report, pairs: Mapping[tuple[str, str], int]) -> None:
-    """Rasa's ``_add_confused_labels_to_report``, on the same numpy ``argsort`` (ties included)."""
-    import numpy as np  # lazily: only exports need it
-
+def _add_confused_with(
+    report: Report, pairs: Mapping[tuple[str, str], int], exclude: str | None = None
+) -> None:
+    """Rasa's ``_add_confused_labels_to_report``: the row's ``np.argsort`` exactly as the numpy
+    Rasa 3.6 pins (1.23) orders ties (:mod:`nlu_tui.scoring.numpy_argsort`; numpy 2 differs)."""
     all_labels = sorted({label for pair in pairs for label in pair})
     index = {label: i for i, label in enumerate(all_labels)}
-    matrix = np.zeros((len(all_labels), len(all_labels)), dtype=np.int64)
+    matrix = [[0] * len(all_labels) for _ in all_labels]
     for (t, p), count in pairs.items():
-        matrix[index[t], index[p]] = count
-    order = np.argsort(matrix, axis=1)
+        matrix[index[t]][index[p]] = count
+    order = [argsort(row) for row in matrix]
     n_candidates = min(3, len(all_labels))
     for label in all_labels:
-        if report.get(label):
+        if label != exclude and report.get(label):
             report[label]["confused_with"] = {}
     for i, label in enumerate(all_labels):
+        if label == exclude:
+            continue
         for j in range(n_candidates):
-            col = int(order[i, -(1 + j)])
-            count = int(matrix[i, col])
-            if all_labels[col] != label and count > 0:
+            col = order[i][-(1 + j)]
+            count = matrix[i][col]
+            if all_labels[col] not in (label, exclude) and count > 0:
                 report[label]["confused_with"][all_labels[col]] = count
 
 
@@ -143,8 +246,11 @@ def _json_number(value: float | None) -> str:
     return json.dumps(value)
 
 
-def _error_items(examples: Sequence[tuple[str, str, str, float | None]]) -> str:
-    """The objects of ``intent_errors.json`` for ``examples``, joined by ``,\\n``."""
+def _error_items(
+    examples: Sequence[tuple[str, str, str, float | None]], successes: bool = False
+) -> str:
+    """The objects of ``intent_errors.json`` for ``examples``, joined by ``,\\n`` (with
+    ``successes``: those of ``intent_successes.json``, the examples predicted right)."""
     from json.encoder import encode_basestring as quote  # C-accelerated when available
 
     return ",\n".join(
@@ -154,7 +260,7 @@ def _error_items(examples: Sequence[tuple[str, str, str, float | None]]) -> str:
             f'      "name": {quote(pred)},\n      "confidence": {_json_number(conf)}\n'
             "    }\n  }"
             for text, target, pred, conf in examples
-            if target != pred
+            if (target == pred) is successes
         ]
     )
 
@@ -175,28 +281,260 @@ def intent_errors_json(
     return _errors_document([_error_items(examples)])
 
 
-RasaPart = tuple[str, Counter[tuple[str, str]]]
-"""(error objects, how often each (target, prediction) pair occurs) of a range of rows."""
+@dataclass
+class RasaPart:
+    """What a range of rows adds to the files (it pickles: ranges render in other processes)."""
+
+    errors: str
+    """``intent_errors.json`` objects."""
+    successes: str
+    """``intent_successes.json`` objects."""
+    pairs: Counter[tuple[str, str]]
+    """How often each (intent target, prediction) pair occurs."""
+    entities: list[EntityExample]
+    """The rows' examples for the entity evaluation."""
+    responses: list[Example]
+    """The rows' examples for the response selection evaluation."""
+
+
+def _located(
+    case_text: str, start: int | None, end: int | None, surface: str | None
+) -> tuple[int | None, int | None]:
+    """An expected entity's span; a suite that gives only its text gets the first occurrence."""
+    if start is not None and end is not None:
+        return start, end
+    if surface:
+        found = case_text.find(surface)
+        if found >= 0:
+            return found, found + len(surface)
+    return start, end
+
+
+def target_entities(case: TestCase) -> list[dict[str, Any]]:
+    """The case's expected entities as Rasa's reader gives them to ``evaluate_entities``."""
+    out = []
+    for e in case.entities:
+        start, end = _located(case.utterance, e.start, e.end, e.text)
+        value = e.json_value if e.json_value is not None else e.value
+        out.append(target_dict(e.name, start, end, value, e.role, e.group))
+    return out
+
+
+def _is_rasa_entity(item: Any) -> bool:
+    return (
+        isinstance(item, dict)
+        and isinstance(item.get("entity"), str)
+        and type(item.get("start")) is int
+        and type(item.get("end")) is int
+    )
+
+
+def predicted_entities(prediction: Prediction) -> list[dict[str, Any]]:
+    """The engine's entities as Rasa's answer has them: its own objects when the stored answer
+    is Rasa's, else built from the prediction (entity, start, end, value, role, group,
+    extractor, confidence_entity: the keys set)."""
+    raw = prediction.raw
+    if isinstance(raw, dict) and isinstance(raw.get("entities"), list):
+        items = raw["entities"]
+        if all(_is_rasa_entity(item) for item in items):
+            return [dict(item) for item in items]
+    out = []
+    for e in prediction.entities:
+        entity: dict[str, Any] = {
+            "entity": e.name,
+            "start": e.start,
+            "end": e.end,
+            "value": e.value,
+        }
+        for key, value in (
+            ("role", e.role),
+            ("group", e.group),
+            ("extractor", e.extractor),
+            ("confidence_entity", e.confidence),
+        ):
+            if value is not None:
+                entity[key] = value
+        out.append(entity)
+    return out
+
+
+def engine_tokens(prediction: Prediction, text: str) -> list[tuple[int, int]]:
+    """The engine's tokens (Rasa's ``text_tokens``), else :func:`simple_tokens` of the text."""
+    raw = prediction.raw
+    if isinstance(raw, dict) and isinstance(raw.get("text_tokens"), list):
+        tokens = raw["text_tokens"]
+        if all(
+            isinstance(t, list | tuple) and len(t) == 2 and all(type(x) is int for x in t)
+            for t in tokens
+        ):
+            return [(int(t[0]), int(t[1])) for t in tokens]
+    return simple_tokens(text)
+
+
+def entity_examples(
+    rows: Sequence[ResultRow], duplicates: frozenset[int] = frozenset(), lo: int = 0
+) -> list[EntityExample]:
+    """The examples of ``evaluate_entities``: every scored, non-duplicate row (row ``i`` of
+    ``rows`` is row ``lo + i`` of the run), with or without intent."""
+    out = []
+    for i, (case, prediction, result) in enumerate(rows, lo):
+        if i in duplicates or result.result is ResultType.ERROR or prediction is None:
+            continue
+        raw = prediction.raw
+        text = raw["text"] if isinstance(raw, dict) and isinstance(raw.get("text"), str) else None
+        text = case.utterance if text is None else text
+        out.append(
+            EntityExample(
+                text=text,
+                targets=target_entities(case),
+                predictions=evaluated_predictions(predicted_entities(prediction)),
+                tokens=engine_tokens(prediction, text),
+            )
+        )
+    return out
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def response_examples(
+    rows: Sequence[ResultRow],
+    duplicates: frozenset[int] = frozenset(),
+    lo: int = 0,
+    options: ScoringOptions = DEFAULT_OPTIONS,
+) -> list[Example]:
+    """(text, ``intent_response_key`` target, predicted key, confidence) per scored row, as
+    ``get_eval_data`` reads them from Rasa's ``response_selector``: the selector of the
+    example's retrieval intent when the answer has one, else ``default``."""
+    out: list[Example] = []
+    for i, (case, prediction, result) in enumerate(rows, lo):
+        if i in duplicates or result.result is ResultType.ERROR or prediction is None:
+            continue
+        expected = expected_intents(case, options)
+        name = expected[0] if expected else ""
+        intent_target = retrieval_intent(name)
+        raw = _dict(prediction.raw)
+        selector = _dict(raw.get("response_selector"))
+        retrieval = selector.get("all_retrieval_intents")
+        retrieval = retrieval if isinstance(retrieval, list) else []
+        key = (
+            intent_target if intent_target in retrieval and intent_target in selector else "default"
+        )
+        response = _dict(_dict(selector.get(key)).get("response"))
+        predicted = response.get("intent_response_key")
+        confidence = response.get("confidence")
+        text = raw["text"] if isinstance(raw.get("text"), str) else case.utterance
+        out.append(
+            (
+                text,
+                response_key(name),
+                predicted if isinstance(predicted, str) else "",
+                confidence if isinstance(confidence, int | float) else None,
+            )
+        )
+    return out
+
+
+def response_files(
+    directory: Path, examples: Sequence[Example], options: RasaOptions
+) -> list[Path]:
+    """``response_selection_report.json`` and ``_errors.json`` (``_successes.json``), when the
+    examples have two retrieval sub-intents or more (``should_eval_response_selection``)."""
+    if len({target for _t, target, _p, _c in examples if target}) < 2:
+        return []
+    kept = [e for e in examples if e[1]]  # remove_empty_response_examples
+
+    def listing(right: bool) -> list[dict[str, Any]]:
+        return [
+            {
+                "text": text,
+                "intent_response_key_target": target,
+                "intent_response_key_prediction": {"name": pred, "confidence": conf},
+            }
+            for text, target, pred, conf in kept
+            if (target == pred) is right
+        ]
+
+    report = rasa_report_from_counts(Counter((e[1], e[2]) for e in kept))
+    written = [_dump(directory / "response_selection_report.json", report)]
+    if options.successes:
+        written.append(_dump(directory / "response_selection_successes.json", listing(True)))
+    if options.errors:
+        written.append(_dump(directory / "response_selection_errors.json", listing(False)))
+    return written
 
 
 def rasa_rows(prepared: PreparedRun, meta: RunMeta, lo: int, hi: int) -> RasaPart:
-    """What rows ``lo``..``hi`` add to the two files, for :func:`write_rasa_parts`."""
+    """What rows ``lo``..``hi`` add to the files, for :func:`write_rasa_parts`."""
     examples = prepared_examples(prepared, lo, hi)
-    return _error_items(examples), Counter((e[1], e[2]) for e in examples)
+    return RasaPart(
+        _error_items(examples),
+        _error_items(examples, successes=True),
+        Counter((e[1], e[2]) for e in examples),
+        entity_examples(prepared.rows[lo:hi], prepared.rasa_duplicates, lo),
+        response_examples(prepared.rows[lo:hi], prepared.rasa_duplicates, lo, prepared.options),
+    )
+
+
+def _dump(path: Path, obj: Any) -> Path:
+    # Rasa writes its files with an indent of 2 (rasa.shared.utils.io.dump_obj_as_json_to_file).
+    atomic_write_text(path, json.dumps(obj, indent=2, ensure_ascii=False))
+    return path
+
+
+def entity_files(
+    directory: Path, examples: Sequence[EntityExample], options: RasaOptions
+) -> list[Path]:
+    """``<Extractor>_report.json``, ``_errors.json`` (and ``_successes.json``) per extractor,
+    when any example expects an entity (``should_eval_entities``)."""
+    if not any(example.targets for example in examples):
+        return []
+    written = []
+
+    def listing(found: Sequence[EntityExample]) -> list[dict[str, Any]]:
+        return [
+            {"text": e.text, "entities": e.targets, "predicted_entities": e.predictions}
+            for e in found
+        ]
+
+    for evaluation in evaluate_entities(examples):
+        name = evaluation.extractor
+        report = rasa_report_from_counts(evaluation.pairs, exclude=NO_ENTITY)
+        written.append(_dump(directory / f"{name}_report.json", report))
+        if options.successes:
+            written.append(
+                _dump(directory / f"{name}_successes.json", listing(evaluation.successes))
+            )
+        if options.errors:
+            written.append(_dump(directory / f"{name}_errors.json", listing(evaluation.errors)))
+    return written
 
 
 def write_rasa_parts(
-    path: Path, prepared: PreparedRun, meta: RunMeta, parts: Sequence[RasaPart]
+    path: Path,
+    prepared: PreparedRun,
+    meta: RunMeta,
+    parts: Sequence[RasaPart],
+    options: RasaOptions = DEFAULT_RASA_OPTIONS,
 ) -> list[Path]:
-    """Write ``intent_report.json`` and ``intent_errors.json`` into the directory ``path``."""
+    """Write ``intent_report.json``, ``intent_errors.json`` (and with ``options``
+    ``intent_successes.json``) and the entity files into the directory ``path``."""
     directory = Path(path)
     pairs: Counter[tuple[str, str]] = Counter()
-    for _items, counts in parts:
-        pairs.update(counts)
+    for part in parts:
+        pairs.update(part.pairs)
     report = rasa_report_from_counts(pairs)
-    report_path = directory / REPORT_FILE
-    errors_path = directory / ERRORS_FILE
-    # Rasa writes these with an indent of 2 (rasa.shared.utils.io.dump_obj_as_json_to_file).
-    atomic_write_text(report_path, json.dumps(report, indent=2, ensure_ascii=False))
-    atomic_write_text(errors_path, _errors_document([items for items, _counts in parts]))
-    return [report_path, errors_path]
+    written = [_dump(directory / REPORT_FILE, report)]
+    if options.successes:
+        successes_path = directory / SUCCESSES_FILE
+        atomic_write_text(successes_path, _errors_document([p.successes for p in parts]))
+        written.append(successes_path)
+    if options.errors:
+        errors_path = directory / ERRORS_FILE
+        atomic_write_text(errors_path, _errors_document([p.errors for p in parts]))
+        written.append(errors_path)
+    examples = [example for part in parts for example in part.entities]
+    written += response_files(directory, [r for part in parts for r in part.responses], options)
+    written += entity_files(directory, examples, options)
+    return written

@@ -18,7 +18,12 @@ from nlu_tui.reports.kore_csv import csv_rows, write_csv_parts
 from nlu_tui.reports.nludevops_results import nludevops_rows, write_nludevops_parts
 from nlu_tui.reports.parallel import default_processes, map_ranges
 from nlu_tui.reports.prepared import PreparedRun, prepare_run
-from nlu_tui.reports.rasa_report import rasa_rows, write_rasa_parts
+from nlu_tui.reports.rasa_report import (
+    DEFAULT_RASA_OPTIONS,
+    RasaOptions,
+    rasa_rows,
+    write_rasa_parts,
+)
 from nlu_tui.scoring.case import DEFAULT_OPTIONS, ScoringOptions
 
 
@@ -149,8 +154,11 @@ def write_reports(
     *,
     prepared: PreparedRun | None = None,
     processes: int | None = None,
+    rasa: RasaOptions = DEFAULT_RASA_OPTIONS,
 ) -> list[Path]:
     """Export a run in several formats ({format: path}), summarising and labelling it once.
+
+    ``rasa`` holds the ``rasa test nlu`` switches (``--successes``, ``--no-errors``).
 
     The rows are rendered in ``processes`` ranges at once (default: as many as
     :func:`~nlu_tui.reports.parallel.default_processes` finds worthwhile and safe), then
@@ -173,7 +181,15 @@ def write_reports(
         count = default_processes(n) if processes is None else processes
         parts = map_ranges(render, n, count, meanwhile=partial(_warm_up, formats))
         jobs = [
-            partial(formats[fmt].write_parts, Path(path), ready, meta, [p[fmt] for p in parts])
+            partial(
+                partial(write_rasa_parts, options=rasa)
+                if fmt == "rasa"
+                else formats[fmt].write_parts,
+                Path(path),
+                ready,
+                meta,
+                [p[fmt] for p in parts],
+            )
             for fmt, path in targets.items()
         ]
         if len(jobs) == 1:
@@ -191,4 +207,4 @@ def write_reports(
 def _warm_up(formats: Mapping[str, ReportFormat]) -> None:
     """Load the lazily imported modules the writers need, while the children still render."""
     if "rasa" in formats:
-        import numpy  # noqa: F401 - Rasa's confused_with is numpy's argsort
+        import nlu_tui.scoring.numpy_argsort  # noqa: F401 - Rasa's confused_with
