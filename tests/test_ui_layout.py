@@ -375,3 +375,15 @@ def test_history_lists_a_failed_run_with_dashes_not_zero() -> None:
     measured = history_row(record(RunStatus.SUCCESS, 10))
     assert num(measured.f1) == "1.0000"
     assert failed.value("f1") < measured.value("f1")
+
+
+@pytest.mark.parametrize("size", [WIDE, SMALL], ids=["120x35", "80x24"])
+async def test_empty_workspace_says_how_to_start(tmp_path: Path, size: Any) -> None:
+    """A newcomer's empty folder says how to create or import a suite, at both sizes."""
+    root = tmp_path / "empty"
+    root.mkdir()
+    app = new_app(root)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        text = " ".join(screen_text(app).split())
+        assert "No suite open" in text and "n for a new" in text and "import a file" in text

@@ -51,6 +51,11 @@ at 120 columns; below that the table scrolls right a column at a time."""
 SHRINK_FIRST = ["tags", "order", "parent", "entities", "intents", "utterance"]
 """Which columns give up width first when the table is narrower than the columns."""
 UNDO_DEPTH = 20
+NO_SUITE = (
+    "No suite open: pick one on the left, or in the suites panel (F2) press n for a new suite"
+    " or i to import a file (Kore.ai, Rasa, NLU.DevOps, LUIS)."
+)
+"""What an empty workspace shows a newcomer instead of an empty table."""
 
 
 _NO_REPR = "cases"
@@ -208,7 +213,7 @@ class CasesView(Vertical):
                 placeholder="/ filter: words  intent:X  tag:X  entity:X  has:entities  has:problems",
                 id="filter",
             )
-        yield Vertical(Static("Pick a suite on the left.", classes="placeholder"), id="cases-host")
+        yield Vertical(Static(NO_SUITE, classes="placeholder"), id="cases-host")
         yield Label("", id="cases-status", markup=False)
 
     def on_mount(self) -> None:
