@@ -72,6 +72,23 @@ def test_fit_widths_shrinks_in_order_down_to_minimums() -> None:
     assert fit_widths([5, 5], [1, 1], 100) == [5, 5]
 
 
+def test_fit_widths_evenly_shaves_the_widest_first() -> None:
+    """The results table's text columns give way together: a long utterance shrinks to the
+    width of the intent columns beside it before they shrink, never below them."""
+    # 10 + 40 + 20 (+2 padding each) in 50 cells: 40 -> 20, then both lose 3
+    assert fit_widths([10, 40, 20], [10, 12, 8], 50, shrink_order=[1, 2], even=True) == [
+        10,
+        17,
+        17,
+    ]
+    # at the minimums, nothing more is taken
+    assert fit_widths([10, 40, 20], [10, 12, 8], 10, shrink_order=[1, 2], even=True) == [
+        10,
+        12,
+        8,
+    ]
+
+
 @pytest.mark.parametrize("size", [WIDE, SMALL], ids=["120x35", "80x24"])
 async def test_results_show_expected_matched_confidence(tmp_path: Path, size: Any) -> None:
     app = new_app(make_workspace(tmp_path))

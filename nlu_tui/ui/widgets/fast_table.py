@@ -50,18 +50,32 @@ def fit_widths(
     *,
     keep: int | None = None,
     shrink_order: list[int] | None = None,
+    even: bool = False,
 ) -> list[int]:
     """Column content widths that fit the first ``keep`` columns into ``available`` cells.
 
     The columns a tester needs first are the leading ``keep`` (all by default); when they do
     not fit, the columns in ``shrink_order`` (indexes) give up width, each down to its
-    minimum, in that order. The columns after ``keep`` keep their width and are reached by
-    scrolling right. Pure arithmetic, so tests can check every width without a terminal.
+    minimum, in that order. With ``even``, they give it up together instead: the widest of
+    them loses a cell first (ties: the earlier in ``shrink_order``), so an utterance is never
+    cut shorter than a column of intent names beside it. The columns after ``keep`` keep their
+    width and are reached by scrolling right. Pure arithmetic, so tests can check every width
+    without a terminal.
     """
     out = list(widths)
     count = len(out) if keep is None else min(keep, len(out))
     excess = sum(out[:count]) + CELL_PADDING * count - available
-    for index in shrink_order if shrink_order is not None else range(count):
+    order = list(shrink_order) if shrink_order is not None else list(range(count))
+    if even:
+        while excess > 0:
+            free = [i for i in order if out[i] > mins[i]]
+            if not free:
+                break
+            widest = max(free, key=lambda i: (out[i], -order.index(i)))
+            out[widest] -= 1
+            excess -= 1
+        return out
+    for index in order:
         if excess <= 0:
             break
         give = min(excess, max(out[index] - mins[index], 0))
@@ -121,6 +135,7 @@ def wide_table_class() -> type:
         min_widths: list[int] | None = None
         keep_columns: int | None = None
         shrink_order: list[int] | None = None
+        shrink_evenly: bool = False
 
         def set_fit(
             self,
@@ -129,12 +144,14 @@ def wide_table_class() -> type:
             *,
             keep: int | None = None,
             shrink_order: list[int] | None = None,
+            even: bool = False,
         ) -> None:
             """Remember how the columns fit and fit them now (and on every resize)."""
             self.natural_widths = list(natural)
             self.min_widths = list(mins)
             self.keep_columns = keep
             self.shrink_order = shrink_order
+            self.shrink_evenly = even
             self.refit()
 
         def refit(self) -> None:
@@ -149,6 +166,7 @@ def wide_table_class() -> type:
                 available,
                 keep=self.keep_columns,
                 shrink_order=self.shrink_order,
+                even=self.shrink_evenly,
             )
             set_column_widths(self, widths)
 

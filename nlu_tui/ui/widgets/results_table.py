@@ -265,7 +265,7 @@ class ResultsTable(Widget):
             self.post_message(self.CaseHighlighted(self, self.case_id_at(0)))
             return
         swap_backend(table, backend)
-        table.set_fit(natural, mins, keep=PRIORITY, shrink_order=shrink)
+        table.set_fit(natural, mins, keep=PRIORITY, shrink_order=shrink, even=True)
         self._shown_rows = view.num_rows
         self.post_message(self.CaseHighlighted(self, self.current_case_id()))
 
