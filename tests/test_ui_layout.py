@@ -404,3 +404,22 @@ async def test_empty_workspace_says_how_to_start(tmp_path: Path, size: Any) -> N
         await settle(pilot)
         text = " ".join(screen_text(app).split())
         assert "No suite open" in text and "n for a new" in text and "import a file" in text
+
+
+async def test_reopening_on_results_keeps_its_cases_tab(tmp_path: Path) -> None:
+    """Restored on the Results tab before any run is open, the focus must not land in a
+    table of another (not yet hidden) Results tab and switch to it: opening a run then shows
+    its cases, focused."""
+    from textual.widgets import TabbedContent
+
+    app = new_app(make_workspace(tmp_path))
+    async with app.run_test(size=WIDE) as pilot:
+        app.screen.show_tab("tab-results")  # as the remembered tab is restored at start-up
+        await settle(pilot)
+        tabs = app.screen.query_one("#results-tabs", TabbedContent)
+        assert tabs.active == "tab-res-cases"
+        pane = await _show_results(pilot, _small_run())
+        pane.table.focus_table()
+        await settle(pilot)
+        assert tabs.active == "tab-res-cases"
+        assert app.focused is not None and pane.table in app.focused.ancestors_with_self

@@ -236,14 +236,8 @@ class MainScreen(Screen[None]):
 
     def _focus_into(self, pane: Widget) -> None:
         """Focus the pane's main table (its DataTable), else its first focusable widget."""
-        # only what is shown: a table in another (hidden) tab of the pane would switch to it
-        candidates = [
-            w
-            for w in pane.query("*")
-            if w.focusable
-            and w.visible
-            and all(a.display for a in w.ancestors_with_self if isinstance(a, Widget))
-        ]
+        # only what is shown: a table in another tab of the pane would switch to that tab
+        candidates = [w for w in pane.query("*") if w.focusable and w.visible and _shown(w)]
         # by class name: the fastdatatable and Textual's DataTable (and their subclasses)
         tables = [w for w in candidates if any(c.__name__ == "DataTable" for c in type(w).__mro__)]
         found = tables or candidates
@@ -344,3 +338,16 @@ class MainScreen(Screen[None]):
             cases.action_add()
         else:
             cases.edit_case(message.case_id)
+
+
+def _shown(widget: Widget) -> bool:
+    """Whether ``widget`` is on screen: displayed, and in the active pane of every tab set
+    around it (an inactive pane may not be hidden yet right after start-up)."""
+    for node in widget.ancestors_with_self:
+        if isinstance(node, Widget) and not node.display:
+            return False
+        if isinstance(node, TabPane):
+            tabs = next((a for a in node.ancestors if isinstance(a, TabbedContent)), None)
+            if tabs is not None and tabs.active != node.id:
+                return False
+    return True

@@ -98,6 +98,8 @@ class ResultsTable(Widget):
         self._shown_rows = -1
         self._widths: list[int] | None = None
         self._table: Any = None
+        self._focus_pending = False
+        """The table was asked for the focus before it had rows: it takes it when it has."""
         self._view_version = 0
         self._pending_select: str | None = None
         self.view_pending = False
@@ -120,7 +122,7 @@ class ResultsTable(Widget):
         if self._table is not None:
             self._table.focus()
         else:
-            self.focus()
+            self._focus_pending = True
 
     @property
     def view_count(self) -> int:
@@ -259,8 +261,12 @@ class ResultsTable(Widget):
             )
             table.natural_widths, table.min_widths = natural, mins
             table.keep_columns, table.shrink_order = PRIORITY, shrink
+            table.shrink_evenly = True
             self.query_one("#results-empty").display = False
             self.mount(table)
+            if self._focus_pending:  # asked for before there was a table to focus
+                self._focus_pending = False
+                table.focus()
             self._shown_rows = view.num_rows
             self.post_message(self.CaseHighlighted(self, self.case_id_at(0)))
             return
