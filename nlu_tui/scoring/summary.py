@@ -177,8 +177,29 @@ def _finish(s: Summary) -> None:
     s.success_failure_ratio = safe_div(s.success, s.cases)
 
 
+class PooledCounts:
+    """Precision, recall and F1 from pooled ``tp``/``fp``/``fn`` counters (Kore.ai's
+    definitions, 0 on 0/0): one place for every counter class that reports them."""
+
+    tp: int
+    fp: int
+    fn: int
+
+    @property
+    def precision(self) -> float:
+        return safe_div(self.tp, self.tp + self.fp)
+
+    @property
+    def recall(self) -> float:
+        return safe_div(self.tp, self.tp + self.fn)
+
+    @property
+    def f1(self) -> float:
+        return f1_score(self.precision, self.recall)
+
+
 @dataclass
-class LiveCounts:
+class LiveCounts(PooledCounts):
     """Counters a runner updates per result, O(1) each, for live progress.
 
     The same definitions as :func:`summarize` (no percentiles: those need every latency).
@@ -221,18 +242,6 @@ class LiveCounts:
     @property
     def scored(self) -> int:
         return self.tp + self.tn + self.fp + self.fn
-
-    @property
-    def precision(self) -> float:
-        return safe_div(self.tp, self.tp + self.fp)
-
-    @property
-    def recall(self) -> float:
-        return safe_div(self.tp, self.tp + self.fn)
-
-    @property
-    def f1(self) -> float:
-        return f1_score(self.precision, self.recall)
 
     @property
     def intent_success(self) -> float:

@@ -43,7 +43,7 @@ from typing import Any
 
 from nlu_tui.model import CaseResult, Prediction, ResultType, Suite, TestCase
 from nlu_tui.scoring.case import ScoringOptions, _plain_intent_result, score_case
-from nlu_tui.scoring.summary import f1_score, safe_div
+from nlu_tui.scoring.summary import PooledCounts, safe_div
 
 Row = tuple[TestCase, Prediction | None, CaseResult]
 GRID_STEP = 0.05
@@ -56,7 +56,7 @@ _INDEX = {k: i for i, k in enumerate(_KINDS)}
 
 
 @dataclass(frozen=True)
-class Point:
+class Point(PooledCounts):
     """The figures at one threshold (``None``: the run as stored, its threshold unknown)."""
 
     threshold: float | None
@@ -66,18 +66,6 @@ class Point:
     fn: int
     fallback: int
     scored: int
-
-    @property
-    def precision(self) -> float:
-        return safe_div(self.tp, self.tp + self.fp)
-
-    @property
-    def recall(self) -> float:
-        return safe_div(self.tp, self.tp + self.fn)
-
-    @property
-    def f1(self) -> float:
-        return f1_score(self.precision, self.recall)
 
     @property
     def fallback_share(self) -> float:
