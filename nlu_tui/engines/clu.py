@@ -20,9 +20,9 @@ from nlu_tui.engines.httpcall import (
     Endpoint,
     HttpEngine,
     required_setting,
+    required_url,
     safe_url,
 )
-from nlu_tui.errors import EngineError
 from nlu_tui.model import IntentScore, PredictedEntity, Prediction
 
 NO_INTENT = "None"
@@ -43,10 +43,7 @@ class CluEngine(HttpEngine):
 
     def __init__(self, settings: Mapping[str, Any]) -> None:
         super().__init__(settings)
-        endpoint = required_setting(settings, "endpoint", "clu")
-        if not endpoint.startswith(("http://", "https://")):
-            raise EngineError(f"clu engine: endpoint must start with https://, got {endpoint!r}")
-        self.endpoint_url = endpoint.rstrip("/")
+        self.endpoint_url = required_url(settings, "endpoint", "clu")
         self.key = required_setting(settings, "key", "clu")
         self.project = required_setting(settings, "project", "clu")
         self.deployment = required_setting(settings, "deployment", "clu")

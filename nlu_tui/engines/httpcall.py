@@ -133,6 +133,14 @@ def required_setting(settings: Mapping[str, Any], key: str, engine: str) -> str:
     return str(value).strip()
 
 
+def required_url(settings: Mapping[str, Any], key: str, engine: str) -> str:
+    """A required base URL (``http(s)://``), without its trailing slash."""
+    url = required_setting(settings, key, engine)
+    if not url.startswith(("http://", "https://")):
+        raise EngineError(f"{engine} engine: {key} must start with https://, got {url!r}")
+    return url.rstrip("/")
+
+
 def vendor_message(response: httpx.Response) -> str:
     """The service's own error text (``error.message``, ``message``, ``error``), or ''."""
     try:

@@ -21,6 +21,7 @@ from nlu_tui.engines.httpcall import (
     Endpoint,
     HttpEngine,
     required_setting,
+    required_url,
     safe_url,
 )
 from nlu_tui.errors import EngineError
@@ -44,10 +45,7 @@ class LuisEngine(HttpEngine):
 
     def __init__(self, settings: Mapping[str, Any]) -> None:
         super().__init__(settings)
-        endpoint = required_setting(settings, "endpoint", "luis")
-        if not endpoint.startswith(("http://", "https://")):
-            raise EngineError(f"luis engine: endpoint must start with https://, got {endpoint!r}")
-        self.endpoint_url = endpoint.rstrip("/")
+        self.endpoint_url = required_url(settings, "endpoint", "luis")
         self.app_id = required_setting(settings, "app_id", "luis")
         self.key = required_setting(settings, "key", "luis")
         self.slot = str(settings.get("slot") or "production").strip()
