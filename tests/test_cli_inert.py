@@ -10,12 +10,11 @@ import json
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from http_handler_server import QuietHandler, serving
 
 from nlu_tui.model import ExpectedIntent, Suite, TestCase
 
@@ -37,12 +36,11 @@ def assert_inert(text: str, what: str) -> None:
     assert not bad, f"{what}: raw control characters {bad!r} in {text!r}"
 
 
-class _Hostile(BaseHTTPRequestHandler):
+class _Hostile(QuietHandler):
     """Answers with hostile intent names and entity values; ``fail`` gets a hostile HTTP 500."""
 
     def do_POST(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        text = json.loads(self.rfile.read(length)).get("text", "")
+        text = self.read_json().get("text", "")
         if text.endswith("fail"):
             data, status = f"boom {HOSTILE}".encode(), 500
         else:
@@ -52,26 +50,14 @@ class _Hostile(BaseHTTPRequestHandler):
                 "echo": HOSTILE,
             }
             data, status = json.dumps(answer).encode(), 200
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        self.send_json(data, status)
 
-    def log_message(self, *args: object) -> None:
-        pass
 
 
 @pytest.fixture
 def hostile_engine() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Hostile)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(_Hostile) as url:
+        yield url
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

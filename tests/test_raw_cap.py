@@ -11,12 +11,11 @@ import json
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from http_handler_server import QuietHandler, serving
 from runner_loopback import write_suite
 
 from nlu_tui.store import RunStore
@@ -24,14 +23,13 @@ from nlu_tui.store import RunStore
 MIB = 1024 * 1024
 
 
-class _Big(BaseHTTPRequestHandler):
+class _Big(QuietHandler):
     """Rasa-shaped answers padded to 1 MiB; ``pay`` gets 17 MiB; ``stream`` never ends."""
 
     protocol_version = "HTTP/1.1"
 
     def do_POST(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        text = json.loads(self.rfile.read(length)).get("text", "")
+        text = self.read_json().get("text", "")
         last = text.split()[-1]
         size = 17 * MIB if last == "pay" else MIB
         answer = {
@@ -57,21 +55,12 @@ class _Big(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client refused the answer: expected for the big ones
 
-    def log_message(self, *args: object) -> None:
-        pass
 
 
 @pytest.fixture
 def big_server() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Big)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(_Big) as url:
+        yield url
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

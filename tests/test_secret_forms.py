@@ -11,13 +11,12 @@ import os
 import socket
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import quote, quote_plus
 
 import pytest
+from http_handler_server import QuietHandler, serving
 from runner_loopback import write_suite
 
 from nlu_tui.runner.redact import redact, redact_data
@@ -27,7 +26,7 @@ SECRET = "Ab+c/d=é Xyz-Q9"
 ASCII_SECRET = "Hd+r/Key=Q7 zz"
 
 
-class _Echo(BaseHTTPRequestHandler):
+class _Echo(QuietHandler):
     """Answers like Rasa, and echoes the request back in every spelling it may come back in."""
 
     def do_POST(self) -> None:
@@ -44,26 +43,14 @@ class _Echo(BaseHTTPRequestHandler):
             "header": self.headers.get("X-Api-Key", ""),
         }
         data = json.dumps(answer, ensure_ascii=True).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        self.send_json(data)
 
-    def log_message(self, *args: object) -> None:
-        pass
 
 
 @pytest.fixture
 def echo_server() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Echo)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(_Echo) as url:
+        yield url
 
 
 def _cli(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
