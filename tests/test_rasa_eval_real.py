@@ -14,25 +14,18 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
-from tests.conftest import DATASETS
+from tests.rasa_peer import project, rasa, served
 
 pytestmark = [pytest.mark.rasa, pytest.mark.slow]
 
-PEERS = Path(os.environ.get("NLU_TUI_PEERS_DIR", Path.home() / ".cache" / "nlu-tui-peers"))
-RASA = PEERS / "rasa310" / "bin" / "rasa"
-NLU = DATASETS / "rasa-financial-demo" / "nlu.yml"
 CONFIG_CRF = """recipe: default.v1
 assistant_id: peers-eval
 language: en
@@ -133,19 +126,6 @@ def _add_faq(work: Path) -> None:
     (work / "domain.yml").write_text(domain)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _rasa(work: Path, env: dict[str, str], *args: str) -> None:
-    done = subprocess.run(
-        [str(RASA), *args], cwd=work, env=env, capture_output=True, text=True, timeout=900
-    )
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-
-
 @pytest.fixture(scope="module", params=list(PIPELINES))
 def peer(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
@@ -153,67 +133,25 @@ def peer(
     """(work folder with the split and Rasa's results, URL of the same model served, the
     files Rasa must have written) for one pipeline."""
     config, faq, files = PIPELINES[request.param]
-    if not RASA.exists():
-        pytest.skip(f"no Rasa peer at {RASA}: run tests/peers/setup_rasa.sh (needs Python 3.10)")
-    if not NLU.exists():
-        pytest.skip(f"dataset not available: {NLU}")
     work = tmp_path_factory.mktemp("rasa-eval")
-    (work / "data").mkdir()
-    shutil.copy(NLU, work / "data" / "nlu.yml")
-    (work / "config.yml").write_text(config)
+    env = project(work, config)
     domain: list[str] = []
     if faq:
         _add_faq(work)
         domain = ["--domain", "domain.yml"]
-    env = {
-        **os.environ,
-        "RASA_TELEMETRY_ENABLED": "false",
-        "SQLALCHEMY_SILENCE_UBER_WARNING": "1",
-        "HOME": str(work),
-    }
     split = "train_test_split"
-    _rasa(work, env, "data", "split", "nlu", "-u", "data/nlu.yml", "--random-seed", "42")
+    rasa(work, env, "data", "split", "nlu", "-u", "data/nlu.yml", "--random-seed", "42")
     _add_duplicates(work / split / "test_data.yml")
-    _rasa(
+    rasa(
         work, env, "train", "nlu", "--config", "config.yml", "--nlu",
         f"{split}/training_data.yml", "--out", "models", "--fixed-model-name", "eval", *domain,
     )  # fmt: skip
-    _rasa(
+    rasa(
         work, env, "test", "nlu", "--nlu", f"{split}/test_data.yml", "-m",
         "models/eval.tar.gz", "--out", "rasa_results", "--successes", "--no-plot", *domain,
     )  # fmt: skip
-    port = _free_port()
-    log = (work / "rasa.log").open("w")
-    proc = subprocess.Popen(
-        [
-            str(RASA), "run", "--enable-api", "-m", "models/eval.tar.gz",
-            "-i", "127.0.0.1", "-p", str(port),
-        ],
-        cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"rasa run exited: {(work / 'rasa.log').read_text()[-2000:]}")
-            try:
-                if httpx.get(f"{url}/status", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail("rasa run did not load its model within 180 s")
-            time.sleep(0.5)
+    with served(work, env, "models/eval.tar.gz") as url:
         yield work, url, files
-    finally:
-        proc.terminate()  # by PID, never by name
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
-        log.close()
 
 
 def assert_same(ours: Any, theirs: Any, where: str) -> None:

@@ -7,13 +7,7 @@ and is stopped by its PID.
 
 from __future__ import annotations
 
-import os
-import shutil
-import socket
-import subprocess
-import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
@@ -23,13 +17,10 @@ from nlu_tui.engines.httpcall import SECRET_VALUES_KEY
 from nlu_tui.engines.rasa import RasaEngine
 from nlu_tui.errors import EngineError
 from nlu_tui.formats.rasa_yaml import load_training_data
-from tests.conftest import DATASETS
+from tests.rasa_peer import NLU, free_port, project, rasa, served
 
 pytestmark = [pytest.mark.rasa, pytest.mark.slow]
 
-PEERS = Path(os.environ.get("NLU_TUI_PEERS_DIR", Path.home() / ".cache" / "nlu-tui-peers"))
-RASA = PEERS / "rasa310" / "bin" / "rasa"
-NLU = DATASETS / "rasa-financial-demo" / "nlu.yml"
 TOKEN = "real-rasa-Token-31337"
 CONFIG_FAST = """recipe: default.v1
 assistant_id: peers-fast
@@ -49,98 +40,16 @@ policies: []
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def rasa_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    if not RASA.exists():
-        pytest.skip(f"no Rasa peer at {RASA}: run tests/peers/setup_rasa.sh (needs Python 3.10)")
-    if not NLU.exists():
-        pytest.skip(f"dataset not available: {NLU}")
     work = tmp_path_factory.mktemp("rasa-peer")
-    (work / "data").mkdir()
-    shutil.copy(NLU, work / "data" / "nlu.yml")
-    (work / "config_fast.yml").write_text(CONFIG_FAST)
-    env = {
-        **os.environ,
-        "RASA_TELEMETRY_ENABLED": "false",
-        "SQLALCHEMY_SILENCE_UBER_WARNING": "1",
-        "HOME": str(work),
-    }
-    train = subprocess.run(
-        [
-            str(RASA),
-            "train",
-            "nlu",
-            "--config",
-            "config_fast.yml",
-            "--nlu",
-            "data/nlu.yml",
-            "--out",
-            "models",
-            "--fixed-model-name",
-            "fast",
-        ],
-        cwd=work,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert train.returncode == 0, train.stdout[-2000:] + train.stderr[-2000:]
-    port = _free_port()
-    log = (work / "rasa.log").open("w")
-    proc = subprocess.Popen(
-        [
-            str(RASA),
-            "run",
-            "--enable-api",
-            "-m",
-            "models/fast.tar.gz",
-            "-i",
-            "127.0.0.1",
-            "-p",
-            str(port),
-            "--auth-token",
-            TOKEN,
-        ],
-        cwd=work,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(
-                    f"rasa run exited with {proc.returncode}: {(work / 'rasa.log').read_text()[-2000:]}"
-                )
-            try:
-                if (
-                    httpx.get(f"{url}/status", params={"token": TOKEN}, timeout=2).status_code
-                    == 200
-                ):
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail("rasa run did not load its model within 180 s")
-            time.sleep(0.5)
+    env = project(work, CONFIG_FAST, "config_fast.yml")
+    rasa(
+        work, env, "train", "nlu", "--config", "config_fast.yml", "--nlu", "data/nlu.yml",
+        "--out", "models", "--fixed-model-name", "fast",
+    )  # fmt: skip
+    with served(work, env, "models/fast.tar.gz", token=TOKEN) as url:
         yield url
-    finally:
-        proc.terminate()  # by PID, never by name
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
-        log.close()
 
 
 async def _engine(url: str, token: str = TOKEN) -> RasaEngine:
@@ -211,6 +120,6 @@ async def test_unicode_offsets_are_code_points(rasa_url: str) -> None:
 
 
 async def test_probe_fails_on_a_closed_port() -> None:
-    engine = create_engine("rasa", {"url": f"http://127.0.0.1:{_free_port()}"})
+    engine = create_engine("rasa", {"url": f"http://127.0.0.1:{free_port()}"})
     with pytest.raises(EngineError, match="unreachable"):
         await engine.open(None)
