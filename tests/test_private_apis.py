@@ -357,3 +357,21 @@ def test_argparse_subparsers_are_found_through_private_actions() -> None:
     parser = build_parser()
     assert any(isinstance(a, argparse._SubParsersAction) for a in parser._actions)
     assert {"run", "runs", "validate"} <= _command_names(parser)
+
+
+async def test_textual_binding_chain_and_check_bindings_for_tab_typeahead() -> None:
+    """NluTuiApp.on_event (keys typed right after Tab) reads Screen._modal_binding_chain as
+    (node, BindingsMap) pairs with ``key_to_bindings``, and awaits App._check_bindings(key,
+    priority=True). If either changes, Tab typeahead silently falls back to Textual's path."""
+    assert inspect.iscoroutinefunction(App._check_bindings), "App._check_bindings"
+    assert "priority" in inspect.signature(App._check_bindings).parameters
+    app = _TwoPanes()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        chain = app.screen._modal_binding_chain
+        assert chain, "Screen._modal_binding_chain is empty"
+        actions = set()
+        for _node, bindings in chain:
+            for binding in bindings.key_to_bindings.get("tab", ()):
+                actions.add(binding.action)
+        assert "app.focus_next" in actions or "focus_next" in actions, actions
