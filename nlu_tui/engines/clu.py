@@ -14,6 +14,7 @@ from typing import Any
 
 import orjson
 
+from nlu_tui.engines.answer_values import json_int, json_number
 from nlu_tui.engines.base import Capabilities, ParseContext, register
 from nlu_tui.engines.httpcall import (
     BadResponseError,
@@ -97,14 +98,6 @@ class CluEngine(HttpEngine):
         }
 
 
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def clu_value(entity: Mapping[str, Any]) -> Any:
     """An entity's value, shaped for the flat form of seed 000's table.
 
@@ -149,7 +142,7 @@ def parse_clu_answer(body: Any, text: str) -> Prediction:
     if not isinstance(intents, list):
         raise BadResponseError("CLU answer: 'prediction.intents' is not a list")
     scored = [
-        IntentScore(item["category"], _number(item.get("confidenceScore")) or 0.0)
+        IntentScore(item["category"], json_number(item.get("confidenceScore")) or 0.0)
         for item in intents
         if isinstance(item, dict) and isinstance(item.get("category"), str)
     ]
@@ -168,7 +161,7 @@ def parse_clu_answer(body: Any, text: str) -> Prediction:
     for ent in raw_entities:
         if not isinstance(ent, dict) or not isinstance(ent.get("category"), str):
             raise BadResponseError("CLU answer: an entity has no 'category'")
-        start, length = _int(ent.get("offset")), _int(ent.get("length"))
+        start, length = json_int(ent.get("offset")), json_int(ent.get("length"))
         end = start + length if start is not None and length is not None else None
         surface = ent.get("text")
         if not isinstance(surface, str) and start is not None and end is not None:
@@ -180,7 +173,7 @@ def parse_clu_answer(body: Any, text: str) -> Prediction:
                 text=surface if isinstance(surface, str) else None,
                 start=start,
                 end=end,
-                confidence=_number(ent.get("confidenceScore")),
+                confidence=json_number(ent.get("confidenceScore")),
             )
         )
     entities.sort(key=lambda e: (e.start is None, e.start or 0))

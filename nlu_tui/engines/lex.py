@@ -18,6 +18,7 @@ from urllib.parse import quote
 
 import orjson
 
+from nlu_tui.engines.answer_values import json_number
 from nlu_tui.engines.base import Capabilities, ParseContext, register
 from nlu_tui.engines.httpcall import BadResponseError, HttpEngine, required_setting, safe_url
 from nlu_tui.errors import EngineError
@@ -129,10 +130,6 @@ class LexEngine(HttpEngine):
         }
 
 
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
 def _slot_value(slot: Mapping[str, Any]) -> tuple[Any, str | None]:
     """(value, text typed) of a slot, shaped for the flat form of seed 000's table.
 
@@ -173,7 +170,7 @@ def parse_lex_answer(body: Any, text: str) -> Prediction:
         if not isinstance(intent, dict) or not isinstance(intent.get("name"), str):
             continue
         conf = item.get("nluConfidence")
-        score = _number(conf.get("score")) if isinstance(conf, dict) else None
+        score = json_number(conf.get("score")) if isinstance(conf, dict) else None
         if top_intent is None:
             top_intent, top_score = intent, score
         if intent["name"] != FALLBACK_INTENT:

@@ -15,6 +15,7 @@ from urllib.parse import quote
 
 import orjson
 
+from nlu_tui.engines.answer_values import json_int, json_number
 from nlu_tui.engines.base import Capabilities, ParseContext, register
 from nlu_tui.engines.httpcall import (
     BadResponseError,
@@ -120,14 +121,6 @@ class LuisEngine(HttpEngine):
         return info
 
 
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def luis_value(value: Any) -> Any:
     """A LUIS resolution, shaped for the flat form of seed 000's table.
 
@@ -163,7 +156,7 @@ def parse_luis_answer(body: Any, text: str) -> Prediction:
     if not isinstance(intents, dict):
         raise BadResponseError("LUIS answer: 'prediction.intents' is not an object")
     ranking = [
-        IntentScore(str(name), _number(item.get("score")) or 0.0)
+        IntentScore(str(name), json_number(item.get("score")) or 0.0)
         for name, item in intents.items()
         if isinstance(item, dict) and name != NO_INTENT
     ]
@@ -174,7 +167,7 @@ def parse_luis_answer(body: Any, text: str) -> Prediction:
     intent = top if top and top != NO_INTENT else None
     confidence = None
     if intent is not None and isinstance(intents.get(intent), dict):
-        confidence = _number(intents[intent].get("score"))
+        confidence = json_number(intents[intent].get("score"))
     elif top == NO_INTENT and ranking:
         confidence = ranking[0].confidence
     entities_obj = pred.get("entities") or {}
@@ -194,7 +187,7 @@ def parse_luis_answer(body: Any, text: str) -> Prediction:
             role = meta.get("role") if isinstance(meta.get("role"), str) else None
             # keyed by the role name when a role was predicted; the entity is then its type
             name = str(meta["type"]) if role and isinstance(meta.get("type"), str) else str(key)
-            start, length = _int(meta.get("startIndex")), _int(meta.get("length"))
+            start, length = json_int(meta.get("startIndex")), json_int(meta.get("length"))
             end = start + length if start is not None and length is not None else None
             surface = meta.get("text")
             if not isinstance(surface, str) and start is not None and end is not None:
@@ -206,7 +199,7 @@ def parse_luis_answer(body: Any, text: str) -> Prediction:
                     text=surface if isinstance(surface, str) else None,
                     start=start,
                     end=end,
-                    confidence=_number(meta.get("score")),
+                    confidence=json_number(meta.get("score")),
                     role=role,
                     extractor=meta.get("modelType")
                     if isinstance(meta.get("modelType"), str)

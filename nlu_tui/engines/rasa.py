@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from nlu_tui.engines.answer_values import json_int
 from nlu_tui.engines.base import Capabilities, ParseContext, register
 from nlu_tui.engines.httpcall import BadResponseError, Endpoint, HttpEngine, safe_url
 from nlu_tui.engines.transport_errors import EngineUnreachableError
@@ -96,10 +97,6 @@ def _float(value: Any) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def parse_rasa_answer(body: Any, text: str) -> Prediction:
     """Map a ``/model/parse`` answer onto a Prediction (BadResponseError if it is not one)."""
     if not isinstance(body, dict):
@@ -137,7 +134,7 @@ def parse_rasa_answer(body: Any, text: str) -> Prediction:
     for ent in raw_entities:
         if not isinstance(ent, dict) or not isinstance(ent.get("entity"), str):
             raise BadResponseError("Rasa answer: an entity has no 'entity' name")
-        start, end = _int(ent.get("start")), _int(ent.get("end"))
+        start, end = json_int(ent.get("start")), json_int(ent.get("end"))
         surface = ent.get("text")
         if surface is None and start is not None and end is not None and 0 <= start <= end:
             surface = text[start:end]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from nlu_tui.engines.answer_values import json_int, json_number
 from nlu_tui.engines.base import Capabilities, ParseContext, register
 from nlu_tui.engines.httpcall import BadResponseError, HttpEngine, required_setting, safe_url
 from nlu_tui.errors import EngineError
@@ -76,14 +77,6 @@ class WitEngine(HttpEngine):
         return info
 
 
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def wit_value(item: Mapping[str, Any]) -> Any:
     """An entity's resolved value, shaped for the flat form of seed 000's table.
 
@@ -114,7 +107,7 @@ def parse_wit_answer(body: Any, text: str) -> Prediction:
     if not isinstance(intents, list):
         raise BadResponseError("Wit.ai answer: 'intents' is not a list")
     ranking = [
-        IntentScore(item["name"], _number(item.get("confidence")) or 0.0)
+        IntentScore(item["name"], json_number(item.get("confidence")) or 0.0)
         for item in intents
         if isinstance(item, dict) and isinstance(item.get("name"), str)
     ]
@@ -131,7 +124,7 @@ def parse_wit_answer(body: Any, text: str) -> Prediction:
             name = item.get("name")
             name = name if isinstance(name, str) else str(key).split(":", 1)[0]
             role = item.get("role")
-            start, end = _int(item.get("start")), _int(item.get("end"))
+            start, end = json_int(item.get("start")), json_int(item.get("end"))
             surface = item.get("body")
             if not isinstance(surface, str) and start is not None and end is not None:
                 surface = text[start:end]
@@ -142,7 +135,7 @@ def parse_wit_answer(body: Any, text: str) -> Prediction:
                     text=surface if isinstance(surface, str) else None,
                     start=start,
                     end=end,
-                    confidence=_number(item.get("confidence")),
+                    confidence=json_number(item.get("confidence")),
                     role=role if isinstance(role, str) and role != name else None,
                 )
             )
