@@ -11,6 +11,17 @@ from __future__ import annotations
 from typing import Any
 
 
+def _relayout(table: Any) -> None:
+    """Make a fastdatatable forget its cached rows, columns and sizes and lay out again
+    (private state of the pinned textual-fastdatatable: tests/test_private_apis.py)."""
+    table._ordered_columns = None
+    table._clear_caches()
+    table._update_count += 1
+    table._require_update_dimensions = True
+    table.check_idle()
+    table.refresh()
+
+
 def swap_backend(
     table: Any,
     backend: Any,
@@ -27,12 +38,7 @@ def swap_backend(
     table.backend = backend
     if column_labels is not None:
         table._column_labels = list(column_labels)
-    table._ordered_columns = None
-    table._clear_caches()
-    table._update_count += 1
-    table._require_update_dimensions = True
-    table.check_idle()
-    table.refresh()
+    _relayout(table)
     rows = backend.row_count
     if rows:
         target = old_cursor if cursor_row is None else cursor_row
@@ -89,12 +95,7 @@ def set_column_widths(table: Any, widths: list[int]) -> None:
     if list(getattr(table, "_column_widths", None) or []) == widths:
         return
     table._column_widths = list(widths)
-    table._ordered_columns = None
-    table._clear_caches()
-    table._update_count += 1
-    table._require_update_dimensions = True
-    table.check_idle()
-    table.refresh()
+    _relayout(table)
 
 
 def column_offsets(table: Any) -> list[int]:
