@@ -51,10 +51,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _usage_error(parser: argparse.ArgumentParser, message: str) -> int:
     """argparse's way: the usage line, then one ``nlu-tui: error:`` line; exit 2."""
-    from nlu_tui.textsafe import inert
+    from nlu_tui.cli.say import say_error
 
     parser.print_usage(sys.stderr)
-    print(f"nlu-tui: error: {inert(message, newlines=False)}", file=sys.stderr)
+    say_error(message)
     return exitcodes.BAD_INPUT
 
 
@@ -78,10 +78,11 @@ def _open_workbench(argv: list[str], parser: argparse.ArgumentParser, commands: 
         what = "a file, not a folder" if Path(workspace).exists() else "no such folder"
         return _usage_error(parser, f"{workspace!r} is not a command, and {what} to open{hint}")
     if not (os.isatty(0) and os.isatty(1)):
-        print(
-            "nlu-tui: error: the workbench needs a terminal (stdin and stdout are not one); "
-            "use a command such as `nlu-tui run` in scripts (see nlu-tui --help)",
-            file=sys.stderr,
+        from nlu_tui.cli.say import say_error
+
+        say_error(
+            "the workbench needs a terminal (stdin and stdout are not one); "
+            "use a command such as `nlu-tui run` in scripts (see nlu-tui --help)"
         )
         return exitcodes.BAD_INPUT
     _apply_data_dir(args.data_dir)
@@ -129,9 +130,9 @@ def run(argv: list[str]) -> int:
         try:
             return _open_workbench(argv, parser, commands)
         except NluTuiError as exc:  # e.g. a run store that is not SQLite: one line, exit 2
-            from nlu_tui.textsafe import inert
+            from nlu_tui.cli.say import say_error
 
-            print(f"nlu-tui: error: {inert(str(exc), newlines=False)}", file=sys.stderr)
+            say_error(exc)
             return exitcodes.BAD_INPUT
     args = parser.parse_args(argv)
     _apply_data_dir(args.data_dir)
