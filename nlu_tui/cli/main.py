@@ -19,6 +19,8 @@ COMMAND_MODULES = (
     "nlu_tui.cli.compare",  # compare (NLU.DevOps)
     "nlu_tui.cli.serve",  # serve (embedded engine over HTTP)
     "nlu_tui.cli.analyze",  # analyze (threshold sweep and calibration)
+    "nlu_tui.cli.testing",  # test nlu|stories|e2e|du (one module a kind)
+    "nlu_tui.cli.data",  # data split nlu
 )
 
 EPILOG = """exit codes:
