@@ -159,6 +159,23 @@ def run_row(r: RunRecord) -> list[str]:
     from nlu_tui.store.records import iso
 
     note = r.note if len(r.note) <= 40 else r.note[:39] + "…"
+    if r.kind != "suite":  # conversations, DUT, ...: no TP/TN/FP/FN, passed of done instead
+        return [
+            r.id,
+            (iso(r.started_at) or "").replace("T", " ").rstrip("Z"),
+            inert(f"{r.suite_name} ({r.kind})", newlines=False),
+            inert(r.engine_name, newlines=False),
+            inert(r.stage, newlines=False),
+            r.status.value,
+            f"{r.done}/{r.total}",
+            "-",
+            "-",
+            "-",
+            "-",
+            str(r.errors),
+            f"{r.passed} passed",
+            inert(note, newlines=False),
+        ]
     return [
         r.id,
         (iso(r.started_at) or "").replace("T", " ").rstrip("Z"),

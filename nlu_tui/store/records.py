@@ -51,6 +51,13 @@ class RunRecord:
     host: str | None = None
     heartbeat_at: float | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    kind: str = "suite"
+    """What the run tested: ``suite`` (one utterance per case, results with TP/TN/FP/FN) or a
+    kind whose units of work are :class:`StoredItem` rows (conversations, DUT, ...)."""
+    passed: int = 0
+    failed: int = 0
+    summary: dict[str, Any] = field(default_factory=dict)
+    """Kind-specific figures set when the run finishes (e.g. per-command F1, fold table)."""
 
     @property
     def missing(self) -> int:
@@ -105,7 +112,33 @@ class RunRecord:
                 "fn": self.fn,
                 "errors": self.errors,
             },
+            **(
+                {}
+                if self.kind == "suite"
+                else {
+                    "kind": self.kind,
+                    "passed": self.passed,
+                    "failed": self.failed,
+                    "summary": self.summary,
+                }
+            ),
             "started_at": iso(self.started_at),
             "finished_at": iso(self.finished_at),
             "duration_s": None if self.duration_s is None else round(self.duration_s, 3),
         }
+
+
+ITEM_OUTCOMES = ("passed", "failed", "error")
+"""What a unit of work of an item-kind run can end as."""
+
+
+@dataclass
+class StoredItem:
+    """One unit of work of a run that is not one utterance per case: a conversation test case,
+    a DUT test case, a repeated attempt. ``data`` is the kind's own JSON payload."""
+
+    item_id: str
+    seq: int
+    outcome: str
+    latency_ms: float | None = None
+    data: dict[str, Any] = field(default_factory=dict)

@@ -35,7 +35,7 @@ from nlu_tui.model import (
     digest_bytes,
 )
 from nlu_tui.store import codec
-from nlu_tui.store.records import RunRecord
+from nlu_tui.store.records import ITEM_OUTCOMES, RunRecord, StoredItem
 from nlu_tui.store.schema import migrate
 
 HEARTBEAT_STALE_S = 60.0
@@ -195,8 +195,16 @@ class RunStore:
         options: dict[str, Any] | None = None,
         pid: int | None = None,
         cases: Sequence[TestCase] | None = None,
+        kind: str = "suite",
+        total: int | None = None,
+        digest: str | None = None,
     ) -> RunRecord:
-        """Record a new ``running`` run with a copy of the suite's cases (the run's own truth)."""
+        """Record a new ``running`` run with a copy of the suite's cases (the run's own truth).
+
+        A run of another ``kind`` (its units of work are items, see :meth:`add_items`) passes
+        ``cases=[]``, its number of items as ``total`` and the content hash of its test files as
+        ``digest``; ``suite`` then only names it (name and path).
+        """
         check_note(note)
         cases = list(suite.cases if cases is None else cases)
         ids = [c.id for c in cases]
@@ -209,23 +217,24 @@ class RunStore:
             conn.execute(
                 "INSERT INTO runs (id, suite_name, suite_path, suite_hash, engine_name,"
                 " engine_json, stage, status, note, total, started_at, pid, host, heartbeat_at,"
-                " options_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " options_json, kind) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     run_id,
                     suite.name,
                     str(Path(suite.path).resolve()) if suite.path else None,
-                    suite_digest(suite),
+                    digest or suite_digest(suite),
                     engine_name,
                     json.dumps(engine_profile or {}, ensure_ascii=False, default=str),
                     str(stage),
                     RunStatus.RUNNING.value,
                     note,
-                    len(cases),
+                    len(cases) if total is None else int(total),
                     now,
                     pid if pid is not None else os.getpid(),
                     self._host,
                     now,
                     json.dumps(options or {}, default=str),
+                    kind,
                 ),
             )
             conn.executemany(
@@ -283,6 +292,7 @@ class RunStore:
         run = self.get_run(run_id)
         with self._tx() as conn:
             conn.execute("DELETE FROM results WHERE run_id=?", (run.id,))
+            conn.execute("DELETE FROM items WHERE run_id=?", (run.id,))
             conn.execute("DELETE FROM cases WHERE run_id=?", (run.id,))
             conn.execute("DELETE FROM runs WHERE id=?", (run.id,))
 
@@ -338,6 +348,10 @@ class RunStore:
             host=row["host"],
             heartbeat_at=row["heartbeat_at"],
             options=json.loads(row["options_json"] or "{}"),
+            kind=row["kind"],
+            passed=row["passed"],
+            failed=row["failed"],
+            summary=json.loads(row["summary_json"] or "{}"),
         )
 
     def find_run(self, run_id: str) -> RunRecord | None:
@@ -447,6 +461,83 @@ class RunStore:
                     },
                 )
         return n
+
+    # --- items (runs of other kinds) ----------------------------------------------------------
+
+    def add_items(self, run_id: str, items: Iterable[StoredItem]) -> int:
+        """Commit a batch of finished items; an item already stored is kept as is.
+
+        Returns how many were new. ``done``, ``passed``, ``failed``, ``errors`` and the
+        heartbeat move in the same transaction, so a killed run keeps exact counters.
+        """
+        rows = []
+        for item in items:
+            if item.outcome not in ITEM_OUTCOMES:
+                raise ValueError(f"item outcome {item.outcome!r} is not one of {ITEM_OUTCOMES}")
+            rows.append(
+                (
+                    run_id,
+                    item.item_id,
+                    item.seq,
+                    item.outcome,
+                    item.latency_ms,
+                    json.dumps(item.data, ensure_ascii=False, default=str),
+                )
+            )
+        if not rows:
+            return 0
+        with self._tx() as conn:
+            before = conn.total_changes
+            conn.executemany(
+                "INSERT INTO items (run_id, item_id, seq, outcome, latency_ms, item_json)"
+                " VALUES (?,?,?,?,?,?) ON CONFLICT (run_id, item_id) DO NOTHING",
+                rows,
+            )
+            n = conn.total_changes - before
+            conn.execute(
+                "UPDATE runs SET"
+                " done = (SELECT count(*) FROM items WHERE run_id = :id),"
+                " passed = (SELECT count(*) FROM items WHERE run_id = :id AND outcome = 'passed'),"
+                " failed = (SELECT count(*) FROM items WHERE run_id = :id AND outcome = 'failed'),"
+                " errors = (SELECT count(*) FROM items WHERE run_id = :id AND outcome = 'error'),"
+                " heartbeat_at = :now WHERE id = :id",
+                {"id": run_id, "now": time.time()},
+            )
+        return n
+
+    def load_items(self, run_id: str) -> list[StoredItem]:
+        """Every stored item of the run, in seq order."""
+        run = self.get_run(run_id)
+        rows = self._query(
+            "SELECT item_id, seq, outcome, latency_ms, item_json FROM items"
+            " WHERE run_id=? ORDER BY seq, item_id",
+            (run.id,),
+        )
+        return [
+            StoredItem(
+                item_id=r["item_id"],
+                seq=r["seq"],
+                outcome=r["outcome"],
+                latency_ms=r["latency_ms"],
+                data=json.loads(r["item_json"]),
+            )
+            for r in rows
+        ]
+
+    def done_item_ids(self, run_id: str) -> set[str]:
+        """The items already stored: a resumed run sends none of them again."""
+        rows = self._query("SELECT item_id FROM items WHERE run_id=?", (run_id,))
+        return {r["item_id"] for r in rows}
+
+    def set_summary(self, run_id: str, summary: dict[str, Any]) -> RunRecord:
+        """Keep the kind's figures with the run (what history, diff and gates read later)."""
+        run = self.get_run(run_id)
+        with self._tx() as conn:
+            conn.execute(
+                "UPDATE runs SET summary_json=? WHERE id=?",
+                (json.dumps(summary, ensure_ascii=False, default=str), run.id),
+            )
+        return self.get_run(run.id)
 
     def load_results(self, run_id: str) -> list[StoredResult]:
         """Every stored result with its case and prediction, in suite order."""

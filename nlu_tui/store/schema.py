@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _V1 = """
 CREATE TABLE runs (
@@ -67,7 +67,27 @@ CREATE INDEX IF NOT EXISTS runs_by_start ON runs (started_at);
 """Listing the newest runs (``nlu-tui runs``, newest 50 by default) reads the index backwards
 instead of sorting every run."""
 
-MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2}
+_V3 = """
+ALTER TABLE runs ADD COLUMN kind TEXT NOT NULL DEFAULT 'suite';
+ALTER TABLE runs ADD COLUMN passed INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN failed INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN summary_json TEXT NOT NULL DEFAULT '{}';
+CREATE TABLE items (
+    run_id      TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    item_id     TEXT NOT NULL,
+    seq         INTEGER NOT NULL,
+    outcome     TEXT NOT NULL,
+    latency_ms  REAL,
+    item_json   TEXT NOT NULL,
+    PRIMARY KEY (run_id, item_id)
+);
+CREATE INDEX items_by_seq ON items (run_id, seq);
+"""
+"""Runs that are not one utterance per case (conversations, dialogue understanding tests,
+repeated attempts, folds) keep their kind, pass/fail counters, a summary of kind-specific
+figures, and one ``items`` row per unit of work, stored as it finishes like ``results``."""
+
+MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3}
 """Version reached -> SQL that reaches it from the version before."""
 
 
