@@ -216,3 +216,19 @@ async def test_events_say_the_engine_opens_before_cases_flow(tmp_path: Path) -> 
     assert resumed[0].phase_label == "training the engine…"
     assert (resumed[0].done, resumed[0].total) == (stopped.done, 40)
     assert not resumed[-1].opening and resumed[-1].done == 40
+
+
+async def test_a_small_run_over_the_error_limit_fails_when_it_ends(tmp_path: Path) -> None:
+    """Too few cases for the early stop, but every one errored: failed, not a warning."""
+    suite = make_suite(3)
+    always = {c.utterance: "garbage" for c in suite.cases[:2]}
+    with LoopbackNlu(always=always) as server:
+        record = await run_suite(
+            suite,
+            Resolved(LoopbackEngine(server.url)),
+            RunStore(tmp_path / "r.db"),
+            options=replace(FAST, max_error_rate=0.5),
+        )
+    assert record.status is RunStatus.FAILED
+    assert record.reason and record.reason.startswith("2 of 3 cases errored (over the 50% limit)")
+    assert (record.done, record.errors) == (3, 2)

@@ -11,7 +11,8 @@ class RunOptions:
     """Knobs of one run; profiles give the engine-specific ones, the CLI/TUI may override.
 
     ``max_error_rate`` stops a run early (status ``failed``) once at least
-    ``min_cases_for_error_rate`` cases are done and more than that share of them errored.
+    ``min_cases_for_error_rate`` cases are done and more than that share of them errored; a run
+    that ends with more than that share errored is ``failed`` too, however few cases it had.
     ``secrets`` are values scrubbed from every stored reason and raw answer.
     """
 

@@ -397,6 +397,15 @@ class Run:
         elif counts.done < total:
             status = RunStatus.FAILED
             reason = f"only {counts.done} of {total} cases finished"
+        elif counts.done and counts.errors / counts.done > self.options.max_error_rate:
+            # A run too small for the early stop (min_cases_for_error_rate) is still judged by
+            # the limit when it ends: five cases that all errored are a failed run, not a warning.
+            status = RunStatus.FAILED
+            reason = (
+                f"{counts.errors} of {total} cases errored "
+                f"(over the {self.options.max_error_rate:.0%} limit); "
+                f"most often: {self._top_reason()}"
+            )
         elif counts.errors:
             status = RunStatus.SUCCESS_WITH_WARNING
             reason = f"{counts.errors} of {total} cases errored; most often: {self._top_reason()}"
