@@ -10,7 +10,10 @@ import argparse
 import importlib
 from typing import Any
 
-TEST_MODULES: tuple[str, ...] = ()
+TEST_MODULES: tuple[str, ...] = (
+    "nlu_tui.cli.test_stories",
+    "nlu_tui.cli.test_e2e",
+)
 """Modules with ``register(test_subparsers)``, one per kind of test."""
 
 
