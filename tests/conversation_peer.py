@@ -24,6 +24,7 @@ class BotState:
         self.messages: list[tuple[str, str, dict[str, Any]]] = []
         self.posted: list[tuple[str, list[dict[str, Any]]]] = []
         self.delay = 0.0
+        self.greeting = "Hey!"
         self.fail_once: set[str] = set()
         """Texts answered once with HTTP 503 (then normally)."""
 
@@ -51,7 +52,7 @@ def _slot(name: str, value: Any) -> dict[str, Any]:
     return {"event": "slot", "name": name, "value": value}
 
 
-def reply(events: list[dict[str, Any]], text: str) -> list[dict[str, Any]]:
+def reply(events: list[dict[str, Any]], text: str, greeting: str = "Hey!") -> list[dict[str, Any]]:
     """The hand-written bot: greets (differently when ``logged_in``), books a table."""
     slots = {e["name"]: e["value"] for e in events if e.get("event") == "slot"}
     words = text.lower().split()
@@ -59,7 +60,7 @@ def reply(events: list[dict[str, Any]], text: str) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     if {"hi", "hello"} & set(words):
         intent = "greet"
-        greeting = "Welcome back!" if slots.get("logged_in") is True else "Hey!"
+        greeting = "Welcome back!" if slots.get("logged_in") is True else greeting
         out += _bot("utter_greet", greeting)
     elif "book" in words:
         intent = "book_table"
@@ -118,7 +119,7 @@ class ConversationHandler(QuietHandler):
                 time.sleep(self.state.delay)
             with self.state.lock:
                 events = self.state.tracker(sender)
-                events.extend(reply(events, text))
+                events.extend(reply(events, text, self.state.greeting))
                 bots = [
                     {"recipient_id": sender, "text": e["text"]}
                     for e in events

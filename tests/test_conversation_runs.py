@@ -323,3 +323,20 @@ def test_resume_refuses_changed_test_files(tmp_path: Path, bot: tuple[BotState, 
     path.write_text(CASES.replace("Hey!", "Hi!"), encoding="utf-8")
     with pytest.raises(Exception, match="changed since run"):
         open_conversation_run(ConversationRequest(kind="e2e", resume=final.id), store)
+
+
+def test_diff_with_an_earlier_run_lists_what_broke_and_what_got_fixed(
+    tmp_path: Path, bot: tuple[BotState, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    state, url = bot
+    path = _write(tmp_path)
+    assert cli(["test", "e2e", str(path), "--engine", f"rasa:{url}"]) == 1
+    first = RunStore().list_runs()[0].id
+    capsys.readouterr()
+    state.greeting = "Hello!"  # greet_new now fails, wrong_text now passes
+    assert cli(["test", "e2e", str(path), "--engine", f"rasa:{url}", "--diff-with", first]) == 1
+    out = capsys.readouterr().out
+    tail = out[out.index(f"since run {first}:") :].splitlines()[1:]
+    assert f"  broke         greet_new ({path}:8)" in tail
+    assert f"  fixed         wrong_text ({path}:34)" in tail
+    assert f"  still failing wrong_utter ({path}:39)" in tail

@@ -27,6 +27,11 @@ def add_common(p: argparse.ArgumentParser, default_hint: str) -> None:
     p.add_argument("--retries", type=int, help="extra attempts of a test case after an error")
     p.add_argument("--junit", type=_path, metavar="FILE", help="write JUnit XML")
     p.add_argument("--json", type=_path, metavar="FILE", help="write the results as JSON")
+    p.add_argument(
+        "--diff-with",
+        metavar="RUN",
+        help="after the run, list what broke and what got fixed since that earlier run",
+    )
 
 
 def _path(text: str) -> object:
@@ -121,6 +126,21 @@ def finish(
         atomic_write_text(args.json, reports.json_report(final, items))
         say(f"wrote {args.json}", file=sys.stderr)
     return None, list(items)
+
+
+def print_diff(run: ConversationRun, final: RunRecord, args: argparse.Namespace) -> None:
+    """``--diff-with RUN``: what changed since an earlier run of the same kind."""
+    from nlu_tui.conversation.rundiff import diff_items
+    from nlu_tui.errors import InputError
+
+    if not args.diff_with:
+        return
+    earlier = run.store.get_run(args.diff_with)
+    if earlier.kind != final.kind:
+        raise InputError(f"run {earlier.id} is a {earlier.kind} run", field="--diff-with")
+    diff = diff_items(run.store.load_items(earlier.id), run.store.load_items(final.id))
+    say(f"since run {earlier.id}:")
+    say("\n".join(diff.lines()) or "  no change")
 
 
 def outcome_code(items: list[object]) -> int:

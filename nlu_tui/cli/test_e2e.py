@@ -37,7 +37,13 @@ def register(kinds: argparse._SubParsersAction[Any]) -> None:
 def cmd_e2e(args: argparse.Namespace) -> int:
     import sys
 
-    from nlu_tui.cli.conversation_run import execute, finish, outcome_code, request_from
+    from nlu_tui.cli.conversation_run import (
+        execute,
+        finish,
+        outcome_code,
+        print_diff,
+        request_from,
+    )
     from nlu_tui.cli.say import say
     from nlu_tui.conversation import reports
     from nlu_tui.fileio import atomic_write_text
@@ -51,4 +57,5 @@ def cmd_e2e(args: argparse.Namespace) -> int:
     if args.output is not None:
         atomic_write_text(args.output, reports.e2e_results_yaml(stored))
         say(f"wrote {args.output}", file=sys.stderr)
+    print_diff(run, final, args)
     return outcome_code(items)

@@ -37,7 +37,13 @@ def register(kinds: argparse._SubParsersAction[Any]) -> None:
 def cmd_stories(args: argparse.Namespace) -> int:
     import sys
 
-    from nlu_tui.cli.conversation_run import execute, finish, outcome_code, request_from
+    from nlu_tui.cli.conversation_run import (
+        execute,
+        finish,
+        outcome_code,
+        print_diff,
+        request_from,
+    )
     from nlu_tui.cli.say import say
     from nlu_tui.conversation import reports
 
@@ -49,4 +55,5 @@ def cmd_stories(args: argparse.Namespace) -> int:
     say(reports.stories_text(stored), end="")
     for path in reports.write_stories_outputs(stored, args.out):
         say(f"wrote {path}", file=sys.stderr)
+    print_diff(run, final, args)
     return outcome_code(items)
