@@ -20,6 +20,7 @@ from typing import Any
 import httpx
 import pytest
 from runner_loopback import Resolved
+from test_engines_kore import CLIENT_SECRET, KORE_ANSWER, kore_server, make_kore
 from vendor_peer import Answer, Seen, VendorPeer
 
 from nlu_tui.engines.base import Engine, ParseContext, create_engine
@@ -623,7 +624,10 @@ VENDORS: dict[str, tuple[Any, Any, str, str]] = {
     "luis": (_luis, LUIS_ANSWER, LUIS_ANSWER["query"], "give"),
     "clu": (_clu, CLU_ANSWER, "Book a table for 2 people at 7 PM", "BookTable"),
     "lex": (_lex, LEX_ANSWER, "I want to book a hotel in Seattle", "BookHotel"),
+    "kore": (make_kore, KORE_ANSWER, "book a ticket", "Book a ticket"),
 }
+SERVERS: dict[str, Any] = {"lex": _lex_server, "kore": kore_server}
+"""Vendors whose stand-in verifies a signature or token (others answer anyone)."""
 
 
 def _suite(text: str, intent: str) -> Suite:
@@ -634,7 +638,7 @@ def _suite(text: str, intent: str) -> Suite:
 
 async def _run(vendor: str, script: list[Answer], tmp_path: Path) -> tuple[Any, Any, VendorPeer]:
     make, answer, text, intent = VENDORS[vendor]
-    peer = _lex_server(answer) if vendor == "lex" else VendorPeer(_ok(answer))
+    peer = SERVERS[vendor](answer) if vendor in SERVERS else VendorPeer(_ok(answer))
     peer.script = list(script)
     with peer:
         store = RunStore(tmp_path / "runs.sqlite3")
@@ -657,7 +661,7 @@ async def test_429_with_retry_after_is_retried(vendor: str, tmp_path: Path) -> N
 
 @pytest.mark.parametrize("vendor", sorted(VENDORS))
 async def test_401_is_a_clear_case_error_without_the_secret(vendor: str, tmp_path: Path) -> None:
-    secret = AWS_SECRET if vendor == "lex" else SECRET
+    secret = {"lex": AWS_SECRET, "kore": CLIENT_SECRET}.get(vendor, SECRET)
     refusal: Answer = (
         401,
         {},
@@ -668,9 +672,8 @@ async def test_401_is_a_clear_case_error_without_the_secret(vendor: str, tmp_pat
     assert result.result is ResultType.ERROR
     assert "refused the request (HTTP 401)" in result.error
     assert secret not in result.error and "***" in result.error
-    assert {"wit": "token", "luis": "key", "clu": "key", "lex": "access_key_id"}[vendor] in (
-        result.error
-    )
+    hint = {"wit": "token", "luis": "key", "clu": "key", "lex": "access_key_id"}
+    assert {**hint, "kore": "client_secret"}[vendor] in (result.error)
 
 
 @pytest.mark.parametrize("vendor", sorted(VENDORS))

@@ -57,6 +57,17 @@ ENGINE_KEYS: dict[str, frozenset[str]] = {
         "credentials_file",
         "aws_profile",
     },
+    "kore": _HTTP_BASE
+    | {
+        "url",
+        "bot_id",
+        "client_id",
+        "client_secret",
+        "language",
+        "bot_name",
+        "version",
+        "thresholds",
+    },
 }
 """The engine settings of each built-in type (besides ``type``, the run limits and stages)."""
 
