@@ -85,6 +85,8 @@ _BUILTIN_MODULES = {
     "clu": "nlu_tui.engines.clu",
     "lex": "nlu_tui.engines.lex",
     "kore": "nlu_tui.engines.kore",
+    "dialogflow-es": "nlu_tui.engines.dialogflow_es",
+    "dialogflow-cx": "nlu_tui.engines.dialogflow_cx",
 }
 
 

@@ -68,6 +68,30 @@ ENGINE_KEYS: dict[str, frozenset[str]] = {
         "version",
         "thresholds",
     },
+    "dialogflow-es": _HTTP_BASE
+    | {
+        "url",
+        "credentials_file",
+        "token_url",
+        "project",
+        "language",
+        "environment",
+        "location",
+        "time_zone",
+    },
+    "dialogflow-cx": _HTTP_BASE
+    | {
+        "url",
+        "credentials_file",
+        "token_url",
+        "project",
+        "language",
+        "environment",
+        "location",
+        "agent",
+        "call",
+        "time_zone",
+    },
 }
 """The engine settings of each built-in type (besides ``type``, the run limits and stages)."""
 
