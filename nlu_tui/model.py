@@ -237,6 +237,8 @@ class CaseResult:
     entity_order_ok: bool | None = None
     latency_ms: float | None = None
     error: str | None = None
+    matched_bot: str | None = None
+    """The child bot of a universal bot that answered, when the engine reports it."""
 
     @property
     def intent_ok(self) -> bool:

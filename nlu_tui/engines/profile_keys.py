@@ -40,6 +40,8 @@ ENGINE_KEYS: dict[str, frozenset[str]] = {
         "ranking",
         "entities",
         "no_intent",
+        "traits",
+        "bot",
     },
     "wit": _HTTP_BASE | {"url", "token", "version", "n", "tag"},
     "luis": _HTTP_BASE | {"endpoint", "app_id", "key", "slot", "version", "log", "method"},

@@ -12,6 +12,8 @@ Pure functions, no I/O. The result type follows the Kore.ai docs (metric-semanti
 - traits: all expected traits must be among the engine's traits (extras are fine); none
   returned → FN, some but not all → FP. A case with both intents and traits is TP when both
   are, FP when either is FP, else FN;
+- universal bots: when the engine reports the child bot that answered and the matched
+  intent is paired with a bot (``botName``), a TP needs that bot, else it is an FP;
 - an engine error → ERROR, kept out of every metric and counted separately.
 """
 
@@ -173,6 +175,19 @@ def _result_type(
     if ResultType.FP in (intent, traits):
         return ResultType.FP
     return ResultType.FN
+
+
+def _bot_acceptable(case: TestCase, matched: str | None, bot: str, options: ScoringOptions) -> bool:
+    """Whether the child bot that answered is the one paired with the matched intent
+    (universal bots: ``botName``); an intent paired with no bot accepts any."""
+    if matched is None:
+        return True
+    key = options.key
+    leaf = key(matched.split(PATH_SEPARATOR)[-1])
+    bots = [i.bot for i in case.intents if key(i.name) in (key(matched), leaf)]
+    if not bots or any(b is None or not b.strip() for b in bots):
+        return True
+    return any(key(b) == key(bot) for b in bots if b is not None)
 
 
 def _predicted_value(predicted: PredictedEntity) -> object:
@@ -395,6 +410,13 @@ def score_case(
         kind = _result_type(case, prediction, matched, options)
     else:
         matched, kind = _plain_intent_result(case, prediction.intent, options)
+    bot = prediction.bot
+    if (
+        bot is not None
+        and kind is ResultType.TP
+        and not _bot_acceptable(case, matched, bot, options)
+    ):
+        kind = ResultType.FP  # the right intent from the wrong child bot
     if len(case.entities) == 1 and not case.entity_order:
         entities, actual_order = _one_entity(case.entities[0], prediction.entities)
         order_ok = None
@@ -421,4 +443,5 @@ def score_case(
         order_ok,
         prediction.latency_ms,
         None,
+        bot,
     )
