@@ -142,6 +142,7 @@ class LoopbackNlu:
         body = await request.json()
         text = str(body.get("text", ""))
         self.counts[text] += 1
+        number = self.counts[text]  # this request's number, before others arrive meanwhile
         self.queries[request.query_string] += 1
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
@@ -177,7 +178,7 @@ class LoopbackNlu:
             name = self.rename.get(text, intent_of(text))
             confidence = 0.9 if name else 0.0
             if text in self.randomly:
-                draw = random.Random(f"{self.seed}:{text}:{self.counts[text]}")
+                draw = random.Random(f"{self.seed}:{text}:{number}")
                 name = draw.choice(self.randomly[text])
                 confidence = round(draw.uniform(0.3, 0.95), 3)
             self.answered[text] += 1
