@@ -16,7 +16,9 @@ from nlu_tui.scoring.stability import (
 )
 
 
-def attempt(intent: str | None, conf: float | None, result: ResultType = ResultType.TP) -> CaseResult:
+def attempt(
+    intent: str | None, conf: float | None, result: ResultType = ResultType.TP
+) -> CaseResult:
     return CaseResult("c", result, intent, conf)
 
 

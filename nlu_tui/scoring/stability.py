@@ -122,6 +122,7 @@ class StabilityReport:
     cases: list[CaseStability]
     intents: list[GroupStability]
     overall: GroupStability
+    _by_case: dict[str, CaseStability] | None = field(default=None, repr=False, compare=False)
 
     @property
     def flaky(self) -> list[CaseStability]:
@@ -132,7 +133,10 @@ class StabilityReport:
         return {c.case_id for c in self.cases if c.flaky}
 
     def by_case(self) -> dict[str, CaseStability]:
-        return {c.case_id: c for c in self.cases}
+        """Case id -> its figures (built once: the workbench asks at every cursor move)."""
+        if self._by_case is None or len(self._by_case) != len(self.cases):
+            self._by_case = {c.case_id: c for c in self.cases}
+        return self._by_case
 
     def as_dict(self, *, quarantined: bool = False) -> dict[str, Any]:
         """The ``stability`` object of the JSON report (every case, every group)."""
