@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from nlu_tui.scoring.confusion import ConfusionTable
     from nlu_tui.scoring.histogram import Histogram
     from nlu_tui.scoring.intent_report import IntentReport
+    from nlu_tui.scoring.stability import StabilityReport
     from nlu_tui.scoring.summary import Summary
     from nlu_tui.store.records import RunRecord
     from nlu_tui.store.runstore import RunStore
@@ -33,6 +34,8 @@ class RunData:
     confusion: ConfusionTable
     histogram: Histogram
     by_id: dict[str, Row] = field(default_factory=dict)
+    stability: StabilityReport | None = None
+    """A repeated run's stability (``run --repeat N``), from its stored attempts."""
 
     @classmethod
     def from_rows(cls, record: RunRecord, rows: Sequence[Row]) -> RunData:
@@ -54,8 +57,12 @@ class RunData:
 
     @classmethod
     def load(cls, store: RunStore, run_id: str) -> RunData:
+        from nlu_tui.repeats import run_stability
+
         record = store.get_run(run_id)
-        return cls.from_rows(record, store.load_results(record.id))
+        data = cls.from_rows(record, store.load_results(record.id))
+        data.stability = run_stability(store, record, data.rows)
+        return data
 
     @property
     def cases(self) -> dict[str, TestCase]:
