@@ -81,6 +81,8 @@ class RunRequest:
     """The Rasa reports also list the examples predicted right (``rasa test nlu --successes``)."""
     rasa_errors: bool = True
     """The Rasa reports list the examples predicted wrong (false: ``--no-errors``)."""
+    rasa_plots: bool = True
+    """The Rasa reports include the PNG plots (false: ``--no-plot``)."""
 
 
 class Runner(Protocol):
@@ -328,7 +330,11 @@ class RunJob:
                 request.reports,
                 RunMeta.from_record(final),
                 rows,
-                rasa=RasaOptions(successes=request.rasa_successes, errors=request.rasa_errors),
+                rasa=RasaOptions(
+                    successes=request.rasa_successes,
+                    errors=request.rasa_errors,
+                    plots=request.rasa_plots,
+                ),
             )
         if not outcome.completed:
             return outcome

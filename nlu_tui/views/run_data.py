@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from nlu_tui.scoring.confusion import ConfusionTable
     from nlu_tui.scoring.histogram import Histogram
     from nlu_tui.scoring.intent_report import IntentReport
+    from nlu_tui.scoring.rasa_charts import PairedHistogram
     from nlu_tui.scoring.summary import Summary
     from nlu_tui.store.records import RunRecord
     from nlu_tui.store.runstore import RunStore
@@ -33,9 +34,12 @@ class RunData:
     confusion: ConfusionTable
     histogram: Histogram
     by_id: dict[str, Row] = field(default_factory=dict)
+    rasa_histogram: PairedHistogram | None = None
+    """Rasa's ``intent_histogram.png`` in numbers (its bins, fallback undone)."""
 
     @classmethod
     def from_rows(cls, record: RunRecord, rows: Sequence[Row]) -> RunData:
+        from nlu_tui.reports.rasa_report import rasa_intent_histogram
         from nlu_tui.scoring import summarize
         from nlu_tui.scoring.confusion import confusion_table
         from nlu_tui.scoring.histogram import confidence_histogram
@@ -50,6 +54,7 @@ class RunData:
             confusion=confusion_table(rows),
             histogram=confidence_histogram(r for _, _, r in rows),
             by_id={r.case_id: (c, p, r) for c, p, r in rows},
+            rasa_histogram=rasa_intent_histogram(rows),
         )
 
     @classmethod
