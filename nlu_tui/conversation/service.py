@@ -373,6 +373,8 @@ class ConversationRun:
                 [p.expected, p.predicted, p.policy, p.confidence] for p in story_result.actions
             ],
             "intents": [list(p) for p in story_result.intents],
+            "entity_targets": story_result.entity_targets,
+            "entity_predictions": story_result.entity_predictions,
             "written": [
                 {"event": w.event, "comment": w.comment, "plain": w.plain_action}
                 for w in story_result.written
