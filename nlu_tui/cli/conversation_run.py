@@ -151,3 +151,22 @@ def outcome_code(items: list[object]) -> int:
     if "failed" in outcomes:
         return exitcodes.GATE_FAILED
     return exitcodes.OK
+
+
+def show_run(run: RunRecord, items: list[object], fmt: str) -> int:
+    """``nlu-tui show RUN`` of a conversation run: the command's own report again (``-f json``:
+    every stored test case with its conversation)."""
+    from nlu_tui.cli.say import write_json
+    from nlu_tui.conversation import reports
+    from nlu_tui.store.records import StoredItem
+
+    stored = [i for i in items if isinstance(i, StoredItem)]
+    if fmt == "json":
+        write_json(reports.json_report(run, stored))
+        return exitcodes.OK
+    say(f"run {run.id}: {run.suite_name} ({run.kind}) on {run.engine_name}, {run.status.value}")
+    if run.kind == "e2e":
+        say(reports.e2e_text(stored), end="")
+    else:
+        say(reports.stories_text(stored), end="")
+    return exitcodes.OK
