@@ -123,3 +123,28 @@ def test_a_run_from_the_screen_fills_the_cases_live(tmp_path: Path) -> None:
 
     with serving(handler_for(state)) as url:
         asyncio.run(scenario(url))
+
+
+async def test_conversation_suites_are_listed_with_the_others(tmp_path: Path) -> None:
+    from ui_support import SAMPLE, make_workspace, settle
+
+    from nlu_tui.ui.app import NluTuiApp
+    from nlu_tui.ui.widgets.suites_panel import SuitesPanel
+    from nlu_tui.workspace import open_workspace
+
+    root = make_workspace(tmp_path, SAMPLE)
+    (root / "shop.e2e.yml").write_text(CASES, encoding="utf-8")
+    app = NluTuiApp(open_workspace(root), cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        panel = app.screen.query_one(SuitesPanel)
+        info = panel.infos[str(root / "shop.e2e.yml")]
+        assert (info.kind, info.name, info.case_count) == ("e2e", "shop", 2)
+        assert len(panel.infos) == 2
+        await pilot.press("f2", "down")
+        await settle(pilot)
+        assert app.suite is None  # a conversation suite is not opened as utterances
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ConversationScreen)
+        assert app.screen.files == [root / "shop.e2e.yml"]

@@ -35,6 +35,7 @@ from nlu_tui.ui.widgets.cases_view import CasesView
 from nlu_tui.ui.widgets.footer import BudgetFooter
 from nlu_tui.ui.widgets.suites_panel import SuitesPanel
 from nlu_tui.views.cases import RowCache
+from nlu_tui.workspace import CONVERSATION_SUFFIXES
 
 EXTRA_PANES: list[tuple[str, str, str]] = [
     ("Runs", "tab-runs", "nlu_tui.ui.widgets.runs_pane:RunsPane"),
@@ -267,6 +268,13 @@ class MainScreen(Screen[None]):
         if self._remembers:
             ui_state.remember_workspace(self._root, suite=message.path.name)
         view = self.query_one(CasesView)
+        if message.path.name.endswith(CONVERSATION_SUFFIXES):
+            self.app.suite = None  # type: ignore[attr-defined]
+            view.show_error(
+                f"{message.path.name}: a conversation suite (E2E test cases). Press Enter in "
+                "the suites list to open it, run it and read each conversation."
+            )
+            return
         view.show_loading(message.path)
         self._load_suite(message.path, view)
 
