@@ -202,6 +202,49 @@ class ConversationScreen(Screen[None]):
                 self._show_turns(item)
                 return
 
+    # --- editing ----------------------------------------------------------------------------
+
+    def _selected_item(self) -> StoredItem | None:
+        cases = self.query_one("#conv-cases", DataTable)
+        ordered = sorted(self.items, key=lambda i: i.seq)
+        if not ordered or not 0 <= cases.cursor_row < len(ordered):
+            return None
+        return ordered[cases.cursor_row]
+
+    @on(DataTable.RowSelected, "#conv-cases")
+    def _edit_case(self, event: DataTable.RowSelected) -> None:
+        self.edit(focus_step=0)
+
+    @on(DataTable.RowSelected, "#conv-turns")
+    def _edit_step(self, event: DataTable.RowSelected) -> None:
+        self.edit(focus_step=event.cursor_row)
+
+    def edit(self, focus_step: int = 0) -> None:
+        """Open the selected test case in the step editor, on ``focus_step``."""
+        from nlu_tui.ui.screens.e2e_case_editor import E2ECaseEditor
+
+        item = self._selected_item()
+        if item is None or not item.data.get("file"):
+            return
+        try:
+            editor = E2ECaseEditor(
+                Path(str(item.data["file"])),
+                str(item.data.get("name")),
+                item.data.get("line"),
+                focus_step,
+            )
+        except Exception as exc:  # the file is gone or no longer reads: said, nothing opens
+            self.progress = f"cannot edit: {exc}"
+            self._header()
+            return
+
+        def done(saved: bool | None) -> None:
+            if saved:
+                self.progress = f"saved {editor.path.name}"
+                self._header()
+
+        self.app.push_screen(editor, done)
+
     # --- running ----------------------------------------------------------------------------
 
     def action_focus_engine(self) -> None:
