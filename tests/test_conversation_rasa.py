@@ -206,3 +206,59 @@ def test_e2e_passes_and_failures_are_those_written(
     ]
     assert f"FAILED {E2E}::fails_wrong_response_name" in printed
     assert 'failures="4"' in junit.read_text()
+
+
+CHECKPOINT_STORIES = """\
+version: "3.1"
+stories:
+- story: greet first
+  steps:
+  - intent: greet
+  - action: utter_greet
+  - checkpoint: greeted
+- story: then sad, wrongly answered
+  steps:
+  - checkpoint: greeted
+  - intent: mood_unhappy
+  - action: utter_happy
+- story: then a bot challenge
+  steps:
+  - checkpoint: greeted
+  - intent: bot_challenge
+  - action: utter_goodbye
+"""
+
+
+def test_stories_joined_by_checkpoints_fail_as_in_rasa(
+    bot: tuple[Path, str, Path], tmp_path: Path
+) -> None:
+    work, url, model = bot
+    stories = tmp_path / "checkpoints.yml"
+    stories.write_text(CHECKPOINT_STORIES, encoding="utf-8")
+    rasa(
+        work,
+        _env(work),
+        "test",
+        "core",
+        "--stories",
+        str(stories),
+        "-m",
+        str(model),
+        "--out",
+        str(tmp_path / "rasa"),
+    )
+    code = cli(
+        [
+            "test",
+            "stories",
+            str(stories),
+            "--engine",
+            f"rasa:{url}",
+            "--out",
+            str(tmp_path / "ours"),
+        ]
+    )
+    assert code == 1
+    theirs = (tmp_path / "rasa" / "failed_test_stories.yml").read_text()
+    assert "greet first > then a bot challenge" in theirs
+    assert (tmp_path / "ours" / "failed_test_stories.yml").read_text() == theirs
