@@ -26,6 +26,8 @@ class Capabilities:
     training: bool = False
     conversation: bool = False
     http: bool = False
+    commands: bool = False
+    """Predicts dialogue-understanding commands (:mod:`nlu_tui.engines.command_api`)."""
 
 
 @dataclass
