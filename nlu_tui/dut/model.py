@@ -86,7 +86,9 @@ class StepPrediction:
             for comp, items in (data.get("commands") or {}).items():
                 parsed = [command_from_json(i) for i in items if isinstance(i, dict)]
                 commands[str(comp)] = [c for c in parsed if c is not None]
-            output = CommandOutput(commands, list(data.get("prompts") or []), data.get("latency_ms"))
+            output = CommandOutput(
+                commands, list(data.get("prompts") or []), data.get("latency_ms")
+            )
         return cls(output, data.get("error"))
 
 

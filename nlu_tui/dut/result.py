@@ -77,7 +77,9 @@ def prompt_info(prediction: StepPrediction) -> dict[str, list[dict[str, Any]]]:
     return data
 
 
-def failed_step(result: DutCaseResult, index: int, version: str, output_prompt: bool) -> dict[str, Any]:
+def failed_step(
+    result: DutCaseResult, index: int, version: str, output_prompt: bool
+) -> dict[str, Any]:
     """Rasa's ``FailedTestStep.to_dict`` plus ``conversation_with_diff`` for the console."""
     case = result.case
     step = case.steps[index]
@@ -194,7 +196,9 @@ def pad(text: str, char: str = "=", width: int = 80) -> str:
     return char * (padding // 2) + " " + text + " " + char * math.ceil(padding / 2)
 
 
-def console_lines(report: dict[str, Any], *, output_prompt: bool = False, width: int = 80) -> list[str]:
+def console_lines(
+    report: dict[str, Any], *, output_prompt: bool = False, width: int = 80
+) -> list[str]:
     """The console output of ``rasa test du`` (``print_test_results``), as plain lines."""
     out: list[str] = []
     passed, failed = report["number_of_passed_tests"], report["number_of_failed_tests"]
@@ -209,7 +213,10 @@ def console_lines(report: dict[str, Any], *, output_prompt: bool = False, width:
             out += ["", pad(f"test_case: {name}", "-", width), ""]
             out.append(f"Number of failed steps: {len(steps)}")
             for step in steps:
-                out += ["", f"== failure starting at user message '{step['failed_user_utterance']}'. "]
+                out += [
+                    "",
+                    f"== failure starting at user message '{step['failed_user_utterance']}'. ",
+                ]
                 out += ["", "-- COMMAND GENERATOR(s) --", *step["command_generators"]]
                 if output_prompt and step.get("prompts"):
                     out += ["", "-- PROMPT(s) --"]
@@ -247,7 +254,10 @@ def console_lines(report: dict[str, Any], *, output_prompt: bool = False, width:
     for component, values in report["latency"].items():
         out.append(f"--- {component} ---")
         out += [f"{k}: {v:.8f}" for k, v in values.items()]
-    for title, key in (("PROMPT TOKEN METRICS", "prompt_token"), ("COMPLETION TOKEN METRICS", "completion_token")):
+    for title, key in (
+        ("PROMPT TOKEN METRICS", "prompt_token"),
+        ("COMPLETION TOKEN METRICS", "completion_token"),
+    ):
         out.append(pad(title, "=", width))
         for component, values in report[key].items():
             out.append(f"--- {component} ---")
@@ -293,7 +303,7 @@ def junit_xml(report: dict[str, Any], results: Sequence[DutCaseResult], suite_na
     n_fail = report["number_of_failed_tests"]
     lines = [
         '<?xml version="1.0" encoding="utf-8"?>',
-        f"<testsuites><testsuite name={quoteattr(suite_name)} tests=\"{len(results)}\""
+        f'<testsuites><testsuite name={quoteattr(suite_name)} tests="{len(results)}"'
         f' failures="{n_fail}" errors="0">',
     ]
     for result in results:
