@@ -55,9 +55,7 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def served(
-    work: Path, env: dict[str, str], model: str, token: str | None = None
-) -> Iterator[str]:
+def served(work: Path, env: dict[str, str], model: str, token: str | None = None) -> Iterator[str]:
     """``rasa run --enable-api`` on ``model``, on a free loopback port, until it answers
     ``/status``; yields its URL and stops it by PID (never by name) afterwards."""
     port = free_port()

@@ -126,6 +126,15 @@ def handler_for(state: RasaProState, *, record: bool = True) -> type[QuietHandle
                             }
                         ]
                     events.append({"event": "user", "text": text, "parse_data": parse})
+                    for command in commands:  # the commands run: slots get set
+                        if command["command"] == "set slot":
+                            events.append(
+                                {
+                                    "event": "slot",
+                                    "name": command["name"],
+                                    "value": command["value"],
+                                }
+                            )
                     events.append({"event": "action", "name": name})
                     events.append(
                         {"event": "bot", "text": reply, "metadata": {"utter_action": name}}
