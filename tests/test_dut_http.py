@@ -49,7 +49,7 @@ def test_http_engine_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]
             f"    url: {url}/predict\n"
             "    body: {message: '{text}', history: '{conversation}', sender: '{sender}'}\n"
             "    commands: out.commands\n    component: MyGenerator\n"
-            "    llm_output: out.raw\n    usage: {prompt: usage.prompt_tokens}\n",
+            "    llm_output: out.raw\n    usage: {path: usage, prompt: prompt_tokens}\n",
             encoding="utf-8",
         )
         report = tmp_path / "r.json"

@@ -18,7 +18,7 @@ Settings (defaults fit a Rasa-shaped answer, so ``http:URL`` works against ``nlu
     commands_dsl: v2                 #   or Rasa-shaped {"command": ...} mappings)
     component: MyCommandGenerator    # optional: who predicted them (default: http)
     llm_output: result.raw           # optional: the LLM's answer, shown in failed-step diffs
-    usage: {prompt: usage.prompt_tokens, completion: usage.completion_tokens}  # token counts
+    usage: {path: usage, prompt: prompt_tokens, completion: completion_tokens}  # token counts
 
 In a string body, ``{text}`` and ``{parent}`` (the innermost context intent, or null) become
 JSON literals, quoted or not in the template (``"{text}"`` and ``{text}`` both work);
@@ -144,11 +144,11 @@ class GenericHttpEngine(HttpEngine, CommandEngine):
             raise EngineError("http engine: commands_dsl must be v1, v2 or v3")
         self.component = str(settings.get("component") or "http")
         self.llm_output_path = _path(settings.get("llm_output"), "llm_output")
-        usage = settings.get("usage") or {}
-        if not isinstance(usage, Mapping):
-            raise EngineError("http engine: usage must be a mapping with prompt and completion")
-        self.prompt_tokens_path = _path(usage.get("prompt"), "usage.prompt")
-        self.completion_tokens_path = _path(usage.get("completion"), "usage.completion")
+        self.usage = (
+            _subpaths(settings.get("usage"), {}, ("prompt", "completion"), "usage")
+            if settings.get("usage") is not None
+            else None
+        )
         if self.commands_path is not None:
             self.capabilities = Capabilities(
                 parent_intent_context=True, entity_order=True, http=True, commands=True
@@ -234,13 +234,13 @@ class GenericHttpEngine(HttpEngine, CommandEngine):
         if self.llm_output_path is not None and (raw := self.llm_output_path.find(body)):
             meta["choices"] = [str(raw)]
         usage = {}
-        for key, path in (
-            ("prompt_tokens", self.prompt_tokens_path),
-            ("completion_tokens", self.completion_tokens_path),
-        ):
-            value = _number(path.find(body)) if path is not None else None
-            if value is not None:
-                usage[key] = value
+        if self.usage is not None and self.usage["path"] is not None:
+            found_usage = self.usage["path"].find(body)
+            for key, sub in (("prompt_tokens", "prompt"), ("completion_tokens", "completion")):
+                path = self.usage[sub]
+                value = _number(path.find_in_item(found_usage)) if path is not None else None
+                if value is not None:
+                    usage[key] = value
         if usage:
             meta["usage"] = usage
         prompts = (

@@ -105,7 +105,7 @@ ENGINE_KEYS: dict[str, frozenset[str]] = {
 
 NESTED_KEYS: dict[tuple[str, str], frozenset[str]] = {
     ("http", "ranking"): frozenset({"path", "name", "score"}),
-    ("http", "usage"): frozenset({"prompt", "completion"}),
+    ("http", "usage"): frozenset({"path", "prompt", "completion"}),
     ("http", "entities"): frozenset(
         {"path", "name", "value", "start", "end", "text", "confidence", "role", "group"}
     ),
