@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 import urllib.parse
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -61,6 +62,8 @@ def _commands_for(text: str, history: list[str]) -> tuple[list[dict[str, Any]], 
 
 class RasaProState:
     def __init__(self) -> None:
+        self.slow: set[str] = set()
+        """Messages answered only after a long pause (for cancel tests)."""
         self.lock = threading.Lock()
         self.trackers: dict[str, list[dict[str, Any]]] = {}
         self.messages: list[tuple[str, str]] = []
@@ -92,6 +95,8 @@ def handler_for(state: RasaProState, *, record: bool = True) -> type[QuietHandle
             body = self.read_json()
             if path == "/webhooks/rest/webhook":
                 sender, text = body["sender"], body["message"]
+                if text in state.slow:
+                    time.sleep(3.0)
                 with state.lock:
                     events = state.trackers.setdefault(sender, [])
                     history = [e["text"] for e in events if e.get("event") == "user"]

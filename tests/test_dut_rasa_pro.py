@@ -153,3 +153,47 @@ def test_output_prompt_and_plain_commands(
         report["failed_test_steps"][0]["predicted_commands"][0]["component"] == "CommandGenerator"
     )
     assert report["prompt_token"] == {}
+
+
+def test_cancel_keeps_finished_cases_and_resume_completes(tmp_path: Path) -> None:
+    import asyncio
+
+    from nlu_tui.dut.runner import DutRunSettings
+    from nlu_tui.dut.service import DutRequest, run_dut
+    from nlu_tui.model import RunStatus
+    from nlu_tui.store.runstore import RunStore
+
+    tests = tmp_path / "dut.yml"
+    tests.write_text(DUT, encoding="utf-8")
+    with rasa_pro_server() as (url, state):
+        state.slow = {"just Bart"}
+
+        async def cancel_after_first() -> object:
+            request = DutRequest(tests, f"rasa-pro:{url}", settings=DutRunSettings(concurrency=2))
+            task = asyncio.create_task(run_dut(request))
+            for _ in range(200):
+                await asyncio.sleep(0.02)
+                with RunStore() as store:
+                    runs = store.list_runs()
+                    if runs and store.load_items(runs[0].id):
+                        break
+            task.cancel()
+            return await task
+
+        outcome = asyncio.run(cancel_after_first())
+        assert outcome.canceled  # type: ignore[attr-defined]
+        with RunStore() as store:
+            (run,) = store.list_runs()
+            assert run.status is RunStatus.CANCELED
+            assert [i.item_id.rsplit(":", 1)[1] for i in store.load_items(run.id)] == [
+                "clarify and confirm"
+            ]
+        sent_before = len(state.messages)
+        state.slow = set()
+        resumed = asyncio.run(run_dut(DutRequest(tests, resume=run.id)))
+    assert not resumed.canceled
+    assert resumed.run.status is RunStatus.SUCCESS
+    assert resumed.report["number_of_failed_tests"] == 1
+    assert resumed.report["number_of_passed_tests"] == 1
+    # the stored test case was not sent again: only the first test case's 6 messages
+    assert len(state.messages) - sent_before == 6
