@@ -13,6 +13,7 @@ from typing import Any
 TEST_MODULES: tuple[str, ...] = (
     "nlu_tui.cli.test_stories",
     "nlu_tui.cli.test_e2e",
+    "nlu_tui.cli.test_du",
 )
 """Modules with ``register(test_subparsers)``, one per kind of test."""
 

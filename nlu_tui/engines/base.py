@@ -26,6 +26,8 @@ class Capabilities:
     training: bool = False
     conversation: bool = False
     http: bool = False
+    commands: bool = False
+    """Predicts dialogue-understanding commands (:mod:`nlu_tui.engines.command_api`)."""
 
 
 @dataclass
@@ -79,6 +81,7 @@ def register(type_name: str) -> Callable[[EngineFactory], EngineFactory]:
 _BUILTIN_MODULES = {
     "embedded": "nlu_tui.engines.embedded",
     "rasa": "nlu_tui.engines.rasa",
+    "rasa-pro": "nlu_tui.engines.rasa_pro",
     "http": "nlu_tui.engines.http_generic",
     "wit": "nlu_tui.engines.wit",
     "luis": "nlu_tui.engines.luis",

@@ -37,6 +37,8 @@ KIND_LABEL = {
     ChangeKind.INTENT_CHANGED: ("intent changed", "yellow"),
     ChangeKind.CONFIDENCE_CHANGED: ("confidence moved", "cyan"),
 }
+
+
 class DiffScreen(Screen[None]):
     """Compare an older run (before) with a newer one (after)."""
 

@@ -561,9 +561,7 @@ class ResultsPane(Vertical):
         else:
             case, prediction, result = row
             stability = self.data.stability if self.data is not None else None
-            per_case = (
-                stability.by_case().get(result.case_id) if stability is not None else None
-            )
+            per_case = stability.by_case().get(result.case_id) if stability is not None else None
             detail.show(case, prediction, result, per_case)
 
     def _row(self, case_id: str | None) -> Any:
