@@ -10,7 +10,7 @@ import argparse
 import importlib
 from typing import Any
 
-TEST_MODULES: tuple[str, ...] = ()
+TEST_MODULES: tuple[str, ...] = ("nlu_tui.cli.test_nlu",)
 """Modules with ``register(test_subparsers)``, one per kind of test."""
 
 

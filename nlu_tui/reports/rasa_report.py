@@ -22,7 +22,8 @@ Reproduces ``rasa test nlu`` (Rasa 3.x ``rasa/nlu/test.py`` ``evaluate_intents``
   (the examples predicted right, same shape) only when asked (``rasa test nlu --successes``), and
   no errors file when told not to (``--no-errors``);
 - retrieval intents (``faq/ask_fees``): the intent target is ``faq``, as Rasa's reader splits
-  it; ``response_selection_report.json`` and ``_errors.json`` score the whole name against the
+  it, and so is an engine's prediction ``faq/ask_fees`` (Rasa's classifier itself only ever
+  predicts ``faq``; an engine that names the sub-intent predicted the intent ``faq``); ``response_selection_report.json`` and ``_errors.json`` score the whole name against the
   ``intent_response_key`` of Rasa's ``response_selector`` (when the test data has two or more);
 - entities: ``<Extractor>_report.json`` and ``<Extractor>_errors.json`` per extractor, with
   Rasa's token-tag scoring (:mod:`nlu_tui.scoring.rasa_entities`), when any case expects an
@@ -131,7 +132,7 @@ def rasa_examples(
             out.append(_undone_example(case, result, expected[0], undone, options))
             continue
         target, _ = intent_labels(case, result, options)
-        predicted = result.matched_intent or ""
+        predicted = retrieval_intent(result.matched_intent or "")
         out.append((case.utterance, retrieval_intent(target), predicted, finite(result.confidence)))
     return out
 
@@ -166,7 +167,8 @@ def prepared_examples(
             continue
         confidence = result.confidence
         target = retrieval_intent(target)
-        out.append((case.utterance, target, result.matched_intent or "", finite(confidence)))
+        predicted = retrieval_intent(result.matched_intent or "")
+        out.append((case.utterance, target, predicted, finite(confidence)))
     return out
 
 
