@@ -200,6 +200,10 @@ def test_cross_validation_reports_all_folds_and_repeat_with_seed(tmp_path: Path)
     for name in ("intent_report.json", "intent_errors.json"):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
     first, second = sorted(_runs(), key=lambda r: r.started_at)
+    strip = [{k: v for k, v in f.items() if not k.endswith("seconds")} for f in first.summary["per_fold"]]
+    assert strip == [
+        {k: v for k, v in f.items() if not k.endswith("seconds")} for f in second.summary["per_fold"]
+    ]
     examples = load_training_data(BANK).examples
     assert first.total == len(examples) == first.done  # every example tested, once
     report = json.loads((tmp_path / "a" / "intent_report.json").read_text())
