@@ -62,7 +62,7 @@ def _help(parser: argparse.ArgumentParser) -> int:
 
 def cmd_split_nlu(args: argparse.Namespace) -> int:
     from nlu_tui.errors import InputError
-    from nlu_tui.evaluation.data import subset, training_yaml
+    from nlu_tui.evaluation.data import subset, training_yaml, without_duplicates
     from nlu_tui.evaluation.split import rasa_split
     from nlu_tui.fileio import atomic_write_text
     from nlu_tui.formats.rasa_yaml import load_training_data
@@ -71,7 +71,7 @@ def cmd_split_nlu(args: argparse.Namespace) -> int:
         raise InputError("no such file or folder", path=args.nlu)
     if args.out.exists() and not args.out.is_dir():
         raise InputError("is a file, not a directory", path=args.out, field="--out")
-    data = load_training_data(args.nlu)
+    data, duplicates = without_duplicates(load_training_data(args.nlu))
     labels = [e.intent for e in data.examples]
     train, test = rasa_split(labels, args.training_fraction, args.random_seed)
     suffix = ".yml" if args.nlu.is_dir() else (args.nlu.suffix or ".yml")
@@ -86,6 +86,8 @@ def cmd_split_nlu(args: argparse.Namespace) -> int:
         f"{len(train)} training and {len(test)} test examples ({intents} intents) from "
         f"{len(labels)}; seed {args.random_seed if args.random_seed is not None else 'none'}"
     )
+    if duplicates:
+        say(f"left out {duplicates} duplicate example(s), as Rasa's reader does")
     for path in texts:
         say(f"  {path}")
     return exitcodes.OK

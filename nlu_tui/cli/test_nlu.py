@@ -122,6 +122,8 @@ def cmd_test_nlu(args: argparse.Namespace) -> int:
         errors=not args.no_errors,
     )
     plan = service.plan(request)
+    if plan.duplicates:
+        say(f"left out {plan.duplicates} duplicate example(s), as Rasa's reader does")
     if plan.dropped:
         listed = ", ".join(f"{name} ({n})" for name, n in plan.dropped.items())
         cutoff = args.folds if mode == service.CROSS_VALIDATION else service.COMPARISON_CUTOFF

@@ -51,3 +51,17 @@ def training_yaml(data: TrainingData) -> str:
 
     text, _warnings = dump_training_yaml(suite_from_training_data(data))
     return text
+
+
+def without_duplicates(data: TrainingData) -> tuple[TrainingData, int]:
+    """``data`` without the examples that repeat an earlier one (same text, intent and
+    entity annotations), as Rasa's reader drops them before splitting or folding; and how
+    many were dropped."""
+    from nlu_tui.scoring.rasa_reader import duplicate_rows
+
+    cases = all_cases(data)
+    duplicates = duplicate_rows([(c, None, None) for c in cases])
+    if not duplicates:
+        return data, 0
+    kept = [i for i in range(len(cases)) if i not in duplicates]
+    return subset(data, kept), len(duplicates)

@@ -85,6 +85,8 @@ class Plan:
     kept: list[int] = field(default_factory=list)
     dropped: dict[str, int] = field(default_factory=dict)
     redact: Callable[[str], str] = str
+    duplicates: int = 0
+    """Examples dropped because they repeat an earlier one (Rasa's reader drops them)."""
 
 
 @dataclass
@@ -205,7 +207,11 @@ def plan(request: EvalRequest) -> Plan:
     if request.mode == HELD_OUT and request.train is not None:
         result.train_data = _load(request.train, "training data")
     elif request.mode in (CROSS_VALIDATION, COMPARISON):
+        from nlu_tui.evaluation.data import without_duplicates
         from nlu_tui.evaluation.split import drop_rare
+
+        result.data, result.duplicates = without_duplicates(data)
+        labels = [e.intent for e in result.data.examples]
 
         cutoff = request.folds if request.mode == CROSS_VALIDATION else COMPARISON_CUTOFF
         result.kept, result.dropped = drop_rare(labels, cutoff)
