@@ -9,7 +9,7 @@ import argparse
 import importlib
 from typing import Any
 
-DATA_MODULES: tuple[str, ...] = ()
+DATA_MODULES: tuple[str, ...] = ("nlu_tui.cli.data_split",)
 """Modules with ``register(data_subparsers)``."""
 
 

@@ -11,6 +11,7 @@ import importlib
 from typing import Any
 
 TEST_MODULES: tuple[str, ...] = (
+    "nlu_tui.cli.test_nlu",
     "nlu_tui.cli.test_stories",
     "nlu_tui.cli.test_e2e",
     "nlu_tui.cli.test_du",
