@@ -56,12 +56,17 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def served(
-    work: Path, env: dict[str, str], model: str, token: str | None = None
+    work: Path,
+    env: dict[str, str],
+    model: str,
+    token: str | None = None,
+    args: tuple[str, ...] = (),
 ) -> Iterator[str]:
-    """``rasa run --enable-api`` on ``model``, on a free loopback port, until it answers
-    ``/status``; yields its URL and stops it by PID (never by name) afterwards."""
+    """``rasa run --enable-api`` on ``model`` (plus ``args``: ``--endpoints``...), on a free
+    loopback port, until it answers ``/status``; yields its URL and stops it by PID (never by
+    name) afterwards."""
     port = free_port()
-    extra = ["--auth-token", token] if token else []
+    extra = [*(["--auth-token", token] if token else []), *args]
     log = (work / "rasa.log").open("w")
     proc = subprocess.Popen(
         [str(RASA), "run", "--enable-api", "-m", model, "-i", "127.0.0.1", "-p", str(port), *extra],

@@ -9,7 +9,9 @@ import argparse
 import importlib
 from typing import Any
 
-DATA_MODULES: tuple[str, ...] = ()
+DATA_MODULES: tuple[str, ...] = (
+    "nlu_tui.cli.data_successes",  # successes (the successful user utterances suite)
+)
 """Modules with ``register(data_subparsers)``."""
 
 
