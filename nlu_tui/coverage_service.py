@@ -117,6 +117,16 @@ def build_coverage(request: CoverageRequest, store: RunStore | None) -> Coverage
     )
 
 
+def default_engine(suite_path: Path, store: RunStore) -> str:
+    """The engine a coverage view reads when none is chosen: the one of the suite's newest
+    finished run, else the embedded engine on the suite's sibling training data."""
+    finished = (RunStatus.SUCCESS, RunStatus.SUCCESS_WITH_WARNING)
+    for run in store.list_runs(suite_path, limit=50):
+        if run.status in finished:
+            return run.engine_name
+    return "embedded"
+
+
 def _names(items: list[str], limit: int = 12) -> str:
     shown = ", ".join(items[:limit])
     return shown + (f" … (+{len(items) - limit})" if len(items) > limit else "")
