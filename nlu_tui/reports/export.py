@@ -23,5 +23,8 @@ def write_export(fmt: str, path: Path, data: RunData) -> str:
     """Write the run as ``fmt`` to ``path``; returns what was written, for the notice."""
     from nlu_tui.reports import RunMeta, write_report
 
-    written = write_report(fmt, Path(path), RunMeta.from_record(data.record), data.rows)
+    meta = RunMeta.from_record(data.record)
+    if data.stability is not None:
+        meta.stability = data.stability.as_dict()
+    written = write_report(fmt, Path(path), meta, data.rows)
     return ", ".join(str(p) for p in written) or str(path)

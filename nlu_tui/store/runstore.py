@@ -468,7 +468,9 @@ class RunStore:
         """Commit a batch of finished items; an item already stored is kept as is.
 
         Returns how many were new. ``done``, ``passed``, ``failed``, ``errors`` and the
-        heartbeat move in the same transaction, so a killed run keeps exact counters.
+        heartbeat move in the same transaction, so a killed run keeps exact counters. In a run
+        of kind ``suite`` the items are repeated attempts of its cases (:mod:`nlu_tui.repeats`):
+        its counters are its results', so only the heartbeat moves.
         """
         rows = []
         for item in items:
@@ -494,6 +496,10 @@ class RunStore:
                 rows,
             )
             n = conn.total_changes - before
+            kind = conn.execute("SELECT kind FROM runs WHERE id = ?", (run_id,)).fetchone()
+            if kind is not None and kind[0] == "suite":
+                conn.execute("UPDATE runs SET heartbeat_at = ? WHERE id = ?", (time.time(), run_id))
+                return n
             conn.execute(
                 "UPDATE runs SET"
                 " done = (SELECT count(*) FROM items WHERE run_id = :id),"
