@@ -113,7 +113,12 @@ def build_coverage(request: CoverageRequest, store: RunStore | None) -> Coverage
         Suite(name=run.suite_name, cases=[c for c, _p, _r in rows])
     )
     return add_performance(
-        report, rows, run.id, target_recall=request.target_recall, options=options
+        report,
+        rows,
+        run.id,
+        target_recall=request.target_recall,
+        options=options,
+        kinds=inventory.kinds,
     )
 
 
@@ -169,6 +174,12 @@ def coverage_text(report: Coverage) -> str:
         lines.append("performance (no finished run of this suite on this engine yet)")
     else:
         lines.append(f"performance run {report.run_id}")
+        if report.by_type:
+            parts = [
+                f"{row['name'].replace('_', ' ')} {row['cases']} cases F1 {row['f1']:.3f}"
+                for row in report.by_type
+            ]
+            lines.append(f"  by type   {' · '.join(parts)}")
         width = min(max([len(h.intent) for h in report.health] + [6]), 32)
         lines.append(f"  {'intent':<{width}}  cases  precision recall  F1     taken for")
         for h in sorted(report.health, key=lambda h: (h.recall, h.intent)):
