@@ -238,7 +238,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if outcome.stability is not None:
         from nlu_tui.scoring.stability import stability_lines
 
-        said = {c.id: c.utterance for c in job.plan.suite.cases} if not job.resumed else None
+        cases = job.store.load_cases(job.run_id) if job.resumed else job.plan.suite.cases
+        said = {c.id: c.utterance for c in cases}
         lines = stability_lines(
             outcome.stability, said, quarantined=job.plan.request.quarantine_flaky
         )
