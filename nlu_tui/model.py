@@ -192,6 +192,16 @@ class Prediction:
     """When the engine's own fallback replaced its answer (Rasa's ``nlu_fallback``): the top
     intent it had before, which ``rasa test nlu`` scores instead (``undo_fallback_prediction``)."""
     pre_fallback_confidence: float | None = None
+    bot: str | None = None
+    """The child bot of a universal bot that answered (Kore.ai), scored against a case's
+    ``botName`` when both are known."""
+    intent_kind: IntentKind | None = None
+    """What kind of intent the engine matched (dialog, FAQ, Small Talk), when it says so."""
+    task_state: str | None = None
+    """The matched intent's state as the engine reports it (``Configured``/``Published``)."""
+    engine_scores: dict[str, dict[str, float]] = field(default_factory=dict)
+    """Per intent, the score each of the engine's own engines gave it (Kore.ai's ``ML``,
+    ``FM`` and ``KG``): the CSV report's "Matched/Expected Intent's Score"."""
 
 
 # --- what scoring decides -------------------------------------------------------------------
@@ -227,6 +237,8 @@ class CaseResult:
     entity_order_ok: bool | None = None
     latency_ms: float | None = None
     error: str | None = None
+    matched_bot: str | None = None
+    """The child bot of a universal bot that answered, when the engine reports it."""
 
     @property
     def intent_ok(self) -> bool:

@@ -88,6 +88,8 @@ class RunRequest:
     the stored run's count)."""
     quarantine_flaky: bool = False
     """Leave the flaky cases of a repeated run out of ``--fail-on`` and the gates."""
+    rasa_plots: bool = True
+    """The Rasa reports include the PNG plots (false: ``--no-plot``)."""
 
 
 class Runner(Protocol):
@@ -350,7 +352,11 @@ class RunJob:
                 request.reports,
                 meta,
                 rows,
-                rasa=RasaOptions(successes=request.rasa_successes, errors=request.rasa_errors),
+                rasa=RasaOptions(
+                    successes=request.rasa_successes,
+                    errors=request.rasa_errors,
+                    plots=request.rasa_plots,
+                ),
             )
         if not outcome.completed:
             return outcome

@@ -5,8 +5,8 @@ Two real Rasa 3.6.21 pipelines, each trained on the 80 % of the financial demo t
 FallbackClassifier, and DIETClassifier + ResponseSelector (with three ``faq/...`` retrieval
 intents added to the data). ``rasa test nlu --successes`` on the 20 % test split writes its
 files; the same model served over HTTP and run by nlu-tui on the same split must write equal
-ones (numbers to 1e-9; where Rasa writes no file for an empty list, ours must be ``[]``). Three
-examples of the split are repeated, which both must drop as duplicates.
+ones (numbers to 1e-9; where Rasa writes no file for an empty list, ours must be ``[]``) and
+the same PNG plots. Three examples of the split are repeated, which both must drop as duplicates.
 Needs the peer venv of ``tests/peers/setup_rasa.sh``; skipped with the reason otherwise.
 """
 
@@ -148,7 +148,7 @@ def peer(
     )  # fmt: skip
     rasa(
         work, env, "test", "nlu", "--nlu", f"{split}/test_data.yml", "-m",
-        "models/eval.tar.gz", "--out", "rasa_results", "--successes", "--no-plot", *domain,
+        "models/eval.tar.gz", "--out", "rasa_results", "--successes", *domain,
     )  # fmt: skip
     with served(work, env, "models/eval.tar.gz") as url:
         yield work, url, files
@@ -192,6 +192,11 @@ def test_run_rasa_writes_what_rasa_test_nlu_writes(
     theirs = work / "rasa_results"
     their_files = {p.name for p in theirs.glob("*.json")}
     assert files <= their_files
+    # the same images (intent, response selection and per-extractor confusion matrices and
+    # histograms): the numbers drawn are checked against Rasa's code in test_rasa_plots.py
+    their_plots = {p.name for p in theirs.glob("*.png")}
+    assert "intent_confusion_matrix.png" in their_plots
+    assert {p.name for p in ours.glob("*.png")} == their_plots
     for name in sorted({p.name for p in ours.glob("*.json")} | their_files):
         mine = json.loads((ours / name).read_text())
         if name not in their_files:  # Rasa writes no file for an empty list; we write []

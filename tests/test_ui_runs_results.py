@@ -142,6 +142,13 @@ async def test_intent_report_confusion_cell_and_charts(tmp_path: Path) -> None:
         # the histogram rows add up to the scored cases (5: every case but the error)
         hist = data.histogram
         assert hist.total == data.summary.scored == 5
+        # below them, Rasa's intent histogram (its own bins, labelled as Rasa's)
+        pane.query_one("#chart-rasa-histogram").scroll_visible(animate=False)
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Rasa: Intent Prediction Confidence Distribution" in text
+        assert "Correct" in text and "Wrong" in text
+        assert data.rasa_histogram is not None
 
 
 @pytest.mark.slow

@@ -329,6 +329,31 @@ def render(
     raise ValueError(fmt)
 
 
+def print_charts(run: RunRecord, rows: list[StoredResult], stream: TextIO | None = None) -> None:
+    """The images of the run's Rasa export, drawn as terminal charts (colours on a terminal)."""
+    import shutil
+
+    from rich.console import Console
+
+    from nlu_tui.reports.common import RunMeta
+    from nlu_tui.reports.rasa_report import run_charts
+    from nlu_tui.scoring.rasa_charts import ConfusionChart
+    from nlu_tui.views.rasa_charts_text import confusion_text, paired_histogram_text
+
+    out = stream or sys.stdout
+    width = min(shutil.get_terminal_size((100, 24)).columns, 160)
+    console = Console(file=out, width=width, highlight=False, soft_wrap=True)
+    charts = run_charts(RunMeta.from_record(run), list(rows))
+    if not charts:
+        console.print("no chart: the run has no scored example with an intent")
+    for name, chart in charts:
+        console.print(f"{name.removesuffix('.png')}", style="dim")
+        if isinstance(chart, ConfusionChart):
+            console.print(confusion_text(chart, width))
+        else:
+            console.print(paired_histogram_text(chart, width))
+
+
 def write(
     fmt: str,
     run: RunRecord,

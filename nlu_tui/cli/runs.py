@@ -120,6 +120,11 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("run_id", metavar="RUN_ID", help="a run id (or a unique prefix)")
     p.add_argument("--format", "-f", default="summary", choices=SHOW_FORMATS_CHOICES)
     p.add_argument("-o", "--output", type=Path, metavar="F", help="write here (rasa: a folder)")
+    p.add_argument(
+        "--charts",
+        action="store_true",
+        help="draw the Rasa export's plots in the terminal (confusion matrices, histograms)",
+    )
     _rasa_switches(p)
     p.set_defaults(handler=cmd_show)
 
@@ -155,6 +160,11 @@ def _rasa_switches(p: argparse.ArgumentParser) -> None:
         "--rasa-no-errors",
         action="store_true",
         help="rasa: no intent_errors.json nor <Extractor>_errors.json (rasa --no-errors)",
+    )
+    p.add_argument(
+        "--rasa-no-plot",
+        action="store_true",
+        help="rasa: no confusion matrix nor histogram PNGs (rasa --no-plot)",
     )
 
 
@@ -194,6 +204,7 @@ def _request(args: argparse.Namespace) -> RunRequest:
         rasa_errors=not args.rasa_no_errors,
         repeat=args.repeat,
         quarantine_flaky=args.quarantine_flaky,
+        rasa_plots=not args.rasa_no_plot,
     )
 
 
@@ -307,10 +318,19 @@ def cmd_show(args: argparse.Namespace) -> int:
     run = store.get_run(args.run_id)
     rows = store.load_results(run.id)
     stability = run_stability(store, run, rows)
+    if args.charts:
+        from nlu_tui.cli.run_output import print_charts
+
+        print_charts(run, rows)
+        return exitcodes.OK
     if args.output is not None:
         from nlu_tui.reports.rasa_report import RasaOptions
 
-        rasa = RasaOptions(successes=args.rasa_successes, errors=not args.rasa_no_errors)
+        rasa = RasaOptions(
+            successes=args.rasa_successes,
+            errors=not args.rasa_no_errors,
+            plots=not args.rasa_no_plot,
+        )
         for path in write(args.format, run, rows, args.output, rasa=rasa, stability=stability):
             say(f"wrote {path}", file=sys.stderr)
     elif args.format == "summary":

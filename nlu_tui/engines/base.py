@@ -84,6 +84,9 @@ _BUILTIN_MODULES = {
     "luis": "nlu_tui.engines.luis",
     "clu": "nlu_tui.engines.clu",
     "lex": "nlu_tui.engines.lex",
+    "kore": "nlu_tui.engines.kore",
+    "dialogflow-es": "nlu_tui.engines.dialogflow_es",
+    "dialogflow-cx": "nlu_tui.engines.dialogflow_cx",
 }
 
 

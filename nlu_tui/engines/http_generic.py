@@ -12,6 +12,8 @@ Settings (defaults fit a Rasa-shaped answer, so ``http:URL`` works against ``nlu
     ranking: {path: intent_ranking, name: name, score: confidence}
     entities: {path: entities, name: entity, value: value, start: start, end: end}
     no_intent: [None, nlu_fallback]
+    traits: traits[*].name           # optional: every string found is a trait
+    bot: answer.bot                  # optional: the universal bot's child bot that answered
 
 In a string body, ``{text}`` and ``{parent}`` (the innermost context intent, or null) become
 JSON literals, quoted or not in the template (``"{text}"`` and ``{text}`` both work);
@@ -121,6 +123,8 @@ class GenericHttpEngine(HttpEngine):
         self.entity_paths = _subpaths(
             settings.get("entities"), DEFAULT_ENTITIES, _ENTITY_FIELDS, "entities"
         )
+        self.traits_path = _path(settings.get("traits"), "traits")
+        self.bot_path = _path(settings.get("bot"), "bot")
         no_intent = settings.get("no_intent", list(DEFAULT_NO_INTENT))
         if isinstance(no_intent, str):
             no_intent = [no_intent]
@@ -182,12 +186,20 @@ class GenericHttpEngine(HttpEngine):
         intent = name if name and name not in self.no_intent else None
         if intent is not None and confidence is None:
             confidence = next((s.confidence for s in ranking if s.name == intent), None)
+        traits: list[str] = []
+        if self.traits_path is not None:
+            for found in self.traits_path.find_all(body):
+                if isinstance(found, str) and found.strip() and found.strip() not in traits:
+                    traits.append(found.strip())
+        bot = self.bot_path.find(body) if self.bot_path is not None else None
         return Prediction(
             intent=intent,
             confidence=confidence,
             ranking=ranking,
             entities=self._entities(body, text),
+            traits=traits,
             raw=body,
+            bot=bot if isinstance(bot, str) and bot.strip() else None,
         )
 
     def _entities(self, body: Any, text: str) -> list[PredictedEntity]:

@@ -40,6 +40,8 @@ ENGINE_KEYS: dict[str, frozenset[str]] = {
         "ranking",
         "entities",
         "no_intent",
+        "traits",
+        "bot",
     },
     "wit": _HTTP_BASE | {"url", "token", "version", "n", "tag"},
     "luis": _HTTP_BASE | {"endpoint", "app_id", "key", "slot", "version", "log", "method"},
@@ -56,6 +58,41 @@ ENGINE_KEYS: dict[str, frozenset[str]] = {
         "session_token",
         "credentials_file",
         "aws_profile",
+    },
+    "kore": _HTTP_BASE
+    | {
+        "url",
+        "bot_id",
+        "client_id",
+        "client_secret",
+        "language",
+        "bot_name",
+        "version",
+        "thresholds",
+    },
+    "dialogflow-es": _HTTP_BASE
+    | {
+        "url",
+        "credentials_file",
+        "token_url",
+        "project",
+        "language",
+        "environment",
+        "location",
+        "time_zone",
+    },
+    "dialogflow-cx": _HTTP_BASE
+    | {
+        "url",
+        "credentials_file",
+        "token_url",
+        "project",
+        "language",
+        "environment",
+        "location",
+        "agent",
+        "call",
+        "time_zone",
     },
 }
 """The engine settings of each built-in type (besides ``type``, the run limits and stages)."""

@@ -31,6 +31,9 @@ from nlu_tui.store.codec import cap_raw
 from nlu_tui.store.records import RunRecord, StoredItem
 from nlu_tui.store.runstore import RunStore
 
+SYNONYMS_KEY = "entity_synonyms"
+"""Where a run's record keeps the entity synonym groups it scores with (to resume with them)."""
+
 log = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[ProgressEvent], None]
@@ -118,6 +121,7 @@ class Run:
         """Create (or reopen, for a resume) the run in the store; the run id is known after."""
         if self.record is not None:
             return self.record
+        from nlu_tui.scoring.case import ScoringOptions, synonyms_from_json, synonyms_json
         from nlu_tui.scoring.summary import LiveCounts
 
         self._counts = LiveCounts()
@@ -132,23 +136,27 @@ class Run:
             self._repeat = repeat_of(self.record)
             if self._repeat > 1:
                 self._arrived = stored_attempts(self.store, self.record.id)
+            # the synonyms the run started with (the suite's training data is not stored)
+            synonyms = synonyms_from_json(self.record.options.get(SYNONYMS_KEY))
+            self._scoring = ScoringOptions(entity_synonyms=synonyms).for_suite(
+                Suite(name=self.record.suite_name, cases=self._cases)
+            )
         else:
             self._cases = list(self.suite.cases)
+            self._scoring = ScoringOptions().for_suite(self.suite)
+            options = self.options.public()
+            if self._scoring.entity_synonyms:
+                options[SYNONYMS_KEY] = synonyms_json(self._scoring.entity_synonyms)
             self.record = self.store.create_run(
                 self.suite,
                 engine_name=self.resolved.name,
                 engine_profile=dict(self.resolved.profile_public),
                 stage=self.stage,
                 note=self.note,
-                options=self.options.public(),
+                options=options,
             )
             self._pending = list(enumerate(self._cases))
             self._repeat = repeat_of(self.record)
-        from nlu_tui.scoring.case import ScoringOptions
-
-        self._scoring = ScoringOptions().for_suite(
-            Suite(name=self.record.suite_name, cases=self._cases)
-        )
         return self.record
 
     def cancel(self) -> None:

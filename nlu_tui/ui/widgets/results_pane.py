@@ -242,6 +242,7 @@ class ResultsPane(Vertical):
             with TabPane("Charts", id="tab-res-charts"), VerticalScroll():
                 yield Chart(id="chart-confidence")
                 yield Chart(id="chart-latency")
+                yield Chart(id="chart-rasa-histogram")
             with TabPane("Thresholds", id="tab-res-thresholds"):
                 yield ThresholdView(id="results-thresholds")
 
@@ -540,6 +541,9 @@ class ResultsPane(Vertical):
         results = [r for _, _, r in self.data.rows]
         self.query_one("#chart-confidence", Chart).set_hits_misses(
             "Confidence: hits vs misses", confidence_bins(self.data.histogram)
+        )
+        self.query_one("#chart-rasa-histogram", Chart).set_paired_histogram(
+            self.data.rasa_histogram, "Rasa: Intent Prediction Confidence Distribution"
         )
         self.query_one("#chart-latency", Chart).set_distribution(
             "Latency distribution (ms)", latency_bins(results)
