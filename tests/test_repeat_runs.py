@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 from runner_loopback import LoopbackEngine, LoopbackNlu, Resolved, make_suite, write_suite
@@ -88,6 +89,14 @@ def test_repeat_5_finds_exactly_the_random_utterances_flaky(
     assert "4 flaky of 20 cases" in shown and all(cid in shown for cid in flaky_ids)
     assert cli(["show", run.id, "-f", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["stability"] == stability
+    # JUnit keeps the figures as properties of the test suite
+    assert cli(["show", run.id, "-f", "junit", "-o", str(tmp_path / "r.xml")]) == 0
+    props = {
+        p.get("name"): p.get("value")
+        for p in ElementTree.parse(tmp_path / "r.xml").iter("property")
+    }
+    assert props["repeat"] == "5" and props["stability"] == "0.800000"
+    assert set(props["flaky_cases"].split()) == flaky_ids
 
 
 def test_quarantine_leaves_flaky_cases_out_of_the_gates(
