@@ -82,6 +82,11 @@ def test_repeat_5_finds_exactly_the_random_utterances_flaky(
     assert store.done_item_ids(run.id) == {f"{c.id}#{k}" for c in cases for k in range(2, 6)}
 
     assert "stability 80.0% over 5 attempts: 4 flaky of 20 cases" in out
+    assert cli(["runs"]) == 0
+    assert " 20/20×5 " in capsys.readouterr().out
+    assert cli(["runs", "--json"]) == 0
+    (listed,) = json.loads(capsys.readouterr().out)
+    assert listed["repeat"] == 5 and listed["stability"]["flaky"] == stability["flaky"]
     for cid in flaky_ids:
         assert f"  {cid} " in out
     assert cli(["show", run.id]) == 0
