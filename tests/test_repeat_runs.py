@@ -268,3 +268,16 @@ def test_sigkill_mid_repeat_then_resume_sends_no_stored_attempt_again(tmp_path: 
     # Which draws were stored depends on when the kill came: no steady case is ever flaky.
     assert report.flaky and {c.case_id for c in report.flaky} <= random_ids
     assert f"{len(report.flaky)} flaky of 40 cases" in resumed.stdout
+
+
+def test_a_repeated_run_that_cannot_start_prints_no_stability(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    suite_path = write_suite(tmp_path / "loop.suite.yaml", 3)
+    with LoopbackNlu() as server:
+        url = server.url
+    # the server is gone: nothing answers on its port
+    assert cli(["run", str(suite_path), "--engine", f"rasa:{url}", "--repeat", "3"]) == 3
+    captured = capsys.readouterr()
+    assert "engine unreachable" in captured.out + captured.err
+    assert "stability" not in captured.out

@@ -246,7 +246,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return job.finish(final)
 
     outcome = asyncio.run(main())
-    if outcome.stability is not None:
+    if outcome.stability is not None and outcome.stability.cases:  # none: nothing was run
         from nlu_tui.scoring.stability import stability_lines
 
         cases = job.store.load_cases(job.run_id) if job.resumed else job.plan.suite.cases
