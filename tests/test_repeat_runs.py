@@ -52,6 +52,7 @@ def test_repeat_5_finds_exactly_the_random_utterances_flaky(
     assert code == 0, out
     cases = make_suite(n).cases
     assert all(server.counts[c.utterance] == 5 for c in cases)  # each attempt sent once
+    assert server.max_in_flight <= 6  # the concurrency bound holds for attempts too
 
     report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     stability = report["stability"]
