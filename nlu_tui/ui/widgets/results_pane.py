@@ -370,10 +370,14 @@ class ResultsPane(Vertical):
         header = Text()
         header.append("▶ running  ", style="bold cyan")
         header.append(inert(session.suite_name, newlines=False), style="bold")
+        from nlu_tui.repeats import repeat_of
+
+        repeat = repeat_of(session.run.record)
         header.append(
             inert(
                 f" · {session.engine_name} ({session.stage}) · run {session.run_id}", newlines=False
             )
+            + (f" · each case ×{repeat}" if repeat > 1 else "")
             + "\n"
         )
         event = session.progress()
