@@ -26,6 +26,7 @@ Reproduces ``rasa test nlu`` (Rasa 3.x ``rasa/nlu/test.py`` ``evaluate_intents``
   ``faq``); ``response_selection_report.json`` and ``_errors.json`` score the whole name
   against the ``intent_response_key`` of Rasa's ``response_selector`` (when the test data has
   two or more), or against the engine's whole answer when it has no selector;
+- ``metric_spec.json`` (ours, not Rasa's): the definitions and settings the folder follows;
 - plots (unless ``--no-plot``): ``intent_confusion_matrix.png``, ``intent_histogram.png``,
   the same two for response selection and per extractor (a histogram only for CRF and DIET),
   from :mod:`nlu_tui.scoring.rasa_charts`, drawn by :mod:`nlu_tui.reports.rasa_plots`;
@@ -46,6 +47,7 @@ from typing import Any
 from nlu_tui.fileio import atomic_write_text
 from nlu_tui.model import CaseResult, Prediction, ResultType, TestCase
 from nlu_tui.reports.common import ResultRow, RunMeta, finite
+from nlu_tui.reports.metric_spec import rasa_spec
 from nlu_tui.reports.prepared import PreparedRun
 from nlu_tui.scoring.case import (
     DEFAULT_OPTIONS,
@@ -76,6 +78,8 @@ from nlu_tui.scoring.rasa_reader import duplicate_rows
 REPORT_FILE = "intent_report.json"
 ERRORS_FILE = "intent_errors.json"
 SUCCESSES_FILE = "intent_successes.json"
+SPEC_FILE = "metric_spec.json"
+"""Ours, not Rasa's: which definitions the folder's numbers follow, and with which settings."""
 
 
 @dataclass(frozen=True)
@@ -660,4 +664,5 @@ def write_rasa_parts(
         from nlu_tui.reports.rasa_plots import write_plots
 
         written += write_plots(directory, plots)
+    written.append(_dump(directory / SPEC_FILE, rasa_spec(options)))
     return written
