@@ -409,3 +409,19 @@ def test_an_engine_answering_the_whole_retrieval_name_is_scored_as_rasa_splits_i
     responses = json.loads((tmp_path / "response_selection_report.json").read_text())
     assert responses["faq/ask_fees"]["precision"] == 0.5
     assert responses["faq/ask_hours"]["confused_with"] == {"faq/ask_fees": 1}
+
+
+def test_an_expected_entity_with_only_a_value_is_placed_where_an_export_would_place_it() -> None:
+    """Kore.ai-style suites give an entity's value but no span: the Rasa reports read it where
+    the suite's export to Rasa YAML puts it (its value found in the utterance, ignoring
+    case), so such suites get entity reports too; a value nowhere in the text stays unplaced."""
+    from nlu_tui.reports.rasa_report import target_entities
+
+    case = TestCase(
+        "Pay my Credit card bill",
+        intents=[ExpectedIntent("pay")],
+        entities=[ExpectedEntity("account_type", "credit card"), ExpectedEntity("x", "absent")],
+    )
+    placed, unplaced = target_entities(case)
+    assert (placed["start"], placed["end"]) == (7, 18)
+    assert unplaced["start"] is None and unplaced["end"] is None

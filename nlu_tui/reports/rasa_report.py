@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from nlu_tui.fileio import atomic_write_text
-from nlu_tui.model import CaseResult, Prediction, ResultType, TestCase
+from nlu_tui.model import CaseResult, ExpectedEntity, Prediction, ResultType, TestCase
 from nlu_tui.reports.common import ResultRow, RunMeta, finite
 from nlu_tui.reports.metric_spec import rasa_spec
 from nlu_tui.reports.prepared import PreparedRun
@@ -319,24 +319,27 @@ class RasaPart:
     """Intent confidences of the examples predicted right, and wrong (the histogram)."""
 
 
-def _located(
-    case_text: str, start: int | None, end: int | None, surface: str | None
-) -> tuple[int | None, int | None]:
-    """An expected entity's span; a suite that gives only its text gets the first occurrence."""
-    if start is not None and end is not None:
-        return start, end
-    if surface:
-        found = case_text.find(surface)
+def _located(case: TestCase, entity: ExpectedEntity) -> tuple[int | None, int | None]:
+    """An expected entity's span. A suite that gives only its text, or only its value (Kore.ai
+    style), gets the span its export to Rasa YAML would give it, so that the Rasa reports read
+    the entities an exported file would hold."""
+    if entity.start is not None and entity.end is not None:
+        return entity.start, entity.end
+    if entity.text:
+        found = case.utterance.find(entity.text)
         if found >= 0:
-            return found, found + len(surface)
-    return start, end
+            return found, found + len(entity.text)
+    from nlu_tui.formats.rasa_yaml import locate_entity
+
+    span = locate_entity(case, entity)
+    return (None, None) if span is None else span
 
 
 def target_entities(case: TestCase) -> list[dict[str, Any]]:
     """The case's expected entities as Rasa's reader gives them to ``evaluate_entities``."""
     out = []
     for e in case.entities:
-        start, end = _located(case.utterance, e.start, e.end, e.text)
+        start, end = _located(case, e)
         value = e.json_value if e.json_value is not None else e.value
         out.append(target_dict(e.name, start, end, value, e.role, e.group))
     return out
