@@ -245,6 +245,18 @@ def _order_lines(checked: int, right: int, rows: list[StoredResult]) -> list[str
     return lines
 
 
+def metric_line(run: RunRecord) -> str:
+    """Which definitions the summary's figures follow, and the settings that shaped them."""
+    from nlu_tui.reports.metric_spec import KORE
+
+    groups = run.options.get("entity_synonyms")
+    synonyms = f", {len(groups)} entity synonym groups" if isinstance(groups, list) else ""
+    return (
+        f"{KORE} (a wrong intent is FP; negative intent None; nlu_fallback = no intent; "
+        f"entity values compared as Kore.ai flat values{synonyms})"
+    )
+
+
 def summary_text(
     run: RunRecord, rows: list[StoredResult], stability: StabilityReport | None = None
 ) -> str:
@@ -268,6 +280,7 @@ def summary_text(
         f"finished   {iso(run.finished_at) or '-'}",
         f"cases      {s.cases} of {run.total} (errors {s.errors})",
         f"TP/TN/FP/FN {s.tp}/{s.tn}/{s.fp}/{s.fn}",
+        f"metrics    {metric_line(run)}",
         f"precision  {figure(s.precision, '.4f')}",
         f"recall     {figure(s.recall, '.4f')}",
         f"F1         {figure(s.f1, '.4f')}",

@@ -260,6 +260,11 @@ class DiffScreen(Screen[None]):
         elif not self.result.gates:
             text.append("The thresholds file has no gates.")
         else:
+            text.append(
+                "Gates with NLU.DevOps compare's definitions (pooled counts: a wrong intent is "
+                "one FN and one FP), not the Kore.ai figures of the runs above:\n",
+                style="dim",
+            )
             for gate in self.result.gates:
                 style = "green" if gate.passed else "bold red"
                 text.append(inert(gate.description) + "\n", style=style)

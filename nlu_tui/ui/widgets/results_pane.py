@@ -723,8 +723,22 @@ class ResultsPane(Vertical):
         if self.session is not None and not self.session.finished:
             confirm_cancel(self, self.session)
 
+    @work(thread=True, exclusive=True, group="results-export", exit_on_error=False)
+    def _export(self, fmt: str, path: Path, data: RunData, switches: dict[str, bool]) -> None:
+        """Write off the UI thread (the Rasa folder's plots take seconds on many intents)."""
+        from nlu_tui.reports.export import write_export
+
+        try:
+            written = write_export(fmt, path, data, rasa_switches=switches)
+        except Exception as exc:
+            self.app.call_from_thread(
+                self.notify, escape(str(exc)), title="Export failed", severity="error"
+            )
+            return
+        self.app.call_from_thread(self.notify, escape(f"Wrote {written}"), title=f"Exported {fmt}")
+
     def action_export(self) -> None:
-        from nlu_tui.reports.export import export_formats, write_export
+        from nlu_tui.reports.export import export_formats
         from nlu_tui.ui.screens.dialogs import ExportDialog
 
         data = self.data
@@ -736,16 +750,10 @@ class ResultsPane(Vertical):
             self.notify("No report formats are available.", severity="error")
             return
 
-        def chosen(value: tuple[str, Path] | None) -> None:
-            if value is None:
-                return
-            fmt, path = value
-            try:
-                written = write_export(fmt, path, data)
-            except Exception as exc:
-                self.notify(escape(str(exc)), title="Export failed", severity="error")
-                return
-            self.notify(escape(f"Wrote {written}"), title=f"Exported {fmt}")
+        def chosen(value: tuple[str, Path, dict[str, bool]] | None) -> None:
+            if value is not None:
+                fmt, path, switches = value
+                self._export(fmt, path, data, switches)
 
         default_dir = export_dir(self.app, data.record.suite_path)
         self.app.push_screen(ExportDialog(formats, default_dir, f"run-{data.record.id}"), chosen)
