@@ -163,11 +163,10 @@ def show(outcome: EvalOutcome, request: Any) -> None:
         _show_comparison(outcome, request)
     for failure in outcome.failures:
         say(f"FAILED {failure}")
+    seeded = f" (seed {outcome.seed})" if outcome.mode != service.HELD_OUT else ""
     for record in outcome.runs:
-        say(
-            f"run {record.id}: {record.status.value}, {record.done}/{record.total} "
-            f"{'models' if record.kind != 'suite' else 'cases'} (seed {outcome.seed})"
-        )
+        unit = "models" if record.kind != "suite" else "cases"
+        say(f"run {record.id}: {record.status.value}, {record.done}/{record.total} {unit}{seeded}")
     if outcome.files:
         directories = sorted({str(p.parent) for p in outcome.files})
         say(
