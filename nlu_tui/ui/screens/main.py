@@ -260,7 +260,22 @@ class MainScreen(Screen[None]):
                 self.action_run_suite,
                 "Run the selected suite (F5 or Ctrl+R, from any tab)",
             ),
+            PaletteCommand(
+                "run: Evaluate training data",
+                self.action_evaluate,
+                "Train and test the selected *.nlu.yml: split, cross-validation, comparison",
+            ),
         ]
+
+    def action_evaluate(self) -> None:
+        """Open the Evaluate view for the selected training file (``*.nlu.yml``)."""
+        from nlu_tui.ui.screens.evaluate import EvaluateScreen
+
+        selected = self.query_one(SuitesPanel).selected_path
+        if selected is None or not selected.name.endswith((".nlu.yml", ".nlu.yaml")):
+            self.notify("Select a training file (*.nlu.yml) first.", severity="warning")
+            return
+        self.app.push_screen(EvaluateScreen(selected, self._root))
 
     @on(SuiteHighlighted)
     def _open_suite(self, message: SuiteHighlighted) -> None:
