@@ -260,7 +260,17 @@ class MainScreen(Screen[None]):
                 self.action_run_suite,
                 "Run the selected suite (F5 or Ctrl+R, from any tab)",
             ),
+            PaletteCommand(
+                "dut: Latest DUT run results",
+                self.action_dut_results,
+                "Per-command metrics and failed steps of the newest `test du` run",
+            ),
         ]
+
+    def action_dut_results(self) -> None:
+        from nlu_tui.ui.screens.dut_results import open_latest_dut_run
+
+        open_latest_dut_run(self.app)
 
     @on(SuiteHighlighted)
     def _open_suite(self, message: SuiteHighlighted) -> None:
