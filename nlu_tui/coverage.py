@@ -23,7 +23,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -125,6 +125,9 @@ class Coverage:
     """Per intent kind (dialog, faq, small_talk): intents in the inventory and tested."""
     run_id: str | None = None
     health: list[IntentHealth] = field(default_factory=list)
+    by_type: list[dict[str, Any]] = field(default_factory=list)
+    """The run's results per intent type (dialog, faq, small_talk, trait): cases, errors,
+    tp, tn, fp, fn, precision, recall, f1 (:mod:`nlu_tui.scoring.slices`)."""
     target_recall: float = DEFAULT_TARGET_RECALL
 
     @property
@@ -203,6 +206,7 @@ class Coverage:
                 ],
             },
             "run_id": self.run_id,
+            "results_by_type": self.by_type,
             "target_recall": self.target_recall,
             "performance": [
                 {
@@ -327,6 +331,31 @@ def coverage(
     )
 
 
+@dataclass
+class _Kind:
+    """Stands in for a prediction in :func:`nlu_tui.scoring.slices.slices`: only its kind."""
+
+    intent_kind: IntentKind | None
+
+
+def _results_by_type(
+    rows: Sequence[tuple[TestCase, Prediction | None, CaseResult]],
+    kinds: Mapping[str, IntentKind],
+    options: ScoringOptions,
+) -> list[dict[str, Any]]:
+    from nlu_tui.scoring.slices import slices
+
+    typed: list[tuple[TestCase, Any, CaseResult]] = []
+    for case, prediction, result in rows:
+        kind = prediction.intent_kind if prediction is not None else None
+        if kind is None and not any(i.kind for i in case.intents):
+            names = case_intents(case, options)
+            if names:
+                kind = kinds.get(names[0], IntentKind.DIALOG)
+        typed.append((case, _Kind(kind), result))
+    return [s.as_dict() for s in slices(typed)["intent_kind"] if s.name is not None]
+
+
 def _by_count(item: tuple[str, int]) -> tuple[int, str]:
     return -item[1], item[0]
 
@@ -338,8 +367,12 @@ def add_performance(
     *,
     target_recall: float = DEFAULT_TARGET_RECALL,
     options: ScoringOptions | None = None,
+    kinds: Mapping[str, IntentKind] | None = None,
 ) -> Coverage:
-    """Per-intent performance of a stored run, and the utterances each weak intent missed."""
+    """Per-intent performance of a stored run, and the utterances each weak intent missed.
+
+    ``kinds`` are the inventory's intent kinds: a case whose file and engine name no kind is
+    counted under its expected intent's kind in the bot (dialog when the bot names none)."""
     from nlu_tui.scoring.case import DEFAULT_OPTIONS, intent_acceptable
     from nlu_tui.scoring.intent_report import build_intent_report, none_label
 
@@ -372,6 +405,7 @@ def add_performance(
                 missed=missed.get(label, []),
             )
         )
+    report.by_type = _results_by_type(rows, kinds or {}, options)
     report.run_id = run_id
     report.health = health
     report.target_recall = target_recall

@@ -113,8 +113,23 @@ def build_coverage(request: CoverageRequest, store: RunStore | None) -> Coverage
         Suite(name=run.suite_name, cases=[c for c, _p, _r in rows])
     )
     return add_performance(
-        report, rows, run.id, target_recall=request.target_recall, options=options
+        report,
+        rows,
+        run.id,
+        target_recall=request.target_recall,
+        options=options,
+        kinds=inventory.kinds,
     )
+
+
+def default_engine(suite_path: Path, store: RunStore) -> str:
+    """The engine a coverage view reads when none is chosen: the one of the suite's newest
+    finished run, else the embedded engine on the suite's sibling training data."""
+    finished = (RunStatus.SUCCESS, RunStatus.SUCCESS_WITH_WARNING)
+    for run in store.list_runs(suite_path, limit=50):
+        if run.status in finished:
+            return run.engine_name
+    return "embedded"
 
 
 def _names(items: list[str], limit: int = 12) -> str:
@@ -159,6 +174,12 @@ def coverage_text(report: Coverage) -> str:
         lines.append("performance (no finished run of this suite on this engine yet)")
     else:
         lines.append(f"performance run {report.run_id}")
+        if report.by_type:
+            parts = [
+                f"{row['name'].replace('_', ' ')} {row['cases']} cases F1 {row['f1']:.3f}"
+                for row in report.by_type
+            ]
+            lines.append(f"  by type   {' · '.join(parts)}")
         width = min(max([len(h.intent) for h in report.health] + [6]), 32)
         lines.append(f"  {'intent':<{width}}  cases  precision recall  F1     taken for")
         for h in sorted(report.health, key=lambda h: (h.recall, h.intent)):

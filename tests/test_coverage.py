@@ -110,7 +110,7 @@ def test_performance_and_training_recommendations_by_hand() -> None:
         prediction = Prediction(answers[case.id], 0.9 if answers[case.id] else None)
         rows.append((case, prediction, score_case(case, prediction)))
     report = coverage(suite, INVENTORY)
-    add_performance(report, rows, "run-1", target_recall=0.8)
+    add_performance(report, rows, "run-1", target_recall=0.8, kinds=INVENTORY.kinds)
     health = {h.intent: h for h in report.health}
     assert health["greet"].recall == pytest.approx(2 / 3) and health["greet"].support == 3
     assert health["greet"].confused_with == [("None", 1)]
@@ -133,6 +133,14 @@ def test_performance_and_training_recommendations_by_hand() -> None:
         "rephrase 1 test utterance(s) copied from the training data (1 identical, "
         "0 near-identical)",
     ]
+    by_type = {row["name"]: row for row in report.by_type}
+    assert sorted(by_type) == ["dialog", "faq", "small_talk"]  # n1 expects no intent: none
+    dialog = by_type["dialog"]  # g1-g3, p1, p2 and x1 (not in the bot: dialog by default)
+    assert (dialog["cases"], dialog["tp"], dialog["fp"], dialog["fn"]) == (6, 3, 1, 2)
+    assert dialog["precision"] == pytest.approx(3 / 4) and dialog["recall"] == pytest.approx(3 / 5)
+    assert dialog["f1"] == pytest.approx(2 * 0.75 * 0.6 / 1.35)
+    assert (by_type["faq"]["cases"], by_type["faq"]["tp"]) == (1, 1)  # f1: its first intent
+    assert (by_type["small_talk"]["cases"], by_type["small_talk"]["tp"]) == (1, 1)
     doc = report.as_dict()
     assert doc["run_id"] == "run-1" and doc["recommendations"][1]["utterances"] == [
         "settle the invoice"

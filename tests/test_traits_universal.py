@@ -207,3 +207,14 @@ async def test_kore_run_csv_report_traits_bot_scores_types_and_header(tmp_path: 
         "trait: Issue||Account Statement"
     )
     assert body["need to check the multibot function"]["Matched Intent"] == "IVRnode (Check Bot)"
+
+
+def test_small_talk_kind_from_the_engine_decides_the_fn_rule() -> None:
+    """Seed 000: no Small Talk expected but the answer is Small Talk -> FN (not FP), known
+    here from the engine's answer, the suite naming no kind."""
+    nothing = TestCase("how are you doing today")
+    talk = Prediction("emohowzit", 1.0, intent_kind=IntentKind.SMALL_TALK)
+    assert score_case(nothing, talk).result is ResultType.FN
+    assert score_case(nothing, Prediction("emohowzit", 1.0)).result is ResultType.FP
+    dialog = TestCase("book", [ExpectedIntent("Book a ticket")])
+    assert score_case(dialog, talk).result is ResultType.FP  # a dialog was expected

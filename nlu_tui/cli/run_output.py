@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from nlu_tui.repeats import repeat_of
 from nlu_tui.textsafe import inert
 
 if TYPE_CHECKING:
@@ -145,6 +146,10 @@ def runs_json(runs: list[RunRecord]) -> list[dict[str, Any]]:
         data = run.to_json()
         f1 = run.scored_f1
         data["f1"] = None if f1 is None else round(f1, 6)
+        repeat = repeat_of(run)
+        if repeat > 1:  # a repeated run: how often, and its stability headline once it ended
+            data["repeat"] = repeat
+            data["stability"] = run.summary.get("stability")
         out.append(data)
     return out
 
@@ -185,7 +190,7 @@ def run_row(r: RunRecord) -> list[str]:
         inert(r.engine_name, newlines=False),
         inert(r.stage, newlines=False),
         r.status.value,
-        f"{r.done}/{r.total}",
+        f"{r.done}/{r.total}" + (f"×{repeat_of(r)}" if repeat_of(r) > 1 else ""),
         str(r.tp),
         str(r.tn),
         str(r.fp),
