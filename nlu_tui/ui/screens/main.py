@@ -265,7 +265,24 @@ class MainScreen(Screen[None]):
                 self.action_dut_results,
                 "Per-command metrics and failed steps of the newest `test du` run",
             ),
+            PaletteCommand(
+                "dut: Edit DUT test cases",
+                self.action_dut_editor,
+                "The workspace's DUT files: steps and expected commands as rows",
+            ),
         ]
+
+    def action_dut_editor(self) -> None:
+        from nlu_tui.ui.screens.dut_editor import DutEditorScreen, dut_files
+
+        files = dut_files(self.app.workspace.root)  # type: ignore[attr-defined]
+        if not files:
+            self.app.notify(
+                "No DUT file (test_cases: with commands:) in the workspace or its tests/.",
+                severity="warning",
+            )
+            return
+        self.app.push_screen(DutEditorScreen(files))
 
     def action_dut_results(self) -> None:
         from nlu_tui.ui.screens.dut_results import open_latest_dut_run
