@@ -25,6 +25,7 @@ class DutEditorScreen(Screen[None]):
     DutEditorScreen #dut-editor-top Select { width: 1fr; }
     DutEditorScreen .dut-row { height: auto; }
     DutEditorScreen .dut-actor { width: 8; padding: 1 1 0 0; }
+    DutEditorScreen .dut-row Input { width: 1fr; }
     DutEditorScreen .dut-command { margin-left: 8; }
     DutEditorScreen #dut-editor-status { height: auto; color: $warning; }
     """
