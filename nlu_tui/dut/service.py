@@ -2,8 +2,8 @@
 
 A DUT run is a store run of kind ``dut`` (:data:`DUT_RUN`): one item per test case, stored as
 soon as its steps are in, so a canceled or killed run resumes (``resume=RUN_ID``) without
-sending a stored test case again. The summary holds Rasa Pro's report dict without the
-failed steps; gates read it (``f1<0.9``, ``set_slot.f1<0.9``...).
+sending a stored test case again. The summary holds Rasa Pro's report dict (the workbench
+shows it); gates read it (``f1<0.9``, ``set_slot.f1<0.9``...).
 """
 
 from __future__ import annotations
@@ -306,7 +306,7 @@ async def run_dut(
         ordered = [results[item_id(c)] for c in suite.cases if item_id(c) in results]
         report = summarise(ordered, "v2", output_prompt=request.output_prompt)
         failures = check_gates(report, gates) if not canceled else []
-        summary = {k: v for k, v in report.items() if k != "failed_test_steps"}
+        summary = dict(report)  # failed steps included: the workbench shows their diffs
         summary["gate_failures"] = failures
         store.set_summary(run.id, summary)
         if canceled:

@@ -153,9 +153,7 @@ class EmbeddedEngine(Engine):
         from nlu_tui.engines.embedded.cache import train_cached
 
         parsed = config.settings["config"]
-        model, cached = await asyncio.to_thread(
-            train_cached, data, parsed, use_disk=self.use_cache
-        )
+        model, cached = await asyncio.to_thread(train_cached, data, parsed, use_disk=self.use_cache)
         return EmbeddedTrained(model, parsed, cached)
 
 
