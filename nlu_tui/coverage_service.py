@@ -160,6 +160,8 @@ def coverage_text(report: Coverage) -> str:
         f"entities    untested: {_names(report.entities_untested) or '-'}"
         + (f"; not in bot: {_names(report.entities_unknown)}" if report.entities_unknown else "")
     )
+    if report.traits_untested:
+        lines.append(f"traits      untested: {_names(report.traits_untested)}")
     identical = sum(1 for leak in report.leaks if leak.identical)
     lines.append(
         f"leakage     {identical} identical, {len(report.leaks) - identical} near-identical "
