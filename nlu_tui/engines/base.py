@@ -61,6 +61,12 @@ class Engine(abc.ABC):
         """Path of training data this engine learns from, for the developer-defined suite."""
         return None
 
+    async def list_intents(self) -> list[tuple[str, list[str]]] | None:
+        """The bot's intents as the vendor lists them, each with its training phrases where
+        the vendor gives them (coverage's inventory); None when the engine cannot list them.
+        Called between ``open`` and ``close``."""
+        return None
+
 
 EngineFactory = Callable[[Mapping[str, Any]], Engine]
 _REGISTRY: dict[str, EngineFactory] = {}
