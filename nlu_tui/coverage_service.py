@@ -90,9 +90,8 @@ def _listed(resolved: Any) -> Inventory | None:
     gives them), or None when it cannot list them. An engine error is one clear input error."""
     import asyncio
 
-    from nlu_tui.errors import NluTuiError
-
     from nlu_tui.engines.base import Engine
+    from nlu_tui.errors import NluTuiError
 
     engine: Engine = resolved.engine
 
