@@ -562,6 +562,14 @@ def _locate(
     return None
 
 
+def locate_entity(
+    case: TestCase, entity: ExpectedEntity, synonyms: dict[str, list[str]] | None = None
+) -> tuple[int, int] | None:
+    """The span an export to Rasa YAML gives an expected entity (``None``: it has none)."""
+    found = _locate(case, entity, synonyms or {})
+    return None if found is None else (found[0], found[1])
+
+
 _YAML_UNSAFE = re.compile("[^\x09\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _YAML_BREAKS = re.compile("[\r\n\x85\u2028\u2029]")
 
