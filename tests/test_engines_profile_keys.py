@@ -168,6 +168,9 @@ _READ = re.compile(r"""settings(?:\.get\(|\[|,)\s*["']([a-z_]+)["']""")
         ("luis", ["luis.py", "httpcall.py"]),
         ("clu", ["clu.py", "httpcall.py"]),
         ("lex", ["lex.py", "httpcall.py"]),
+        ("kore", ["kore.py", "httpcall.py"]),
+        ("dialogflow-es", ["dialogflow_es.py", "dialogflow_common.py", "httpcall.py"]),
+        ("dialogflow-cx", ["dialogflow_cx.py", "dialogflow_common.py", "httpcall.py"]),
     ],
 )
 def test_every_setting_an_engine_reads_is_a_valid_key(kind: str, modules: list[str]) -> None:

@@ -54,6 +54,8 @@ class RunMeta:
     note: str = ""
     language: str | None = None
     engine_settings: dict[str, Any] = field(default_factory=dict)
+    stability: dict[str, Any] | None = None
+    """A repeated run's stability figures (``StabilityReport.as_dict``), for the JSON report."""
     entity_synonym_groups: int = 0
     """How many entity synonym groups scored the run's entity values (its metric spec)."""
 

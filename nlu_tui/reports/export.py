@@ -33,5 +33,7 @@ def write_export(
 
     rasa = RasaOptions(**dict(rasa_switches or {}))
     meta = RunMeta.from_record(data.record)
+    if data.stability is not None:
+        meta.stability = data.stability.as_dict()
     written = write_reports({fmt: Path(path)}, meta, data.rows, rasa=rasa)
     return ", ".join(str(p) for p in written) or str(path)

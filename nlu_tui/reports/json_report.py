@@ -20,6 +20,13 @@ removed without a new ``schema_version``::
                   "expected_entity_order", "actual_entity_order", "entity_order_ok",
                   "latency_ms", "error"}]}
 
+A repeated run (``run --repeat N``) adds, before ``results``, ``"stability": {"repeat",
+"quarantined", "overall", "intents": [{"name", "cases", "measured", "flaky", "stability",
+"mean_agreement"}], "flaky": [case ids], "cases": [{"case_id", "expected", "attempts",
+"answered", "errors", "right", "answers", "majority", "agreement", "confidence_min",
+"confidence_max", "confidence_spread", "confidence_sd", "flaky"}]}`` (definitions in
+:mod:`nlu_tui.scoring.stability`); ``results`` holds each case's attempt #1.
+
 ``actual_entity_order`` is the order the engine returned the expected entities in;
 ``entity_order_ok`` whether it agrees with ``expected_entity_order`` (``null`` when the case
 gives no order). ``metric_spec`` says which definitions the numbers follow (Kore.ai Batch
@@ -107,6 +114,7 @@ def build_json_report(
         "summary": summary_dict(summarize(results_of(rows))),
         "intent_report": classification_report(y_true, y_pred),
         "slices": slices_dict(slices(rows)),
+        **({"stability": meta.stability} if meta.stability is not None else {}),
         "metric_spec": kore_spec(meta, options),
         "results": [result_dict(row) for row in rows],
     }
@@ -167,6 +175,7 @@ def json_chunks(
             "summary": summary_dict(prepared.summary),
             "intent_report": prepared.report,
             "slices": prepared.slices,
+            **({"stability": meta.stability} if meta.stability is not None else {}),
             "metric_spec": kore_spec(meta, prepared.options),
             "results": None,  # "results" comes last: the parts go where this null is
         }

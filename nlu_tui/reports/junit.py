@@ -209,6 +209,14 @@ def junit_chunks(prepared: PreparedRun, meta: RunMeta, parts: Sequence[JUnitPart
         ("negative_intents", "|".join(prepared.options.negative_intents)),
         ("entity_synonym_groups", str(meta.entity_synonym_groups)),
     ]
+    stability = meta.stability
+    if stability is not None:  # a repeated run: how stable, and which cases were flaky
+        share = stability["overall"]["stability"]
+        props += [
+            ("repeat", str(stability["repeat"])),
+            ("stability", "" if share is None else f"{share:.6f}"),
+            ("flaky_cases", " ".join(stability["flaky"])),
+        ]
     prop_xml = "\n".join(f"      <property name={_attr(k)} value={_attr(v)}/>" for k, v in props)
     stamp = iso_time(meta.started_at)
     timestamp = f" timestamp={_attr(stamp)}" if stamp else ""

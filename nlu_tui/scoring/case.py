@@ -8,10 +8,13 @@ Pure functions, no I/O. The result type follows the Kore.ai docs (metric-semanti
 - no intent expected and none matched → TN; one matched → FP;
 - Small Talk: TP only when the matched intent is the expected Small Talk intent, otherwise FP
   ("the lists differ", including nothing matched); no intent expected but a known Small Talk
-  intent matched → FN, as the docs say;
+  intent matched → FN, as the docs say (known from the suite's kinds, or from the engine's
+  answer when it reports the matched intent's kind, as Kore.ai does);
 - traits: all expected traits must be among the engine's traits (extras are fine); none
   returned → FN, some but not all → FP. A case with both intents and traits is TP when both
   are, FP when either is FP, else FN;
+- universal bots: when the engine reports the child bot that answered and the matched
+  intent is paired with a bot (``botName``), a TP needs that bot, else it is an FP;
 - an engine error → ERROR, kept out of every metric and counted separately.
 
 Entity values: with ``ScoringOptions.entity_synonyms`` (a suite imported from Rasa data with
@@ -240,6 +243,19 @@ def _result_type(
     return ResultType.FN
 
 
+def _bot_acceptable(case: TestCase, matched: str | None, bot: str, options: ScoringOptions) -> bool:
+    """Whether the child bot that answered is the one paired with the matched intent
+    (universal bots: ``botName``); an intent paired with no bot accepts any."""
+    if matched is None:
+        return True
+    key = options.key
+    leaf = key(matched.split(PATH_SEPARATOR)[-1])
+    bots = [i.bot for i in case.intents if key(i.name) in (key(matched), leaf)]
+    if not bots or any(b is None or not b.strip() for b in bots):
+        return True
+    return any(key(b) == key(bot) for b in bots if b is not None)
+
+
 def _predicted_value(predicted: PredictedEntity) -> object:
     return predicted.value if predicted.value is not None else predicted.text
 
@@ -462,6 +478,20 @@ def score_case(
         kind = _result_type(case, prediction, matched, options)
     else:
         matched, kind = _plain_intent_result(case, prediction.intent, options)
+    if (
+        kind is ResultType.FP
+        and prediction.intent_kind is IntentKind.SMALL_TALK
+        and not case.traits
+        and not expected_intents(case, options)
+    ):
+        kind = ResultType.FN  # a Small Talk answer the case did not expect: the engine says so
+    bot = prediction.bot
+    if (
+        bot is not None
+        and kind is ResultType.TP
+        and not _bot_acceptable(case, matched, bot, options)
+    ):
+        kind = ResultType.FP  # the right intent from the wrong child bot
     if len(case.entities) == 1 and not case.entity_order:
         entities, actual_order = _one_entity(case.entities[0], prediction.entities)
         order_ok = None
@@ -488,4 +518,5 @@ def score_case(
         order_ok,
         prediction.latency_ms,
         None,
+        bot,
     )

@@ -15,6 +15,7 @@ from nlu_tui.engines.embedded.entities import EntityExtractor
 from nlu_tui.model import IntentScore, Prediction
 
 if TYPE_CHECKING:
+    from nlu_tui.engines.embedded.config import EntityOptions
     from nlu_tui.training import TrainingData
 
 NO_INTENT_NAMES = frozenset({"None", "nlu_fallback"})
@@ -40,19 +41,25 @@ class EmbeddedModel:
 
     @classmethod
     def train(
-        cls, data: TrainingData, config: ClassifierConfig | None = None, digest: str = ""
+        cls,
+        data: TrainingData,
+        config: ClassifierConfig | None = None,
+        digest: str = "",
+        entities: EntityOptions | None = None,
     ) -> EmbeddedModel:
+        """Fit on ``data``; ``entities`` (default: all on) picks the extractor's sources."""
         import time
 
         started = time.perf_counter()
         texts = [ex.text for ex in data.examples]
         intents = [ex.intent for ex in data.examples]
         classifier = IntentClassifier.train(texts, intents, config)
+        annotated = entities is None or entities.annotated
         extractor = EntityExtractor.build(
-            ((ex.text, ex.entities) for ex in data.examples),
+            ((ex.text, ex.entities if annotated else []) for ex in data.examples),
             data.synonyms,
-            data.regexes,
-            data.lookups,
+            data.regexes if entities is None or entities.regexes else {},
+            data.lookups if entities is None or entities.lookups else {},
             source=str(data.path) if data.path else None,
         )
         parents = {
