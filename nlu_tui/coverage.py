@@ -23,7 +23,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -52,18 +52,21 @@ class Inventory:
     examples: list[tuple[str, str]] = field(default_factory=list)
     """(text, intent) of every training example."""
     kinds: dict[str, IntentKind] = field(default_factory=dict)
+    traits: list[str] = field(default_factory=list)
 
     @classmethod
     def from_training(cls, data: Any, source: str) -> Inventory:
-        """From :class:`nlu_tui.training.TrainingData`."""
+        """From :class:`nlu_tui.training.TrainingData` (intents of kind ``trait`` are traits)."""
         kinds = {}
         for name in data.intents:
             kind = data.intent_kind(name)
             if kind is not None:
                 kinds[name] = kind
+        traits = [n for n in data.intents if kinds.get(n) is IntentKind.TRAIT]
         return cls(
             source=source,
-            intents=list(data.intents),
+            intents=[n for n in data.intents if n not in traits],
+            traits=traits,
             entities=list(data.entity_names),
             examples=[(ex.text, ex.intent) for ex in data.examples],
             kinds=kinds,
@@ -121,10 +124,15 @@ class Coverage:
     leaks: list[Leak]
     min_cases: int
     near: float
+    traits_untested: list[str] = field(default_factory=list)
+    """Traits of the bot no case expects."""
     kinds: dict[str, dict[str, int]] = field(default_factory=dict)
     """Per intent kind (dialog, faq, small_talk): intents in the inventory and tested."""
     run_id: str | None = None
     health: list[IntentHealth] = field(default_factory=list)
+    by_type: list[dict[str, Any]] = field(default_factory=list)
+    """The run's results per intent type (dialog, faq, small_talk, trait): cases, errors,
+    tp, tn, fp, fn, precision, recall, f1 (:mod:`nlu_tui.scoring.slices`)."""
     target_recall: float = DEFAULT_TARGET_RECALL
 
     @property
@@ -150,6 +158,10 @@ class Coverage:
             out.append(Recommendation(line, list(h.missed)))
         if self.untested:
             out.append(Recommendation(f"test {len(self.untested)} intent(s) the suite never tests"))
+        if self.traits_untested:
+            out.append(
+                Recommendation(f"test {len(self.traits_untested)} trait(s) the suite never tests")
+            )
         if self.under_tested:
             out.append(
                 Recommendation(
@@ -188,6 +200,7 @@ class Coverage:
             "unknown": [{"intent": i, "cases": n} for i, n in self.unknown],
             "entities_untested": self.entities_untested,
             "entities_unknown": self.entities_unknown,
+            "traits_untested": self.traits_untested,
             "kinds": self.kinds,
             "leakage": {
                 "near": self.near,
@@ -203,6 +216,7 @@ class Coverage:
                 ],
             },
             "run_id": self.run_id,
+            "results_by_type": self.by_type,
             "target_recall": self.target_recall,
             "performance": [
                 {
@@ -303,6 +317,7 @@ def coverage(
     under = [(name, n) for name, n in tested.items() if 0 < n < min_cases]
     unknown = sorted(((name, n) for name, n in counts.items() if name not in known), key=_by_count)
     suite_entities = {e.name for case in suite.cases for e in case.entities}
+    suite_traits = {t.strip() for case in suite.cases for t in case.traits}
     kinds: dict[str, dict[str, int]] = {}
     for name in inventory.intents:
         kind = inventory.kinds.get(name, IntentKind.DIALOG).value
@@ -320,11 +335,37 @@ def coverage(
         unknown=unknown,
         entities_untested=[e for e in inventory.entities if e not in suite_entities],
         entities_unknown=sorted(suite_entities - set(inventory.entities)),
+        traits_untested=[t for t in inventory.traits if t not in suite_traits],
         leaks=find_leaks(suite.cases, inventory.examples, near),
         min_cases=min_cases,
         near=near,
         kinds=kinds,
     )
+
+
+@dataclass
+class _Kind:
+    """Stands in for a prediction in :func:`nlu_tui.scoring.slices.slices`: only its kind."""
+
+    intent_kind: IntentKind | None
+
+
+def _results_by_type(
+    rows: Sequence[tuple[TestCase, Prediction | None, CaseResult]],
+    kinds: Mapping[str, IntentKind],
+    options: ScoringOptions,
+) -> list[dict[str, Any]]:
+    from nlu_tui.scoring.slices import slices
+
+    typed: list[tuple[TestCase, Any, CaseResult]] = []
+    for case, prediction, result in rows:
+        kind = prediction.intent_kind if prediction is not None else None
+        if kind is None and not any(i.kind for i in case.intents):
+            names = case_intents(case, options)
+            if names:
+                kind = kinds.get(names[0], IntentKind.DIALOG)
+        typed.append((case, _Kind(kind), result))
+    return [s.as_dict() for s in slices(typed)["intent_kind"] if s.name is not None]
 
 
 def _by_count(item: tuple[str, int]) -> tuple[int, str]:
@@ -338,8 +379,12 @@ def add_performance(
     *,
     target_recall: float = DEFAULT_TARGET_RECALL,
     options: ScoringOptions | None = None,
+    kinds: Mapping[str, IntentKind] | None = None,
 ) -> Coverage:
-    """Per-intent performance of a stored run, and the utterances each weak intent missed."""
+    """Per-intent performance of a stored run, and the utterances each weak intent missed.
+
+    ``kinds`` are the inventory's intent kinds: a case whose file and engine name no kind is
+    counted under its expected intent's kind in the bot (dialog when the bot names none)."""
     from nlu_tui.scoring.case import DEFAULT_OPTIONS, intent_acceptable
     from nlu_tui.scoring.intent_report import build_intent_report, none_label
 
@@ -372,6 +417,7 @@ def add_performance(
                 missed=missed.get(label, []),
             )
         )
+    report.by_type = _results_by_type(rows, kinds or {}, options)
     report.run_id = run_id
     report.health = health
     report.target_recall = target_recall

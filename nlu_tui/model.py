@@ -19,8 +19,12 @@ MAX_INTENTS = 3
 MAX_UTTERANCE_CHARS = 3000
 """Kore.ai rejects any file with an utterance longer than this."""
 
-KORE_MAX_UTTERANCES = 10_000
-"""The platform's largest file; we accept more, with a warning."""
+KORE_MAX_UTTERANCES = 1_000
+"""The platform's largest file as its current Batch Testing page says ("a maximum of 1000
+utterances"); we accept more, with a warning."""
+
+KORE_OLD_MAX_UTTERANCES = 10_000
+"""The limit older Kore.ai releases documented, named in the warning."""
 
 MAX_NOTE_CHARS = 1024
 """A run's note, as on Kore.ai."""

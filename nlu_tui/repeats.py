@@ -80,22 +80,28 @@ def stored_attempts(store: RunStore, run_id: str) -> dict[str, int]:
     return counts
 
 
-def load_attempts(store: RunStore, run_id: str) -> dict[str, list[tuple[Prediction, CaseResult]]]:
-    """Case id -> its attempts #2..#N as stored, in attempt order."""
+def load_attempts(
+    store: RunStore, run_id: str, *, predictions: bool = True
+) -> dict[str, list[tuple[Prediction | None, CaseResult]]]:
+    """Case id -> its attempts #2..#N as stored, in attempt order (without decoding the
+    engine's answers when ``predictions`` is false: the stability figures need none)."""
+    from nlu_tui.gcpause import gc_paused
     from nlu_tui.store import codec
 
-    out: dict[str, list[tuple[int, Prediction, CaseResult]]] = {}
-    for item in store.load_items(run_id):
-        data: dict[str, Any] = item.data
-        if "result" not in data:
-            continue
-        out.setdefault(str(data["case_id"]), []).append(
-            (
-                int(data.get("attempt") or 0),
-                codec.from_dict(Prediction, data.get("prediction") or {}),
-                codec.from_dict(CaseResult, data["result"]),
+    out: dict[str, list[tuple[int, Prediction | None, CaseResult]]] = {}
+    from_dict = codec.from_dict
+    with gc_paused(promote=True):
+        for item in store.load_items(run_id):
+            data: dict[str, Any] = item.data
+            if "result" not in data:
+                continue
+            out.setdefault(str(data["case_id"]), []).append(
+                (
+                    int(data.get("attempt") or 0),
+                    from_dict(Prediction, data.get("prediction") or {}) if predictions else None,
+                    from_dict(CaseResult, data["result"]),
+                )
             )
-        )
     return {cid: [(p, r) for _k, p, r in sorted(v, key=lambda t: t[0])] for cid, v in out.items()}
 
 
@@ -111,7 +117,7 @@ def run_stability(
 
     if rows is None:
         rows = store.load_results(record.id)
-    more = load_attempts(store, record.id)
+    more = load_attempts(store, record.id, predictions=False)
     return stability_report(
         ((case, [result, *(r for _p, r in more.get(case.id, ()))]) for case, _p, result in rows),
         repeat,

@@ -364,7 +364,10 @@ class RunJob:
             flaky = outcome.stability.flaky_ids
             outcome.quarantined = [c.id for c, _p, _r in rows if c.id in flaky]
             rows = [row for row in rows if row[0].id not in flaky]
-        outcome.problems = self._fail_on.failures(rows)
+        from nlu_tui.reports.metric_spec import KORE, NLUDEVOPS, label
+
+        # Both kinds of numbers end up on one screen: each line says whose definition it uses.
+        outcome.problems = [f"{p} {label(KORE)}" for p in self._fail_on.failures(rows)]
         if self._gate_settings is not None:
             from nlu_tui.compare.bridge import check_gates, statistics_from_run
 
@@ -373,7 +376,9 @@ class RunJob:
                 [c for c, _p, _r in rows], [p for _c, p, _r in rows], settings
             )
             checked = check_gates(current, self._baseline, settings.thresholds)
-            outcome.gates = [GateResult(g.description, g.passed) for g in checked]
+            outcome.gates = [
+                GateResult(f"{g.description} {label(NLUDEVOPS)}", g.passed) for g in checked
+            ]
             outcome.problems += [
                 g.description.removeprefix("FAIL ") for g in outcome.gates if not g.passed
             ]

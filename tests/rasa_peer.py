@@ -55,14 +55,23 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def served(work: Path, env: dict[str, str], model: str, token: str | None = None) -> Iterator[str]:
-    """``rasa run --enable-api`` on ``model``, on a free loopback port, until it answers
-    ``/status``; yields its URL and stops it by PID (never by name) afterwards."""
+def served(
+    work: Path,
+    env: dict[str, str],
+    model: str | None,
+    token: str | None = None,
+    args: tuple[str, ...] = (),
+) -> Iterator[str]:
+    """``rasa run --enable-api`` on ``model`` (None: no model yet, to be trained over HTTP; plus
+    ``args``: ``--endpoints``...), on a free loopback port, until it answers ``/status``
+    (``/version`` without a model); yields its URL and stops it by PID (never by name) afterwards."""
     port = free_port()
-    extra = ["--auth-token", token] if token else []
+    extra = [*(["--auth-token", token] if token else []), *args]
+    if model is not None:
+        extra = ["-m", model, *extra]
     log = (work / "rasa.log").open("w")
     proc = subprocess.Popen(
-        [str(RASA), "run", "--enable-api", "-m", model, "-i", "127.0.0.1", "-p", str(port), *extra],
+        [str(RASA), "run", "--enable-api", "-i", "127.0.0.1", "-p", str(port), *extra],
         cwd=work,
         env=env,
         stdout=log,
@@ -79,7 +88,8 @@ def served(work: Path, env: dict[str, str], model: str, token: str | None = None
                     f"{(work / 'rasa.log').read_text()[-2000:]}"
                 )
             try:
-                if httpx.get(f"{url}/status", params=params, timeout=2).status_code == 200:
+                probe = "/status" if model is not None else "/version"
+                if httpx.get(f"{url}{probe}", params=params, timeout=2).status_code == 200:
                     break
             except httpx.TransportError:
                 pass

@@ -110,7 +110,7 @@ def test_performance_and_training_recommendations_by_hand() -> None:
         prediction = Prediction(answers[case.id], 0.9 if answers[case.id] else None)
         rows.append((case, prediction, score_case(case, prediction)))
     report = coverage(suite, INVENTORY)
-    add_performance(report, rows, "run-1", target_recall=0.8)
+    add_performance(report, rows, "run-1", target_recall=0.8, kinds=INVENTORY.kinds)
     health = {h.intent: h for h in report.health}
     assert health["greet"].recall == pytest.approx(2 / 3) and health["greet"].support == 3
     assert health["greet"].confused_with == [("None", 1)]
@@ -133,6 +133,14 @@ def test_performance_and_training_recommendations_by_hand() -> None:
         "rephrase 1 test utterance(s) copied from the training data (1 identical, "
         "0 near-identical)",
     ]
+    by_type = {row["name"]: row for row in report.by_type}
+    assert sorted(by_type) == ["dialog", "faq", "small_talk"]  # n1 expects no intent: none
+    dialog = by_type["dialog"]  # g1-g3, p1, p2 and x1 (not in the bot: dialog by default)
+    assert (dialog["cases"], dialog["tp"], dialog["fp"], dialog["fn"]) == (6, 3, 1, 2)
+    assert dialog["precision"] == pytest.approx(3 / 4) and dialog["recall"] == pytest.approx(3 / 5)
+    assert dialog["f1"] == pytest.approx(2 * 0.75 * 0.6 / 1.35)
+    assert (by_type["faq"]["cases"], by_type["faq"]["tp"]) == (1, 1)  # f1: its first intent
+    assert (by_type["small_talk"]["cases"], by_type["small_talk"]["tp"]) == (1, 1)
     doc = report.as_dict()
     assert doc["run_id"] == "run-1" and doc["recommendations"][1]["utterances"] == [
         "settle the invoice"
@@ -183,7 +191,9 @@ def test_cli_coverage_refuses_what_it_cannot_use(tmp_path: Path) -> None:
     bad = _cli(tmp_path, "coverage", suite, "--training", "x.yml", "--near", "1.5")
     assert bad.returncode == 2 and "--near" in bad.stderr
     (tmp_path / "engines.yaml").write_text(
-        "engines:\n  w:\n    type: wit\n    token: ${W_TOKEN}\n", encoding="utf-8"
+        "engines:\n  w:\n    type: luis\n    endpoint: http://127.0.0.1:9\n    app_id: a\n"
+        "    key: ${W_TOKEN}\n",
+        encoding="utf-8",
     )
     vendor = subprocess.run(
         [sys.executable, "-m", "nlu_tui", "coverage", suite, "--engine", "w", "--no-run"],
@@ -201,3 +211,34 @@ def test_cli_coverage_refuses_what_it_cannot_use(tmp_path: Path) -> None:
         tmp_path, "coverage", suite, "--training", str(SAMPLE / "banking_bot.nlu.yml"), "--no-run"
     )
     assert given.returncode == 0 and "17 intents" in given.stdout
+
+
+def test_cli_coverage_reads_the_intents_a_vendor_engine_lists(tmp_path: Path) -> None:
+    """Wit.ai lists its app's intents (``GET /intents``): they are the inventory."""
+    from vendor_peer import Seen, VendorPeer
+
+    def reply(seen: Seen) -> tuple[int, dict[str, str], object]:
+        assert seen.header("Authorization") == "Bearer wit-t0ken-000000"
+        assert (seen.path, seen.query["v"]) == ("/intents", ["20240304"])
+        names = ["check_balance", "pay_bill", "wire_abroad"]
+        return 200, {}, [{"id": str(i), "name": n} for i, n in enumerate(names)]
+
+    suite = str(SAMPLE / "banking_bot.suite.yaml")
+    with VendorPeer(reply) as peer:
+        (tmp_path / "engines.yaml").write_text(
+            f"engines:\n  w:\n    type: wit\n    url: {peer.url}\n    token: ${{W_TOKEN}}\n",
+            encoding="utf-8",
+        )
+        done = subprocess.run(
+            [sys.executable, "-m", "nlu_tui", "coverage", suite, "--engine", "w", "--no-run",
+             "--json", "c.json"],
+            capture_output=True, text=True, timeout=120, cwd=tmp_path,
+            env={**os.environ, "W_TOKEN": "wit-t0ken-000000", "NLU_TUI_DATA_DIR": str(tmp_path / "d")},
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "against w (intents listed by the engine): 3 intents, 2 tested (66.7%)" in done.stdout
+    doc = json.loads((tmp_path / "c.json").read_text(encoding="utf-8"))
+    assert doc["untested"] == ["wire_abroad"]
+    # check_balance: five cases, and one accepting report_fraud | faq/ask_fees | check_balance
+    assert doc["tested"] == {"check_balance": 6, "pay_bill": 5, "wire_abroad": 0}
+    assert len(doc["unknown"]) == 15  # the sample bot's other intents: not in this app

@@ -234,6 +234,7 @@ def test_one_report_and_errors_file_per_extractor(tmp_path: Path) -> None:
             "CRFEntityExtractor_confusion_matrix.png",
             "CRFEntityExtractor_histogram.png",
             "RegexEntityExtractor_confusion_matrix.png",
+            "metric_spec.json",  # ours: which definitions the folder follows
         ]
     )  # Duckling is pretrained: Rasa leaves it out
     crf = json.loads((tmp_path / "CRFEntityExtractor_report.json").read_text())
@@ -281,6 +282,7 @@ def test_no_entity_files_when_no_case_expects_an_entity(tmp_path: Path) -> None:
         "intent_errors.json",
         "intent_confusion_matrix.png",
         "intent_histogram.png",
+        "metric_spec.json",
     ]
 
 
@@ -351,7 +353,9 @@ def test_no_response_report_with_fewer_than_two_response_keys(tmp_path: Path) ->
     case = TestCase("fees?", intents=[ExpectedIntent("faq/ask_fees")], id="f")
     answer = _answer("fees?", "faq", [("faq", 1.0), ("greet", 0.0)])
     written = write_reports({"rasa": tmp_path}, META, [_row(case, answer)], rasa=NO_PLOTS)
-    assert [p.name for p in written] == ["intent_report.json", "intent_errors.json"]
+    assert [p.name for p in written] == [
+        "intent_report.json", "intent_errors.json", "metric_spec.json",
+    ]  # fmt: skip
 
 
 def test_argsort_orders_ties_as_numpy_1_23_which_rasa_runs_on() -> None:
@@ -405,3 +409,19 @@ def test_an_engine_answering_the_whole_retrieval_name_is_scored_as_rasa_splits_i
     responses = json.loads((tmp_path / "response_selection_report.json").read_text())
     assert responses["faq/ask_fees"]["precision"] == 0.5
     assert responses["faq/ask_hours"]["confused_with"] == {"faq/ask_fees": 1}
+
+
+def test_an_expected_entity_with_only_a_value_is_placed_where_an_export_would_place_it() -> None:
+    """Kore.ai-style suites give an entity's value but no span: the Rasa reports read it where
+    the suite's export to Rasa YAML puts it (its value found in the utterance, ignoring
+    case), so such suites get entity reports too; a value nowhere in the text stays unplaced."""
+    from nlu_tui.reports.rasa_report import target_entities
+
+    case = TestCase(
+        "Pay my Credit card bill",
+        intents=[ExpectedIntent("pay")],
+        entities=[ExpectedEntity("account_type", "credit card"), ExpectedEntity("x", "absent")],
+    )
+    placed, unplaced = target_entities(case)
+    assert (placed["start"], placed["end"]) == (7, 18)
+    assert unplaced["start"] is None and unplaced["end"] is None

@@ -154,6 +154,13 @@ def peer(
         yield work, url, files
 
 
+def _synonym_groups(path: Path) -> tuple[tuple[str, ...], ...]:
+    from nlu_tui.formats.registry import import_suite
+    from nlu_tui.scoring.case import suite_synonyms
+
+    return suite_synonyms(import_suite(path).suite)
+
+
 def assert_same(ours: Any, theirs: Any, where: str) -> None:
     """Equal JSON, numbers to 1e-9."""
     if isinstance(theirs, dict):
@@ -185,6 +192,7 @@ def test_run_rasa_writes_what_rasa_test_nlu_writes(
             sys.executable, "-m", "nlu_tui", "run",
             str(work / "train_test_split" / "test_data.yml"),
             "--engine", f"rasa:{url}", "--rasa", str(ours), "--rasa-successes",
+            "--json", str(tmp_path / "ours.json"),
         ],
         env=env, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
@@ -197,12 +205,28 @@ def test_run_rasa_writes_what_rasa_test_nlu_writes(
     their_plots = {p.name for p in theirs.glob("*.png")}
     assert "intent_confusion_matrix.png" in their_plots
     assert {p.name for p in ours.glob("*.png")} == their_plots
-    for name in sorted({p.name for p in ours.glob("*.json")} | their_files):
+    assert json.loads((ours / "metric_spec.json").read_text())["settings"]["fallback"]
+    for name in sorted({p.name for p in ours.glob("*.json")} - {"metric_spec.json"} | their_files):
         mine = json.loads((ours / name).read_text())
         if name not in their_files:  # Rasa writes no file for an empty list; we write []
             assert mine == [], name
             continue
         assert_same(mine, json.loads((theirs / name).read_text()), name)
+    # The Kore.ai-style entity metric beside them applies the split's synonyms, as the
+    # pipeline's EntitySynonymMapper does: no failure is a value the mapper renamed.
+    from nlu_tui.scoring.case import ScoringOptions
+
+    suite_synonyms = _synonym_groups(work / "train_test_split" / "test_data.yml")
+    options = ScoringOptions(entity_synonyms=suite_synonyms)
+    report = json.loads((tmp_path / "ours.json").read_text())
+    failures = [e for r in report["results"] for e in r["entities"] if not e["ok"]]
+    renamed = [
+        e for e in failures if e["matched"] and e["matched"] in options.synonyms_of(e["expected"])
+    ]
+    assert suite_synonyms and renamed == []
+    print(
+        f"Kore-style entity success {report['summary']['entity_success']}, {len(failures)} failed"
+    )
     if "CRFEntityExtractor_report.json" in files:
         # The pipeline's fallback fired (so undoing it mattered) and entities were scored.
         listed = [

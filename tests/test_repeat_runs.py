@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 from runner_loopback import LoopbackEngine, LoopbackNlu, Resolved, make_suite, write_suite
@@ -51,6 +52,7 @@ def test_repeat_5_finds_exactly_the_random_utterances_flaky(
     assert code == 0, out
     cases = make_suite(n).cases
     assert all(server.counts[c.utterance] == 5 for c in cases)  # each attempt sent once
+    assert server.max_in_flight <= 6  # the concurrency bound holds for attempts too
 
     report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     stability = report["stability"]
@@ -81,6 +83,11 @@ def test_repeat_5_finds_exactly_the_random_utterances_flaky(
     assert store.done_item_ids(run.id) == {f"{c.id}#{k}" for c in cases for k in range(2, 6)}
 
     assert "stability 80.0% over 5 attempts: 4 flaky of 20 cases" in out
+    assert cli(["runs"]) == 0
+    assert " 20/20×5 " in capsys.readouterr().out
+    assert cli(["runs", "--json"]) == 0
+    (listed,) = json.loads(capsys.readouterr().out)
+    assert listed["repeat"] == 5 and listed["stability"]["flaky"] == stability["flaky"]
     for cid in flaky_ids:
         assert f"  {cid} " in out
     assert cli(["show", run.id]) == 0
@@ -88,6 +95,14 @@ def test_repeat_5_finds_exactly_the_random_utterances_flaky(
     assert "4 flaky of 20 cases" in shown and all(cid in shown for cid in flaky_ids)
     assert cli(["show", run.id, "-f", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["stability"] == stability
+    # JUnit keeps the figures as properties of the test suite
+    assert cli(["show", run.id, "-f", "junit", "-o", str(tmp_path / "r.xml")]) == 0
+    props = {
+        p.get("name"): p.get("value")
+        for p in ElementTree.parse(tmp_path / "r.xml").iter("property")
+    }
+    assert props["repeat"] == "5" and props["stability"] == "0.800000"
+    assert set(props["flaky_cases"].split()) == flaky_ids
 
 
 def test_quarantine_leaves_flaky_cases_out_of_the_gates(
@@ -254,3 +269,16 @@ def test_sigkill_mid_repeat_then_resume_sends_no_stored_attempt_again(tmp_path: 
     # Which draws were stored depends on when the kill came: no steady case is ever flaky.
     assert report.flaky and {c.case_id for c in report.flaky} <= random_ids
     assert f"{len(report.flaky)} flaky of 40 cases" in resumed.stdout
+
+
+def test_a_repeated_run_that_cannot_start_prints_no_stability(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    suite_path = write_suite(tmp_path / "loop.suite.yaml", 3)
+    with LoopbackNlu() as server:
+        url = server.url
+    # the server is gone: nothing answers on its port
+    assert cli(["run", str(suite_path), "--engine", f"rasa:{url}", "--repeat", "3"]) == 3
+    captured = capsys.readouterr()
+    assert "engine unreachable" in captured.out + captured.err
+    assert "stability" not in captured.out

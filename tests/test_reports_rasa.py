@@ -134,7 +134,9 @@ def test_rasa_report_equals_rasa_code(
     rows = _rows_from_labels(pairs)
     directory = tmp_path_factory.mktemp("rasa")
     written = write_reports({"rasa": directory}, META, rows, rasa=RasaOptions(plots=False))
-    assert [p.name for p in written] == ["intent_report.json", "intent_errors.json"]
+    assert [p.name for p in written] == [
+        "intent_report.json", "intent_errors.json", "metric_spec.json",
+    ]  # fmt: skip
     ours = json.loads((directory / "intent_report.json").read_text())
     our_errors = json.loads((directory / "intent_errors.json").read_text())
     examples = [

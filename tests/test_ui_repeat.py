@@ -8,9 +8,11 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
 from runner_loopback import LoopbackEngine, LoopbackNlu, Resolved, make_suite
 from textual.app import App, ComposeResult
-from textual.widgets import Input, Select, Static
+from textual.widgets import DataTable, Input, Select, Static
+from textual.widgets.select import InvalidSelectValueError
 from ui_runs_support import PaneApp, predictions_v1, screen_text, settle, small_suite, stored_run
 
 from nlu_tui.engines.choices import StartChoice
@@ -76,12 +78,26 @@ def test_agreement_column_flaky_filter_header_and_detail(tmp_path: Path) -> None
             shown = screen_text(app)
             assert "4 attempts" in shown and "agreement" in shown
 
+            # the Per intent tab: each intent's stability (greet and bye have a flaky case each)
+            intents = pane.query_one("#results-intents", DataTable)
+            labels = [str(c.label).split(" ")[0] for c in intents.columns.values()]
+            assert labels[-2:] == ["Stable", "Confused"]
+            stable = {
+                str(intents.get_row(key)[0]): intents.get_row(key)[-2] for key in intents.rows
+            }
+            assert stable["greet"] == "50.0%" and stable["bye"] == "50.0%"
+            assert stable["pay"] == "100.0%" and stable["None"] == "100.0%"
+            pane.sort_intents("stability")
+            assert str(intents.get_row_at(0)[0]) in ("bye", "greet")
+
             # an ordinary run afterwards: no agreement column, no flaky choice
             pane.show_run(plain_id)
             await settle(pilot)
             assert "agreement" not in [k for k, _ in table.columns]
             assert table.view_count == 6 and "Agree" not in screen_text(app)
-            assert FLAKY not in [v for _label, v in select._options]
+            with pytest.raises(InvalidSelectValueError):  # no "Flaky only" choice any more
+                select.value = FLAKY
+            assert "Stable" not in [str(c.label) for c in intents.columns.values()]
 
     asyncio.run(main())
 

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from nlu_tui.repeats import repeat_of
 from nlu_tui.textsafe import inert
 
 if TYPE_CHECKING:
@@ -145,6 +146,10 @@ def runs_json(runs: list[RunRecord]) -> list[dict[str, Any]]:
         data = run.to_json()
         f1 = run.scored_f1
         data["f1"] = None if f1 is None else round(f1, 6)
+        repeat = repeat_of(run)
+        if repeat > 1:  # a repeated run: how often, and its stability headline once it ended
+            data["repeat"] = repeat
+            data["stability"] = run.summary.get("stability")
         out.append(data)
     return out
 
@@ -185,7 +190,7 @@ def run_row(r: RunRecord) -> list[str]:
         inert(r.engine_name, newlines=False),
         inert(r.stage, newlines=False),
         r.status.value,
-        f"{r.done}/{r.total}",
+        f"{r.done}/{r.total}" + (f"×{repeat_of(r)}" if repeat_of(r) > 1 else ""),
         str(r.tp),
         str(r.tn),
         str(r.fp),
@@ -240,6 +245,18 @@ def _order_lines(checked: int, right: int, rows: list[StoredResult]) -> list[str
     return lines
 
 
+def metric_line(run: RunRecord) -> str:
+    """Which definitions the summary's figures follow, and the settings that shaped them."""
+    from nlu_tui.reports.metric_spec import KORE
+
+    groups = run.options.get("entity_synonyms")
+    synonyms = f", {len(groups)} entity synonym groups" if isinstance(groups, list) else ""
+    return (
+        f"{KORE} (a wrong intent is FP; negative intent None; nlu_fallback = no intent; "
+        f"entity values compared as Kore.ai flat values{synonyms})"
+    )
+
+
 def summary_text(
     run: RunRecord, rows: list[StoredResult], stability: StabilityReport | None = None
 ) -> str:
@@ -263,6 +280,7 @@ def summary_text(
         f"finished   {iso(run.finished_at) or '-'}",
         f"cases      {s.cases} of {run.total} (errors {s.errors})",
         f"TP/TN/FP/FN {s.tp}/{s.tn}/{s.fp}/{s.fn}",
+        f"metrics    {metric_line(run)}",
         f"precision  {figure(s.precision, '.4f')}",
         f"recall     {figure(s.recall, '.4f')}",
         f"F1         {figure(s.f1, '.4f')}",

@@ -246,10 +246,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         return job.finish(final)
 
     outcome = asyncio.run(main())
-    if outcome.stability is not None:
+    if outcome.stability is not None and outcome.stability.cases:  # none: nothing was run
         from nlu_tui.scoring.stability import stability_lines
 
-        said = {c.id: c.utterance for c in job.plan.suite.cases} if not job.resumed else None
+        cases = job.store.load_cases(job.run_id) if job.resumed else job.plan.suite.cases
+        said = {c.id: c.utterance for c in cases}
         lines = stability_lines(
             outcome.stability, said, quarantined=job.plan.request.quarantine_flaky
         )

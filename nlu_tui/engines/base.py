@@ -11,10 +11,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from nlu_tui.errors import EngineError
 from nlu_tui.model import Prediction
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import httpx
+
+    from nlu_tui.training import TrainingData
 
 
 @dataclass(frozen=True)
@@ -26,6 +31,8 @@ class Capabilities:
     training: bool = False
     conversation: bool = False
     http: bool = False
+    commands: bool = False
+    """Predicts dialogue-understanding commands (:mod:`nlu_tui.engines.command_api`)."""
 
 
 @dataclass
@@ -35,6 +42,46 @@ class ParseContext:
     parent_intents: list[str] = field(default_factory=list)
     case_id: str | None = None
     stage: str = "development"
+
+
+@dataclass(frozen=True)
+class TrainingConfig:
+    """A named, checked training configuration (a ``config.yml``), as the engine will use it.
+
+    ``name`` is the file's stem (Rasa names compared models so), ``text`` its exact bytes as
+    text (part of the trained-model cache key), ``settings`` what the engine parsed from it.
+    """
+
+    name: str
+    text: str
+    path: Path | None = None
+    settings: Mapping[str, Any] = field(default_factory=dict)
+
+
+def config_name(path: Path) -> str:
+    """A configuration's name as Rasa names compared models: the file name without its last
+    extension (``config_1.yml`` → ``config_1``)."""
+    import os
+
+    return os.path.splitext(os.path.basename(str(path)))[0]
+
+
+class TrainedModel(abc.ABC):
+    """What training returns: answers ``parse`` until released."""
+
+    @abc.abstractmethod
+    async def parse(self, text: str, context: ParseContext) -> Prediction:
+        """Answer one utterance with the trained model."""
+
+    async def parse_many(self, texts: list[str]) -> list[Prediction]:
+        """Answer many utterances (an engine may batch them); the default asks one by one."""
+        return [await self.parse(text, ParseContext()) for text in texts]
+
+    async def release(self) -> None:
+        """Free what the model holds (memory, a loaded server model)."""
+
+    def describe(self) -> dict[str, Any]:
+        return {}
 
 
 class Engine(abc.ABC):
@@ -61,6 +108,31 @@ class Engine(abc.ABC):
         """Path of training data this engine learns from, for the developer-defined suite."""
         return None
 
+    async def list_intents(self) -> list[tuple[str, list[str]]] | None:
+        """The bot's intents as the vendor lists them, each with its training phrases where
+        the vendor gives them (coverage's inventory); None when the engine cannot list them.
+        Called between ``open`` and ``close``."""
+        return None
+
+    def load_training_config(self, path: Path | None) -> TrainingConfig:
+        """Read and check a training configuration (None: the engine's default) before any
+        training starts. InputError naming file, line and field when it is bad; EngineError
+        when the engine cannot train at all."""
+        raise EngineError(
+            f"the {self.type_name or type(self).__name__} engine cannot train "
+            "(engines that can: embedded, rasa)"
+        )
+
+    async def train(
+        self,
+        data: TrainingData,
+        config: TrainingConfig,
+        client: httpx.AsyncClient | None = None,
+    ) -> TrainedModel:
+        """Train on ``data`` with ``config``; the caller releases the returned model.
+        EngineError (with the engine's own message) when training fails."""
+        raise EngineError(f"the {self.type_name or type(self).__name__} engine cannot train")
+
 
 EngineFactory = Callable[[Mapping[str, Any]], Engine]
 _REGISTRY: dict[str, EngineFactory] = {}
@@ -79,6 +151,7 @@ def register(type_name: str) -> Callable[[EngineFactory], EngineFactory]:
 _BUILTIN_MODULES = {
     "embedded": "nlu_tui.engines.embedded",
     "rasa": "nlu_tui.engines.rasa",
+    "rasa-pro": "nlu_tui.engines.rasa_pro",
     "http": "nlu_tui.engines.http_generic",
     "wit": "nlu_tui.engines.wit",
     "luis": "nlu_tui.engines.luis",

@@ -28,6 +28,7 @@ _HTTP_BASE = frozenset({"timeout"})
 ENGINE_KEYS: dict[str, frozenset[str]] = {
     "embedded": frozenset({"nlu", "path", "training_data", "threshold", "parent_boost", "cache"}),
     "rasa": _HTTP_BASE | {"url", "token", "jwt"},
+    "rasa-pro": _HTTP_BASE | {"url", "token", "jwt"},
     "http": _HTTP_BASE
     | {
         "url",
@@ -42,6 +43,11 @@ ENGINE_KEYS: dict[str, frozenset[str]] = {
         "no_intent",
         "traits",
         "bot",
+        "commands",
+        "commands_dsl",
+        "component",
+        "llm_output",
+        "usage",
     },
     "wit": _HTTP_BASE | {"url", "token", "version", "n", "tag"},
     "luis": _HTTP_BASE | {"endpoint", "app_id", "key", "slot", "version", "log", "method"},
@@ -99,6 +105,7 @@ ENGINE_KEYS: dict[str, frozenset[str]] = {
 
 NESTED_KEYS: dict[tuple[str, str], frozenset[str]] = {
     ("http", "ranking"): frozenset({"path", "name", "score"}),
+    ("http", "usage"): frozenset({"path", "prompt", "completion"}),
     ("http", "entities"): frozenset(
         {"path", "name", "value", "start", "end", "text", "confidence", "role", "group"}
     ),

@@ -15,18 +15,29 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from nlu_tui.engines.answer_values import json_int
-from nlu_tui.engines.base import Capabilities, ParseContext, register
+from nlu_tui.engines.base import (
+    Capabilities,
+    ParseContext,
+    TrainedModel,
+    TrainingConfig,
+    register,
+)
 from nlu_tui.engines.httpcall import BadResponseError, Endpoint, HttpEngine, safe_url
 from nlu_tui.engines.transport_errors import EngineUnreachableError
 from nlu_tui.errors import EngineError
 from nlu_tui.model import IntentScore, PredictedEntity, Prediction
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import httpx
 
     from nlu_tui.engines.conversation import ActionPrediction, Conversation, DialogueDomain
+    from nlu_tui.training import TrainingData
 
 FALLBACK_INTENT = "nlu_fallback"
+TRAIN_TIMEOUT = 1800.0
+"""Seconds a ``POST /model/train`` may take (a DIET pipeline on a big bot trains for minutes)."""
 
 
 @register("rasa")
@@ -34,7 +45,7 @@ class RasaEngine(HttpEngine):
     """Settings: ``url`` (base, default http://localhost:5005), ``token``, ``jwt``, ``timeout``."""
 
     type_name = "rasa"
-    capabilities = Capabilities(entity_order=True, http=True, conversation=True)
+    capabilities = Capabilities(entity_order=True, http=True, conversation=True, training=True)
 
     def __init__(self, settings: Mapping[str, Any]) -> None:
         super().__init__(settings)
@@ -108,6 +119,25 @@ class RasaEngine(HttpEngine):
         from nlu_tui.engines import rasa_dialogue
 
         return await rasa_dialogue.parse_message(self, text)
+
+    def load_training_config(self, path: Path | None) -> TrainingConfig:
+        """A Rasa ``config.yml``: read and checked for shape here; its components are Rasa's
+        to judge (an unknown one fails training with Rasa's own message)."""
+        from nlu_tui.engines.rasa_training import load_rasa_config
+
+        return load_rasa_config(path)
+
+    async def train(
+        self,
+        data: TrainingData,
+        config: TrainingConfig,
+        client: httpx.AsyncClient | None = None,
+    ) -> TrainedModel:
+        """``POST /model/train`` (YAML data and config in one body), then ``PUT /model``; a
+        model already trained on the same data and config by this server is only loaded."""
+        from nlu_tui.engines.rasa_training import train_on_server
+
+        return await train_on_server(self, data, config, client)
 
     def describe(self) -> dict[str, Any]:
         info: dict[str, Any] = {"type": self.type_name, "url": safe_url(self.base_url)}

@@ -29,7 +29,8 @@ A repeated run (``run --repeat N``) adds, before ``results``, ``"stability": {"r
 
 ``actual_entity_order`` is the order the engine returned the expected entities in;
 ``entity_order_ok`` whether it agrees with ``expected_entity_order`` (``null`` when the case
-gives no order). ``slices`` gives the summary figures per tag, per intent kind and per parent
+gives no order). ``metric_spec`` says which definitions the numbers follow (Kore.ai Batch
+Testing) and the settings that shaped them (:mod:`nlu_tui.reports.metric_spec`). ``slices`` gives the summary figures per tag, per intent kind and per parent
 intent path (``name`` is ``null`` for the cases without one; see :mod:`nlu_tui.scoring.slices`).
 """
 
@@ -43,6 +44,7 @@ from typing import Any
 
 from nlu_tui.fileio import Chunk, atomic_write_chunks
 from nlu_tui.reports.common import ResultRow, RunMeta, finite, results_of
+from nlu_tui.reports.metric_spec import kore_spec
 from nlu_tui.reports.prepared import PreparedRun, prepare_run
 from nlu_tui.scoring.case import DEFAULT_OPTIONS, ScoringOptions
 from nlu_tui.scoring.intent_report import classification_report, label_sequences
@@ -113,6 +115,7 @@ def build_json_report(
         "intent_report": classification_report(y_true, y_pred),
         "slices": slices_dict(slices(rows)),
         **({"stability": meta.stability} if meta.stability is not None else {}),
+        "metric_spec": kore_spec(meta, options),
         "results": [result_dict(row) for row in rows],
     }
 
@@ -173,6 +176,7 @@ def json_chunks(
             "intent_report": prepared.report,
             "slices": prepared.slices,
             **({"stability": meta.stability} if meta.stability is not None else {}),
+            "metric_spec": kore_spec(meta, prepared.options),
             "results": None,  # "results" comes last: the parts go where this null is
         }
     )

@@ -33,6 +33,7 @@ from typing import Any
 from nlu_tui.fileio import atomic_write_chunks
 from nlu_tui.model import CaseResult, Prediction, ResultType, Stage, TestCase
 from nlu_tui.reports.common import ResultRow, RunMeta, iso_time, results_of
+from nlu_tui.reports.metric_spec import KORE
 from nlu_tui.reports.prepared import PreparedRun
 from nlu_tui.scoring.case import DEFAULT_OPTIONS, ScoringOptions, expected_intents
 from nlu_tui.scoring.intent_report import trait_label
@@ -315,6 +316,7 @@ def _header(meta: RunMeta, summary: Summary, kinds: Sequence[tuple[str, Summary]
                     f"errors {part.errors}",
                 ]
             )
+    w.writerow(["Metric Definitions", KORE])
     w.writerow([])
     w.writerow(COLUMNS)
     return buf.getvalue()

@@ -26,6 +26,7 @@ Reproduces ``rasa test nlu`` (Rasa 3.x ``rasa/nlu/test.py`` ``evaluate_intents``
   ``faq``); ``response_selection_report.json`` and ``_errors.json`` score the whole name
   against the ``intent_response_key`` of Rasa's ``response_selector`` (when the test data has
   two or more), or against the engine's whole answer when it has no selector;
+- ``metric_spec.json`` (ours, not Rasa's): the definitions and settings the folder follows;
 - plots (unless ``--no-plot``): ``intent_confusion_matrix.png``, ``intent_histogram.png``,
   the same two for response selection and per extractor (a histogram only for CRF and DIET),
   from :mod:`nlu_tui.scoring.rasa_charts`, drawn by :mod:`nlu_tui.reports.rasa_plots`;
@@ -44,8 +45,9 @@ from pathlib import Path
 from typing import Any
 
 from nlu_tui.fileio import atomic_write_text
-from nlu_tui.model import CaseResult, Prediction, ResultType, TestCase
+from nlu_tui.model import CaseResult, ExpectedEntity, Prediction, ResultType, TestCase
 from nlu_tui.reports.common import ResultRow, RunMeta, finite
+from nlu_tui.reports.metric_spec import rasa_spec
 from nlu_tui.reports.prepared import PreparedRun
 from nlu_tui.scoring.case import (
     DEFAULT_OPTIONS,
@@ -76,6 +78,8 @@ from nlu_tui.scoring.rasa_reader import duplicate_rows
 REPORT_FILE = "intent_report.json"
 ERRORS_FILE = "intent_errors.json"
 SUCCESSES_FILE = "intent_successes.json"
+SPEC_FILE = "metric_spec.json"
+"""Ours, not Rasa's: which definitions the folder's numbers follow, and with which settings."""
 
 
 @dataclass(frozen=True)
@@ -315,24 +319,27 @@ class RasaPart:
     """Intent confidences of the examples predicted right, and wrong (the histogram)."""
 
 
-def _located(
-    case_text: str, start: int | None, end: int | None, surface: str | None
-) -> tuple[int | None, int | None]:
-    """An expected entity's span; a suite that gives only its text gets the first occurrence."""
-    if start is not None and end is not None:
-        return start, end
-    if surface:
-        found = case_text.find(surface)
+def _located(case: TestCase, entity: ExpectedEntity) -> tuple[int | None, int | None]:
+    """An expected entity's span. A suite that gives only its text, or only its value (Kore.ai
+    style), gets the span its export to Rasa YAML would give it, so that the Rasa reports read
+    the entities an exported file would hold."""
+    if entity.start is not None and entity.end is not None:
+        return entity.start, entity.end
+    if entity.text:
+        found = case.utterance.find(entity.text)
         if found >= 0:
-            return found, found + len(surface)
-    return start, end
+            return found, found + len(entity.text)
+    from nlu_tui.formats.rasa_yaml import locate_entity
+
+    span = locate_entity(case, entity)
+    return (None, None) if span is None else span
 
 
 def target_entities(case: TestCase) -> list[dict[str, Any]]:
     """The case's expected entities as Rasa's reader gives them to ``evaluate_entities``."""
     out = []
     for e in case.entities:
-        start, end = _located(case.utterance, e.start, e.end, e.text)
+        start, end = _located(case, e)
         value = e.json_value if e.json_value is not None else e.value
         out.append(target_dict(e.name, start, end, value, e.role, e.group))
     return out
@@ -660,4 +667,5 @@ def write_rasa_parts(
         from nlu_tui.reports.rasa_plots import write_plots
 
         written += write_plots(directory, plots)
+    written.append(_dump(directory / SPEC_FILE, rasa_spec(options)))
     return written

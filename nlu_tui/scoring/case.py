@@ -8,7 +8,8 @@ Pure functions, no I/O. The result type follows the Kore.ai docs (metric-semanti
 - no intent expected and none matched → TN; one matched → FP;
 - Small Talk: TP only when the matched intent is the expected Small Talk intent, otherwise FP
   ("the lists differ", including nothing matched); no intent expected but a known Small Talk
-  intent matched → FN, as the docs say;
+  intent matched → FN, as the docs say (known from the suite's kinds, or from the engine's
+  answer when it reports the matched intent's kind, as Kore.ai does);
 - traits: all expected traits must be among the engine's traits (extras are fine); none
   returned → FN, some but not all → FP. A case with both intents and traits is TP when both
   are, FP when either is FP, else FN;
@@ -98,15 +99,6 @@ class ScoringOptions:
     def synonyms_of(self, value: str) -> tuple[str, ...]:
         """Every value of the synonym group ``value`` belongs to (none: empty)."""
         return self._synonyms.get(normalize(value), ())
-
-    def public(self) -> dict[str, object]:
-        """The settings that shaped the run's Kore.ai-style numbers, for its metric spec."""
-        return {
-            "negative_intents": list(self.negative_intents),
-            "small_talk_intents": sorted(self.small_talk_intents),
-            "ignore_intent_case": self.ignore_intent_case,
-            "entity_synonym_groups": len(self.entity_synonyms),
-        }
 
     def key(self, name: str) -> str:
         name = name.strip()
@@ -486,6 +478,13 @@ def score_case(
         kind = _result_type(case, prediction, matched, options)
     else:
         matched, kind = _plain_intent_result(case, prediction.intent, options)
+    if (
+        kind is ResultType.FP
+        and prediction.intent_kind is IntentKind.SMALL_TALK
+        and not case.traits
+        and not expected_intents(case, options)
+    ):
+        kind = ResultType.FN  # a Small Talk answer the case did not expect: the engine says so
     bot = prediction.bot
     if (
         bot is not None

@@ -272,13 +272,17 @@ def stability_lines(
     limit: int = MAX_FLAKY_LINES,
 ) -> list[str]:
     """The stability section of a text summary (``run`` and ``show``): the headline, a line
-    per expected intent, then the flaky cases with their answers. Untrusted text made inert."""
+    per expected intent that has flaky cases, then the flaky cases with their answers (the
+    JSON report has every intent and case). Untrusted text made inert."""
     o = report.overall
     lines = [f"{headline(report)}, mean agreement {pct(o.mean_agreement)}"]
-    width = max([len("intent"), *(len(inert(g.name, newlines=False)) for g in report.intents)])
+    groups = [g for g in report.intents if g.flaky]
+    if not groups:
+        return lines
+    width = max([len("intent"), *(len(inert(g.name, newlines=False)) for g in groups)])
     width = min(width, 30)
     lines.append(f"  {'intent':<{width}}  cases  flaky  stability  agreement")
-    for g in report.intents:
+    for g in groups:
         name = inert(g.name, newlines=False)
         name = name if len(name) <= width else name[: width - 1] + "…"
         lines.append(

@@ -519,16 +519,18 @@ class RunStore:
             " WHERE run_id=? ORDER BY seq, item_id",
             (run.id,),
         )
-        return [
-            StoredItem(
-                item_id=r["item_id"],
-                seq=r["seq"],
-                outcome=r["outcome"],
-                latency_ms=r["latency_ms"],
-                data=json.loads(r["item_json"]),
-            )
-            for r in rows
-        ]
+        loads = codec.loads  # orjson: a repeated run holds several items per case
+        with gc_paused(promote=True):  # many small acyclic objects: see nlu_tui.gcpause
+            return [
+                StoredItem(
+                    item_id=r["item_id"],
+                    seq=r["seq"],
+                    outcome=r["outcome"],
+                    latency_ms=r["latency_ms"],
+                    data=loads(r["item_json"]),
+                )
+                for r in rows
+            ]
 
     def done_item_ids(self, run_id: str) -> set[str]:
         """The items already stored: a resumed run sends none of them again."""

@@ -12,11 +12,16 @@ import hashlib
 import pickle
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from nlu_tui import paths
 from nlu_tui.engines.embedded.classifier import ClassifierConfig
 from nlu_tui.engines.embedded.model import EmbeddedModel
 from nlu_tui.fileio import atomic_write_bytes
+
+if TYPE_CHECKING:
+    from nlu_tui.engines.embedded.config import EmbeddedConfig
+    from nlu_tui.training import TrainingData
 
 MODEL_FORMAT = 1
 _MEMORY: dict[str, EmbeddedModel] = {}
@@ -80,3 +85,55 @@ def clear_memory() -> None:
     """Forget in-memory models (tests use it to prove the disk cache is read)."""
     with _LOCK:
         _MEMORY.clear()
+
+
+def data_digest(data: TrainingData) -> str:
+    """Hash of everything a model learns from (examples with their entities, synonyms,
+    regexes, lookups, intent metadata), whatever file or fold the data came from."""
+    import json
+
+    examples = [
+        [
+            ex.intent,
+            ex.text,
+            [[e.name, e.value, e.start, e.end, e.role, e.group] for e in ex.entities],
+        ]
+        for ex in data.examples
+    ]
+    text = json.dumps(
+        [examples, data.synonyms, data.regexes, data.lookups, data.intent_metadata],
+        sort_keys=True,
+        default=str,
+    )
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def train_cached(
+    data: TrainingData, config: EmbeddedConfig, *, use_disk: bool = True, use_memory: bool = True
+) -> tuple[EmbeddedModel, bool]:
+    """The model for these examples and this configuration, and whether it came from a cache
+    (memory, then the models folder): repeating an evaluation re-trains nothing."""
+    key = cache_key(data_digest(data), config.classifier) + "-" + config.entities.key()
+    with _LOCK:
+        cached = _MEMORY.get(key) if use_memory else None
+    if cached is not None:
+        return cached, True
+    target = paths.models_cache_dir() / f"embedded-{key}.pkl"
+    if use_disk and target.is_file():
+        try:
+            with target.open("rb") as fh:
+                model = pickle.load(fh)
+            if isinstance(model, EmbeddedModel):
+                if use_memory:
+                    with _LOCK:
+                        _MEMORY[key] = model
+                return model, True
+        except Exception:  # a stale or truncated cache file: retrain and overwrite it
+            pass
+    model = EmbeddedModel.train(data, config.classifier, digest=key, entities=config.entities)
+    if use_disk:
+        atomic_write_bytes(target, pickle.dumps(model, protocol=pickle.HIGHEST_PROTOCOL))
+    if use_memory:
+        with _LOCK:
+            _MEMORY[key] = model
+    return model, False

@@ -14,19 +14,30 @@ from typing import Any
 
 from nlu_tui.errors import EngineError
 
+CLASSIFIERS = ("LogisticRegression", "NaiveBayes")
+"""Classifier components a configuration may name (both give probabilities for a threshold)."""
+
 
 @dataclass
 class ClassifierConfig:
-    """Hyper-parameters; part of the cache key, so a change retrains."""
+    """Hyper-parameters; part of the cache key, so a change retrains.
 
-    word_ngrams: tuple[int, int] = (1, 2)
-    char_ngrams: tuple[int, int] = (1, 4)
+    ``word_ngrams``/``char_ngrams`` None leaves that feature set out (never both).
+    """
+
+    word_ngrams: tuple[int, int] | None = (1, 2)
+    char_ngrams: tuple[int, int] | None = (1, 4)
     c: float = 20.0
     max_iter: int = 2000
     seed: int = 0
+    name: str = "LogisticRegression"
+    alpha: float = 0.1
 
     def key(self) -> str:
-        return f"w{self.word_ngrams}c{self.char_ngrams}C{self.c}i{self.max_iter}s{self.seed}"
+        base = f"w{self.word_ngrams}c{self.char_ngrams}C{self.c}i{self.max_iter}s{self.seed}"
+        if self.name != "LogisticRegression":
+            base += f"|{self.name}a{self.alpha}"
+        return base
 
 
 _BLAS_LIMITED = False
@@ -72,8 +83,9 @@ class IntentClassifier:
         from sklearn.linear_model import LogisticRegression
         from sklearn.pipeline import FeatureUnion, Pipeline
 
-        features = FeatureUnion(
-            [
+        parts: list[tuple[str, Any]] = []
+        if config.word_ngrams is not None:
+            parts.append(
                 (
                     "word",
                     TfidfVectorizer(
@@ -83,7 +95,10 @@ class IntentClassifier:
                         lowercase=True,
                         token_pattern=r"(?u)\b\w+\b",
                     ),
-                ),
+                )
+            )
+        if config.char_ngrams is not None:
+            parts.append(
                 (
                     "char",
                     TfidfVectorizer(
@@ -92,10 +107,20 @@ class IntentClassifier:
                         sublinear_tf=True,
                         lowercase=True,
                     ),
-                ),
-            ]
-        )
-        model = LogisticRegression(C=config.c, max_iter=config.max_iter, random_state=config.seed)
+                )
+            )
+        if not parts:
+            raise EngineError("embedded engine: the configuration leaves no features")
+        features = FeatureUnion(parts)
+        model: Any
+        if config.name == "NaiveBayes":
+            from sklearn.naive_bayes import MultinomialNB
+
+            model = MultinomialNB(alpha=config.alpha)
+        else:
+            model = LogisticRegression(
+                C=config.c, max_iter=config.max_iter, random_state=config.seed
+            )
         pipeline = Pipeline([("features", features), ("clf", model)])
         pipeline.fit(list(texts), list(intents))
         labels = [str(label) for label in pipeline.classes_]

@@ -8,7 +8,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from nlu_tui.engines.base import Capabilities, Engine, ParseContext, register
+from nlu_tui.engines.base import (
+    Capabilities,
+    Engine,
+    ParseContext,
+    TrainedModel,
+    TrainingConfig,
+    config_name,
+    register,
+)
 from nlu_tui.engines.embedded.classifier import ClassifierConfig
 from nlu_tui.engines.embedded.model import (
     DEFAULT_PARENT_BOOST,
@@ -20,6 +28,9 @@ from nlu_tui.model import Prediction
 
 if TYPE_CHECKING:
     import httpx
+
+    from nlu_tui.engines.embedded.config import EmbeddedConfig
+    from nlu_tui.training import TrainingData
 
 _PATH_KEYS = ("nlu", "path", "training_data")
 
@@ -92,12 +103,16 @@ class EmbeddedEngine(Engine):
             return
         model = self.model
         try:
-            ranked = model.classifier.predict_many([item[0] for item in live])
+            texts = [item[0] for item in live]
+            ranked = model.classifier.predict_many(texts)
+            traits = model.traits.predict_many(texts) if model.traits is not None else None
         except Exception as exc:
             for item in live:
                 item[2].set_exception(exc)
             return
-        for (text, parents, future, started), pairs in zip(live, ranked, strict=True):
+        for k, ((text, parents, future, started), pairs) in enumerate(
+            zip(live, ranked, strict=True)
+        ):
             try:
                 prediction = model.predict(
                     text,
@@ -105,6 +120,7 @@ class EmbeddedEngine(Engine):
                     threshold=self.threshold,
                     parent_boost=self.parent_boost,
                     ranked=model.scope(pairs, parents, self.parent_boost),
+                    trait_pairs=traits[k] if traits is not None else None,
                 )
             except Exception as exc:
                 future.set_exception(exc)
@@ -125,3 +141,54 @@ class EmbeddedEngine(Engine):
 
     def training_suite_source(self) -> str | None:
         return str(self.path)
+
+    def load_training_config(self, path: Path | None) -> TrainingConfig:
+        from nlu_tui.engines.embedded.config import load_embedded_config
+
+        config, text = load_embedded_config(path)
+        name = config_name(path) if path is not None else "default"
+        return TrainingConfig(name=name, text=text, path=path, settings={"config": config})
+
+    async def train(
+        self,
+        data: TrainingData,
+        config: TrainingConfig,
+        client: httpx.AsyncClient | None = None,
+    ) -> TrainedModel:
+        from nlu_tui.engines.embedded.cache import train_cached
+
+        parsed = config.settings["config"]
+        model, cached = await asyncio.to_thread(train_cached, data, parsed, use_disk=self.use_cache)
+        return EmbeddedTrained(model, parsed, cached)
+
+
+class EmbeddedTrained(TrainedModel):
+    """A trained embedded model with its configuration's threshold; parses in-process."""
+
+    def __init__(self, model: EmbeddedModel, config: EmbeddedConfig, cached: bool = False) -> None:
+        self.model = model
+        self.config = config
+        self.cached = cached
+
+    def predict_many(self, texts: list[str]) -> list[Prediction]:
+        """Batch prediction (one scikit-learn call for all texts)."""
+        model = self.model
+        out = []
+        started = time.perf_counter()
+        ranked = model.classifier.predict_many(texts) if texts else []
+        for text, pairs in zip(texts, ranked, strict=True):
+            prediction = model.predict(text, threshold=self.config.threshold, ranked=pairs)
+            out.append(prediction)
+        per_text = (time.perf_counter() - started) * 1000.0 / max(1, len(texts))
+        for prediction in out:
+            prediction.latency_ms = per_text
+        return out
+
+    async def parse(self, text: str, context: ParseContext) -> Prediction:
+        return self.predict_many([text])[0]
+
+    async def parse_many(self, texts: list[str]) -> list[Prediction]:
+        return self.predict_many(texts)
+
+    def describe(self) -> dict[str, Any]:
+        return {"model": self.model.digest, "cached": self.cached}

@@ -15,6 +15,7 @@ from nlu_tui.engines.embedded.entities import EntityExtractor
 from nlu_tui.model import IntentScore, Prediction
 
 if TYPE_CHECKING:
+    from nlu_tui.engines.embedded.config import EntityOptions
     from nlu_tui.training import TrainingData
 
 NO_INTENT_NAMES = frozenset({"None", "nlu_fallback"})
@@ -28,6 +29,21 @@ DEFAULT_PARENT_BOOST = 4.0
 
 RANKING_LENGTH = 10
 
+NO_TRAIT = "__no_trait__"
+"""The trait classifier's label for examples of ordinary intents: no trait."""
+
+DEFAULT_TRAIT_THRESHOLD = 0.5
+"""A trait is returned when the trait classifier gives it at least this probability."""
+
+
+def trait_names(data: TrainingData) -> set[str]:
+    """Intents the training data marks as traits (``metadata: {kind: trait}``)."""
+    return {
+        name
+        for name, meta in data.intent_metadata.items()
+        if isinstance(meta, dict) and str(meta.get("kind", "")).strip() == "trait"
+    }
+
 
 @dataclass
 class EmbeddedModel:
@@ -37,22 +53,39 @@ class EmbeddedModel:
     digest: str = ""
     examples: int = 0
     train_seconds: float = 0.0
+    traits: IntentClassifier | None = None
+    """Trait examples (Kore.ai's traits: ``metadata: {kind: trait}``) are kept out of the
+    intent classifier and learnt by this one, against every other example as "no trait"."""
 
     @classmethod
     def train(
-        cls, data: TrainingData, config: ClassifierConfig | None = None, digest: str = ""
+        cls,
+        data: TrainingData,
+        config: ClassifierConfig | None = None,
+        digest: str = "",
+        entities: EntityOptions | None = None,
     ) -> EmbeddedModel:
+        """Fit on ``data``; ``entities`` (default: all on) picks the extractor's sources."""
         import time
 
         started = time.perf_counter()
-        texts = [ex.text for ex in data.examples]
-        intents = [ex.intent for ex in data.examples]
+        marked = trait_names(data)
+        texts = [ex.text for ex in data.examples if ex.intent not in marked]
+        intents = [ex.intent for ex in data.examples if ex.intent not in marked]
         classifier = IntentClassifier.train(texts, intents, config)
+        traits = None
+        if marked:
+            traits = IntentClassifier.train(
+                [ex.text for ex in data.examples],
+                [ex.intent if ex.intent in marked else NO_TRAIT for ex in data.examples],
+                config,
+            )
+        annotated = entities is None or entities.annotated
         extractor = EntityExtractor.build(
-            ((ex.text, ex.entities) for ex in data.examples),
+            ((ex.text, ex.entities if annotated else []) for ex in data.examples),
             data.synonyms,
-            data.regexes,
-            data.lookups,
+            data.regexes if entities is None or entities.regexes else {},
+            data.lookups if entities is None or entities.lookups else {},
             source=str(data.path) if data.path else None,
         )
         parents = {
@@ -65,8 +98,9 @@ class EmbeddedModel:
             extractor=extractor,
             parents=parents,
             digest=digest,
-            examples=len(texts),
+            examples=len(data.examples),
             train_seconds=time.perf_counter() - started,
+            traits=traits,
         )
 
     @property
@@ -114,8 +148,15 @@ class EmbeddedModel:
         threshold: float = DEFAULT_THRESHOLD,
         parent_boost: float = DEFAULT_PARENT_BOOST,
         ranked: list[tuple[str, float]] | None = None,
+        trait_pairs: list[tuple[str, float]] | None = None,
+        trait_threshold: float = DEFAULT_TRAIT_THRESHOLD,
     ) -> Prediction:
         pairs = ranked if ranked is not None else self.rank(text, parent_intents, parent_boost)
+        if trait_pairs is None and self.traits is not None:
+            trait_pairs = self.traits.predict_proba(text)
+        traits = [
+            name for name, p in trait_pairs or () if name != NO_TRAIT and p >= trait_threshold
+        ]
         top_name, top_conf = pairs[0]
         intent: str | None = top_name
         if top_conf < threshold or top_name in NO_INTENT_NAMES:
@@ -144,10 +185,13 @@ class EmbeddedModel:
                 for e in entities
             ],
         }
+        if traits:
+            raw["traits"] = traits
         return Prediction(
             intent=intent,
             confidence=round(top_conf, 6),
             ranking=ranking,
             entities=entities,
+            traits=traits,
             raw=raw,
         )

@@ -40,6 +40,7 @@ CREATE = "\0create"
 """The Engine select's "Create a profile…" entry: writes a commented engines.yaml entry."""
 SPECIAL = (OTHER, PICK, CREATE)
 
+
 class StartRunDialog(ModalScreen[StartChoice | None]):
     """Choose the engine and the version; the Engine select is the one source of the spec.
 

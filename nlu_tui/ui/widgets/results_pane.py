@@ -43,7 +43,7 @@ from nlu_tui.ui.widgets.results_table import ResultsTable
 from nlu_tui.ui.widgets.threshold_view import ThresholdView
 from nlu_tui.views.result_columns import ResultFilter
 from nlu_tui.views.run_data import RunData
-from nlu_tui.views.summary_text import num, progress_text, summary_text
+from nlu_tui.views.summary_text import num, pct, progress_text, summary_text
 
 TYPE_CHOICES = [
     ("All results", ""),
@@ -72,6 +72,8 @@ INTENT_COLUMNS = [
     ("fn", "FN"),
     ("confused", "Confused with"),
 ]
+STABILITY_INTENT_COLUMN = ("stability", "Stable")
+"""A repeated run's per-intent stability (share of its cases not flaky), before Confused with."""
 
 
 def export_dir(app: Any, suite_path: str | Path | None) -> Path:
@@ -368,10 +370,14 @@ class ResultsPane(Vertical):
         header = Text()
         header.append("▶ running  ", style="bold cyan")
         header.append(inert(session.suite_name, newlines=False), style="bold")
+        from nlu_tui.repeats import repeat_of
+
+        repeat = repeat_of(session.run.record)
         header.append(
             inert(
                 f" · {session.engine_name} ({session.stage}) · run {session.run_id}", newlines=False
             )
+            + (f" · each case ×{repeat}" if repeat > 1 else "")
             + "\n"
         )
         event = session.progress()
@@ -421,8 +427,17 @@ class ResultsPane(Vertical):
     def _intent_rows(self) -> list[dict[str, Any]]:
         assert self.data is not None
         report = self.data.report
+        groups = {}
+        if self.data.stability is not None:
+            from nlu_tui.scoring.intent_report import none_label
+            from nlu_tui.scoring.stability import NO_INTENT
+
+            groups = {g.name: g for g in self.data.stability.intents}
+            if NO_INTENT in groups:
+                groups[none_label()] = groups[NO_INTENT]
         rows = []
         for label in report.labels:
+            group = groups.get(label)
             metrics = report.report.get(label, {})
             stats = report.stats[label]
             rows.append(
@@ -436,6 +451,7 @@ class ResultsPane(Vertical):
                     "fp": stats.fp,
                     "fn": stats.fn,
                     "confused": ", ".join(f"{n} ({c})" for n, c in stats.confused_with[:3]),
+                    "stability": group.stability if group is not None else None,
                 }
             )
         return rows
@@ -446,12 +462,23 @@ class ResultsPane(Vertical):
         if self.data is None:
             return
         key, descending = self._intent_sort
-        rows = sorted(self._intent_rows(), key=lambda r: (r[key], r["intent"]), reverse=descending)
-        for col, label in INTENT_COLUMNS:
+        repeated = self.data.stability is not None
+        if key == STABILITY_INTENT_COLUMN[0] and not repeated:
+            key, descending = self._intent_sort = ("f1", False)
+
+        def order(r: dict[str, Any]) -> tuple[Any, str]:
+            value = r[key]
+            return (-1.0 if value is None else value), r["intent"]  # no figure sorts lowest
+
+        rows = sorted(self._intent_rows(), key=order, reverse=descending)
+        columns = list(INTENT_COLUMNS)
+        if repeated:
+            columns.insert(len(columns) - 1, STABILITY_INTENT_COLUMN)
+        for col, label in columns:
             mark = (" ▼" if descending else " ▲") if col == key else ""
             table.add_column(label + mark, key=col)
         for r in rows:
-            table.add_row(
+            cells: list[Any] = [
                 Text(inert(r["intent"], newlines=False)),
                 num(r["precision"]),
                 num(r["recall"]),
@@ -460,9 +487,11 @@ class ResultsPane(Vertical):
                 str(r["tp"]),
                 str(r["fp"]),
                 str(r["fn"]),
-                Text(inert(r["confused"], newlines=False)),
-                key=r["intent"],
-            )
+            ]
+            if repeated:
+                cells.append(pct(r["stability"]))
+            cells.append(Text(inert(r["confused"], newlines=False)))
+            table.add_row(*cells, key=r["intent"])
 
     @on(DataTable.HeaderSelected, "#results-intents")
     def _intent_header(self, event: DataTable.HeaderSelected) -> None:
@@ -540,10 +569,10 @@ class ResultsPane(Vertical):
         assert self.data is not None
         results = [r for _, _, r in self.data.rows]
         self.query_one("#chart-confidence", Chart).set_hits_misses(
-            "Confidence: hits vs misses", confidence_bins(self.data.histogram)
+            "Confidence: hits vs misses [Kore.ai]", confidence_bins(self.data.histogram)
         )
         self.query_one("#chart-rasa-histogram", Chart).set_paired_histogram(
-            self.data.rasa_histogram, "Rasa: Intent Prediction Confidence Distribution"
+            self.data.rasa_histogram, "Intent Prediction Confidence Distribution [Rasa]"
         )
         self.query_one("#chart-latency", Chart).set_distribution(
             "Latency distribution (ms)", latency_bins(results)
@@ -561,9 +590,7 @@ class ResultsPane(Vertical):
         else:
             case, prediction, result = row
             stability = self.data.stability if self.data is not None else None
-            per_case = (
-                stability.by_case().get(result.case_id) if stability is not None else None
-            )
+            per_case = stability.by_case().get(result.case_id) if stability is not None else None
             detail.show(case, prediction, result, per_case)
 
     def _row(self, case_id: str | None) -> Any:
@@ -696,8 +723,22 @@ class ResultsPane(Vertical):
         if self.session is not None and not self.session.finished:
             confirm_cancel(self, self.session)
 
+    @work(thread=True, exclusive=True, group="results-export", exit_on_error=False)
+    def _export(self, fmt: str, path: Path, data: RunData, switches: dict[str, bool]) -> None:
+        """Write off the UI thread (the Rasa folder's plots take seconds on many intents)."""
+        from nlu_tui.reports.export import write_export
+
+        try:
+            written = write_export(fmt, path, data, rasa_switches=switches)
+        except Exception as exc:
+            self.app.call_from_thread(
+                self.notify, escape(str(exc)), title="Export failed", severity="error"
+            )
+            return
+        self.app.call_from_thread(self.notify, escape(f"Wrote {written}"), title=f"Exported {fmt}")
+
     def action_export(self) -> None:
-        from nlu_tui.reports.export import export_formats, write_export
+        from nlu_tui.reports.export import export_formats
         from nlu_tui.ui.screens.dialogs import ExportDialog
 
         data = self.data
@@ -709,16 +750,10 @@ class ResultsPane(Vertical):
             self.notify("No report formats are available.", severity="error")
             return
 
-        def chosen(value: tuple[str, Path] | None) -> None:
-            if value is None:
-                return
-            fmt, path = value
-            try:
-                written = write_export(fmt, path, data)
-            except Exception as exc:
-                self.notify(escape(str(exc)), title="Export failed", severity="error")
-                return
-            self.notify(escape(f"Wrote {written}"), title=f"Exported {fmt}")
+        def chosen(value: tuple[str, Path, dict[str, bool]] | None) -> None:
+            if value is not None:
+                fmt, path, switches = value
+                self._export(fmt, path, data, switches)
 
         default_dir = export_dir(self.app, data.record.suite_path)
         self.app.push_screen(ExportDialog(formats, default_dir, f"run-{data.record.id}"), chosen)

@@ -1,0 +1,67 @@
+"""Parts of a training set: the examples picked by index, with everything else kept whole.
+
+Rasa keeps the synonyms, regexes and lookup tables in every part it makes (train and test of a
+split, every fold); so do we. Cases for testing come from the same examples with the ids the
+"developer defined utterances" import gives them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from nlu_tui.model import Suite, TestCase
+from nlu_tui.training import TrainingData
+
+
+def subset(data: TrainingData, indices: Sequence[int]) -> TrainingData:
+    """``data`` with only the examples at ``indices`` (in that order)."""
+    return replace(
+        data,
+        examples=[data.examples[i] for i in indices],
+        digest=None,
+        warnings=[],
+    )
+
+
+def full_intent(data: TrainingData) -> list[str]:
+    """Each example's label as Rasa stratifies it (``get_full_intent``: ``faq/ask_fees``)."""
+    return [example.intent for example in data.examples]
+
+
+def all_cases(data: TrainingData) -> list[TestCase]:
+    """One test case per example, in order, with stable ids."""
+    from nlu_tui.formats.rasa_yaml import suite_from_training_data
+
+    return suite_from_training_data(data).cases
+
+
+def cases_suite(data: TrainingData, name: str) -> Suite:
+    """The suite of all examples (named ``name``)."""
+    from nlu_tui.formats.rasa_yaml import suite_from_training_data
+
+    suite = suite_from_training_data(data, name=name)
+    suite.path = data.path
+    return suite
+
+
+def training_yaml(data: TrainingData) -> str:
+    """Rasa 3 NLU YAML for ``data`` (examples by intent, synonyms, regexes, lookups)."""
+    from nlu_tui.formats.rasa_yaml import dump_training_yaml, suite_from_training_data
+
+    text, _warnings = dump_training_yaml(suite_from_training_data(data))
+    return text
+
+
+def without_duplicates(data: TrainingData) -> tuple[TrainingData, int]:
+    """``data`` without the examples that repeat an earlier one (same text, intent and
+    entity annotations), as Rasa's reader drops them before splitting or folding; and how
+    many were dropped."""
+    from nlu_tui.scoring.rasa_reader import duplicate_rows
+
+    cases = all_cases(data)
+    duplicates = duplicate_rows([(c, None, None) for c in cases])
+    if not duplicates:
+        return data, 0
+    kept = [i for i in range(len(cases)) if i not in duplicates]
+    return subset(data, kept), len(duplicates)

@@ -1,0 +1,194 @@
+"""Train-and-test units (one fold, one configuration at one share of the data) and how they run.
+
+Units are independent. The embedded engine trains them in worker processes, up to ``jobs`` at
+once (scikit-learn holds the GIL while fitting, so threads would not help); a real Rasa over
+HTTP trains them one after another, since its server holds one loaded model at a time. Either
+way each unit's result is handed over as soon as it is done, so a caller stores it at once and
+a cancel keeps every finished unit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from nlu_tui.engines.base import Engine, TrainingConfig
+from nlu_tui.model import Prediction, TestCase
+from nlu_tui.training import TrainingData
+
+if TYPE_CHECKING:
+    import httpx
+
+
+@dataclass
+class Unit:
+    """What to train on, with which configuration, and what to test."""
+
+    key: str
+    train: TrainingData
+    config: TrainingConfig
+    test_cases: list[TestCase]
+    train_cases: list[TestCase] | None = None
+    """Cases of the training examples, when the training figures are wanted (cross-validation)."""
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class UnitResult:
+    unit: Unit
+    predictions: list[Prediction] = field(default_factory=list)
+    train_metrics: dict[str, float] | None = None
+    test_metrics: dict[str, float] | None = None
+    train_seconds: float = 0.0
+    test_seconds: float = 0.0
+    cached: bool = False
+    error: str | None = None
+
+
+Progress = Callable[[str, str, float | None], None]
+"""``(unit key, state, seconds)``: state is training, testing, done or failed."""
+
+
+def _embedded_unit(unit: Unit, use_disk: bool) -> UnitResult:
+    """Train and test one unit in this process (the worker of the process pool)."""
+    from nlu_tui.engines.embedded.cache import train_cached
+    from nlu_tui.engines.embedded.engine import EmbeddedTrained
+    from nlu_tui.errors import NluTuiError
+    from nlu_tui.evaluation.metrics import intent_metrics
+
+    config = unit.config.settings["config"]
+    result = UnitResult(unit)
+    started = time.perf_counter()
+    try:
+        model, cached = train_cached(unit.train, config, use_disk=use_disk, use_memory=False)
+    except (NluTuiError, ValueError) as exc:
+        result.error = str(exc)
+        return result
+    result.cached = cached
+    result.train_seconds = time.perf_counter() - started
+    trained = EmbeddedTrained(model, config, cached)
+    started = time.perf_counter()
+    if unit.train_cases is not None:
+        train_predictions = trained.predict_many([c.utterance for c in unit.train_cases])
+        result.train_metrics = intent_metrics(unit.train_cases, train_predictions)
+    result.predictions = trained.predict_many([c.utterance for c in unit.test_cases])
+    result.test_metrics = intent_metrics(unit.test_cases, result.predictions)
+    result.test_seconds = time.perf_counter() - started
+    return result
+
+
+def _worker_init() -> None:
+    from nlu_tui.engines.embedded.classifier import limit_blas_threads
+
+    limit_blas_threads()
+
+
+async def _run_in_processes(
+    units: Sequence[Unit], jobs: int, use_disk: bool, progress: Progress | None
+) -> AsyncIterator[UnitResult]:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    loop = asyncio.get_running_loop()
+    if jobs <= 1:
+        for unit in units:
+            if progress:
+                progress(unit.key, "training", None)
+            result = await asyncio.to_thread(_embedded_unit, unit, use_disk)
+            yield result
+        return
+    from nlu_tui.reports.parallel import fork_is_safe
+
+    context: multiprocessing.context.BaseContext
+    if fork_is_safe():
+        # Forked workers start at once with scikit-learn already imported; with other threads
+        # alive (the workbench) a fork could inherit a held lock, so a fresh server forks them.
+        import sklearn.feature_extraction.text
+        import sklearn.linear_model  # noqa: F401
+
+        context = multiprocessing.get_context("fork")
+    else:
+        context = multiprocessing.get_context("forkserver")
+    pool = ProcessPoolExecutor(
+        max_workers=min(jobs, len(units)) or 1, mp_context=context, initializer=_worker_init
+    )
+    try:
+        pending: set[asyncio.Future[UnitResult]] = set()
+        queue = list(units)
+        while queue or pending:
+            while queue and len(pending) < jobs:
+                unit = queue.pop(0)
+                if progress:
+                    progress(unit.key, "training", None)
+                pending.add(loop.run_in_executor(pool, _embedded_unit, unit, use_disk))
+            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            for future in done:
+                yield future.result()
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+async def _run_over_engine(
+    engine: Engine,
+    units: Sequence[Unit],
+    client: httpx.AsyncClient | None,
+    progress: Progress | None,
+) -> AsyncIterator[UnitResult]:
+    from nlu_tui.errors import NluTuiError
+    from nlu_tui.evaluation.metrics import intent_metrics
+
+    for unit in units:
+        result = UnitResult(unit)
+        if progress:
+            progress(unit.key, "training", None)
+        started = time.perf_counter()
+        try:
+            model = await engine.train(unit.train, unit.config, client)
+        except NluTuiError as exc:
+            result.error = str(exc)
+            yield result
+            continue
+        result.train_seconds = time.perf_counter() - started
+        result.cached = bool(model.describe().get("cached"))
+        if progress:
+            progress(unit.key, "testing", result.train_seconds)
+        started = time.perf_counter()
+        try:
+            if unit.train_cases is not None:
+                train_predictions = await model.parse_many([c.utterance for c in unit.train_cases])
+                result.train_metrics = intent_metrics(unit.train_cases, train_predictions)
+            result.predictions = await model.parse_many([c.utterance for c in unit.test_cases])
+            result.test_metrics = intent_metrics(unit.test_cases, result.predictions)
+        except Exception as exc:  # a transport failure while testing fails this unit only
+            result.error = f"testing failed: {exc}"
+            result.predictions = []
+        finally:
+            await model.release()
+        result.test_seconds = time.perf_counter() - started
+        yield result
+
+
+async def run_units(
+    engine: Engine,
+    units: Sequence[Unit],
+    *,
+    jobs: int = 1,
+    use_cache: bool = True,
+    client: httpx.AsyncClient | None = None,
+    progress: Progress | None = None,
+) -> AsyncIterator[UnitResult]:
+    """Each unit's result as it finishes (order of finishing)."""
+    from nlu_tui.engines.embedded.engine import EmbeddedEngine
+
+    if isinstance(engine, EmbeddedEngine):
+        source = _run_in_processes(units, jobs, use_cache and engine.use_cache, progress)
+    else:
+        source = _run_over_engine(engine, units, client, progress)
+    async for result in source:
+        if progress:
+            state = "failed" if result.error else "done"
+            progress(result.unit.key, state, result.train_seconds + result.test_seconds)
+        yield result

@@ -1,0 +1,63 @@
+"""Per-fold intent figures as ``rasa test nlu`` logs them: accuracy, weighted F1, weighted
+precision (``get_evaluation_metrics``), and their mean and standard deviation over folds
+(``np.mean``/``np.std``, the population deviation, as Rasa's ``log_results``)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+from nlu_tui.model import Prediction, TestCase
+
+METRICS = ("Accuracy", "F1-score", "Precision")
+"""The names Rasa's cross-validation gives its intent figures, in its order."""
+
+
+def scored_rows(
+    cases: Sequence[TestCase], predictions: Sequence[Prediction]
+) -> list[tuple[TestCase, Prediction, object]]:
+    from nlu_tui.scoring.case import score_case
+
+    return [(c, p, score_case(c, p)) for c, p in zip(cases, predictions, strict=True)]
+
+
+def intent_metrics(
+    cases: Sequence[TestCase], predictions: Sequence[Prediction]
+) -> dict[str, float]:
+    """Accuracy, weighted F1 and weighted precision of the intents Rasa would evaluate
+    (duplicates and examples without an intent dropped, the fallback undone)."""
+    from sklearn import metrics
+
+    from nlu_tui.reports.rasa_report import rasa_examples
+
+    examples = rasa_examples(scored_rows(cases, predictions))  # type: ignore[arg-type]
+    targets = [target for _text, target, _pred, _conf in examples]
+    predicted = [pred for _text, _target, pred, _conf in examples]
+    labels = sorted(set(targets))
+    if not labels:
+        return {name: 0.0 for name in METRICS}
+    return {
+        "Accuracy": float(metrics.accuracy_score(targets, predicted)),
+        "F1-score": float(
+            metrics.f1_score(targets, predicted, labels=labels, average="weighted", zero_division=0)
+        ),
+        "Precision": float(
+            metrics.precision_score(
+                targets, predicted, labels=labels, average="weighted", zero_division=0
+            )
+        ),
+    }
+
+
+def mean_std(values: Sequence[float]) -> tuple[float, float]:
+    """Mean and population standard deviation (``np.std``); (nan, nan) for no values."""
+    if not values:
+        return math.nan, math.nan
+    mean = math.fsum(values) / len(values)
+    var = math.fsum((v - mean) ** 2 for v in values) / len(values)
+    return mean, math.sqrt(var)
+
+
+def summarise(per_fold: Sequence[Mapping[str, float]]) -> dict[str, tuple[float, float]]:
+    """Each metric's (mean, std) over the folds."""
+    return {name: mean_std([fold[name] for fold in per_fold]) for name in METRICS}
