@@ -11,6 +11,10 @@ summary and intent report computed once (``prepare_run``). The four exports are 
 the rows in as many processes as it finds worthwhile (two on a 2-core machine), so the
 "write_reports" figures are wall time and the CPU time of this process only; the children's
 CPU time is printed beside them. Every file is fsynced.
+
+The Rasa folder is timed without its PNG plots (``--rasa-no-plot``): drawing them with
+matplotlib is timed apart, as a reference line, since it does not scale with the rows but with
+the labels (the intent confusion matrix writes one number per cell, as Rasa's does).
 """
 
 from __future__ import annotations
@@ -38,6 +42,8 @@ from nlu_tui.model import (
 from nlu_tui.reports import RunMeta, prepare_run, write_reports
 from nlu_tui.reports.json_report import result_dict
 from nlu_tui.reports.parallel import default_processes
+from nlu_tui.reports.rasa_plots import write_plots
+from nlu_tui.reports.rasa_report import RasaOptions, rasa_charts, rasa_rows
 from nlu_tui.scoring.bulk import score_cases
 from nlu_tui.scoring.confusion import confusion_table
 from nlu_tui.scoring.histogram import confidence_histogram
@@ -101,6 +107,7 @@ def synthetic(n: int, seed: int = 7) -> list[tuple[TestCase, Prediction]]:
 CPU: dict[str, float] = {}
 CHILD_CPU: dict[str, float] = {}
 EXPORTS = {"json": "r.json", "csv": "r.csv", "junit": "r.xml", "rasa": "rasa"}
+NO_PLOTS = RasaOptions(plots=False)
 
 
 def timed(label: str, fn: Callable[[], T], figures: dict[str, float]) -> T:
@@ -140,7 +147,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
         targets = {fmt: base / name for fmt, name in EXPORTS.items()}
-        export = partial(write_reports, targets, meta, rows, prepared=prepared)
+        export = partial(write_reports, targets, meta, rows, prepared=prepared, rasa=NO_PLOTS)
         timed(f"write_reports ({processes} proc)", partial(export, processes=processes), f)
         parallel_bytes = {p.name: p.read_bytes() for p in base.rglob("*") if p.is_file()}
         sizes = {name: len(data) for name, data in parallel_bytes.items()}
@@ -163,10 +170,18 @@ def main() -> None:
         targets = {fmt: base / name for fmt, name in EXPORTS.items()}
         timed(
             "write_reports (1 process)",
-            partial(write_reports, targets, meta, rows, prepared=prepared, processes=1),
+            partial(
+                write_reports, targets, meta, rows, prepared=prepared, processes=1, rasa=NO_PLOTS
+            ),
             ref,
         )
         same = {p.name: p.read_bytes() for p in base.rglob("*") if p.is_file()} == parallel_bytes
+        charts = timed(
+            "rasa charts (numbers)",
+            lambda: rasa_charts([rasa_rows(prepared, meta, 0, len(rows))]),
+            ref,
+        )
+        timed("rasa plots (matplotlib PNGs)", lambda: write_plots(base, charts), ref)
     if not same:
         raise SystemExit("the exports differ between 1 and several processes")
     timed("import sklearn.metrics", lambda: __import__("sklearn.metrics"), ref)

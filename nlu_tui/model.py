@@ -19,8 +19,12 @@ MAX_INTENTS = 3
 MAX_UTTERANCE_CHARS = 3000
 """Kore.ai rejects any file with an utterance longer than this."""
 
-KORE_MAX_UTTERANCES = 10_000
-"""The platform's largest file; we accept more, with a warning."""
+KORE_MAX_UTTERANCES = 1_000
+"""The platform's largest file as its current Batch Testing page says ("a maximum of 1000
+utterances"); we accept more, with a warning."""
+
+KORE_OLD_MAX_UTTERANCES = 10_000
+"""The limit older Kore.ai releases documented, named in the warning."""
 
 MAX_NOTE_CHARS = 1024
 """A run's note, as on Kore.ai."""
@@ -192,6 +196,16 @@ class Prediction:
     """When the engine's own fallback replaced its answer (Rasa's ``nlu_fallback``): the top
     intent it had before, which ``rasa test nlu`` scores instead (``undo_fallback_prediction``)."""
     pre_fallback_confidence: float | None = None
+    bot: str | None = None
+    """The child bot of a universal bot that answered (Kore.ai), scored against a case's
+    ``botName`` when both are known."""
+    intent_kind: IntentKind | None = None
+    """What kind of intent the engine matched (dialog, FAQ, Small Talk), when it says so."""
+    task_state: str | None = None
+    """The matched intent's state as the engine reports it (``Configured``/``Published``)."""
+    engine_scores: dict[str, dict[str, float]] = field(default_factory=dict)
+    """Per intent, the score each of the engine's own engines gave it (Kore.ai's ``ML``,
+    ``FM`` and ``KG``): the CSV report's "Matched/Expected Intent's Score"."""
 
 
 # --- what scoring decides -------------------------------------------------------------------
@@ -227,6 +241,8 @@ class CaseResult:
     entity_order_ok: bool | None = None
     latency_ms: float | None = None
     error: str | None = None
+    matched_bot: str | None = None
+    """The child bot of a universal bot that answered, when the engine reports it."""
 
     @property
     def intent_ok(self) -> bool:

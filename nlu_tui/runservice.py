@@ -25,12 +25,14 @@ from typing import TYPE_CHECKING, Protocol
 
 from nlu_tui.errors import InputError
 from nlu_tui.model import MAX_NOTE_CHARS, RunStatus, Suite
+from nlu_tui.repeats import MAX_REPEAT, repeat_of, run_stability
 
 if TYPE_CHECKING:
     from nlu_tui.compare.bridge import Statistics, TestSettings
     from nlu_tui.engines.profiles import ResolvedEngine
     from nlu_tui.runner.events import ProgressEvent
     from nlu_tui.runner.options import RunOptions
+    from nlu_tui.scoring.stability import StabilityReport
     from nlu_tui.store.records import RunRecord
     from nlu_tui.store.runstore import RunStore, StoredResult
 
@@ -81,6 +83,13 @@ class RunRequest:
     """The Rasa reports also list the examples predicted right (``rasa test nlu --successes``)."""
     rasa_errors: bool = True
     """The Rasa reports list the examples predicted wrong (false: ``--no-errors``)."""
+    repeat: int | None = None
+    """Send each case this many times and measure how stable the answers are (a resume keeps
+    the stored run's count)."""
+    quarantine_flaky: bool = False
+    """Leave the flaky cases of a repeated run out of ``--fail-on`` and the gates."""
+    rasa_plots: bool = True
+    """The Rasa reports include the PNG plots (false: ``--no-plot``)."""
 
 
 class Runner(Protocol):
@@ -244,6 +253,10 @@ class RunOutcome:
     """Every regression gate checked (thresholds, baseline), passed or not."""
     problems: list[str] = field(default_factory=list)
     """Why the run does not pass: failed ``--fail-on`` conditions, then failed gates."""
+    stability: StabilityReport | None = None
+    """How stable the answers were (a repeated run only)."""
+    quarantined: list[str] = field(default_factory=list)
+    """The flaky cases left out of ``--fail-on`` and the gates (``quarantine_flaky``)."""
 
     @property
     def status(self) -> RunStatus:
@@ -316,23 +329,45 @@ class RunJob:
         self.record = final
         outcome = RunOutcome(final)
         request = self.plan.request
+        repeated = repeat_of(final) > 1
         needs_rows = request.reports or self._fail_on or self._gate_settings is not None
-        if not needs_rows:
+        if not needs_rows and not repeated:
             return outcome
         rows = self.store.load_results(final.id)
+        if repeated:
+            outcome.stability = run_stability(self.store, final, rows)
+            assert outcome.stability is not None
+            self.record = final = self.store.set_summary(
+                final.id, {"stability": outcome.stability.headline_dict()}
+            )
+            outcome.record = final
         if request.reports:
             from nlu_tui.reports import RunMeta, write_reports
             from nlu_tui.reports.rasa_report import RasaOptions
 
+            meta = RunMeta.from_record(final)
+            if outcome.stability is not None:
+                meta.stability = outcome.stability.as_dict(quarantined=request.quarantine_flaky)
             outcome.reports = write_reports(
                 request.reports,
-                RunMeta.from_record(final),
+                meta,
                 rows,
-                rasa=RasaOptions(successes=request.rasa_successes, errors=request.rasa_errors),
+                rasa=RasaOptions(
+                    successes=request.rasa_successes,
+                    errors=request.rasa_errors,
+                    plots=request.rasa_plots,
+                ),
             )
         if not outcome.completed:
             return outcome
-        outcome.problems = self._fail_on.failures(rows)
+        if request.quarantine_flaky and outcome.stability is not None:
+            flaky = outcome.stability.flaky_ids
+            outcome.quarantined = [c.id for c, _p, _r in rows if c.id in flaky]
+            rows = [row for row in rows if row[0].id not in flaky]
+        from nlu_tui.reports.metric_spec import KORE, NLUDEVOPS, label
+
+        # Both kinds of numbers end up on one screen: each line says whose definition it uses.
+        outcome.problems = [f"{p} {label(KORE)}" for p in self._fail_on.failures(rows)]
         if self._gate_settings is not None:
             from nlu_tui.compare.bridge import check_gates, statistics_from_run
 
@@ -341,7 +376,9 @@ class RunJob:
                 [c for c, _p, _r in rows], [p for _c, p, _r in rows], settings
             )
             checked = check_gates(current, self._baseline, settings.thresholds)
-            outcome.gates = [GateResult(g.description, g.passed) for g in checked]
+            outcome.gates = [
+                GateResult(f"{g.description} {label(NLUDEVOPS)}", g.passed) for g in checked
+            ]
             outcome.problems += [
                 g.description.removeprefix("FAIL ") for g in outcome.gates if not g.passed
             ]
@@ -360,6 +397,13 @@ def check_request(request: RunRequest) -> FailOn:
         raise InputError("must be at least 1", field="--concurrency")
     if request.max_raw_bytes is not None and request.max_raw_bytes < 1:
         raise InputError("must be at least 1", field="--max-raw-bytes")
+    if request.repeat is not None and not 1 <= request.repeat <= MAX_REPEAT:
+        raise InputError(f"must be from 1 to {MAX_REPEAT}", field="--repeat")
+    if request.quarantine_flaky and not request.resume and (request.repeat or 1) < 2:
+        raise InputError(
+            "flaky cases are found by sending each case several times: add --repeat N (N >= 2)",
+            field="--quarantine-flaky",
+        )
     fail_on = FailOn.parse(request.fail_on)
     if request.reports:
         from nlu_tui.reports import check_targets
@@ -392,6 +436,17 @@ def _resumed_run(request: RunRequest, store: RunStore) -> RunRecord:
     """The stored run to finish, if it can be resumed (unfinished, not succeeded)."""
     assert request.resume is not None
     previous = store.get_run(request.resume)
+    stored = repeat_of(previous)
+    if request.repeat is not None and request.repeat != stored:
+        raise InputError(
+            f"run {previous.id} sends each case {stored} time(s); a resume keeps that count",
+            field="--repeat",
+        )
+    if request.quarantine_flaky and stored < 2:
+        raise InputError(
+            f"run {previous.id} was not repeated: it has no flaky cases to quarantine",
+            field="--quarantine-flaky",
+        )
     if not previous.resumable:
         raise InputError(
             f"run {previous.id} is {previous.status.value} with {previous.done}/"

@@ -56,13 +56,17 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def served(
-    work: Path, env: dict[str, str], model: str | None, token: str | None = None
+    work: Path,
+    env: dict[str, str],
+    model: str | None,
+    token: str | None = None,
+    args: tuple[str, ...] = (),
 ) -> Iterator[str]:
-    """``rasa run --enable-api`` on ``model`` (None: no model yet, to be trained over HTTP),
-    on a free loopback port, until it answers ``/status`` (``/version`` without a model);
-    yields its URL and stops it by PID (never by name) afterwards."""
+    """``rasa run --enable-api`` on ``model`` (None: no model yet, to be trained over HTTP; plus
+    ``args``: ``--endpoints``...), on a free loopback port, until it answers ``/status``
+    (``/version`` without a model); yields its URL and stops it by PID (never by name) afterwards."""
     port = free_port()
-    extra = ["--auth-token", token] if token else []
+    extra = [*(["--auth-token", token] if token else []), *args]
     if model is not None:
         extra = ["-m", model, *extra]
     log = (work / "rasa.log").open("w")

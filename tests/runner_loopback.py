@@ -51,6 +51,7 @@ class LoopbackNlu:
         retry_after: str = "0",
         echo_query: bool = False,
         rename: dict[str, str] | None = None,
+        randomly: dict[str, tuple[str, ...]] | None = None,
         seed: int = 7,
     ) -> None:
         self.latency = latency
@@ -63,6 +64,12 @@ class LoopbackNlu:
         self.retry_after = retry_after
         self.echo_query = echo_query
         self.rename = dict(rename or {})
+        self.randomly = dict(randomly or {})
+        """Utterances answered with an intent drawn from these (and a random confidence),
+        reproducibly: the draw depends on the seed, the text and the request's number only."""
+        self.seed = seed
+        self.given: dict[str, list[tuple[str | None, float]]] = collections.defaultdict(list)
+        """Every (intent, confidence) answered, per utterance, in the order sent."""
         self.queries: collections.Counter[str] = collections.Counter()
         self.rng = random.Random(seed)
         self.counts: collections.Counter[str] = collections.Counter()
@@ -135,6 +142,7 @@ class LoopbackNlu:
         body = await request.json()
         text = str(body.get("text", ""))
         self.counts[text] += 1
+        number = self.counts[text]  # this request's number, before others arrive meanwhile
         self.queries[request.query_string] += 1
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
@@ -168,12 +176,18 @@ class LoopbackNlu:
             if fault == "badshape":
                 return web.json_response({"intent": "not-a-mapping", "entities": 3})
             name = self.rename.get(text, intent_of(text))
+            confidence = 0.9 if name else 0.0
+            if text in self.randomly:
+                draw = random.Random(f"{self.seed}:{text}:{number}")
+                name = draw.choice(self.randomly[text])
+                confidence = round(draw.uniform(0.3, 0.95), 3)
             self.answered[text] += 1
+            self.given[text].append((name, confidence))
             return web.json_response(
                 {
                     "text": text,
-                    "intent": {"name": name, "confidence": 0.9 if name else 0.0},
-                    "intent_ranking": [{"name": name, "confidence": 0.9}] if name else [],
+                    "intent": {"name": name, "confidence": confidence},
+                    "intent_ranking": [{"name": name, "confidence": confidence}] if name else [],
                     "entities": [],
                     **({"echo": request.query_string} if self.echo_query else {}),
                 }

@@ -53,7 +53,6 @@ class _Hostile(QuietHandler):
         self.send_json(data, status)
 
 
-
 @pytest.fixture
 def hostile_engine() -> Iterator[str]:
     with serving(_Hostile) as url:

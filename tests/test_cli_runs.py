@@ -86,11 +86,20 @@ def test_sample_suite_on_embedded_engine_and_every_view(tmp_path: Path) -> None:
     # rasa test nlu's --successes and --no-errors
     switched = tmp_path / "rasa-switched"
     shown_rasa = _cli(
-        "show", run_id, "-f", "rasa", "-o", str(switched), "--rasa-successes", "--rasa-no-errors"
-    )
+        "show", run_id, "-f", "rasa", "-o", str(switched), "--rasa-successes", "--rasa-no-errors",
+        "--rasa-no-plot",
+    )  # fmt: skip
     assert shown_rasa.returncode == 0, shown_rasa.stderr
     assert (switched / "intent_successes.json").exists()
     assert not list(switched.glob("*_errors.json"))
+    assert not list(switched.glob("*.png"))  # rasa test nlu --no-plot
+    plots = {p.name for p in (tmp_path / "rasa-run").glob("*.png")}
+    assert {"intent_confusion_matrix.png", "intent_histogram.png"} <= plots
+    charts = _cli("show", run_id, "--charts")  # the same charts, in the terminal
+    assert charts.returncode == 0, charts.stderr
+    assert "Intent Confusion matrix (rows: true label, columns: predicted)" in charts.stdout
+    assert "Intent Prediction Confidence Distribution" in charts.stdout
+    assert " transfer_money " in charts.stdout
     assert (switched / "intent_report.json").read_bytes() == (
         tmp_path / "rasa-run" / "intent_report.json"
     ).read_bytes()

@@ -373,16 +373,19 @@ def test_utterance_over_3000_characters_rejects_the_file(tmp_path: Path) -> None
     assert len(kore_csv.load(exactly)[0].cases[0].utterance) == 3000
 
 
-@pytest.mark.slow
-def test_more_than_ten_thousand_utterances_is_accepted_with_a_warning(tmp_path: Path) -> None:
-    rows = "".join(f"utterance {i},I\n" for i in range(10_001))
+def test_more_than_a_thousand_utterances_is_accepted_with_a_warning(tmp_path: Path) -> None:
+    """Seed 000's current page: "a maximum of 1000 utterances" (older releases said 10,000)."""
+    rows = "".join(f"utterance {i},I\n" for i in range(1_001))
     suite, warnings = kore_csv.load(write(tmp_path, "big.csv", "input,intent\n" + rows))
-    assert len(suite.cases) == 10_001
-    assert any("10,001 utterances" in w and "10,000" in w for w in warnings)
-    ok, ok_warnings = kore_csv.load(
-        write(tmp_path, "ok.csv", "input,intent\n" + rows[: rows.index("utterance 10000")])
+    assert len(suite.cases) == 1_001
+    assert any(
+        "1,001 utterances" in w and "1,000 Kore.ai accepts" in w and "10,000" in w
+        for w in warnings
     )
-    assert len(ok.cases) == 10_000 and ok_warnings == []
+    ok, ok_warnings = kore_csv.load(
+        write(tmp_path, "ok.csv", "input,intent\n" + rows[: rows.index("utterance 1000")])
+    )
+    assert len(ok.cases) == 1_000 and ok_warnings == []
 
 
 # --- malformed files ------------------------------------------------------------------------

@@ -28,6 +28,8 @@ from nlu_tui.scoring.rasa_entities import (
     token_label,
 )
 
+NO_PLOTS = RasaOptions(plots=False)
+
 META = RunMeta(id="r", suite="s", engine="rasa")
 TEXT = "near Alexanderplatz tonight"
 TOKENS = [(0, 4), (5, 19), (20, 27)]
@@ -225,6 +227,14 @@ def test_one_report_and_errors_file_per_extractor(tmp_path: Path) -> None:
             "CRFEntityExtractor_errors.json",
             "RegexEntityExtractor_report.json",
             "RegexEntityExtractor_errors.json",
+            # the plots (rasa/nlu/test.py): a histogram only for the extractors with
+            # confidences (EXTRACTORS_WITH_CONFIDENCES: CRF and DIET)
+            "intent_confusion_matrix.png",
+            "intent_histogram.png",
+            "CRFEntityExtractor_confusion_matrix.png",
+            "CRFEntityExtractor_histogram.png",
+            "RegexEntityExtractor_confusion_matrix.png",
+            "metric_spec.json",  # ours: which definitions the folder follows
         ]
     )  # Duckling is pretrained: Rasa leaves it out
     crf = json.loads((tmp_path / "CRFEntityExtractor_report.json").read_text())
@@ -267,7 +277,13 @@ def test_successes_and_no_errors(tmp_path: Path) -> None:
 def test_no_entity_files_when_no_case_expects_an_entity(tmp_path: Path) -> None:
     rows = _entity_rows()[1:]
     written = write_report("rasa", tmp_path, META, rows)
-    assert [p.name for p in written] == ["intent_report.json", "intent_errors.json"]
+    assert [p.name for p in written] == [
+        "intent_report.json",
+        "intent_errors.json",
+        "intent_confusion_matrix.png",
+        "intent_histogram.png",
+        "metric_spec.json",
+    ]
 
 
 def test_list_notation_puts_the_first_entity_on_the_token(tmp_path: Path) -> None:
@@ -336,8 +352,10 @@ def test_retrieval_intents_and_the_response_selection_report(tmp_path: Path) -> 
 def test_no_response_report_with_fewer_than_two_response_keys(tmp_path: Path) -> None:
     case = TestCase("fees?", intents=[ExpectedIntent("faq/ask_fees")], id="f")
     answer = _answer("fees?", "faq", [("faq", 1.0), ("greet", 0.0)])
-    written = write_report("rasa", tmp_path, META, [_row(case, answer)])
-    assert [p.name for p in written] == ["intent_report.json", "intent_errors.json"]
+    written = write_reports({"rasa": tmp_path}, META, [_row(case, answer)], rasa=NO_PLOTS)
+    assert [p.name for p in written] == [
+        "intent_report.json", "intent_errors.json", "metric_spec.json",
+    ]  # fmt: skip
 
 
 def test_argsort_orders_ties_as_numpy_1_23_which_rasa_runs_on() -> None:
@@ -364,3 +382,46 @@ def test_confused_with_ties_as_in_rasa() -> None:
     report = rasa_report_from_counts(pairs)
     # np.argsort([5, 0, 0, 2] + [1] * 13) ends with 15, 3, 0 in numpy 1.23.5 (16, 3, 0 in 2.4)
     assert report["l00"]["confused_with"] == {"l03": 2, "l15": 1}
+
+
+def test_an_engine_answering_the_whole_retrieval_name_is_scored_as_rasa_splits_it(
+    tmp_path: Path,
+) -> None:
+    """An engine other than Rasa (here the embedded one's shape: no ``response_selector``) that
+    answers ``faq/ask_fees``: the intent report scores ``faq`` against ``faq`` (Rasa's reader
+    splits the name; its classifier only ever answers ``faq``), the response selection report
+    scores the whole names."""
+    from nlu_tui.model import Prediction
+
+    def row(text: str, expected: str, answered: str, i: int) -> Any:
+        case = TestCase(text, intents=[ExpectedIntent(expected)], id=f"w{i}")
+        prediction = Prediction(intent=answered, confidence=0.8, raw={"intent": answered})
+        return case, prediction, score_case(case, prediction)
+
+    rows = [
+        row("what are the fees", "faq/ask_fees", "faq/ask_fees", 0),
+        row("when are you open", "faq/ask_hours", "faq/ask_fees", 1),
+        row("hello", "greet", "greet", 2),
+    ]
+    write_reports({"rasa": tmp_path}, META, rows, rasa=NO_PLOTS)
+    intents = json.loads((tmp_path / "intent_report.json").read_text())
+    assert intents["accuracy"] == 1.0 and intents["faq"]["support"] == 2
+    responses = json.loads((tmp_path / "response_selection_report.json").read_text())
+    assert responses["faq/ask_fees"]["precision"] == 0.5
+    assert responses["faq/ask_hours"]["confused_with"] == {"faq/ask_fees": 1}
+
+
+def test_an_expected_entity_with_only_a_value_is_placed_where_an_export_would_place_it() -> None:
+    """Kore.ai-style suites give an entity's value but no span: the Rasa reports read it where
+    the suite's export to Rasa YAML puts it (its value found in the utterance, ignoring
+    case), so such suites get entity reports too; a value nowhere in the text stays unplaced."""
+    from nlu_tui.reports.rasa_report import target_entities
+
+    case = TestCase(
+        "Pay my Credit card bill",
+        intents=[ExpectedIntent("pay")],
+        entities=[ExpectedEntity("account_type", "credit card"), ExpectedEntity("x", "absent")],
+    )
+    placed, unplaced = target_entities(case)
+    assert (placed["start"], placed["end"]) == (7, 18)
+    assert unplaced["start"] is None and unplaced["end"] is None

@@ -5,8 +5,8 @@ Two real Rasa 3.6.21 pipelines, each trained on the 80 % of the financial demo t
 FallbackClassifier, and DIETClassifier + ResponseSelector (with three ``faq/...`` retrieval
 intents added to the data). ``rasa test nlu --successes`` on the 20 % test split writes its
 files; the same model served over HTTP and run by nlu-tui on the same split must write equal
-ones (numbers to 1e-9; where Rasa writes no file for an empty list, ours must be ``[]``). Three
-examples of the split are repeated, which both must drop as duplicates.
+ones (numbers to 1e-9; where Rasa writes no file for an empty list, ours must be ``[]``) and
+the same PNG plots. Three examples of the split are repeated, which both must drop as duplicates.
 Needs the peer venv of ``tests/peers/setup_rasa.sh``; skipped with the reason otherwise.
 """
 
@@ -148,10 +148,17 @@ def peer(
     )  # fmt: skip
     rasa(
         work, env, "test", "nlu", "--nlu", f"{split}/test_data.yml", "-m",
-        "models/eval.tar.gz", "--out", "rasa_results", "--successes", "--no-plot", *domain,
+        "models/eval.tar.gz", "--out", "rasa_results", "--successes", *domain,
     )  # fmt: skip
     with served(work, env, "models/eval.tar.gz") as url:
         yield work, url, files
+
+
+def _synonym_groups(path: Path) -> tuple[tuple[str, ...], ...]:
+    from nlu_tui.formats.registry import import_suite
+    from nlu_tui.scoring.case import suite_synonyms
+
+    return suite_synonyms(import_suite(path).suite)
 
 
 def assert_same(ours: Any, theirs: Any, where: str) -> None:
@@ -185,6 +192,7 @@ def test_run_rasa_writes_what_rasa_test_nlu_writes(
             sys.executable, "-m", "nlu_tui", "run",
             str(work / "train_test_split" / "test_data.yml"),
             "--engine", f"rasa:{url}", "--rasa", str(ours), "--rasa-successes",
+            "--json", str(tmp_path / "ours.json"),
         ],
         env=env, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
@@ -192,12 +200,33 @@ def test_run_rasa_writes_what_rasa_test_nlu_writes(
     theirs = work / "rasa_results"
     their_files = {p.name for p in theirs.glob("*.json")}
     assert files <= their_files
-    for name in sorted({p.name for p in ours.glob("*.json")} | their_files):
+    # the same images (intent, response selection and per-extractor confusion matrices and
+    # histograms): the numbers drawn are checked against Rasa's code in test_rasa_plots.py
+    their_plots = {p.name for p in theirs.glob("*.png")}
+    assert "intent_confusion_matrix.png" in their_plots
+    assert {p.name for p in ours.glob("*.png")} == their_plots
+    assert json.loads((ours / "metric_spec.json").read_text())["settings"]["fallback"]
+    for name in sorted({p.name for p in ours.glob("*.json")} - {"metric_spec.json"} | their_files):
         mine = json.loads((ours / name).read_text())
         if name not in their_files:  # Rasa writes no file for an empty list; we write []
             assert mine == [], name
             continue
         assert_same(mine, json.loads((theirs / name).read_text()), name)
+    # The Kore.ai-style entity metric beside them applies the split's synonyms, as the
+    # pipeline's EntitySynonymMapper does: no failure is a value the mapper renamed.
+    from nlu_tui.scoring.case import ScoringOptions
+
+    suite_synonyms = _synonym_groups(work / "train_test_split" / "test_data.yml")
+    options = ScoringOptions(entity_synonyms=suite_synonyms)
+    report = json.loads((tmp_path / "ours.json").read_text())
+    failures = [e for r in report["results"] for e in r["entities"] if not e["ok"]]
+    renamed = [
+        e for e in failures if e["matched"] and e["matched"] in options.synonyms_of(e["expected"])
+    ]
+    assert suite_synonyms and renamed == []
+    print(
+        f"Kore-style entity success {report['summary']['entity_success']}, {len(failures)} failed"
+    )
     if "CRFEntityExtractor_report.json" in files:
         # The pipeline's fallback fired (so undoing it mattered) and entities were scored.
         listed = [

@@ -56,7 +56,6 @@ class _Big(QuietHandler):
             pass  # the client refused the answer: expected for the big ones
 
 
-
 @pytest.fixture
 def big_server() -> Iterator[str]:
     with serving(_Big) as url:

@@ -43,7 +43,13 @@ def test_json_report_schema_and_numbers(tmp_path: Path) -> None:
     assert write_report("json", out, META, rows()) == [out]
     assert [p.name for p in out.parent.iterdir()] == ["report.json"]  # no temp file left
     doc = json.loads(out.read_text(encoding="utf-8"))
-    assert list(doc) == ["schema_version", "run", "summary", "intent_report", "slices", "results"]
+    assert list(doc) == [
+        "schema_version", "run", "summary", "intent_report", "slices", "metric_spec", "results",
+    ]  # fmt: skip
+    spec = doc["metric_spec"]  # which definitions the numbers follow, and the settings
+    assert spec["definition"] == "Kore.ai Batch Testing"
+    assert spec["settings"]["negative_intents"] == ["None"]
+    assert spec["settings"]["entity_synonym_groups"] == 0
     assert doc["schema_version"] == SCHEMA_VERSION == 1
     assert doc["run"] == {
         "id": "run1",

@@ -148,8 +148,9 @@ def test_write_reports_shares_figures_with_the_same_bytes(tmp_path: Path) -> Non
         targets[fmt] = shared / f"r{spec.extension}" if spec.extension else shared / fmt
     written = write_reports(targets, META, rows, processes=3)
     # rasa writes two intent files and, the fixture expecting entities from an engine that
-    # names no extractor, entities_report.json and entities_errors.json
-    assert len(written) == 8
+    # names no extractor, entities_report.json and entities_errors.json; and three plots
+    # (intent confusion matrix and histogram, the entities' confusion matrix), metric_spec.json
+    assert len(written) == 12
     for path in written:
         before = alone / path.relative_to(shared)
         assert path.read_bytes() == before.read_bytes(), path.name

@@ -191,10 +191,12 @@ def test_every_format_gives_the_same_bytes_in_any_number_of_processes(
     write_reports(targets(one), META, rows, processes=1)
     written = write_reports(targets(many), META, rows, processes=processes)
     # five formats; rasa writes two intent files and, the Kore fixture expecting entities from
-    # an engine that names no extractor, entities_report.json and entities_errors.json
-    assert len(written) == 8
+    # an engine that names no extractor, entities_report.json and entities_errors.json; and
+    # three plots: the intent confusion matrix and histogram, the entities' confusion matrix
+    # (an extractor without confidences gets no histogram), and metric_spec.json
+    assert len(written) == 12
     assert contents(many) == contents(one)
-    assert len(contents(one)) == 8
+    assert len(contents(one)) == 12
 
 
 def test_no_rows_and_fewer_rows_than_processes(tmp_path: Path) -> None:

@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from scoring_fixture import scored
 
 from nlu_tui.model import ExpectedIntent, Prediction, TestCase
-from nlu_tui.reports import RunMeta, write_report
-from nlu_tui.reports.rasa_report import rasa_intent_report
+from nlu_tui.reports import RunMeta, write_report, write_reports
+from nlu_tui.reports.rasa_report import RasaOptions, rasa_intent_report
 from nlu_tui.scoring.case import score_case
 from nlu_tui.scoring.numpy_argsort import argsort as numpy123_argsort
 
@@ -133,8 +133,10 @@ def test_rasa_report_equals_rasa_code(
 ) -> None:
     rows = _rows_from_labels(pairs)
     directory = tmp_path_factory.mktemp("rasa")
-    written = write_report("rasa", directory, META, rows)
-    assert [p.name for p in written] == ["intent_report.json", "intent_errors.json"]
+    written = write_reports({"rasa": directory}, META, rows, rasa=RasaOptions(plots=False))
+    assert [p.name for p in written] == [
+        "intent_report.json", "intent_errors.json", "metric_spec.json",
+    ]  # fmt: skip
     ours = json.loads((directory / "intent_report.json").read_text())
     our_errors = json.loads((directory / "intent_errors.json").read_text())
     examples = [

@@ -51,8 +51,10 @@ def test_new_run_reports_fail_on_and_baseline_gates(tmp_path: Path, store: RunSt
     assert record.options["concurrency"] == 2
     assert outcome.reports == [tmp_path / "out.json"]
     assert json.loads((tmp_path / "out.json").read_text())["summary"]["cases"] == 12
-    assert outcome.problems[0].endswith("false positives")
+    # each line names the definition its number follows (issue 11 part 3)
+    assert outcome.problems[0].endswith("false positives [Kore.ai]")
     assert any(not gate.passed for gate in outcome.gates)  # F1 dropped below the baseline's
+    assert all(gate.description.endswith(" [NLU.DevOps]") for gate in outcome.gates)
     assert len(outcome.problems) == 1 + sum(not g.passed for g in outcome.gates)
 
 

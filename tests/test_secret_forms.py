@@ -46,7 +46,6 @@ class _Echo(QuietHandler):
         self.send_json(data)
 
 
-
 @pytest.fixture
 def echo_server() -> Iterator[str]:
     with serving(_Echo) as url:

@@ -20,6 +20,8 @@ HEAVY = (
     "pyarrow",
     "numpy",
     "sklearn",
+    "matplotlib",
+    "PIL",
     "httpx",
     "httpx_aiohttp",
     "aiohttp",

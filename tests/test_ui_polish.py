@@ -177,7 +177,8 @@ async def test_note_and_export_dialogs_complete_from_keyboard(tmp_path: Path) ->
         await pilot.pause()
         await pilot.press("ctrl+s")
         await pilot.pause()
-    assert got == ["why", ("json", tmp_path / "r.json")]
+    rasa_defaults = {"successes": False, "errors": True, "plots": True}  # rasa test nlu's
+    assert got == ["why", ("json", tmp_path / "r.json", rasa_defaults)]
 
 
 @pytest.mark.slow

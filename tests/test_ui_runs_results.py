@@ -138,10 +138,17 @@ async def test_intent_report_confusion_cell_and_charts(tmp_path: Path) -> None:
         tabs.active = "tab-res-charts"
         await pilot.pause()
         text = screen_text(app)
-        assert "Confidence: hits vs misses" in text and "Latency distribution" in text
+        assert "Confidence: hits vs misses [Kore.ai]" in text and "Latency distribution" in text
         # the histogram rows add up to the scored cases (5: every case but the error)
         hist = data.histogram
         assert hist.total == data.summary.scored == 5
+        # below them, Rasa's intent histogram (its own bins, labelled as Rasa's)
+        pane.query_one("#chart-rasa-histogram").scroll_visible(animate=False)
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Intent Prediction Confidence Distribution [Rasa]" in text
+        assert "Correct" in text and "Wrong" in text
+        assert data.rasa_histogram is not None
 
 
 @pytest.mark.slow
@@ -172,10 +179,59 @@ async def test_export_every_registry_format(tmp_path: Path) -> None:
             box.focus()
             await pilot.press("enter")
             await pilot.pause()
+            await app.workers.wait_for_complete()  # written off the UI thread
             assert target.exists(), name
         data = json.loads((tmp_path / "out" / "export-json.json").read_text(encoding="utf-8"))
         assert data["run"]["note"] == "why we ran"
         assert data["summary"]["fp"] == 1 and data["summary"]["errors"] == 1
+        rasa = tmp_path / "out" / "export-rasa"  # rasa test nlu's defaults: errors and plots
+        assert (rasa / "intent_errors.json").exists() and (rasa / "intent_histogram.png").exists()
+        assert not (rasa / "intent_successes.json").exists()
+
+
+@pytest.mark.slow
+async def test_export_dialog_has_the_rasa_switches(tmp_path: Path) -> None:
+    """The CLI's --rasa-successes / --rasa-no-errors / --rasa-no-plot, in the Export dialog:
+    shown only for the Rasa folder."""
+    from textual.containers import Horizontal
+    from textual.widgets import Checkbox, Input, Select
+
+    from nlu_tui.ui.screens.dialogs import ExportDialog
+
+    store = RunStore(tmp_path / "runs.sqlite")
+    run_id = stored_run(store, small_suite(), predictions_v1())
+    app = PaneApp(ResultsPane, store)
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = app.query_one(ResultsPane)
+        pane.show_run(run_id)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        pane.table.data_table.focus()
+        await pilot.press("x")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ExportDialog)
+        switches = dialog.query_one("#export-rasa", Horizontal)
+        dialog.query_one("#export-format", Select).value = "json"
+        await pilot.pause()
+        assert not switches.display
+        dialog.query_one("#export-format", Select).value = "rasa"
+        await pilot.pause()
+        assert switches.display
+        assert "successes" in screen_text(app) and "plots" in screen_text(app)
+        dialog.query_one("#export-rasa-successes", Checkbox).value = True
+        dialog.query_one("#export-rasa-errors", Checkbox).value = False
+        dialog.query_one("#export-rasa-plots", Checkbox).value = False
+        target = tmp_path / "rasa"
+        box = dialog.query_one("#export-path", Input)
+        box.value = str(target)
+        box.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+    names = {p.name for p in target.iterdir()}
+    assert "intent_successes.json" in names and "intent_report.json" in names
+    assert not any(n.endswith("_errors.json") or n.endswith(".png") for n in names)
 
 
 def test_chart_rows_account_for_every_scored_case() -> None:

@@ -2,7 +2,8 @@
 
 It runs in a thread (``http.server``) so the same server serves an engine in the test's event
 loop and an ``nlu-tui run`` subprocess. ``answer`` decides the usual answer; ``script`` holds
-answers to give first, in order (a 429 with ``Retry-After``, a 401, a 500...).
+answers to give first, in order (a 429 with ``Retry-After``, a 401, a 500...), except to the
+requests ``unscripted`` picks (a token endpoint on the same server).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ class VendorPeer:
     answer: Callable[[Seen], Answer]
     script: list[Answer] = field(default_factory=list)
     seen: list[Seen] = field(default_factory=list)
+    unscripted: Callable[[Seen], bool] = lambda _seen: False
     url: str = ""
     _server: ThreadingHTTPServer | None = None
 
@@ -60,7 +62,8 @@ class VendorPeer:
                     self.rfile.read(length) if length else b"",
                 )
                 peer.seen.append(seen)
-                status, headers, body = peer.script.pop(0) if peer.script else peer.answer(seen)
+                scripted = peer.script and not peer.unscripted(seen)
+                status, headers, body = peer.script.pop(0) if scripted else peer.answer(seen)
                 data = json.dumps(body).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")

@@ -9,7 +9,10 @@ import argparse
 import importlib
 from typing import Any
 
-DATA_MODULES: tuple[str, ...] = ("nlu_tui.cli.data_split",)
+DATA_MODULES: tuple[str, ...] = (
+    "nlu_tui.cli.data_split",  # split nlu (training_data.yml / test_data.yml)
+    "nlu_tui.cli.data_successes",  # successes (the successful user utterances suite)
+)
 """Modules with ``register(data_subparsers)``."""
 
 

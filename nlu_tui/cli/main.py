@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "nlu_tui.cli.analyze",  # analyze (threshold sweep and calibration)
     "nlu_tui.cli.testing",  # test nlu|stories|e2e|du (one module a kind)
     "nlu_tui.cli.data",  # data split nlu
+    "nlu_tui.cli.coverage",  # coverage (test coverage, leakage, training recommendations)
 )
 
 EPILOG = """exit codes:

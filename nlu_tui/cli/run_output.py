@@ -11,13 +11,16 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from nlu_tui.repeats import repeat_of
 from nlu_tui.textsafe import inert
 
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
+    from nlu_tui.reports.common import RunMeta
     from nlu_tui.reports.rasa_report import RasaOptions
     from nlu_tui.runner.events import ProgressEvent
+    from nlu_tui.scoring.stability import StabilityReport
     from nlu_tui.store.records import RunRecord
     from nlu_tui.store.runstore import StoredResult
 
@@ -143,6 +146,10 @@ def runs_json(runs: list[RunRecord]) -> list[dict[str, Any]]:
         data = run.to_json()
         f1 = run.scored_f1
         data["f1"] = None if f1 is None else round(f1, 6)
+        repeat = repeat_of(run)
+        if repeat > 1:  # a repeated run: how often, and its stability headline once it ended
+            data["repeat"] = repeat
+            data["stability"] = run.summary.get("stability")
         out.append(data)
     return out
 
@@ -183,7 +190,7 @@ def run_row(r: RunRecord) -> list[str]:
         inert(r.engine_name, newlines=False),
         inert(r.stage, newlines=False),
         r.status.value,
-        f"{r.done}/{r.total}",
+        f"{r.done}/{r.total}" + (f"×{repeat_of(r)}" if repeat_of(r) > 1 else ""),
         str(r.tp),
         str(r.tn),
         str(r.fp),
@@ -238,7 +245,21 @@ def _order_lines(checked: int, right: int, rows: list[StoredResult]) -> list[str
     return lines
 
 
-def summary_text(run: RunRecord, rows: list[StoredResult]) -> str:
+def metric_line(run: RunRecord) -> str:
+    """Which definitions the summary's figures follow, and the settings that shaped them."""
+    from nlu_tui.reports.metric_spec import KORE
+
+    groups = run.options.get("entity_synonyms")
+    synonyms = f", {len(groups)} entity synonym groups" if isinstance(groups, list) else ""
+    return (
+        f"{KORE} (a wrong intent is FP; negative intent None; nlu_fallback = no intent; "
+        f"entity values compared as Kore.ai flat values{synonyms})"
+    )
+
+
+def summary_text(
+    run: RunRecord, rows: list[StoredResult], stability: StabilityReport | None = None
+) -> str:
     from nlu_tui.model import RunStatus
     from nlu_tui.scoring.summary import summarize
     from nlu_tui.store.records import iso
@@ -259,6 +280,7 @@ def summary_text(run: RunRecord, rows: list[StoredResult]) -> str:
         f"finished   {iso(run.finished_at) or '-'}",
         f"cases      {s.cases} of {run.total} (errors {s.errors})",
         f"TP/TN/FP/FN {s.tp}/{s.tn}/{s.fp}/{s.fn}",
+        f"metrics    {metric_line(run)}",
         f"precision  {figure(s.precision, '.4f')}",
         f"recall     {figure(s.recall, '.4f')}",
         f"F1         {figure(s.f1, '.4f')}",
@@ -274,16 +296,30 @@ def summary_text(run: RunRecord, rows: list[StoredResult]) -> str:
     from nlu_tui.scoring.slices import slice_lines, slices
 
     lines.extend(slice_lines(slices(rows)))
+    if stability is not None:
+        from nlu_tui.scoring.stability import stability_lines
+
+        lines.extend(stability_lines(stability, {c.id: c.utterance for c, _p, _r in rows}))
     return "\n".join(lines) + "\n"
 
 
-def render(fmt: str, run: RunRecord, rows: list[StoredResult]) -> str:
-    """A stored run as ``summary``, ``json``, ``csv``, ``junit`` or ``rasa`` (its intent report)."""
+def _meta(run: RunRecord, stability: StabilityReport | None) -> RunMeta:
     from nlu_tui.reports.common import RunMeta
 
     meta = RunMeta.from_record(run)
+    if stability is not None:
+        meta.stability = stability.as_dict()
+    return meta
+
+
+def render(
+    fmt: str, run: RunRecord, rows: list[StoredResult], stability: StabilityReport | None = None
+) -> str:
+    """A stored run as ``summary``, ``json``, ``csv``, ``junit`` or ``rasa`` (its intent report);
+    a repeated run's ``stability`` goes into the summary and the JSON report."""
+    meta = _meta(run, stability)
     if fmt == "summary":
-        return summary_text(run, rows)
+        return summary_text(run, rows, stability)
     if fmt == "json":
         from nlu_tui.reports.json_report import render_json_report
 
@@ -311,16 +347,46 @@ def render(fmt: str, run: RunRecord, rows: list[StoredResult]) -> str:
     raise ValueError(fmt)
 
 
+def print_charts(run: RunRecord, rows: list[StoredResult], stream: TextIO | None = None) -> None:
+    """The images of the run's Rasa export, drawn as terminal charts (colours on a terminal)."""
+    import shutil
+
+    from rich.console import Console
+
+    from nlu_tui.reports.common import RunMeta
+    from nlu_tui.reports.rasa_report import run_charts
+    from nlu_tui.scoring.rasa_charts import ConfusionChart
+    from nlu_tui.views.rasa_charts_text import confusion_text, paired_histogram_text
+
+    out = stream or sys.stdout
+    width = min(shutil.get_terminal_size((100, 24)).columns, 160)
+    console = Console(file=out, width=width, highlight=False, soft_wrap=True)
+    charts = run_charts(RunMeta.from_record(run), list(rows))
+    if not charts:
+        console.print("no chart: the run has no scored example with an intent")
+    for name, chart in charts:
+        console.print(f"{name.removesuffix('.png')}", style="dim")
+        if isinstance(chart, ConfusionChart):
+            console.print(confusion_text(chart, width))
+        else:
+            console.print(paired_histogram_text(chart, width))
+
+
 def write(
-    fmt: str, run: RunRecord, rows: list[StoredResult], path: Path, rasa: RasaOptions | None = None
+    fmt: str,
+    run: RunRecord,
+    rows: list[StoredResult],
+    path: Path,
+    rasa: RasaOptions | None = None,
+    stability: StabilityReport | None = None,
 ) -> list[Path]:
     """Write a stored run to ``path`` (a folder for ``rasa``); returns the files written."""
     if fmt == "summary":
         from nlu_tui.fileio import atomic_write_text
 
-        atomic_write_text(path, summary_text(run, rows))
+        atomic_write_text(path, summary_text(run, rows, stability))
         return [path]
-    return write_many(run, rows, {fmt: path}, rasa)
+    return write_many(run, rows, {fmt: path}, rasa, stability)
 
 
 def write_many(
@@ -328,12 +394,13 @@ def write_many(
     rows: list[StoredResult],
     targets: dict[str, Path],
     rasa: RasaOptions | None = None,
+    stability: StabilityReport | None = None,
 ) -> list[Path]:
     """Write a stored run in several report formats at once ({format: path}): one summary,
     the rows rendered on every core worth using (``nlu_tui.reports.write_reports``)."""
-    from nlu_tui.reports import RunMeta, write_reports
+    from nlu_tui.reports import write_reports
     from nlu_tui.reports.rasa_report import DEFAULT_RASA_OPTIONS
 
     return write_reports(
-        targets, RunMeta.from_record(run), list(rows), rasa=rasa or DEFAULT_RASA_OPTIONS
+        targets, _meta(run, stability), list(rows), rasa=rasa or DEFAULT_RASA_OPTIONS
     )

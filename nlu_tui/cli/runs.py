@@ -80,6 +80,18 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "--thresholds", type=Path, metavar="F", help="NLU.DevOps test settings with thresholds"
     )
     p.add_argument("--fail-on", metavar="COND", help=FAIL_ON_HELP)
+    p.add_argument(
+        "--repeat",
+        type=int,
+        metavar="N",
+        help="send each case N times and report how stable the answers are: agreement per "
+        "case, stability per intent, the flaky cases (default 1)",
+    )
+    p.add_argument(
+        "--quarantine-flaky",
+        action="store_true",
+        help="with --repeat: leave the flaky cases out of --fail-on and the gates",
+    )
     p.add_argument("--resume", metavar="RUN_ID", help="finish a canceled or interrupted run")
     p.set_defaults(handler=cmd_run)
 
@@ -108,6 +120,11 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("run_id", metavar="RUN_ID", help="a run id (or a unique prefix)")
     p.add_argument("--format", "-f", default="summary", choices=SHOW_FORMATS_CHOICES)
     p.add_argument("-o", "--output", type=Path, metavar="F", help="write here (rasa: a folder)")
+    p.add_argument(
+        "--charts",
+        action="store_true",
+        help="draw the Rasa export's plots in the terminal (confusion matrices, histograms)",
+    )
     _rasa_switches(p)
     p.set_defaults(handler=cmd_show)
 
@@ -143,6 +160,11 @@ def _rasa_switches(p: argparse.ArgumentParser) -> None:
         "--rasa-no-errors",
         action="store_true",
         help="rasa: no intent_errors.json nor <Extractor>_errors.json (rasa --no-errors)",
+    )
+    p.add_argument(
+        "--rasa-no-plot",
+        action="store_true",
+        help="rasa: no confusion matrix nor histogram PNGs (rasa --no-plot)",
     )
 
 
@@ -180,6 +202,9 @@ def _request(args: argparse.Namespace) -> RunRequest:
         thresholds=args.thresholds,
         rasa_successes=args.rasa_successes,
         rasa_errors=not args.rasa_no_errors,
+        repeat=args.repeat,
+        quarantine_flaky=args.quarantine_flaky,
+        rasa_plots=not args.rasa_no_plot,
     )
 
 
@@ -221,6 +246,15 @@ def cmd_run(args: argparse.Namespace) -> int:
         return job.finish(final)
 
     outcome = asyncio.run(main())
+    if outcome.stability is not None and outcome.stability.cases:  # none: nothing was run
+        from nlu_tui.scoring.stability import stability_lines
+
+        cases = job.store.load_cases(job.run_id) if job.resumed else job.plan.suite.cases
+        said = {c.id: c.utterance for c in cases}
+        lines = stability_lines(
+            outcome.stability, said, quarantined=job.plan.request.quarantine_flaky
+        )
+        say(job.redact("\n".join(lines)))
     if outcome.status == RunStatus.CANCELED:
         print(f"resume with: nlu-tui run --resume {outcome.record.id}", file=sys.stderr)
         return exitcodes.CANCELED
@@ -278,22 +312,33 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
 def cmd_show(args: argparse.Namespace) -> int:
     from nlu_tui.cli.run_output import render, write
+    from nlu_tui.repeats import run_stability
 
     store = _store()
     run = store.get_run(args.run_id)
     rows = store.load_results(run.id)
+    stability = run_stability(store, run, rows)
+    if args.charts:
+        from nlu_tui.cli.run_output import print_charts
+
+        print_charts(run, rows)
+        return exitcodes.OK
     if args.output is not None:
         from nlu_tui.reports.rasa_report import RasaOptions
 
-        rasa = RasaOptions(successes=args.rasa_successes, errors=not args.rasa_no_errors)
-        for path in write(args.format, run, rows, args.output, rasa=rasa):
+        rasa = RasaOptions(
+            successes=args.rasa_successes,
+            errors=not args.rasa_no_errors,
+            plots=not args.rasa_no_plot,
+        )
+        for path in write(args.format, run, rows, args.output, rasa=rasa, stability=stability):
             say(f"wrote {path}", file=sys.stderr)
     elif args.format == "summary":
-        say(render(args.format, run, rows), end="")
+        say(render(args.format, run, rows, stability), end="")
     elif args.format in ("json", "rasa", "nludevops"):
-        write_json(render(args.format, run, rows))
+        write_json(render(args.format, run, rows, stability))
     else:
-        write_machine(render(args.format, run, rows))
+        write_machine(render(args.format, run, rows, stability))
     return exitcodes.OK
 
 

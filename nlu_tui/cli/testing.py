@@ -10,7 +10,12 @@ import argparse
 import importlib
 from typing import Any
 
-TEST_MODULES: tuple[str, ...] = ("nlu_tui.cli.test_nlu",)
+TEST_MODULES: tuple[str, ...] = (
+    "nlu_tui.cli.test_nlu",
+    "nlu_tui.cli.test_stories",
+    "nlu_tui.cli.test_e2e",
+    "nlu_tui.cli.test_du",
+)
 """Modules with ``register(test_subparsers)``, one per kind of test."""
 
 

@@ -31,6 +31,8 @@ class Capabilities:
     training: bool = False
     conversation: bool = False
     http: bool = False
+    commands: bool = False
+    """Predicts dialogue-understanding commands (:mod:`nlu_tui.engines.command_api`)."""
 
 
 @dataclass
@@ -106,6 +108,12 @@ class Engine(abc.ABC):
         """Path of training data this engine learns from, for the developer-defined suite."""
         return None
 
+    async def list_intents(self) -> list[tuple[str, list[str]]] | None:
+        """The bot's intents as the vendor lists them, each with its training phrases where
+        the vendor gives them (coverage's inventory); None when the engine cannot list them.
+        Called between ``open`` and ``close``."""
+        return None
+
     def load_training_config(self, path: Path | None) -> TrainingConfig:
         """Read and check a training configuration (None: the engine's default) before any
         training starts. InputError naming file, line and field when it is bad; EngineError
@@ -143,11 +151,15 @@ def register(type_name: str) -> Callable[[EngineFactory], EngineFactory]:
 _BUILTIN_MODULES = {
     "embedded": "nlu_tui.engines.embedded",
     "rasa": "nlu_tui.engines.rasa",
+    "rasa-pro": "nlu_tui.engines.rasa_pro",
     "http": "nlu_tui.engines.http_generic",
     "wit": "nlu_tui.engines.wit",
     "luis": "nlu_tui.engines.luis",
     "clu": "nlu_tui.engines.clu",
     "lex": "nlu_tui.engines.lex",
+    "kore": "nlu_tui.engines.kore",
+    "dialogflow-es": "nlu_tui.engines.dialogflow_es",
+    "dialogflow-cx": "nlu_tui.engines.dialogflow_cx",
 }
 
 

@@ -38,6 +38,8 @@ class StartChoice:
     engine: str
     stage: str
     note: str = ""
+    repeat: int = 1
+    """Send each case this many times (stability figures); never remembered between runs."""
 
 
 def _last_run_path() -> Path:

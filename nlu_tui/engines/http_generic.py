@@ -12,10 +12,19 @@ Settings (defaults fit a Rasa-shaped answer, so ``http:URL`` works against ``nlu
     ranking: {path: intent_ranking, name: name, score: confidence}
     entities: {path: entities, name: entity, value: value, start: start, end: end}
     no_intent: [None, nlu_fallback]
+    traits: traits[*].name           # optional: every string found is a trait
+    bot: answer.bot                  # optional: the universal bot's child bot that answered
+    commands: result.commands        # optional: commands for DUT (strings in commands_dsl,
+    commands_dsl: v2                 #   or Rasa-shaped {"command": ...} mappings)
+    component: MyCommandGenerator    # optional: who predicted them (default: http)
+    llm_output: result.raw           # optional: the LLM's answer, shown in failed-step diffs
+    usage: {path: usage, prompt: prompt_tokens, completion: completion_tokens}  # token counts
 
 In a string body, ``{text}`` and ``{parent}`` (the innermost context intent, or null) become
 JSON literals, quoted or not in the template (``"{text}"`` and ``{text}`` both work);
-``{parents}`` becomes the whole path as a JSON list. In a mapping body and in query parameters
+``{parents}`` becomes the whole path as a JSON list. For DUT, ``{conversation}`` is the
+conversation so far (a list of ``{"actor", "text", "template"}``) and ``{sender}`` an id
+unique to the step. In a mapping body and in query parameters
 they are substituted into the strings.
 """
 
@@ -27,6 +36,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from nlu_tui.engines.base import Capabilities, ParseContext, register
+from nlu_tui.engines.command_api import CommandEngine, CommandOutput, CommandRequest
 from nlu_tui.engines.httpcall import BadResponseError, HttpEngine, safe_url
 from nlu_tui.engines.jsonpath import JsonPath, PathError
 from nlu_tui.errors import EngineError
@@ -46,7 +56,8 @@ DEFAULT_ENTITIES = {
     "group": "group",
 }
 DEFAULT_NO_INTENT = ("None", "nlu_fallback")
-_PLACEHOLDER = re.compile(r'"\{(text|parent|parents)\}"|\{(text|parent|parents)\}')
+_NAMES = "text|parent|parents|conversation|sender"
+_PLACEHOLDER = re.compile(rf'"\{{({_NAMES})\}}"|\{{({_NAMES})\}}')
 _ENTITY_FIELDS = ("name", "value", "start", "end", "text", "confidence", "role", "group")
 
 
@@ -88,7 +99,7 @@ def _number(value: Any) -> float | None:
 
 
 @register("http")
-class GenericHttpEngine(HttpEngine):
+class GenericHttpEngine(HttpEngine, CommandEngine):
     """Sends one request per utterance as the settings describe and reads the answer by path."""
 
     type_name = "http"
@@ -121,23 +132,52 @@ class GenericHttpEngine(HttpEngine):
         self.entity_paths = _subpaths(
             settings.get("entities"), DEFAULT_ENTITIES, _ENTITY_FIELDS, "entities"
         )
+        self.traits_path = _path(settings.get("traits"), "traits")
+        self.bot_path = _path(settings.get("bot"), "bot")
         no_intent = settings.get("no_intent", list(DEFAULT_NO_INTENT))
         if isinstance(no_intent, str):
             no_intent = [no_intent]
         self.no_intent = {str(n) for n in no_intent or []}
+        self.commands_path = _path(settings.get("commands"), "commands")
+        self.commands_dsl = str(settings.get("commands_dsl") or "v2")
+        if self.commands_dsl not in ("v1", "v2", "v3"):
+            raise EngineError("http engine: commands_dsl must be v1, v2 or v3")
+        self.component = str(settings.get("component") or "http")
+        self.llm_output_path = _path(settings.get("llm_output"), "llm_output")
+        self.usage = (
+            _subpaths(settings.get("usage"), {}, ("prompt", "completion"), "usage")
+            if settings.get("usage") is not None
+            else None
+        )
+        if self.commands_path is not None:
+            self.capabilities = Capabilities(
+                parent_intent_context=True, entity_order=True, http=True, commands=True
+            )
 
     # --- request -------------------------------------------------------------------------------
 
     @staticmethod
-    def _values(text: str, context: ParseContext) -> dict[str, Any]:
+    def _values(
+        text: str, context: ParseContext, extra: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
         parents = list(context.parent_intents)
-        return {"text": text, "parent": parents[-1] if parents else None, "parents": parents}
+        values: dict[str, Any] = {
+            "text": text,
+            "parent": parents[-1] if parents else None,
+            "parents": parents,
+            "conversation": [],
+            "sender": None,
+        }
+        values.update(extra or {})
+        return values
 
-    def render_body(self, text: str, context: ParseContext) -> bytes | None:
+    def render_body(
+        self, text: str, context: ParseContext, extra: Mapping[str, Any] | None = None
+    ) -> bytes | None:
         """The request body: a JSON document with the placeholders filled in."""
         if self.body is None:
             return None
-        values = self._values(text, context)
+        values = self._values(text, context, extra)
         if isinstance(self.body, str):
 
             def fill(match: re.Match[str]) -> str:
@@ -146,19 +186,76 @@ class GenericHttpEngine(HttpEngine):
             return _PLACEHOLDER.sub(fill, self.body).encode("utf-8")
         return json.dumps(_fill_structure(self.body, values), ensure_ascii=False).encode("utf-8")
 
-    async def parse(self, text: str, context: ParseContext) -> Prediction:
-        values = self._values(text, context)
+    async def _send(
+        self, text: str, context: ParseContext, extra: Mapping[str, Any] | None = None
+    ) -> tuple[Any, float]:
+        values = self._values(text, context, extra)
         params = {k: _query_value(_fill_string(v, values)) for k, v in self.query.items()}
-        content = self.render_body(text, context)
+        content = self.render_body(text, context, extra)
         headers = dict(self.headers)
         if content is not None:
             headers.setdefault("Content-Type", "application/json")
-        body, latency = await self.request_json(
+        return await self.request_json(
             self.method, self.url, params=params or None, headers=headers, content=content
         )
+
+    async def parse(self, text: str, context: ParseContext) -> Prediction:
+        body, latency = await self._send(text, context)
         prediction = self.read_answer(body, text)
         prediction.latency_ms = latency
         return prediction
+
+    async def predict_commands(self, request: CommandRequest) -> CommandOutput:
+        """DUT: one request with the conversation so far; commands read at ``commands``."""
+        from nlu_tui.dut.commands import CommandSet, command_from_json, parse_commands
+
+        if self.commands_path is None:
+            raise EngineError("http engine: set 'commands' (a JSON path) to run DUT")
+        conversation = [
+            {"actor": t.actor, "text": t.text, "template": t.template} for t in request.conversation
+        ]
+        extra = {"conversation": conversation, "sender": request.conversation_id}
+        body, latency = await self._send(request.text, ParseContext(), extra)
+        found = self.commands_path.find(body)
+        if found is None:
+            found = []
+        if not isinstance(found, list):
+            found = [found]
+        syntax = CommandSet(version=self.commands_dsl)
+        commands = []
+        for item in found:
+            if isinstance(item, str):
+                commands.extend(parse_commands(item, syntax))
+            elif isinstance(item, dict) and (command := command_from_json(item)) is not None:
+                commands.append(command)
+            else:
+                raise BadResponseError(f"a command at {self.commands_path.text!r} is not usable")
+        meta: dict[str, Any] = {}
+        if self.llm_output_path is not None and (raw := self.llm_output_path.find(body)):
+            meta["choices"] = [str(raw)]
+        usage = {}
+        if self.usage is not None and self.usage["path"] is not None:
+            found_usage = self.usage["path"].find(body)
+            for key, sub in (("prompt_tokens", "prompt"), ("completion_tokens", "completion")):
+                path = self.usage[sub]
+                value = _number(path.find_in_item(found_usage)) if path is not None else None
+                if value is not None:
+                    usage[key] = value
+        if usage:
+            meta["usage"] = usage
+        prompts = (
+            [
+                {
+                    "component_name": self.component,
+                    "prompt_name": "http",
+                    "user_prompt": None,
+                    "llm_response_metadata": meta,
+                }
+            ]
+            if meta
+            else []
+        )
+        return CommandOutput({self.component: commands}, prompts, latency)
 
     # --- answer --------------------------------------------------------------------------------
 
@@ -182,12 +279,20 @@ class GenericHttpEngine(HttpEngine):
         intent = name if name and name not in self.no_intent else None
         if intent is not None and confidence is None:
             confidence = next((s.confidence for s in ranking if s.name == intent), None)
+        traits: list[str] = []
+        if self.traits_path is not None:
+            for found in self.traits_path.find_all(body):
+                if isinstance(found, str) and found.strip() and found.strip() not in traits:
+                    traits.append(found.strip())
+        bot = self.bot_path.find(body) if self.bot_path is not None else None
         return Prediction(
             intent=intent,
             confidence=confidence,
             ranking=ranking,
             entities=self._entities(body, text),
+            traits=traits,
             raw=body,
+            bot=bot if isinstance(bot, str) and bot.strip() else None,
         )
 
     def _entities(self, body: Any, text: str) -> list[PredictedEntity]:
@@ -231,17 +336,19 @@ class GenericHttpEngine(HttpEngine):
 
 def _fill_string(template: str, values: Mapping[str, Any]) -> Any:
     """A string with placeholders filled; a string that is only a placeholder takes its value."""
-    match = re.fullmatch(r"\{(text|parent|parents)\}", template)
+    match = re.fullmatch(rf"\{{({_NAMES})\}}", template)
     if match:
         return values[match.group(1)]
 
     def fill(m: re.Match[str]) -> str:
         value = values[m.group(1)]
         if isinstance(value, list):
-            return ",".join(value)
+            if all(isinstance(v, str) for v in value):
+                return ",".join(value)
+            return json.dumps(value, ensure_ascii=False)
         return "" if value is None else str(value)
 
-    return re.sub(r"\{(text|parent|parents)\}", fill, template)
+    return re.sub(rf"\{{({_NAMES})\}}", fill, template)
 
 
 def _query_value(value: Any) -> str:

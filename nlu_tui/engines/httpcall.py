@@ -142,12 +142,18 @@ def required_url(settings: Mapping[str, Any], key: str, engine: str) -> str:
 
 
 def vendor_message(response: httpx.Response) -> str:
-    """The service's own error text (``error.message``, ``message``, ``error``), or ''."""
+    """The service's own error text (``error.message``, ``message``, ``error``,
+    ``errors[0].msg``), or ''."""
     try:
         body = decode_json(response.content)
     except (ValueError, UnicodeDecodeError):
         return response.text[:200].strip()
     if isinstance(body, dict):
+        errors = body.get("errors")  # Kore.ai: {"errors": [{"msg": ..., "code": ...}]}
+        if isinstance(errors, list) and errors and isinstance(errors[0], dict):
+            said = errors[0].get("msg") or errors[0].get("message")
+            if isinstance(said, str):
+                return said[:200].strip()
         error = body.get("error")
         if isinstance(error, dict):
             error = error.get("message") or error.get("code")

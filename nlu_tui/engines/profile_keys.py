@@ -28,6 +28,7 @@ _HTTP_BASE = frozenset({"timeout"})
 ENGINE_KEYS: dict[str, frozenset[str]] = {
     "embedded": frozenset({"nlu", "path", "training_data", "threshold", "parent_boost", "cache"}),
     "rasa": _HTTP_BASE | {"url", "token", "jwt"},
+    "rasa-pro": _HTTP_BASE | {"url", "token", "jwt"},
     "http": _HTTP_BASE
     | {
         "url",
@@ -40,6 +41,13 @@ ENGINE_KEYS: dict[str, frozenset[str]] = {
         "ranking",
         "entities",
         "no_intent",
+        "traits",
+        "bot",
+        "commands",
+        "commands_dsl",
+        "component",
+        "llm_output",
+        "usage",
     },
     "wit": _HTTP_BASE | {"url", "token", "version", "n", "tag"},
     "luis": _HTTP_BASE | {"endpoint", "app_id", "key", "slot", "version", "log", "method"},
@@ -57,11 +65,47 @@ ENGINE_KEYS: dict[str, frozenset[str]] = {
         "credentials_file",
         "aws_profile",
     },
+    "kore": _HTTP_BASE
+    | {
+        "url",
+        "bot_id",
+        "client_id",
+        "client_secret",
+        "language",
+        "bot_name",
+        "version",
+        "thresholds",
+    },
+    "dialogflow-es": _HTTP_BASE
+    | {
+        "url",
+        "credentials_file",
+        "token_url",
+        "project",
+        "language",
+        "environment",
+        "location",
+        "time_zone",
+    },
+    "dialogflow-cx": _HTTP_BASE
+    | {
+        "url",
+        "credentials_file",
+        "token_url",
+        "project",
+        "language",
+        "environment",
+        "location",
+        "agent",
+        "call",
+        "time_zone",
+    },
 }
 """The engine settings of each built-in type (besides ``type``, the run limits and stages)."""
 
 NESTED_KEYS: dict[tuple[str, str], frozenset[str]] = {
     ("http", "ranking"): frozenset({"path", "name", "score"}),
+    ("http", "usage"): frozenset({"path", "prompt", "completion"}),
     ("http", "entities"): frozenset(
         {"path", "name", "value", "start", "end", "text", "confidence", "role", "group"}
     ),

@@ -378,7 +378,7 @@ def _adhoc(spec: str, suite_path: Path | None) -> ResolvedEngine | None:
         rest = str(sibling_training_data(suite_path) or "")
         if not rest:
             return None
-    elif not sep or kind not in ("embedded", "rasa", "http"):
+    elif not sep or kind not in ("embedded", "rasa", "rasa-pro", "http"):
         return None
     rest = rest.strip()
     if not rest:

@@ -9,7 +9,7 @@ is kept too (``pre_fallback_intent``), since ``rasa test nlu`` scores that one.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
     import httpx
 
+    from nlu_tui.engines.conversation import ActionPrediction, Conversation, DialogueDomain
     from nlu_tui.training import TrainingData
 
 FALLBACK_INTENT = "nlu_fallback"
@@ -44,7 +45,7 @@ class RasaEngine(HttpEngine):
     """Settings: ``url`` (base, default http://localhost:5005), ``token``, ``jwt``, ``timeout``."""
 
     type_name = "rasa"
-    capabilities = Capabilities(entity_order=True, http=True, training=True)
+    capabilities = Capabilities(entity_order=True, http=True, conversation=True, training=True)
 
     def __init__(self, settings: Mapping[str, Any]) -> None:
         super().__init__(settings)
@@ -96,6 +97,28 @@ class RasaEngine(HttpEngine):
         prediction = parse_rasa_answer(body, text)
         prediction.latency_ms = latency
         return prediction
+
+    # --- conversations (nlu_tui.engines.conversation), in rasa_dialogue -------------------
+
+    def conversation(self, sender_id: str) -> Conversation:
+        from nlu_tui.engines.rasa_dialogue import RasaConversation
+
+        return RasaConversation(self, sender_id)
+
+    async def dialogue_domain(self) -> DialogueDomain:
+        from nlu_tui.engines import rasa_dialogue
+
+        return await rasa_dialogue.dialogue_domain(self)
+
+    async def predict_action(self, events: Sequence[Mapping[str, Any]]) -> ActionPrediction:
+        from nlu_tui.engines import rasa_dialogue
+
+        return await rasa_dialogue.predict_action(self, events)
+
+    async def parse_message(self, text: str) -> dict[str, Any]:
+        from nlu_tui.engines import rasa_dialogue
+
+        return await rasa_dialogue.parse_message(self, text)
 
     def load_training_config(self, path: Path | None) -> TrainingConfig:
         """A Rasa ``config.yml``: read and checked for shape here; its components are Rasa's

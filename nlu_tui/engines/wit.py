@@ -3,7 +3,8 @@
 The API version is always sent (``v=``): Wit changes its answer's shape by version, and the
 legacy shape (``_text``, ``outcomes``) is not read. Entities are keyed ``"<entity>:<role>"``;
 each item carries ``name``, ``role``, ``start``/``end``, ``body`` (the text) and a resolved
-``value`` (``from``/``to`` for intervals, ``unit`` for quantities and money).
+``value`` (``from``/``to`` for intervals, ``unit`` for quantities and money). ``traits``
+(``{"<trait>": [{"value", "confidence"}]}``) become the prediction's traits.
 """
 
 from __future__ import annotations
@@ -69,6 +70,25 @@ class WitEngine(HttpEngine):
         prediction = parse_wit_answer(body, text)
         prediction.latency_ms = latency
         return prediction
+
+    async def list_intents(self) -> list[tuple[str, list[str]]] | None:
+        """The app's intents (``GET /intents``: names only, Wit lists no utterances there)."""
+        import httpx
+
+        try:
+            body, _latency = await self.request_json(
+                "GET",
+                f"{self.url}/intents",
+                params={"v": self.version},
+                headers={"Authorization": f"Bearer {self.token}", "Accept": "application/json"},
+            )
+        except httpx.HTTPStatusError as exc:
+            raise self.refused(exc, "Wit.ai", _AUTH_HINTS) from None
+        if not isinstance(body, list):
+            raise BadResponseError("Wit.ai /intents answer is not a list")
+        return [
+            (i["name"], []) for i in body if isinstance(i, dict) and isinstance(i.get("name"), str)
+        ]
 
     def describe(self) -> dict[str, Any]:
         info = {"type": self.type_name, "url": safe_url(self.url), "version": self.version}
@@ -146,5 +166,26 @@ def parse_wit_answer(body: Any, text: str) -> Prediction:
         confidence=top.confidence if top else None,
         ranking=ranking,
         entities=entities,
+        traits=wit_traits(body.get("traits")),
         raw=body,
     )
+
+
+def wit_traits(traits: Any) -> list[str]:
+    """The traits Wit found: each trait's most confident value (``{"venue": [{"value":
+    "birds_basement"}]}`` is the trait ``birds_basement``), as Kore.ai names a trait by what
+    was identified, not by its group."""
+    if not isinstance(traits, dict):
+        return []
+    found: list[str] = []
+    for items in traits.values():
+        if not isinstance(items, list):
+            continue
+        best = max(
+            (i for i in items if isinstance(i, dict) and isinstance(i.get("value"), str)),
+            key=lambda i: json_number(i.get("confidence")) or 0.0,
+            default=None,
+        )
+        if best is not None and best["value"].strip() and best["value"] not in found:
+            found.append(best["value"].strip())
+    return found

@@ -16,6 +16,7 @@ from typing import Any
 from nlu_tui.errors import InputError
 from nlu_tui.model import (
     KORE_MAX_UTTERANCES,
+    KORE_OLD_MAX_UTTERANCES,
     MAX_INTENTS,
     MAX_UTTERANCE_CHARS,
     ExpectedEntity,
@@ -197,7 +198,8 @@ class CaseBuilder:
         if len(self.cases) > KORE_MAX_UTTERANCES:
             self.warnings.append(
                 f"{self.where}: {len(self.cases):,} utterances, more than the "
-                f"{KORE_MAX_UTTERANCES:,} Kore.ai accepts in one file (read anyway)"
+                f"{KORE_MAX_UTTERANCES:,} Kore.ai accepts in one file (older releases "
+                f"allowed {KORE_OLD_MAX_UTTERANCES:,}; read anyway)"
             )
         for case in self.cases:
             if len(case.intents) > MAX_INTENTS:
@@ -326,6 +328,7 @@ class Exporter:
             out.append(f"not kept: {what} ({n} case{'s' if n != 1 else ''})")
         if count > KORE_MAX_UTTERANCES:
             out.append(
-                f"{count:,} utterances: Kore.ai accepts at most {KORE_MAX_UTTERANCES:,} per file"
+                f"{count:,} utterances: Kore.ai accepts at most {KORE_MAX_UTTERANCES:,} per "
+                f"file (older releases {KORE_OLD_MAX_UTTERANCES:,})"
             )
         return out

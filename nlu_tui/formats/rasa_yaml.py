@@ -5,7 +5,7 @@ trains from, and importing the same file gives the "developer defined utterances
 per example). The YAML is read as a node tree so every error names its line; scalars are taken
 as written (no YAML 1.1 surprises such as an intent called ``yes`` becoming ``True``).
 
-Our convention on top of Rasa: intent ``metadata: {parent: X, kind: faq|small_talk|dialog}``
+Our convention on top of Rasa: intent ``metadata: {parent: X, kind: faq|small_talk|dialog|trait}`` (trait: the embedded engine learns it as a trait)
 marks follow-up intents and intent kinds; retrieval intents (``faq/ask_fees``) default to FAQ.
 """
 
@@ -560,6 +560,14 @@ def _locate(
         if len(found) > occurrence:
             return found[occurrence].start(), found[occurrence].end(), True
     return None
+
+
+def locate_entity(
+    case: TestCase, entity: ExpectedEntity, synonyms: dict[str, list[str]] | None = None
+) -> tuple[int, int] | None:
+    """The span an export to Rasa YAML gives an expected entity (``None``: it has none)."""
+    found = _locate(case, entity, synonyms or {})
+    return None if found is None else (found[0], found[1])
 
 
 _YAML_UNSAFE = re.compile("[^\x09\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")

@@ -54,6 +54,10 @@ class RunMeta:
     note: str = ""
     language: str | None = None
     engine_settings: dict[str, Any] = field(default_factory=dict)
+    stability: dict[str, Any] | None = None
+    """A repeated run's stability figures (``StabilityReport.as_dict``), for the JSON report."""
+    entity_synonym_groups: int = 0
+    """How many entity synonym groups scored the run's entity values (its metric spec)."""
 
     @classmethod
     def from_record(cls, record: RunRecord) -> RunMeta:
@@ -69,6 +73,7 @@ class RunMeta:
             finished_at=record.finished_at,
             note=record.note,
             engine_settings=dict(record.engine_profile),
+            entity_synonym_groups=_count(record.options.get("entity_synonyms")),
         )
 
     def run_dict(self) -> dict[str, Any]:
@@ -91,6 +96,10 @@ class RunMeta:
             return Stage(self.version) if self.version else None
         except ValueError:
             return None
+
+
+def _count(value: Any) -> int:
+    return len(value) if isinstance(value, list) else 0
 
 
 def finite(value: float | None) -> float | None:

@@ -5,6 +5,7 @@ No Textual here; the pane asks for a format and a path, then calls :func:`write_
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from nlu_tui.views.run_data import RunData
@@ -19,9 +20,20 @@ def export_formats() -> list[tuple[str, str, str]]:
     ]
 
 
-def write_export(fmt: str, path: Path, data: RunData) -> str:
-    """Write the run as ``fmt`` to ``path``; returns what was written, for the notice."""
-    from nlu_tui.reports import RunMeta, write_report
+def write_export(
+    fmt: str, path: Path, data: RunData, rasa_switches: Mapping[str, bool] | None = None
+) -> str:
+    """Write the run as ``fmt`` to ``path``; returns what was written, for the notice.
 
-    written = write_report(fmt, Path(path), RunMeta.from_record(data.record), data.rows)
+    ``rasa_switches`` (``successes``, ``errors``, ``plots``) are the Rasa folder's
+    ``rasa test nlu`` switches, as the CLI's ``--rasa-successes/--rasa-no-errors/--rasa-no-plot``.
+    """
+    from nlu_tui.reports import RunMeta, write_reports
+    from nlu_tui.reports.rasa_report import RasaOptions
+
+    rasa = RasaOptions(**dict(rasa_switches or {}))
+    meta = RunMeta.from_record(data.record)
+    if data.stability is not None:
+        meta.stability = data.stability.as_dict()
+    written = write_reports({fmt: Path(path)}, meta, data.rows, rasa=rasa)
     return ", ".join(str(p) for p in written) or str(path)

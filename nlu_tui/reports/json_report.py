@@ -20,9 +20,17 @@ removed without a new ``schema_version``::
                   "expected_entity_order", "actual_entity_order", "entity_order_ok",
                   "latency_ms", "error"}]}
 
+A repeated run (``run --repeat N``) adds, before ``results``, ``"stability": {"repeat",
+"quarantined", "overall", "intents": [{"name", "cases", "measured", "flaky", "stability",
+"mean_agreement"}], "flaky": [case ids], "cases": [{"case_id", "expected", "attempts",
+"answered", "errors", "right", "answers", "majority", "agreement", "confidence_min",
+"confidence_max", "confidence_spread", "confidence_sd", "flaky"}]}`` (definitions in
+:mod:`nlu_tui.scoring.stability`); ``results`` holds each case's attempt #1.
+
 ``actual_entity_order`` is the order the engine returned the expected entities in;
 ``entity_order_ok`` whether it agrees with ``expected_entity_order`` (``null`` when the case
-gives no order). ``slices`` gives the summary figures per tag, per intent kind and per parent
+gives no order). ``metric_spec`` says which definitions the numbers follow (Kore.ai Batch
+Testing) and the settings that shaped them (:mod:`nlu_tui.reports.metric_spec`). ``slices`` gives the summary figures per tag, per intent kind and per parent
 intent path (``name`` is ``null`` for the cases without one; see :mod:`nlu_tui.scoring.slices`).
 """
 
@@ -36,6 +44,7 @@ from typing import Any
 
 from nlu_tui.fileio import Chunk, atomic_write_chunks
 from nlu_tui.reports.common import ResultRow, RunMeta, finite, results_of
+from nlu_tui.reports.metric_spec import kore_spec
 from nlu_tui.reports.prepared import PreparedRun, prepare_run
 from nlu_tui.scoring.case import DEFAULT_OPTIONS, ScoringOptions
 from nlu_tui.scoring.intent_report import classification_report, label_sequences
@@ -105,6 +114,8 @@ def build_json_report(
         "summary": summary_dict(summarize(results_of(rows))),
         "intent_report": classification_report(y_true, y_pred),
         "slices": slices_dict(slices(rows)),
+        **({"stability": meta.stability} if meta.stability is not None else {}),
+        "metric_spec": kore_spec(meta, options),
         "results": [result_dict(row) for row in rows],
     }
 
@@ -164,6 +175,8 @@ def json_chunks(
             "summary": summary_dict(prepared.summary),
             "intent_report": prepared.report,
             "slices": prepared.slices,
+            **({"stability": meta.stability} if meta.stability is not None else {}),
+            "metric_spec": kore_spec(meta, prepared.options),
             "results": None,  # "results" comes last: the parts go where this null is
         }
     )

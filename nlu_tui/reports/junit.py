@@ -20,6 +20,7 @@ from nlu_tui.fileio import atomic_write_chunks
 from nlu_tui.model import CaseResult, Prediction, ResultType, TestCase
 from nlu_tui.reports.common import ResultRow, RunMeta, iso_time
 from nlu_tui.reports.kore_csv import expected_intent_text, matched_intent_text
+from nlu_tui.reports.metric_spec import KORE
 from nlu_tui.reports.prepared import PreparedRun, prepare_run
 from nlu_tui.scoring.case import DEFAULT_OPTIONS, ScoringOptions
 
@@ -204,7 +205,18 @@ def junit_chunks(prepared: PreparedRun, meta: RunMeta, parts: Sequence[JUnitPart
         ("precision", f"{summary.precision:.6f}"),
         ("recall", f"{summary.recall:.6f}"),
         ("f1", f"{summary.f1:.6f}"),
+        ("metric_definitions", KORE),
+        ("negative_intents", "|".join(prepared.options.negative_intents)),
+        ("entity_synonym_groups", str(meta.entity_synonym_groups)),
     ]
+    stability = meta.stability
+    if stability is not None:  # a repeated run: how stable, and which cases were flaky
+        share = stability["overall"]["stability"]
+        props += [
+            ("repeat", str(stability["repeat"])),
+            ("stability", "" if share is None else f"{share:.6f}"),
+            ("flaky_cases", " ".join(stability["flaky"])),
+        ]
     prop_xml = "\n".join(f"      <property name={_attr(k)} value={_attr(v)}/>" for k, v in props)
     stamp = iso_time(meta.started_at)
     timestamp = f" timestamp={_attr(stamp)}" if stamp else ""

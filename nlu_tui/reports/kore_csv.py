@@ -12,8 +12,13 @@ whether it agrees with the expected order (``True``/``False``, empty when none w
 Each expected entity takes a row of its own; the utterance's columns are filled on its first
 row only (as in Kore.ai's dataset CSV), and an entity's alternative values follow on
 consecutive rows with the same entity name (Kore.ai's "either value" rule). Scores: "Matched
-Intent's Score" for FP and FN, "Expected Intent's Score" for FP, from the engine's ranking;
-"Elimination Info" gives the expected intent's score and rank when it did not win.
+Intent's Score" for FP and FN, "Expected Intent's Score" for FP: each of the engine's own
+engines' scores when it reports them (Kore.ai's ``ML``, ``FM``, ``KG``), else the score from
+its ranking; "Elimination Info" gives the expected intent's score and rank when it did not
+win. "Task State" is the engine's own state of the matched intent when it reports one (else
+the run's stage); "Matched Intent" names the child bot of a universal bot that answered.
+The header's Bot Language is the profile's ``language``; its Threshold Setting has one block
+per NL engine (:func:`threshold_blocks`); "Results per Intent Type" follows the counts.
 """
 
 from __future__ import annotations
@@ -21,12 +26,14 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from nlu_tui.fileio import atomic_write_chunks
 from nlu_tui.model import CaseResult, Prediction, ResultType, Stage, TestCase
 from nlu_tui.reports.common import ResultRow, RunMeta, iso_time, results_of
+from nlu_tui.reports.metric_spec import KORE
 from nlu_tui.reports.prepared import PreparedRun
 from nlu_tui.scoring.case import DEFAULT_OPTIONS, ScoringOptions, expected_intents
 from nlu_tui.scoring.intent_report import trait_label
@@ -85,9 +92,15 @@ def expected_intent_text(case: TestCase) -> str:
 
 
 def matched_intent_text(result: CaseResult, prediction: Prediction | None) -> str:
-    if prediction is None or not prediction.traits:
+    """Kore.ai's Matched Intent: the intent (with the child bot of a universal bot that
+    answered, ``Intent (Bot)``) and the matched traits with the trait prefix."""
+    bot = result.matched_bot
+    if (prediction is None or not prediction.traits) and bot is None:
         return result.matched_intent or ""
-    parts = [result.matched_intent] if result.matched_intent else []
+    matched = result.matched_intent
+    if matched and bot:
+        matched = f"{matched} ({bot})"
+    parts = [matched] if matched else []
     if prediction is not None and prediction.traits:
         parts.append(trait_label(prediction.traits))
     return " | ".join(parts)
@@ -103,10 +116,20 @@ def _ranked(prediction: Prediction | None, name: str) -> tuple[int, float] | Non
     return None
 
 
+def _engine_score_text(scores: dict[str, float]) -> str:
+    """One intent's scores per engine (Kore.ai's ML, FM and KG): ``ML 0.7100, FM 812.5000``."""
+    return ", ".join(f"{engine} {_score(value)}" for engine, value in scores.items())
+
+
 def _scores(
     case: TestCase, prediction: Prediction | None, result: CaseResult, options: ScoringOptions
 ) -> tuple[str, str, str]:
-    """(Matched Intent's Score, Expected Intent's Score, Elimination Info)."""
+    """(Matched Intent's Score, Expected Intent's Score, Elimination Info).
+
+    When the engine gives each of its engines' scores per intent (Kore.ai's ML, FM and KG),
+    those are the scores shown, as Kore.ai's report shows them ("the scores are given only if
+    the engine detects the intent"); otherwise the intent's confidence and ranking score.
+    """
     kind = result.result
     matched = _score(result.confidence) if kind in (ResultType.FP, ResultType.FN) else ""
     expected_score = ""
@@ -114,7 +137,15 @@ def _scores(
     if kind in (ResultType.FP, ResultType.FN):
         names = expected_intents(case, options)
         found = [(n, r) for n in names if (r := _ranked(prediction, n)) is not None]
-        if kind is ResultType.FP and found:
+        per_engine = prediction.engine_scores if prediction is not None else {}
+        if per_engine:
+            if result.matched_intent and result.matched_intent in per_engine:
+                matched = _engine_score_text(per_engine[result.matched_intent])
+            if kind is ResultType.FP:
+                expected_score = "; ".join(
+                    f"{n}: {_engine_score_text(per_engine[n])}" for n in names if n in per_engine
+                )
+        elif kind is ResultType.FP and found:
             expected_score = "; ".join(f"{n}: {_score(r[1])}" for n, r in found)
         elimination = "; ".join(f"{n}: {_score(r[1])} (rank {r[0]})" for n, r in found)
     return matched, expected_score, elimination
@@ -141,6 +172,8 @@ def _case_rows(
         matched_score, expected_score, elimination = _scores(case, prediction, result, options)
     else:
         matched_score = expected_score = elimination = ""
+    if prediction is not None and prediction.task_state:
+        task_state = prediction.task_state  # the vendor's own state of the matched intent
     head = [
         case.utterance,
         expected_intent_text(case),
@@ -214,19 +247,52 @@ def _general_lines(
     out.extend(_csv_line(row) for row in _case_rows(case, prediction, result, task_state, options))
 
 
-def _header(meta: RunMeta, summary: Summary) -> str:
+KIND_TITLES = {"dialog": "Dialog", "faq": "FAQ", "small_talk": "Small Talk", "trait": "Trait"}
+
+
+def threshold_blocks(settings: Mapping[str, Any]) -> list[list[tuple[str, Any]]]:
+    """The Threshold Setting rows, one block per NL engine: Kore.ai's keys at the top of the
+    profile, a ``thresholds:`` mapping of mode (``ml``, ``faq``, ``cs``) to those keys, or a
+    lone ``threshold`` (an ML confidence threshold: ``mode ml``, ``minThreshold``)."""
+    blocks: list[list[tuple[str, Any]]] = []
+    top = [(k, settings[k]) for k in THRESHOLD_KEYS if k in settings]
+    if top:
+        blocks.append(top)
+    per_mode = settings.get("thresholds")
+    if isinstance(per_mode, Mapping):
+        for mode, values in per_mode.items():
+            if isinstance(values, Mapping):
+                rows = [(k, values[k]) for k in THRESHOLD_KEYS[1:] if k in values]
+                blocks.append([("mode", str(mode)), *rows])
+    threshold = settings.get("threshold")
+    if not blocks and isinstance(threshold, int | float) and not isinstance(threshold, bool):
+        blocks.append([("mode", "ml"), ("minThreshold", threshold)])
+    return blocks
+
+
+def _kind_summaries(rows: Sequence[ResultRow]) -> list[tuple[str, Summary]]:
+    """Results per intent type (Dialog, FAQ, Small Talk, Trait), when any case has one."""
+    from nlu_tui.scoring.slices import slices
+
+    found = slices(rows)["intent_kind"]
+    return [(s.name, s.summary) for s in found if s.name is not None]
+
+
+def _header(meta: RunMeta, summary: Summary, kinds: Sequence[tuple[str, Summary]] = ()) -> str:
     """The summary block and the column names, each line ending in ``\r\n``."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\r\n")
     w.writerow(["Bot Name", meta.engine])
     w.writerow(["Report Name", meta.suite])
-    w.writerow(["Bot Language", meta.language or ""])
-    w.writerow(["Run Type", meta.version or ""])
     settings = meta.engine_settings
-    thresholds = [(k, settings[k]) for k in THRESHOLD_KEYS if k in settings]
-    w.writerow(["Threshold Setting", "" if thresholds else "(not reported by the engine)"])
-    for key, value in thresholds:
-        w.writerow([key, str(value)])
+    language = meta.language or settings.get("language") or settings.get("bot_language")
+    w.writerow(["Bot Language", language if isinstance(language, str) else ""])
+    w.writerow(["Run Type", meta.version or ""])
+    blocks = threshold_blocks(settings)
+    w.writerow(["Threshold Setting", "" if blocks else "(not reported by the engine)"])
+    for block in blocks:
+        for key, value in block:
+            w.writerow([key, str(value)])
     w.writerow(["Last Tested", iso_time(meta.finished_at) or iso_time(meta.started_at) or ""])
     w.writerow(["Utterance Count", str(summary.cases)])
     w.writerow(["Success/Failure Ratio", _pct(100 * summary.success_failure_ratio)])
@@ -235,6 +301,22 @@ def _header(meta: RunMeta, summary: Summary) -> str:
     w.writerow(["False Positive (FP)", _pct(summary.pct(ResultType.FP))])
     w.writerow(["False Negative (FN)", _pct(summary.pct(ResultType.FN))])
     w.writerow(["Errors", str(summary.errors)])
+    if kinds:
+        w.writerow(["Results per Intent Type"])
+        for name, part in kinds:
+            w.writerow(
+                [
+                    KIND_TITLES.get(name, name),
+                    f"cases {part.cases}",
+                    f"TP {_pct(part.pct(ResultType.TP))}",
+                    f"TN {_pct(part.pct(ResultType.TN))}",
+                    f"FP {_pct(part.pct(ResultType.FP))}",
+                    f"FN {_pct(part.pct(ResultType.FN))}",
+                    f"F1 {part.f1:.3f}",
+                    f"errors {part.errors}",
+                ]
+            )
+    w.writerow(["Metric Definitions", KORE])
     w.writerow([])
     w.writerow(COLUMNS)
     return buf.getvalue()
@@ -259,8 +341,13 @@ def _lines(rows: Sequence[ResultRow], meta: RunMeta, options: ScoringOptions) ->
     order_text = _ORDER_TEXT
     for case, prediction, result in rows:
         entities = result.entities
-        if entities and (
-            len(entities) > 1 or len(case.entities) < 1 or case.entities[0].alternatives
+        if (
+            (
+                entities
+                and (len(entities) > 1 or len(case.entities) < 1 or case.entities[0].alternatives)
+            )
+            or (prediction is not None and (prediction.task_state or prediction.engine_scores))
+            or (result.matched_bot is not None)
         ):
             _general_lines(lines, case, prediction, result, task_state, options)
             continue
@@ -319,7 +406,8 @@ def render_kore_csv(
     prepared: PreparedRun | None = None,
 ) -> str:
     summary = prepared.summary if prepared is not None else summarize(results_of(rows))
-    return _header(meta, summary) + _lines(rows, meta, options)
+    kinds = _kind_summaries(prepared.rows if prepared is not None else rows)
+    return _header(meta, summary, kinds) + _lines(rows, meta, options)
 
 
 def write_csv_parts(
@@ -327,6 +415,6 @@ def write_csv_parts(
 ) -> list[Path]:
     """Write the report from :func:`csv_rows` parts atomically, as UTF-8 with a BOM so
     spreadsheets read accents right."""
-    header = _header(meta, prepared.summary).encode("utf-8")
+    header = _header(meta, prepared.summary, _kind_summaries(prepared.rows)).encode("utf-8")
     atomic_write_chunks(Path(path), ["\ufeff".encode(), header, *parts])
     return [Path(path)]

@@ -22,9 +22,14 @@ Reproduces ``rasa test nlu`` (Rasa 3.x ``rasa/nlu/test.py`` ``evaluate_intents``
   (the examples predicted right, same shape) only when asked (``rasa test nlu --successes``), and
   no errors file when told not to (``--no-errors``);
 - retrieval intents (``faq/ask_fees``): the intent target is ``faq``, as Rasa's reader splits
-  it, and so is an engine's prediction ``faq/ask_fees`` (Rasa's classifier itself only ever
-  predicts ``faq``; an engine that names the sub-intent predicted the intent ``faq``); ``response_selection_report.json`` and ``_errors.json`` score the whole name against the
-  ``intent_response_key`` of Rasa's ``response_selector`` (when the test data has two or more);
+  it, and so is an engine's answer ``faq/ask_fees`` (Rasa's own classifier only ever answers
+  ``faq``); ``response_selection_report.json`` and ``_errors.json`` score the whole name
+  against the ``intent_response_key`` of Rasa's ``response_selector`` (when the test data has
+  two or more), or against the engine's whole answer when it has no selector;
+- ``metric_spec.json`` (ours, not Rasa's): the definitions and settings the folder follows;
+- plots (unless ``--no-plot``): ``intent_confusion_matrix.png``, ``intent_histogram.png``,
+  the same two for response selection and per extractor (a histogram only for CRF and DIET),
+  from :mod:`nlu_tui.scoring.rasa_charts`, drawn by :mod:`nlu_tui.reports.rasa_plots`;
 - entities: ``<Extractor>_report.json`` and ``<Extractor>_errors.json`` per extractor, with
   Rasa's token-tag scoring (:mod:`nlu_tui.scoring.rasa_entities`), when any case expects an
   entity and the engine named any.
@@ -40,8 +45,9 @@ from pathlib import Path
 from typing import Any
 
 from nlu_tui.fileio import atomic_write_text
-from nlu_tui.model import CaseResult, Prediction, ResultType, TestCase
+from nlu_tui.model import CaseResult, ExpectedEntity, Prediction, ResultType, TestCase
 from nlu_tui.reports.common import ResultRow, RunMeta, finite
+from nlu_tui.reports.metric_spec import rasa_spec
 from nlu_tui.reports.prepared import PreparedRun
 from nlu_tui.scoring.case import (
     DEFAULT_OPTIONS,
@@ -51,9 +57,17 @@ from nlu_tui.scoring.case import (
 )
 from nlu_tui.scoring.intent_report import Report, intent_labels, report_from_counts
 from nlu_tui.scoring.numpy_argsort import argsort
+from nlu_tui.scoring.rasa_charts import (
+    ConfusionChart,
+    PairedHistogram,
+    confusion_chart,
+    paired_histogram,
+    split_confidences,
+)
 from nlu_tui.scoring.rasa_entities import (
     NO_ENTITY,
     EntityExample,
+    ExtractorEvaluation,
     evaluate_entities,
     evaluated_predictions,
     simple_tokens,
@@ -64,6 +78,8 @@ from nlu_tui.scoring.rasa_reader import duplicate_rows
 REPORT_FILE = "intent_report.json"
 ERRORS_FILE = "intent_errors.json"
 SUCCESSES_FILE = "intent_successes.json"
+SPEC_FILE = "metric_spec.json"
+"""Ours, not Rasa's: which definitions the folder's numbers follow, and with which settings."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +90,8 @@ class RasaOptions:
     """``--successes``: also ``intent_successes.json`` and ``<Extractor>_successes.json``."""
     errors: bool = True
     """``--no-errors`` sets it false: no ``intent_errors.json`` nor ``<Extractor>_errors.json``."""
+    plots: bool = True
+    """``--no-plot`` sets it false: no confusion matrix nor histogram images."""
 
 
 DEFAULT_RASA_OPTIONS = RasaOptions()
@@ -112,7 +130,7 @@ def _undone_example(
 ) -> Example:
     name, confidence = undone
     target = name if intent_acceptable(case, name, options) else first
-    return case.utterance, retrieval_intent(target), name, confidence
+    return case.utterance, retrieval_intent(target), retrieval_intent(name), confidence
 
 
 def rasa_examples(
@@ -297,26 +315,31 @@ class RasaPart:
     """The rows' examples for the entity evaluation."""
     responses: list[Example]
     """The rows' examples for the response selection evaluation."""
+    confidences: tuple[list[float | None], list[float | None]]
+    """Intent confidences of the examples predicted right, and wrong (the histogram)."""
 
 
-def _located(
-    case_text: str, start: int | None, end: int | None, surface: str | None
-) -> tuple[int | None, int | None]:
-    """An expected entity's span; a suite that gives only its text gets the first occurrence."""
-    if start is not None and end is not None:
-        return start, end
-    if surface:
-        found = case_text.find(surface)
+def _located(case: TestCase, entity: ExpectedEntity) -> tuple[int | None, int | None]:
+    """An expected entity's span. A suite that gives only its text, or only its value (Kore.ai
+    style), gets the span its export to Rasa YAML would give it, so that the Rasa reports read
+    the entities an exported file would hold."""
+    if entity.start is not None and entity.end is not None:
+        return entity.start, entity.end
+    if entity.text:
+        found = case.utterance.find(entity.text)
         if found >= 0:
-            return found, found + len(surface)
-    return start, end
+            return found, found + len(entity.text)
+    from nlu_tui.formats.rasa_yaml import locate_entity
+
+    span = locate_entity(case, entity)
+    return (None, None) if span is None else span
 
 
 def target_entities(case: TestCase) -> list[dict[str, Any]]:
     """The case's expected entities as Rasa's reader gives them to ``evaluate_entities``."""
     out = []
     for e in case.entities:
-        start, end = _located(case.utterance, e.start, e.end, e.text)
+        start, end = _located(case, e)
         value = e.json_value if e.json_value is not None else e.value
         out.append(target_dict(e.name, start, end, value, e.role, e.group))
     return out
@@ -426,6 +449,9 @@ def response_examples(
         response = _dict(_dict(selector.get(key)).get("response"))
         predicted = response.get("intent_response_key")
         confidence = response.get("confidence")
+        if "response_selector" not in raw and response_key(result.matched_intent):
+            # an engine without Rasa's selector that answers the whole name (``faq/ask_fees``)
+            predicted, confidence = result.matched_intent, result.confidence
         text = raw["text"] if isinstance(raw.get("text"), str) else case.utterance
         out.append(
             (
@@ -438,14 +464,99 @@ def response_examples(
     return out
 
 
+Plots = list[tuple[str, ConfusionChart | PairedHistogram]]
+"""(file name, chart) of the images to draw."""
+
+
+def _add_plots(
+    plots: Plots,
+    prefix: str,
+    pairs: Mapping[tuple[str, str], int],
+    matrix_title: str,
+    histogram: PairedHistogram | None,
+) -> None:
+    plots.append((f"{prefix}_confusion_matrix.png", confusion_chart(pairs, matrix_title)))
+    if histogram is not None:  # Rasa warns and writes no histogram without data
+        plots.append((f"{prefix}_histogram.png", histogram))
+
+
+def _intent_plots(plots: Plots, parts: Sequence[RasaPart]) -> None:
+    pairs: Counter[tuple[str, str]] = Counter()
+    for part in parts:
+        pairs.update(part.pairs)
+    if not pairs:
+        return
+    right = [c for part in parts for c in part.confidences[0]]
+    wrong = [c for part in parts for c in part.confidences[1]]
+    histogram = paired_histogram(right, wrong, "Intent Prediction Confidence Distribution")
+    _add_plots(plots, "intent", pairs, "Intent Confusion matrix", histogram)
+
+
+def _response_plots(plots: Plots, kept: Sequence[Example]) -> None:
+    right, wrong = split_confidences(kept)
+    histogram = paired_histogram(
+        right, wrong, "Response Selection Prediction Confidence Distribution"
+    )
+    pairs = Counter((e[1], e[2]) for e in kept)
+    _add_plots(plots, "response_selection", pairs, "Response Selection Confusion Matrix", histogram)
+
+
+def _entity_plots(plots: Plots, evaluation: ExtractorEvaluation) -> None:
+    histogram = None
+    if evaluation.has_confidences:
+        histogram = paired_histogram(
+            evaluation.correct_confidences,
+            evaluation.wrong_confidences,
+            "Entity Prediction Confidence Distribution",
+        )
+    _add_plots(plots, evaluation.extractor, evaluation.pairs, "Entity Confusion matrix", histogram)
+
+
+def _kept_responses(examples: Sequence[Example]) -> list[Example]:
+    """``should_eval_response_selection`` (two retrieval sub-intents or more) and
+    ``remove_empty_response_examples``: the examples scored, or none."""
+    if len({target for _t, target, _p, _c in examples if target}) < 2:
+        return []
+    return [e for e in examples if e[1]]
+
+
+def rasa_intent_histogram(rows: Sequence[ResultRow]) -> PairedHistogram | None:
+    """The numbers of ``intent_histogram.png`` alone (cheaper than :func:`run_charts`)."""
+    right, wrong = split_confidences(rasa_examples(rows))
+    return paired_histogram(right, wrong, "Intent Prediction Confidence Distribution")
+
+
+def run_charts(meta: RunMeta, rows: Sequence[ResultRow]) -> Plots:
+    """:func:`rasa_charts` of a whole run (what its Rasa export draws)."""
+    from nlu_tui.reports.prepared import prepare_run
+
+    prepared = prepare_run(rows)
+    return rasa_charts([rasa_rows(prepared, meta, 0, len(rows))])
+
+
+def rasa_charts(parts: Sequence[RasaPart]) -> Plots:
+    """Every chart the Rasa folder has as an image, in the order written: intent, response
+    selection, then each extractor's (for the terminal renderings)."""
+    plots: Plots = []
+    _intent_plots(plots, parts)
+    kept = _kept_responses([r for part in parts for r in part.responses])
+    if kept:
+        _response_plots(plots, kept)
+    examples = [example for part in parts for example in part.entities]
+    if any(example.targets for example in examples):
+        for evaluation in evaluate_entities(examples):
+            _entity_plots(plots, evaluation)
+    return plots
+
+
 def response_files(
-    directory: Path, examples: Sequence[Example], options: RasaOptions
+    directory: Path, examples: Sequence[Example], options: RasaOptions, plots: Plots | None = None
 ) -> list[Path]:
     """``response_selection_report.json`` and ``_errors.json`` (``_successes.json``), when the
     examples have two retrieval sub-intents or more (``should_eval_response_selection``)."""
-    if len({target for _t, target, _p, _c in examples if target}) < 2:
+    kept = _kept_responses(examples)
+    if not kept:
         return []
-    kept = [e for e in examples if e[1]]  # remove_empty_response_examples
 
     def listing(right: bool) -> list[dict[str, Any]]:
         return [
@@ -458,8 +569,11 @@ def response_files(
             if (target == pred) is right
         ]
 
-    report = rasa_report_from_counts(Counter((e[1], e[2]) for e in kept))
+    pairs = Counter((e[1], e[2]) for e in kept)
+    report = rasa_report_from_counts(pairs)
     written = [_dump(directory / "response_selection_report.json", report)]
+    if plots is not None:
+        _response_plots(plots, kept)
     if options.successes:
         written.append(_dump(directory / "response_selection_successes.json", listing(True)))
     if options.errors:
@@ -476,6 +590,7 @@ def rasa_rows(prepared: PreparedRun, meta: RunMeta, lo: int, hi: int) -> RasaPar
         Counter((e[1], e[2]) for e in examples),
         entity_examples(prepared.rows[lo:hi], prepared.rasa_duplicates, lo),
         response_examples(prepared.rows[lo:hi], prepared.rasa_duplicates, lo, prepared.options),
+        split_confidences(examples),
     )
 
 
@@ -486,7 +601,10 @@ def _dump(path: Path, obj: Any) -> Path:
 
 
 def entity_files(
-    directory: Path, examples: Sequence[EntityExample], options: RasaOptions
+    directory: Path,
+    examples: Sequence[EntityExample],
+    options: RasaOptions,
+    plots: Plots | None = None,
 ) -> list[Path]:
     """``<Extractor>_report.json``, ``_errors.json`` (and ``_successes.json``) per extractor,
     when any example expects an entity (``should_eval_entities``)."""
@@ -504,6 +622,8 @@ def entity_files(
         name = evaluation.extractor
         report = rasa_report_from_counts(evaluation.pairs, exclude=NO_ENTITY)
         written.append(_dump(directory / f"{name}_report.json", report))
+        if plots is not None:
+            _entity_plots(plots, evaluation)
         if options.successes:
             written.append(
                 _dump(directory / f"{name}_successes.json", listing(evaluation.successes))
@@ -537,6 +657,15 @@ def write_rasa_parts(
         atomic_write_text(errors_path, _errors_document([p.errors for p in parts]))
         written.append(errors_path)
     examples = [example for part in parts for example in part.entities]
-    written += response_files(directory, [r for part in parts for r in part.responses], options)
-    written += entity_files(directory, examples, options)
+    plots: Plots | None = [] if options.plots else None
+    if plots is not None:
+        _intent_plots(plots, parts)
+    responses = [r for part in parts for r in part.responses]
+    written += response_files(directory, responses, options, plots)
+    written += entity_files(directory, examples, options, plots)
+    if plots:
+        from nlu_tui.reports.rasa_plots import write_plots
+
+        written += write_plots(directory, plots)
+    written.append(_dump(directory / SPEC_FILE, rasa_spec(options)))
     return written

@@ -79,7 +79,7 @@ REPORT_FORMATS: dict[str, ReportFormat] = {
         ),
         ReportFormat(
             "rasa",
-            "Rasa intent_report.json + intent_errors.json",
+            "Rasa `rasa test nlu` folder: intent, entity, response reports and plots",
             "",
             True,
             rasa_rows,

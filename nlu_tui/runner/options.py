@@ -33,13 +33,17 @@ class RunOptions:
     heartbeat_interval: float = 2.0
     max_raw_bytes: int = 65536
     """Engine answers above this many bytes (as JSON) are stored cut, with a marker."""
+    repeat: int = 1
+    """Send each case this many times (stability figures: :mod:`nlu_tui.scoring.stability`)."""
     secrets: tuple[str, ...] = field(default=(), repr=False)
 
     def with_settings(self, settings: Any) -> RunOptions:
-        """Take concurrency, rate limit, timeout, retries and the raw-answer cap from a profile's
-        RunSettings (or any object with those attributes; None leaves a knob as it is)."""
+        """Take concurrency, rate limit, timeout, retries, the raw-answer cap and the repeat count
+        from a profile's RunSettings or a request (any object with those attributes; None
+        leaves a knob as it is)."""
         changes: dict[str, Any] = {}
-        for name in ("concurrency", "rate_limit", "timeout", "retries", "max_raw_bytes"):
+        names = ("concurrency", "rate_limit", "timeout", "retries", "max_raw_bytes", "repeat")
+        for name in names:
             value = getattr(settings, name, None)
             if value is not None:
                 changes[name] = value

@@ -21,14 +21,18 @@ from typing import Any, Protocol
 
 from nlu_tui.engines.base import Engine, ParseContext
 from nlu_tui.model import CaseResult, Prediction, ResultType, RunStatus, Suite, TestCase
+from nlu_tui.repeats import attempt_item, repeat_of, stored_attempts
 from nlu_tui.runner.events import ProgressEvent, RunPhase
 from nlu_tui.runner.options import RunOptions
 from nlu_tui.runner.ratelimit import RateLimiter
 from nlu_tui.runner.redact import redact, redact_prediction
 from nlu_tui.runner.retry import backoff_delay, classify
 from nlu_tui.store.codec import cap_raw
-from nlu_tui.store.records import RunRecord
+from nlu_tui.store.records import RunRecord, StoredItem
 from nlu_tui.store.runstore import RunStore
+
+SYNONYMS_KEY = "entity_synonyms"
+"""Where a run's record keeps the entity synonym groups it scores with (to resume with them)."""
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +90,10 @@ class Run:
         self._cases: list[TestCase] = []
         self._pending: list[tuple[int, TestCase]] = []
         self._buffer: list[tuple[int, Prediction, CaseResult]] = []
+        self._attempt_buffer: list[StoredItem] = []
+        self._repeat = 1
+        self._arrived: dict[str, int] = {}
+        """Per case: attempts #2..#N stored or arrived (a repeated run, see nlu_tui.repeats)."""
         self._latest: list[Finished] = []
         self._reasons: collections.Counter[str] = collections.Counter()
         self._cancel_requested = False
@@ -113,6 +121,7 @@ class Run:
         """Create (or reopen, for a resume) the run in the store; the run id is known after."""
         if self.record is not None:
             return self.record
+        from nlu_tui.scoring.case import ScoringOptions, synonyms_from_json, synonyms_json
         from nlu_tui.scoring.summary import LiveCounts
 
         self._counts = LiveCounts()
@@ -123,22 +132,31 @@ class Run:
                 self._counts.add(result)
             done = self.store.done_case_ids(self.record.id)
             self._pending = [(i, c) for i, c in enumerate(self._cases) if c.id not in done]
+            # A resume repeats as the run was started, whatever the options say now.
+            self._repeat = repeat_of(self.record)
+            if self._repeat > 1:
+                self._arrived = stored_attempts(self.store, self.record.id)
+            # the synonyms the run started with (the suite's training data is not stored)
+            synonyms = synonyms_from_json(self.record.options.get(SYNONYMS_KEY))
+            self._scoring = ScoringOptions(entity_synonyms=synonyms).for_suite(
+                Suite(name=self.record.suite_name, cases=self._cases)
+            )
         else:
             self._cases = list(self.suite.cases)
+            self._scoring = ScoringOptions().for_suite(self.suite)
+            options = self.options.public()
+            if self._scoring.entity_synonyms:
+                options[SYNONYMS_KEY] = synonyms_json(self._scoring.entity_synonyms)
             self.record = self.store.create_run(
                 self.suite,
                 engine_name=self.resolved.name,
                 engine_profile=dict(self.resolved.profile_public),
                 stage=self.stage,
                 note=self.note,
-                options=self.options.public(),
+                options=options,
             )
             self._pending = list(enumerate(self._cases))
-        from nlu_tui.scoring.case import ScoringOptions
-
-        self._scoring = ScoringOptions().for_suite(
-            Suite(name=self.record.suite_name, cases=self._cases)
-        )
+            self._repeat = repeat_of(self.record)
         return self.record
 
     def cancel(self) -> None:
@@ -189,6 +207,17 @@ class Run:
             raise asyncio.CancelledError
         return final
 
+    def _attempts(self) -> list[tuple[int, TestCase]]:
+        """What to send: each pending case once, or (repeated run) as many times as it still
+        lacks attempts, one case after the other so cases complete in suite order."""
+        if self._repeat < 2:
+            return self._pending
+        return [
+            (seq, case)
+            for seq, case in self._pending
+            for _ in range(max(1, self._repeat - self._arrived.get(case.id, 0)))
+        ]
+
     async def _watch_external(self, event: asyncio.Event) -> None:
         await event.wait()
         self.cancel()
@@ -210,10 +239,11 @@ class Run:
             if not self._pending:
                 return
             limiter = RateLimiter(opts.rate_limit)
-            queue: Iterator[tuple[int, TestCase]] = iter(self._pending)
+            work = self._attempts()
+            queue: Iterator[tuple[int, TestCase]] = iter(work)
             workers = [
                 asyncio.create_task(self._worker(queue, limiter))
-                for _ in range(max(1, min(opts.concurrency, len(self._pending))))
+                for _ in range(max(1, min(opts.concurrency, len(work))))
             ]
             stopper = asyncio.create_task(self._stop.wait())
             try:
@@ -337,6 +367,14 @@ class Run:
             return prediction
 
     def _record(self, seq: int, case: TestCase, prediction: Prediction, result: CaseResult) -> None:
+        if self._repeat > 1:
+            arrived = self._arrived.get(case.id, 0)
+            if arrived < self._repeat - 1:  # not the case's last answer: attempt #2..#N
+                self._arrived[case.id] = arrived + 1
+                self._attempt_buffer.append(
+                    attempt_item(seq, arrived + 2, prediction, result, self._repeat)
+                )
+                return
         self._buffer.append((seq, prediction, result))
         self._latest.append((case, prediction, result))
         self._counts.add(result)
@@ -370,7 +408,7 @@ class Run:
         while True:
             await asyncio.sleep(opts.flush_interval)
             now = time.monotonic()
-            if self._buffer:
+            if self._buffer or self._attempt_buffer:
                 self._flush()
                 last_beat = now
             elif now - last_beat >= opts.heartbeat_interval:
@@ -381,6 +419,11 @@ class Run:
                 last_progress = now
 
     def _flush(self) -> None:
+        if self._attempt_buffer:
+            # Attempts before results: a case's results row (its last answer) is never stored
+            # before its other attempts, so a resume always knows what the case still lacks.
+            attempts, self._attempt_buffer = self._attempt_buffer, []
+            self.store.add_items(self.run_id, attempts)
         if not self._buffer:
             return
         batch, self._buffer = self._buffer, []

@@ -8,17 +8,25 @@ Pure functions, no I/O. The result type follows the Kore.ai docs (metric-semanti
 - no intent expected and none matched → TN; one matched → FP;
 - Small Talk: TP only when the matched intent is the expected Small Talk intent, otherwise FP
   ("the lists differ", including nothing matched); no intent expected but a known Small Talk
-  intent matched → FN, as the docs say;
+  intent matched → FN, as the docs say (known from the suite's kinds, or from the engine's
+  answer when it reports the matched intent's kind, as Kore.ai does);
 - traits: all expected traits must be among the engine's traits (extras are fine); none
   returned → FN, some but not all → FP. A case with both intents and traits is TP when both
   are, FP when either is FP, else FN;
+- universal bots: when the engine reports the child bot that answered and the matched
+  intent is paired with a bot (``botName``), a TP needs that bot, else it is an FP;
 - an engine error → ERROR, kept out of every metric and counted separately.
+
+Entity values: with ``ScoringOptions.entity_synonyms`` (a suite imported from Rasa data with
+``synonym:`` blocks), an expected value that belongs to a synonym group accepts every value of
+the group, as Rasa's EntitySynonymMapper would map either side to the group's name (expected
+``credit card``, engine ``credit``: right).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from nlu_tui.model import (
     CaseResult,
@@ -46,14 +54,17 @@ class ScoringOptions:
     expectations and predictions alike (LUIS ``None``, Rasa ``nlu_fallback`` if you add it).
     ``small_talk_intents``: names known to be Small Talk, for Kore.ai's FN rule on cases that
     expect nothing (see :meth:`for_suite`). ``ignore_intent_case`` compares intent and trait
-    names case-insensitively.
+    names case-insensitively. ``entity_synonyms``: groups of entity values that mean the same
+    (Rasa's ``synonym:`` blocks, the name first), see :meth:`for_suite`.
     """
 
     negative_intents: tuple[str, ...] = ("None",)
     small_talk_intents: frozenset[str] = field(default_factory=frozenset)
     ignore_intent_case: bool = False
+    entity_synonyms: tuple[tuple[str, ...], ...] = ()
     _negative: frozenset[str] = field(init=False, repr=False, compare=False)
     _small_talk: frozenset[str] = field(init=False, repr=False, compare=False)
+    _synonyms: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # Precomputed keys: scoring 100,000 cases asks these questions millions of times.
@@ -61,9 +72,17 @@ class ScoringOptions:
         object.__setattr__(
             self, "_small_talk", frozenset(self.key(n) for n in self.small_talk_intents)
         )
+        groups: dict[str, tuple[str, ...]] = {}
+        for group in self.entity_synonyms:
+            for value in group:
+                # EntitySynonymMapper looks values up lower-cased; the last group naming a
+                # value wins, as the mapper's dict keeps the last mapping it learnt.
+                groups[normalize(value)] = group
+        object.__setattr__(self, "_synonyms", groups)
 
     def for_suite(self, suite: Suite) -> ScoringOptions:
-        """These options plus every Small Talk intent the suite names."""
+        """These options plus every Small Talk intent the suite names and the entity synonyms
+        it keeps from imported Rasa data (``training["synonyms"]``: name → variants)."""
         names = {
             i.name.strip()
             for c in suite.cases
@@ -74,7 +93,12 @@ class ScoringOptions:
             negative_intents=self.negative_intents,
             small_talk_intents=frozenset(self.small_talk_intents | names),
             ignore_intent_case=self.ignore_intent_case,
+            entity_synonyms=self.entity_synonyms + suite_synonyms(suite),
         )
+
+    def synonyms_of(self, value: str) -> tuple[str, ...]:
+        """Every value of the synonym group ``value`` belongs to (none: empty)."""
+        return self._synonyms.get(normalize(value), ())
 
     def key(self, name: str) -> str:
         name = name.strip()
@@ -89,6 +113,50 @@ class ScoringOptions:
 
     def is_small_talk(self, name: str) -> bool:
         return self.key(name) in self._small_talk
+
+
+def suite_synonyms(suite: Suite) -> tuple[tuple[str, ...], ...]:
+    """The suite's Rasa ``synonym:`` blocks as groups, each its name then its variants."""
+    raw = suite.training.get("synonyms") if isinstance(suite.training, dict) else None
+    if not isinstance(raw, dict):
+        return ()
+    out = []
+    for name, variants in raw.items():
+        values = [str(name)] + [str(v) for v in variants or [] if v is not None]
+        out.append(tuple(dict.fromkeys(values)))
+    return tuple(out)
+
+
+def synonyms_json(groups: tuple[tuple[str, ...], ...]) -> list[list[str]]:
+    return [list(group) for group in groups]
+
+
+def synonyms_from_json(value: object) -> tuple[tuple[str, ...], ...]:
+    """:func:`synonyms_json` read back (anything else: no synonyms)."""
+    if not isinstance(value, list):
+        return ()
+    return tuple(
+        tuple(str(v) for v in group) for group in value if isinstance(group, list) and group
+    )
+
+
+def with_synonyms(case: TestCase, options: ScoringOptions) -> TestCase:
+    """The case with each expected value that is in a synonym group accepting the whole group
+    (``auto`` and ``exact`` values only; the expected value stays as written)."""
+    changed = False
+    entities = []
+    for ee in case.entities:
+        group = (
+            options.synonyms_of(ee.value)
+            if ee.kind in (ValueKind.AUTO, ValueKind.EXACT) and MULTI_SEPARATOR not in ee.value
+            else ()
+        )
+        extra = [v for v in group if normalize(v) not in {normalize(a) for a in ee.accepted_values}]
+        if extra:
+            changed = True
+            ee = replace(ee, alternatives=[*ee.alternatives, *extra])
+        entities.append(ee)
+    return replace(case, entities=entities) if changed else case
 
 
 DEFAULT_OPTIONS = ScoringOptions()
@@ -173,6 +241,19 @@ def _result_type(
     if ResultType.FP in (intent, traits):
         return ResultType.FP
     return ResultType.FN
+
+
+def _bot_acceptable(case: TestCase, matched: str | None, bot: str, options: ScoringOptions) -> bool:
+    """Whether the child bot that answered is the one paired with the matched intent
+    (universal bots: ``botName``); an intent paired with no bot accepts any."""
+    if matched is None:
+        return True
+    key = options.key
+    leaf = key(matched.split(PATH_SEPARATOR)[-1])
+    bots = [i.bot for i in case.intents if key(i.name) in (key(matched), leaf)]
+    if not bots or any(b is None or not b.strip() for b in bots):
+        return True
+    return any(key(b) == key(bot) for b in bots if b is not None)
 
 
 def _predicted_value(predicted: PredictedEntity) -> object:
@@ -390,11 +471,27 @@ def score_case(
             latency_ms=prediction.latency_ms,
             error=prediction.error,
         )
+    if options._synonyms and case.entities:
+        case = with_synonyms(case, options)
     if case.traits or options.ignore_intent_case:
         matched = matched_intent(prediction, options)
         kind = _result_type(case, prediction, matched, options)
     else:
         matched, kind = _plain_intent_result(case, prediction.intent, options)
+    if (
+        kind is ResultType.FP
+        and prediction.intent_kind is IntentKind.SMALL_TALK
+        and not case.traits
+        and not expected_intents(case, options)
+    ):
+        kind = ResultType.FN  # a Small Talk answer the case did not expect: the engine says so
+    bot = prediction.bot
+    if (
+        bot is not None
+        and kind is ResultType.TP
+        and not _bot_acceptable(case, matched, bot, options)
+    ):
+        kind = ResultType.FP  # the right intent from the wrong child bot
     if len(case.entities) == 1 and not case.entity_order:
         entities, actual_order = _one_entity(case.entities[0], prediction.entities)
         order_ok = None
@@ -421,4 +518,5 @@ def score_case(
         order_ok,
         prediction.latency_ms,
         None,
+        bot,
     )

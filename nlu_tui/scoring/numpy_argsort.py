@@ -5,7 +5,8 @@ Rasa 3.6 pins numpy < 1.25 and picks a row's ``confused_with`` labels from
 numpy 2 sorts integers with other code (x86-simd-sort), which orders ties differently, so the
 installed numpy cannot be used. This is numpy 1.23.5's ``aquicksort_`` and ``aheapsort_``
 (``numpy/core/src/npysort/quicksort.cpp``, ``heapsort.cpp``), step by step; tests check it
-against argsorts recorded from numpy 1.23.5 (tests/fixtures/numpy123_argsort.json).
+against argsorts recorded from numpy 1.23.5 (tests/fixtures/numpy123_argsort.json), and the
+heapsort fallback on inputs made to reach it (tests/test_numpy_argsort_fallback.py).
 """
 
 from __future__ import annotations

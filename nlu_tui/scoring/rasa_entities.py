@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 NO_ENTITY = "no_entity"
@@ -32,6 +32,10 @@ NO_ENTITY = "no_entity"
 
 PRETRAINED_EXTRACTORS = frozenset({"DucklingEntityExtractor", "SpacyEntityExtractor"})
 """``rasa.shared.nlu.constants.PRETRAINED_EXTRACTORS``: not evaluated by ``rasa test nlu``."""
+
+EXTRACTORS_WITH_CONFIDENCES = frozenset({"CRFEntityExtractor", "DIETClassifier"})
+"""``rasa.nlu.test.EXTRACTORS_WITH_CONFIDENCES``: the extractors whose tokens get a confidence
+(and a ``<Extractor>_histogram.png``)."""
 
 NO_EXTRACTOR = "entities"
 """The extractor name given to entities whose engine does not say which extractor found them."""
@@ -135,6 +139,40 @@ class ExtractorEvaluation:
     """How often each (target label, predicted label) occurs over all tokens."""
     errors: list[EntityExample]
     successes: list[EntityExample]
+    correct_confidences: list[float] = field(default_factory=list)
+    """Per token labelled right (not ``no_entity``): the confidence of its predicted entity,
+    for extractors in :data:`EXTRACTORS_WITH_CONFIDENCES` (``plot_entity_confidences``)."""
+    wrong_confidences: list[float] = field(default_factory=list)
+    """Per token given another entity than its target: the same confidence."""
+
+    @property
+    def has_confidences(self) -> bool:
+        return self.extractor in EXTRACTORS_WITH_CONFIDENCES
+
+
+def token_confidence(token: Token, entities: Sequence[Mapping[str, Any]]) -> float:
+    """``_get_entity_confidences``: the lowest of the best fitting entity's type, role and group
+    confidences (a missing or zero one counts as 1.0); 0.0 without an entity, or for an
+    extractor that gives none."""
+    entity = entity_for_token(token, entities)
+    if entity is None or entity.get("extractor") not in EXTRACTORS_WITH_CONFIDENCES:
+        return 0.0
+    keys = ("confidence_entity", "confidence_role", "confidence_group")
+    return float(min(entity.get(key) or 1.0 for key in keys))
+
+
+def _add_confidences(
+    evaluation: ExtractorEvaluation,
+    tokens: Sequence[Token],
+    entities: Sequence[Mapping[str, Any]],
+    targets: Sequence[str],
+    predicted: Sequence[str],
+) -> None:
+    for token, target, label in zip(tokens, targets, predicted, strict=True):
+        if target != NO_ENTITY and target == label:
+            evaluation.correct_confidences.append(token_confidence(token, entities))
+        elif label not in (NO_ENTITY, target):
+            evaluation.wrong_confidences.append(token_confidence(token, entities))
 
 
 def evaluate_entities(examples: Sequence[EntityExample]) -> list[ExtractorEvaluation]:
@@ -150,6 +188,8 @@ def evaluate_entities(examples: Sequence[EntityExample]) -> list[ExtractorEvalua
             evaluation = out[name]
             predicted = [token_label(t, entities) for t in example.tokens]
             evaluation.pairs.update(zip(targets, predicted, strict=True))
+            if evaluation.has_confidences:
+                _add_confidences(evaluation, example.tokens, entities, targets, predicted)
             # Rasa collects both lists independently: one example can be in each.
             if any(t != p for t, p in zip(targets, predicted, strict=True)):
                 evaluation.errors.append(example)

@@ -48,8 +48,15 @@ class Slice:
 _NONE: list[str | None] = [None]
 
 
-def _keys(case: TestCase) -> tuple[list[str | None], list[str | None], str | None]:
-    """(tags, intent kinds, parent path) of a case, each tag and kind once."""
+def _keys(
+    case: TestCase, prediction: Any = None
+) -> tuple[list[str | None], list[str | None], str | None]:
+    """(tags, intent kinds, parent path) of a case, each tag and kind once.
+
+    A case's kinds are its expected intents' kinds, plus ``trait`` when it expects traits;
+    a case that names no kind takes the kind of intent the engine matched, when the engine
+    says (Kore.ai's dialog, FAQ and Small Talk), so a suite without kinds still gets
+    results per intent type."""
     tags: list[str | None] = _NONE
     if case.tags:
         tags = list(dict.fromkeys(t.strip() for t in case.tags if t.strip())) or _NONE
@@ -61,6 +68,12 @@ def _keys(case: TestCase) -> tuple[list[str | None], list[str | None], str | Non
             kinds = [kind.value]
     elif intents:
         kinds = list(dict.fromkeys(i.kind.value for i in intents if i.kind is not None)) or _NONE
+    if case.traits:
+        kinds = list(dict.fromkeys([*(k for k in kinds if k is not None), "trait"]))
+    if kinds is _NONE and prediction is not None:
+        engine_kind = getattr(prediction, "intent_kind", None)
+        if engine_kind is not None:
+            kinds = [engine_kind.value]
     parents = case.parent_intents
     parent = f" {PATH_SEPARATOR} ".join(parents) if parents else None
     return tags, kinds, parent
@@ -90,8 +103,8 @@ def slices(rows: Iterable[tuple[TestCase, Any, CaseResult]]) -> dict[str, list[S
     groups: dict[str, dict[str | None, list[int]]] = {d: {} for d in DIMENSIONS}
     tag_groups, kind_groups, parent_groups = (groups[d] for d in DIMENSIONS)
     column = {ResultType.ERROR: 1, ResultType.TP: 2, ResultType.TN: 3, ResultType.FP: 4}
-    for case, _prediction, result in rows:
-        tags, kinds, parent = _keys(case)
+    for case, prediction, result in rows:
+        tags, kinds, parent = _keys(case, prediction)
         col = column.get(result.result, 5)
         ents = result.entities
         n_ent = len(ents) if col != 1 else 0

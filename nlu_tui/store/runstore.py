@@ -468,7 +468,9 @@ class RunStore:
         """Commit a batch of finished items; an item already stored is kept as is.
 
         Returns how many were new. ``done``, ``passed``, ``failed``, ``errors`` and the
-        heartbeat move in the same transaction, so a killed run keeps exact counters.
+        heartbeat move in the same transaction, so a killed run keeps exact counters. In a run
+        of kind ``suite`` the items are repeated attempts of its cases (:mod:`nlu_tui.repeats`):
+        its counters are its results', so only the heartbeat moves.
         """
         rows = []
         for item in items:
@@ -494,6 +496,10 @@ class RunStore:
                 rows,
             )
             n = conn.total_changes - before
+            kind = conn.execute("SELECT kind FROM runs WHERE id = ?", (run_id,)).fetchone()
+            if kind is not None and kind[0] == "suite":
+                conn.execute("UPDATE runs SET heartbeat_at = ? WHERE id = ?", (time.time(), run_id))
+                return n
             conn.execute(
                 "UPDATE runs SET"
                 " done = (SELECT count(*) FROM items WHERE run_id = :id),"
@@ -513,16 +519,18 @@ class RunStore:
             " WHERE run_id=? ORDER BY seq, item_id",
             (run.id,),
         )
-        return [
-            StoredItem(
-                item_id=r["item_id"],
-                seq=r["seq"],
-                outcome=r["outcome"],
-                latency_ms=r["latency_ms"],
-                data=json.loads(r["item_json"]),
-            )
-            for r in rows
-        ]
+        loads = codec.loads  # orjson: a repeated run holds several items per case
+        with gc_paused(promote=True):  # many small acyclic objects: see nlu_tui.gcpause
+            return [
+                StoredItem(
+                    item_id=r["item_id"],
+                    seq=r["seq"],
+                    outcome=r["outcome"],
+                    latency_ms=r["latency_ms"],
+                    data=loads(r["item_json"]),
+                )
+                for r in rows
+            ]
 
     def done_item_ids(self, run_id: str) -> set[str]:
         """The items already stored: a resumed run sends none of them again."""

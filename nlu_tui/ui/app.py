@@ -366,12 +366,23 @@ class NluTuiApp(App[int]):
                 panel.reload()
         self.load_training_intents()
 
+    def action_conversation_tests(self) -> None:
+        """Open the conversation tests screen (E2E test files of the workspace)."""
+        from nlu_tui.ui.screens.conversation_tests import ConversationScreen
+
+        self.push_screen(ConversationScreen())
+
     def palette_commands(self) -> list[PaletteCommand]:
         """App commands followed by those of every mounted widget that offers some."""
         commands = [
             PaletteCommand("app: Help", self.action_help, "Show the keys"),
             PaletteCommand("app: Next theme", self.action_next_theme, "Cycle colour themes"),
             PaletteCommand("app: Quit", self.request_quit, "Leave nlu-tui"),
+            PaletteCommand(
+                "conversation: Tests",
+                self.action_conversation_tests,
+                "E2E test cases of the workspace: run them, see each conversation",
+            ),
         ]
         if self.workspace.unsaved():
             commands.insert(

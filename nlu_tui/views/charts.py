@@ -33,11 +33,15 @@ def bar(value: int, peak: int, width: int) -> str:
 
 
 def hits_misses_chart(
-    bins: Sequence[tuple[str, int, int]], width: int = 60, title: str = ""
+    bins: Sequence[tuple[str, int, int]],
+    width: int = 60,
+    title: str = "",
+    sides: tuple[str, str] = ("hits", "misses"),
 ) -> Text:
     """One row per bin: label, hits bar (green) and misses bar (red), mirrored around the label.
 
-    ``bins`` are (label, hits, misses), as Rasa's intent histogram splits them.
+    ``bins`` are (label, hits, misses), as Rasa's intent histogram splits them; ``sides`` names
+    the two halves.
     """
     text = Text()
     if title:
@@ -49,7 +53,8 @@ def hits_misses_chart(
     count_w = max(len(str(max(h, m))) for _, h, m in bins)
     half = max(4, (width - label_w - 2 * count_w - 6) // 2)
     peak = max(max(h, m) for _, h, m in bins)
-    text.append(f"{'hits':>{half + count_w + 1}}  {'':<{label_w}}  misses\n", style="dim")
+    left, right = sides
+    text.append(f"{left:>{half + count_w + 1}}  {'':<{label_w}}  {right}\n", style="dim")
     for label, hits, misses in bins:
         hits_bar = bar(hits, peak, half)
         text.append(f"{hits:>{count_w}} ")

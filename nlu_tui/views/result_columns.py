@@ -18,6 +18,8 @@ from nlu_tui.textsafe import inert_all
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from nlu_tui.scoring.stability import CaseStability
+
 COLUMNS: list[tuple[str, str]] = [
     ("n", "#"),
     ("result", "Result"),
@@ -32,25 +34,42 @@ COLUMNS: list[tuple[str, str]] = [
 ]
 """Visible columns: (key, label). The order is the table's."""
 
-HIDDEN = ["case_id", "intent_key"]
+STABILITY_COLUMN = ("agreement", "Agree")
+"""A repeated run's extra column, after Conf: the case's agreement rate (0..1, see
+:mod:`nlu_tui.scoring.stability`); empty for an ordinary run."""
+
+HIDDEN = ["case_id", "intent_key", "flaky"]
 """Kept in the Arrow table for lookups and filters, never shown."""
+
+
+def visible_columns(stability: bool) -> list[tuple[str, str]]:
+    """The columns shown: :data:`COLUMNS`, plus the agreement rate after Conf for a repeated
+    run."""
+    if not stability:
+        return COLUMNS
+    at = [key for key, _ in COLUMNS].index("confidence") + 1
+    return [*COLUMNS[:at], STABILITY_COLUMN, *COLUMNS[at:]]
+
 
 _SEP = "\x1f"
 
+
 @dataclass(frozen=True)
 class ResultFilter:
-    """What the table shows: result types (empty = all), one intent, a text search."""
+    """What the table shows: result types (empty = all), one intent, a text search, and (a
+    repeated run) only the flaky cases."""
 
     types: frozenset[str] = frozenset()
     intent: str = ""
     text: str = ""
+    flaky: bool = False
 
     @property
     def active(self) -> bool:
-        return bool(self.types or self.intent or self.text)
+        return bool(self.types or self.intent or self.text or self.flaky)
 
     def describe(self) -> str:
-        parts = []
+        parts = ["flaky"] if self.flaky else []
         if self.types:
             parts.append("/".join(sorted(self.types)))
         if self.intent:
@@ -65,7 +84,7 @@ class ResultColumns:
     """Results kept column-wise, in arrival order, ready to become an Arrow table."""
 
     data: dict[str, list[Any]] = field(
-        default_factory=lambda: {k: [] for k in [*(c for c, _ in COLUMNS), *HIDDEN]}
+        default_factory=lambda: {k: [] for k in [*(c for c, _ in visible_columns(True)), *HIDDEN]}
     )
 
     def __len__(self) -> int:
@@ -78,10 +97,16 @@ class ResultColumns:
     def add(self, case: TestCase | None, result: CaseResult) -> None:
         self.extend({result.case_id: case} if case is not None else {}, [result])
 
-    def extend(self, cases: Mapping[str, TestCase], results: Iterable[CaseResult]) -> None:
+    def extend(
+        self,
+        cases: Mapping[str, TestCase],
+        results: Iterable[CaseResult],
+        stability: Mapping[str, CaseStability] | None = None,
+    ) -> None:
         """Append results, one comprehension per column (the hot path of opening 100,000:
         about twice as fast as appending row by row). Rounding and row numbers are left to
-        :meth:`to_arrow`, where Arrow does them in bulk."""
+        :meth:`to_arrow`, where Arrow does them in bulk. ``stability`` (a repeated run) gives
+        each case's agreement rate and whether it is flaky."""
         d = self.data
         rs = list(results)
         get = cases.get
@@ -108,6 +133,13 @@ class ResultColumns:
         )
         d["error"].extend(inert_all([r.error or "" for r in rs], newlines=False))
         d["case_id"].extend([r.case_id for r in rs])
+        if stability:
+            per = [stability.get(r.case_id) for r in rs]
+            d["agreement"].extend([s.agreement if s is not None else None for s in per])
+            d["flaky"].extend(["1" if s is not None and s.flaky else "" for s in per])
+        else:
+            d["agreement"].extend([None] * len(rs))
+            d["flaky"].extend([""] * len(rs))
         d["intent_key"].extend(
             [_SEP + _SEP.join(x) + _SEP + m + _SEP for x, m in zip(names, matched, strict=True)]
         )
@@ -123,9 +155,9 @@ class ResultColumns:
             if key == "n":
                 continue
             chunk = values[start:] if start else values
-            if key in ("confidence", "latency_ms"):
+            if key in ("confidence", "latency_ms", "agreement"):
                 arrays[key] = pc.round(
-                    pa.array(chunk, type=pa.float64()), 4 if key == "confidence" else 1
+                    pa.array(chunk, type=pa.float64()), 1 if key == "latency_ms" else 4
                 )
             else:
                 arrays[key] = pa.array(chunk, type=pa.string())
@@ -153,6 +185,8 @@ def compute_view(
         both(pc.match_substring(table["intent_key"], _SEP + flt.intent + _SEP))
     if flt.text:
         both(pc.match_substring(table["utterance"], flt.text, ignore_case=True))
+    if flt.flaky:
+        both(pc.equal(table["flaky"], "1"))
     view = table.filter(mask) if mask is not None else table
     if sort is not None:
         key, descending = sort

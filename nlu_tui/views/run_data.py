@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from nlu_tui.scoring.confusion import ConfusionTable
     from nlu_tui.scoring.histogram import Histogram
     from nlu_tui.scoring.intent_report import IntentReport
+    from nlu_tui.scoring.rasa_charts import PairedHistogram
+    from nlu_tui.scoring.stability import StabilityReport
     from nlu_tui.scoring.summary import Summary
     from nlu_tui.store.records import RunRecord
     from nlu_tui.store.runstore import RunStore
@@ -33,9 +35,14 @@ class RunData:
     confusion: ConfusionTable
     histogram: Histogram
     by_id: dict[str, Row] = field(default_factory=dict)
+    stability: StabilityReport | None = None
+    """A repeated run's stability (``run --repeat N``), from its stored attempts."""
+    rasa_histogram: PairedHistogram | None = None
+    """Rasa's ``intent_histogram.png`` in numbers (its bins, fallback undone)."""
 
     @classmethod
     def from_rows(cls, record: RunRecord, rows: Sequence[Row]) -> RunData:
+        from nlu_tui.reports.rasa_report import rasa_intent_histogram
         from nlu_tui.scoring import summarize
         from nlu_tui.scoring.confusion import confusion_table
         from nlu_tui.scoring.histogram import confidence_histogram
@@ -50,12 +57,17 @@ class RunData:
             confusion=confusion_table(rows),
             histogram=confidence_histogram(r for _, _, r in rows),
             by_id={r.case_id: (c, p, r) for c, p, r in rows},
+            rasa_histogram=rasa_intent_histogram(rows),
         )
 
     @classmethod
     def load(cls, store: RunStore, run_id: str) -> RunData:
+        from nlu_tui.repeats import run_stability
+
         record = store.get_run(run_id)
-        return cls.from_rows(record, store.load_results(record.id))
+        data = cls.from_rows(record, store.load_results(record.id))
+        data.stability = run_stability(store, record, data.rows)
+        return data
 
     @property
     def cases(self) -> dict[str, TestCase]:

@@ -15,6 +15,7 @@ from nlu_tui.textsafe import inert
 
 if TYPE_CHECKING:
     from nlu_tui.runner.events import ProgressEvent
+    from nlu_tui.scoring.stability import StabilityReport
     from nlu_tui.scoring.summary import Summary
     from nlu_tui.store.records import RunRecord
 
@@ -82,8 +83,10 @@ def run_title(record: RunRecord) -> Text:
     return text
 
 
-def summary_text(record: RunRecord, summary: Summary) -> Text:
-    """The header of a finished (or stopped) run."""
+def summary_text(
+    record: RunRecord, summary: Summary, stability: StabilityReport | None = None
+) -> Text:
+    """The header of a finished (or stopped) run; a repeated run's stability line with it."""
     text = run_title(record)
     text.append("\n")
     text.append(
@@ -102,6 +105,15 @@ def summary_text(record: RunRecord, summary: Summary) -> Text:
         f"p99 {ms(summary.latency_p99)}  mean {ms(summary.latency_mean)}  "
         f"max {ms(summary.latency_max)}"
     )
+    if stability is not None:
+        from nlu_tui.scoring.stability import headline
+
+        o = stability.overall
+        text.append("\nStability ", style="bold")
+        text.append(
+            headline(stability).removeprefix("stability "),
+            style="bold yellow" if o.flaky else "",
+        )
     if record.note:
         text.append("\nNote: ", style="bold")
         text.append(inert(record.note.splitlines()[0][:200], newlines=False))

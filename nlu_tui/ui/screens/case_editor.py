@@ -38,6 +38,8 @@ from nlu_tui.ui.widgets.entity_row import EntityRowWidget
 from nlu_tui.ui.widgets.inert_fields import INERT, InertTextArea
 
 KIND_CHOICES = [(k.value.replace("_", " "), k.value) for k in IntentKind]
+
+
 class CaseEditorScreen(ModalScreen[list[TestCase] | None]):
     """Add cases (``case`` None) or edit one; returns the resulting cases or None."""
 

@@ -22,6 +22,7 @@ from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
 from textual.widgets import (
     Button,
+    Checkbox,
     DirectoryTree,
     Input,
     Label,
@@ -473,10 +474,26 @@ class ChoiceDialog(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class ExportDialog(ModalScreen[tuple[str, Path] | None]):
-    """Choose a report format and the path to write it to."""
+RASA_SWITCHES = (
+    ("successes", "successes", False, "also *_successes.json (rasa test nlu --successes)"),
+    ("errors", "errors", True, "the *_errors.json files (off: rasa test nlu --no-errors)"),
+    ("plots", "plots", True, "the PNG plots (off: rasa test nlu --no-plot)"),
+)
+"""(key, label, default, tooltip) of the Rasa folder's switches, as the CLI's ``--rasa-*``."""
 
-    DEFAULT_CSS = DIALOG_FRAME_CSS.format(name="ExportDialog")
+
+class ExportDialog(ModalScreen[tuple[str, Path, dict[str, bool]] | None]):
+    """Choose a report format and the path to write it to (and, for the Rasa folder, the
+    ``rasa test nlu`` switches: successes, errors, plots)."""
+
+    DEFAULT_CSS = (
+        DIALOG_FRAME_CSS.format(name="ExportDialog")
+        + """
+ExportDialog #export-rasa { height: auto; }
+ExportDialog #export-rasa Checkbox { margin-right: 2; }
+ExportDialog #export-rasa .rasa-head { width: auto; margin-right: 1; color: $text-muted; }
+"""
+    )
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="export.cancel", tooltip="Close."),
         Binding("ctrl+s,f5", "export", "Export", id="export.ok", tooltip="Write the report."),
@@ -508,6 +525,12 @@ class ExportDialog(ModalScreen[tuple[str, Path] | None]):
             yield Input(
                 self._default_path(first), id="export-path", placeholder="path", highlighter=INERT
             )
+            with Horizontal(id="export-rasa"):
+                yield Label("rasa test nlu:", classes="rasa-head")
+                for key, label, default, tip in RASA_SWITCHES:
+                    box = Checkbox(label, default, id=f"export-rasa-{key}", compact=True)
+                    box.tooltip = tip
+                    yield box
             yield Static("", id="export-error", classes="dialog-error")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Export (ctrl+s)", variant="primary", id="export-ok")
@@ -515,7 +538,11 @@ class ExportDialog(ModalScreen[tuple[str, Path] | None]):
 
     def on_mount(self) -> None:
         make_compact(self)
+        self._show_rasa_switches(str(self.query_one("#export-format", Select).value))
         self.query_one("#export-path", Input).focus()
+
+    def _show_rasa_switches(self, fmt: str) -> None:
+        self.query_one("#export-rasa", Horizontal).display = fmt == "rasa"
 
     def action_export(self) -> None:
         self._ok()
@@ -523,6 +550,7 @@ class ExportDialog(ModalScreen[tuple[str, Path] | None]):
     @on(Select.Changed, "#export-format")
     def _format_changed(self, event: Select.Changed) -> None:
         self.query_one("#export-path", Input).value = self._default_path(str(event.value))
+        self._show_rasa_switches(str(event.value))
 
     @on(Input.Submitted, "#export-path")
     def _submitted(self) -> None:
@@ -534,7 +562,11 @@ class ExportDialog(ModalScreen[tuple[str, Path] | None]):
         if not raw:
             self.query_one("#export-error", Static).update("Give a path.")
             return
-        self.dismiss((fmt, Path(raw).expanduser()))
+        switches = {
+            key: self.query_one(f"#export-rasa-{key}", Checkbox).value
+            for key, _label, _default, _tip in RASA_SWITCHES
+        }
+        self.dismiss((fmt, Path(raw).expanduser(), switches))
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:

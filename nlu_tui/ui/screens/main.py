@@ -265,6 +265,16 @@ class MainScreen(Screen[None]):
                 self.action_evaluate,
                 "Train and test the selected *.nlu.yml: split, cross-validation, comparison",
             ),
+            PaletteCommand(
+                "dut: Latest DUT run results",
+                self.action_dut_results,
+                "Per-command metrics and failed steps of the newest `test du` run",
+            ),
+            PaletteCommand(
+                "dut: Edit DUT test cases",
+                self.action_dut_editor,
+                "The workspace's DUT files: steps and expected commands as rows",
+            ),
         ]
 
     def action_evaluate(self) -> None:
@@ -276,6 +286,23 @@ class MainScreen(Screen[None]):
             self.notify("Select a training file (*.nlu.yml) first.", severity="warning")
             return
         self.app.push_screen(EvaluateScreen(selected, self._root))
+
+    def action_dut_editor(self) -> None:
+        from nlu_tui.ui.screens.dut_editor import DutEditorScreen, dut_files
+
+        files = dut_files(self.app.workspace.root)  # type: ignore[attr-defined]
+        if not files:
+            self.app.notify(
+                "No DUT file (test_cases: with commands:) in the workspace or its tests/.",
+                severity="warning",
+            )
+            return
+        self.app.push_screen(DutEditorScreen(files))
+
+    def action_dut_results(self) -> None:
+        from nlu_tui.ui.screens.dut_results import open_latest_dut_run
+
+        open_latest_dut_run(self.app)
 
     @on(SuiteHighlighted)
     def _open_suite(self, message: SuiteHighlighted) -> None:

@@ -37,6 +37,8 @@ KIND_LABEL = {
     ChangeKind.INTENT_CHANGED: ("intent changed", "yellow"),
     ChangeKind.CONFIDENCE_CHANGED: ("confidence moved", "cyan"),
 }
+
+
 class DiffScreen(Screen[None]):
     """Compare an older run (before) with a newer one (after)."""
 
@@ -258,6 +260,11 @@ class DiffScreen(Screen[None]):
         elif not self.result.gates:
             text.append("The thresholds file has no gates.")
         else:
+            text.append(
+                "Gates with NLU.DevOps compare's definitions (pooled counts: a wrong intent is "
+                "one FN and one FP), not the Kore.ai figures of the runs above:\n",
+                style="dim",
+            )
             for gate in self.result.gates:
                 style = "green" if gate.passed else "bold red"
                 text.append(inert(gate.description) + "\n", style=style)

@@ -27,6 +27,7 @@ from nlu_tui.engines.choices import (
     StartChoice,
     write_profile_template,
 )
+from nlu_tui.repeats import MAX_REPEAT
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.screens.dialogs import DIALOG_FRAME_CSS
 from nlu_tui.ui.widgets.inert_fields import INERT
@@ -38,6 +39,7 @@ PICK = "\0pick"
 CREATE = "\0create"
 """The Engine select's "Create a profile…" entry: writes a commented engines.yaml entry."""
 SPECIAL = (OTHER, PICK, CREATE)
+
 
 class StartRunDialog(ModalScreen[StartChoice | None]):
     """Choose the engine and the version; the Engine select is the one source of the spec.
@@ -151,6 +153,18 @@ class StartRunDialog(ModalScreen[StartChoice | None]):
                         placeholder="optional, up to 1,024 characters",
                         id="start-note",
                         max_length=1024,
+                        compact=True,
+                    )
+                with Horizontal(classes="start-row"):
+                    yield Static("Repeat", classes="start-label")
+                    yield Input(
+                        "1",
+                        placeholder="1",
+                        type="integer",
+                        max_length=3,
+                        tooltip=f"Send each case N times (1-{MAX_REPEAT}) to see how stable "
+                        "the engine's answers are: agreement per case, flaky cases.",
+                        id="start-repeat",
                         compact=True,
                     )
                 yield Static("", id="start-error", classes="dialog-error")
@@ -285,7 +299,16 @@ class StartRunDialog(ModalScreen[StartChoice | None]):
             spec = value
         stage = str(self.query_one("#start-stage", Select).value)
         note = self.query_one("#start-note", Input).value
-        self.dismiss(StartChoice(spec, stage, note))
+        repeat_field = self.query_one("#start-repeat", Input)
+        try:
+            repeat = int(repeat_field.value.strip() or "1")
+        except ValueError:
+            repeat = 0
+        if not 1 <= repeat <= MAX_REPEAT:
+            error.update(f"Repeat: a number of times from 1 to {MAX_REPEAT}.")
+            repeat_field.focus()
+            return
+        self.dismiss(StartChoice(spec, stage, note, repeat))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

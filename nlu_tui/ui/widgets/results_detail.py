@@ -7,7 +7,7 @@ Everything here comes from files or engines, so it is built as Rich ``Text``/``T
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -20,6 +20,9 @@ from textual.widgets import Button, Static
 from nlu_tui.model import CaseResult, Prediction, ResultType, TestCase
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.messages import EditCaseRequested
+
+if TYPE_CHECKING:
+    from nlu_tui.scoring.stability import CaseStability
 
 RESULT_STYLE = {
     ResultType.TP: "bold green",
@@ -65,9 +68,13 @@ def pretty_raw(raw: Any) -> str:
 
 
 def detail_renderable(
-    case: TestCase | None, prediction: Prediction | None, result: CaseResult
+    case: TestCase | None,
+    prediction: Prediction | None,
+    result: CaseResult,
+    stability: CaseStability | None = None,
 ) -> RenderableType:
-    """Everything about one result, as a Rich renderable with no markup parsing."""
+    """Everything about one result, as a Rich renderable with no markup parsing; with
+    ``stability`` (a repeated run) the answers of all the case's attempts."""
     parts: list[RenderableType] = []
     kind = ResultType(result.result)
     head = Text(kind.value, style=RESULT_STYLE[kind])
@@ -89,6 +96,21 @@ def detail_renderable(
     if result.error:
         parts.append(_field("Error", result.error, "bold red"))
     parts.append(_field("Case id", result.case_id, "dim"))
+    if stability is not None:
+        from nlu_tui.scoring.stability import answers_text, pct
+
+        spread = (
+            "-" if stability.confidence_spread is None else f"{stability.confidence_spread:.3f}"
+        )
+        errors = f", {stability.errors} errored" if stability.errors else ""
+        parts.append(
+            _field(
+                f"{stability.attempts} attempts",
+                f"{answers_text(stability)}{errors} (agreement {pct(stability.agreement)}, "
+                f"confidence spread {spread})",
+                "bold yellow" if stability.flaky else "",
+            )
+        )
 
     if prediction is not None and prediction.ranking:
         ranking = Table(title="Ranking", title_justify="left", expand=False, box=None)
@@ -158,7 +180,11 @@ class ResultDetail(VerticalScroll):
         yield Static(Text("Select a result to see its details."), id="detail-body")
 
     def show(
-        self, case: TestCase | None, prediction: Prediction | None, result: CaseResult | None
+        self,
+        case: TestCase | None,
+        prediction: Prediction | None,
+        result: CaseResult | None,
+        stability: CaseStability | None = None,
     ) -> None:
         body = self.query_one("#detail-body", Static)
         button = self.query_one("#detail-edit", Button)
@@ -168,7 +194,7 @@ class ResultDetail(VerticalScroll):
             button.disabled = True
             return
         self.case_id = result.case_id
-        body.update(detail_renderable(case, prediction, result))
+        body.update(detail_renderable(case, prediction, result, stability))
         button.disabled = case is None
 
     def action_back(self) -> None:

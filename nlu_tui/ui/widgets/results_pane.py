@@ -41,9 +41,9 @@ from nlu_tui.ui.widgets.charts import Chart
 from nlu_tui.ui.widgets.results_detail import ResultDetail
 from nlu_tui.ui.widgets.results_table import ResultsTable
 from nlu_tui.ui.widgets.threshold_view import ThresholdView
-from nlu_tui.views.result_columns import COLUMNS, ResultFilter
+from nlu_tui.views.result_columns import ResultFilter
 from nlu_tui.views.run_data import RunData
-from nlu_tui.views.summary_text import num, progress_text, summary_text
+from nlu_tui.views.summary_text import num, pct, progress_text, summary_text
 
 TYPE_CHOICES = [
     ("All results", ""),
@@ -54,6 +54,9 @@ TYPE_CHOICES = [
     ("TP only", "TP"),
     ("TN only", "TN"),
 ]
+FLAKY = "flaky"
+"""The result filter's "Flaky only" choice, offered for a repeated run."""
+FLAKY_CHOICE = ("Flaky only (repeat run)", FLAKY)
 TYPE_CYCLE = ["", "FP", "FN", "ERROR"]
 LIVE_REFRESH_S = 0.25
 """How often a live run's new rows reach the table (4 Hz keeps SSH sessions smooth)."""
@@ -69,6 +72,8 @@ INTENT_COLUMNS = [
     ("fn", "FN"),
     ("confused", "Confused with"),
 ]
+STABILITY_INTENT_COLUMN = ("stability", "Stable")
+"""A repeated run's per-intent stability (share of its cases not flaky), before Confused with."""
 
 
 def export_dir(app: Any, suite_path: str | Path | None) -> Path:
@@ -239,6 +244,7 @@ class ResultsPane(Vertical):
             with TabPane("Charts", id="tab-res-charts"), VerticalScroll():
                 yield Chart(id="chart-confidence")
                 yield Chart(id="chart-latency")
+                yield Chart(id="chart-rasa-histogram")
             with TabPane("Thresholds", id="tab-res-thresholds"):
                 yield ThresholdView(id="results-thresholds")
 
@@ -279,7 +285,8 @@ class ResultsPane(Vertical):
         try:
             data = RunData.load(store_for(self.app), run_id)
             columns = ResultColumns()
-            columns.extend(data.cases, (r for _, _, r in data.rows))
+            stability = data.stability.by_case() if data.stability is not None else None
+            columns.extend(data.cases, (r for _, _, r in data.rows), stability)
             prepared = (columns, columns.to_arrow())
         except Exception as exc:
             self.app.call_from_thread(self._load_failed, run_id, exc)
@@ -303,6 +310,8 @@ class ResultsPane(Vertical):
         self.add_class("live")
         self.refresh_bindings()
         self.table.clear_rows()
+        self.table.show_stability(False)  # a repeated run's figures come when it has ended
+        self._set_type_choices(False)
         self.table.sort = ("n", True)  # newest first while it runs
         if self.table.data_table is not None:
             self.set_filter(ResultFilter())  # empties the previous run's table
@@ -361,10 +370,14 @@ class ResultsPane(Vertical):
         header = Text()
         header.append("▶ running  ", style="bold cyan")
         header.append(inert(session.suite_name, newlines=False), style="bold")
+        from nlu_tui.repeats import repeat_of
+
+        repeat = repeat_of(session.run.record)
         header.append(
             inert(
                 f" · {session.engine_name} ({session.stage}) · run {session.run_id}", newlines=False
             )
+            + (f" · each case ×{repeat}" if repeat > 1 else "")
             + "\n"
         )
         event = session.progress()
@@ -378,7 +391,11 @@ class ResultsPane(Vertical):
         """Show a loaded run; ``prepared`` is its table rows, built off the UI thread."""
         self.data = data
         self.refresh_bindings()
-        self.query_one("#results-header", Static).update(summary_text(data.record, data.summary))
+        self.query_one("#results-header", Static).update(
+            summary_text(data.record, data.summary, data.stability)
+        )
+        self.table.show_stability(data.stability is not None)
+        self._set_type_choices(data.stability is not None)
         if prepared is not None:
             self.table.load_prepared(*prepared)
         else:
@@ -393,13 +410,34 @@ class ResultsPane(Vertical):
         self._fill_charts()
         self.query_one(ThresholdView).set_run(data.record, data.rows)
 
+    def _set_type_choices(self, flaky: bool) -> None:
+        """The result filter's choices: "Flaky only" too for a repeated run."""
+        select = self.query_one("#results-type", Select)
+        flt = self.table.filter
+        if flt.flaky and not flaky:  # the run shown now has no flaky cases to filter on
+            flt = self.table.filter = ResultFilter(flt.types, flt.intent, flt.text)
+        choices = [*TYPE_CHOICES, FLAKY_CHOICE] if flaky else TYPE_CHOICES
+        types = FLAKY if flt.flaky else ",".join(sorted(flt.types))
+        with self.prevent(Select.Changed):
+            select.set_options(choices)
+            select.value = types if types in {v for _, v in choices} else ""
+
     # --- per-intent report, confusion, charts -------------------------------------------------
 
     def _intent_rows(self) -> list[dict[str, Any]]:
         assert self.data is not None
         report = self.data.report
+        groups = {}
+        if self.data.stability is not None:
+            from nlu_tui.scoring.intent_report import none_label
+            from nlu_tui.scoring.stability import NO_INTENT
+
+            groups = {g.name: g for g in self.data.stability.intents}
+            if NO_INTENT in groups:
+                groups[none_label()] = groups[NO_INTENT]
         rows = []
         for label in report.labels:
+            group = groups.get(label)
             metrics = report.report.get(label, {})
             stats = report.stats[label]
             rows.append(
@@ -413,6 +451,7 @@ class ResultsPane(Vertical):
                     "fp": stats.fp,
                     "fn": stats.fn,
                     "confused": ", ".join(f"{n} ({c})" for n, c in stats.confused_with[:3]),
+                    "stability": group.stability if group is not None else None,
                 }
             )
         return rows
@@ -423,12 +462,23 @@ class ResultsPane(Vertical):
         if self.data is None:
             return
         key, descending = self._intent_sort
-        rows = sorted(self._intent_rows(), key=lambda r: (r[key], r["intent"]), reverse=descending)
-        for col, label in INTENT_COLUMNS:
+        repeated = self.data.stability is not None
+        if key == STABILITY_INTENT_COLUMN[0] and not repeated:
+            key, descending = self._intent_sort = ("f1", False)
+
+        def order(r: dict[str, Any]) -> tuple[Any, str]:
+            value = r[key]
+            return (-1.0 if value is None else value), r["intent"]  # no figure sorts lowest
+
+        rows = sorted(self._intent_rows(), key=order, reverse=descending)
+        columns = list(INTENT_COLUMNS)
+        if repeated:
+            columns.insert(len(columns) - 1, STABILITY_INTENT_COLUMN)
+        for col, label in columns:
             mark = (" ▼" if descending else " ▲") if col == key else ""
             table.add_column(label + mark, key=col)
         for r in rows:
-            table.add_row(
+            cells: list[Any] = [
                 Text(inert(r["intent"], newlines=False)),
                 num(r["precision"]),
                 num(r["recall"]),
@@ -437,9 +487,11 @@ class ResultsPane(Vertical):
                 str(r["tp"]),
                 str(r["fp"]),
                 str(r["fn"]),
-                Text(inert(r["confused"], newlines=False)),
-                key=r["intent"],
-            )
+            ]
+            if repeated:
+                cells.append(pct(r["stability"]))
+            cells.append(Text(inert(r["confused"], newlines=False)))
+            table.add_row(*cells, key=r["intent"])
 
     @on(DataTable.HeaderSelected, "#results-intents")
     def _intent_header(self, event: DataTable.HeaderSelected) -> None:
@@ -517,7 +569,10 @@ class ResultsPane(Vertical):
         assert self.data is not None
         results = [r for _, _, r in self.data.rows]
         self.query_one("#chart-confidence", Chart).set_hits_misses(
-            "Confidence: hits vs misses", confidence_bins(self.data.histogram)
+            "Confidence: hits vs misses [Kore.ai]", confidence_bins(self.data.histogram)
+        )
+        self.query_one("#chart-rasa-histogram", Chart).set_paired_histogram(
+            self.data.rasa_histogram, "Intent Prediction Confidence Distribution [Rasa]"
         )
         self.query_one("#chart-latency", Chart).set_distribution(
             "Latency distribution (ms)", latency_bins(results)
@@ -533,7 +588,10 @@ class ResultsPane(Vertical):
         if row is None:
             detail.show(None, None, None)
         else:
-            detail.show(*row)
+            case, prediction, result = row
+            stability = self.data.stability if self.data is not None else None
+            per_case = stability.by_case().get(result.case_id) if stability is not None else None
+            detail.show(case, prediction, result, per_case)
 
     def _row(self, case_id: str | None) -> Any:
         if case_id is None:
@@ -548,8 +606,10 @@ class ResultsPane(Vertical):
         """Apply a filter and show it in the filter bar."""
         with self.prevent(Input.Changed, Select.Changed):
             self.query_one("#results-search", Input).value = flt.text
-            types = ",".join(sorted(flt.types))
+            types = FLAKY if flt.flaky else ",".join(sorted(flt.types))
             known = {v for _, v in TYPE_CHOICES}
+            if self.data is not None and self.data.stability is not None:
+                known.add(FLAKY)
             self.query_one("#results-type", Select).value = types if types in known else ""
             intent_select = self.query_one("#results-intent", Select)
             if flt.intent and self.data is not None and flt.intent in self.data.report.labels:
@@ -562,6 +622,8 @@ class ResultsPane(Vertical):
         text = self.query_one("#results-search", Input).value.strip()
         types = str(self.query_one("#results-type", Select).value or "")
         intent = str(self.query_one("#results-intent", Select).value or "")
+        if types == FLAKY:
+            return ResultFilter(frozenset(), intent, text, flaky=True)
         return ResultFilter(frozenset(t for t in types.split(",") if t), intent, text)
 
     @on(Input.Changed, "#results-search")
@@ -602,7 +664,7 @@ class ResultsPane(Vertical):
         )
         flt = self.table.filter
         self.set_filter(
-            ResultFilter(frozenset([nxt]) if nxt else frozenset(), flt.intent, flt.text)
+            ResultFilter(frozenset([nxt]) if nxt else frozenset(), flt.intent, flt.text, flt.flaky)
         )
         self.notify(
             escape(f"Showing {self.table.filter.describe()}: {self.table.view_count} case(s)"),
@@ -619,14 +681,14 @@ class ResultsPane(Vertical):
         def chosen(value: str | None) -> None:
             if value is not None:
                 flt = self.table.filter
-                self.set_filter(ResultFilter(flt.types, value, flt.text))
+                self.set_filter(ResultFilter(flt.types, value, flt.text, flt.flaky))
 
         self.app.push_screen(ChoiceDialog("Show the cases of intent", choices), chosen)
 
     def action_pick_sort(self) -> None:
         from nlu_tui.ui.screens.dialogs import ChoiceDialog
 
-        choices = [(key, label) for key, label in COLUMNS]
+        choices = [(key, label) for key, label in self.table.columns]
 
         def chosen(value: str | None) -> None:
             if value:
@@ -652,7 +714,7 @@ class ResultsPane(Vertical):
         if self.data is not None and self.data.record.id == run_id:
             self.data.record = store_for(self.app).get_run(run_id)
             self.query_one("#results-header", Static).update(
-                summary_text(self.data.record, self.data.summary)
+                summary_text(self.data.record, self.data.summary, self.data.stability)
             )
 
     def action_cancel_run(self) -> None:
@@ -661,8 +723,22 @@ class ResultsPane(Vertical):
         if self.session is not None and not self.session.finished:
             confirm_cancel(self, self.session)
 
+    @work(thread=True, exclusive=True, group="results-export", exit_on_error=False)
+    def _export(self, fmt: str, path: Path, data: RunData, switches: dict[str, bool]) -> None:
+        """Write off the UI thread (the Rasa folder's plots take seconds on many intents)."""
+        from nlu_tui.reports.export import write_export
+
+        try:
+            written = write_export(fmt, path, data, rasa_switches=switches)
+        except Exception as exc:
+            self.app.call_from_thread(
+                self.notify, escape(str(exc)), title="Export failed", severity="error"
+            )
+            return
+        self.app.call_from_thread(self.notify, escape(f"Wrote {written}"), title=f"Exported {fmt}")
+
     def action_export(self) -> None:
-        from nlu_tui.reports.export import export_formats, write_export
+        from nlu_tui.reports.export import export_formats
         from nlu_tui.ui.screens.dialogs import ExportDialog
 
         data = self.data
@@ -674,16 +750,10 @@ class ResultsPane(Vertical):
             self.notify("No report formats are available.", severity="error")
             return
 
-        def chosen(value: tuple[str, Path] | None) -> None:
-            if value is None:
-                return
-            fmt, path = value
-            try:
-                written = write_export(fmt, path, data)
-            except Exception as exc:
-                self.notify(escape(str(exc)), title="Export failed", severity="error")
-                return
-            self.notify(escape(f"Wrote {written}"), title=f"Exported {fmt}")
+        def chosen(value: tuple[str, Path, dict[str, bool]] | None) -> None:
+            if value is not None:
+                fmt, path, switches = value
+                self._export(fmt, path, data, switches)
 
         default_dir = export_dir(self.app, data.record.suite_path)
         self.app.push_screen(ExportDialog(formats, default_dir, f"run-{data.record.id}"), chosen)
@@ -724,6 +794,14 @@ class ResultsPane(Vertical):
             commands.append(
                 PaletteCommand(
                     "results: Export…", self.action_export, "Write the run in any report format"
+                )
+            )
+        if self.data is not None and self.data.stability is not None:
+            commands.append(
+                PaletteCommand(
+                    "results: Show flaky only",
+                    lambda: self.set_filter(ResultFilter(flaky=True)),
+                    "Only the cases whose repeated answers disagree",
                 )
             )
         if self.session is not None and not self.session.finished:

@@ -26,6 +26,7 @@ from nlu_tui.views.result_columns import (
     ResultColumns,
     ResultFilter,
     compute_view,
+    visible_columns,
 )
 
 if TYPE_CHECKING:
@@ -41,11 +42,13 @@ reads first: they are fitted into the table's width; the rest are a scroll to th
 SHRINK_FIRST = ["utterance", "expected", "matched"]
 
 
-def fitted_natural(widths: list[int]) -> tuple[list[int], list[int]]:
+def fitted_natural(
+    widths: list[int], columns: list[tuple[str, str]] = COLUMNS
+) -> tuple[list[int], list[int]]:
     """Wanted and minimum content widths of the visible columns, from measured widths."""
     natural = []
     mins = []
-    for (key, label), width in zip(COLUMNS, widths, strict=True):
+    for (key, label), width in zip(columns, widths, strict=True):
         wanted = max(len(label), min(width, MAX_WIDTHS.get(key, width)))
         natural.append(wanted)
         mins.append(min(wanted, max(MIN_WIDTHS.get(key, wanted), len(label))))
@@ -58,11 +61,11 @@ run's updates and small runs show at once); above it, in a worker thread, becaus
 100,000 rows on the UI thread froze the app for over half a second."""
 
 
-def _measure(table: pa.Table) -> list[int]:
+def _measure(table: pa.Table, columns: list[tuple[str, str]] = COLUMNS) -> list[int]:
     """Content width of each visible column, as fastdatatable measures it."""
     from textual_fastdatatable import ArrowBackend
 
-    backend = ArrowBackend(table.select([k for k, _ in COLUMNS]))
+    backend = ArrowBackend(table.select([k for k, _ in columns]))
     backend.render_markup = False
     return list(backend.column_content_widths)
 
@@ -93,6 +96,8 @@ class ResultsTable(Widget):
         self.rows = ResultColumns()
         self.filter = ResultFilter()
         self.sort: tuple[str, bool] | None = None
+        self.columns: list[tuple[str, str]] = COLUMNS
+        """The visible columns: :data:`COLUMNS`, with the agreement rate for a repeated run."""
         self._full: pa.Table | None = None
         self._view: pa.Table | None = None
         self._shown_rows = -1
@@ -135,6 +140,19 @@ class ResultsTable(Widget):
         rows = ResultColumns()
         rows.extend(cases, results)
         self.load_prepared(rows, rows.to_arrow())
+
+    def show_stability(self, on: bool) -> None:
+        """Show the agreement column (a repeated run) or not; call before loading rows."""
+        columns = visible_columns(on)
+        if columns == self.columns:
+            return
+        self.columns = columns
+        self._widths = None
+        if self._table is not None:  # a table cannot change its columns: a new one is built
+            table, self._table = self._table, None
+            refocus = table.has_focus
+            table.remove()
+            self._focus_pending = self._focus_pending or refocus
 
     def clear_rows(self) -> None:
         """Forget every row (a live run starts streaming into an empty table)."""
@@ -181,17 +199,22 @@ class ResultsTable(Widget):
             new = self.rows.to_arrow(start=full.num_rows)
             self._full = pa.concat_tables([full, new])
             if self._widths is not None:
-                self._widths = [max(a, b) for a, b in zip(self._widths, _measure(new), strict=True)]
+                self._widths = [
+                    max(a, b)
+                    for a, b in zip(self._widths, _measure(new, self.columns), strict=True)
+                ]
         full = self._full
         assert full is not None
         self._view_version += 1
         self._pending_select = None
         if full.num_rows < SYNC_ROWS:
-            widths = self._widths if self._widths is not None else _measure(full)
+            widths = self._widths if self._widths is not None else _measure(full, self.columns)
             self._apply(self._view_version, compute_view(full, self.filter, self.sort), widths)
             return
         self.view_pending = True
-        self._compute_view(full, self.filter, self.sort, self._widths, self._view_version)
+        self._compute_view(
+            full, self.filter, self.sort, self._widths, self._view_version, self.columns
+        )
 
     @work(
         thread=True,
@@ -207,11 +230,13 @@ class ResultsTable(Widget):
         sort: tuple[str, bool] | None,
         widths: list[int] | None,
         version: int,
+        columns: list[tuple[str, str]],
     ) -> None:
         worker = get_current_worker()
         view = compute_view(full, flt, sort)
         if widths is None:
-            widths = _measure(full)  # measured once over every row: a view is never wider
+            # measured once over every row: a view is never wider
+            widths = _measure(full, columns)
         if not worker.is_cancelled:
             self.app.call_from_thread(self._apply, version, view, widths)
 
@@ -222,7 +247,7 @@ class ResultsTable(Widget):
         self.view_pending = False
         self._view = view
         self._widths = widths
-        self._show(view.select([k for k, _ in COLUMNS]))
+        self._show(view.select([k for k, _ in self.columns]))
         self.views_shown += 1
         pending, self._pending_select = self._pending_select, None
         if pending is not None:
@@ -244,15 +269,17 @@ class ResultsTable(Widget):
         if self._widths is not None:
             backend._column_content_widths = list(self._widths)
         table = self._table
-        natural, mins = fitted_natural(list(self._widths or _measure(view)))
-        shrink = [[k for k, _ in COLUMNS].index(k) for k in SHRINK_FIRST]
+        columns = self.columns
+        natural, mins = fitted_natural(list(self._widths or _measure(view, columns)), columns)
+        shrink = [[k for k, _ in columns].index(k) for k in SHRINK_FIRST]
+        keep = PRIORITY + (len(columns) - len(COLUMNS))  # the agreement column is kept too
         if table is None:
             from nlu_tui.ui.widgets.fast_table import wide_table_class
 
             table = self._table = wide_table_class()(
                 backend=backend,
                 column_widths=natural,
-                column_labels=[label for _, label in COLUMNS],
+                column_labels=[label for _, label in columns],
                 cursor_type="row",
                 render_markup=False,
                 max_column_content_width=60,
@@ -260,7 +287,7 @@ class ResultsTable(Widget):
                 zebra_stripes=True,
             )
             table.natural_widths, table.min_widths = natural, mins
-            table.keep_columns, table.shrink_order = PRIORITY, shrink
+            table.keep_columns, table.shrink_order = keep, shrink
             table.shrink_evenly = True
             self.query_one("#results-empty").display = False
             self.mount(table)
@@ -271,7 +298,7 @@ class ResultsTable(Widget):
             self.post_message(self.CaseHighlighted(self, self.case_id_at(0)))
             return
         swap_backend(table, backend)
-        table.set_fit(natural, mins, keep=PRIORITY, shrink_order=shrink, even=True)
+        table.set_fit(natural, mins, keep=keep, shrink_order=shrink, even=True)
         self._shown_rows = view.num_rows
         self.post_message(self.CaseHighlighted(self, self.current_case_id()))
 
@@ -308,7 +335,7 @@ class ResultsTable(Widget):
 
     def on_data_table_header_selected(self, event: Any) -> None:
         event.stop()
-        key = COLUMNS[event.column_index][0]
+        key = self.columns[event.column_index][0]
         descending = self.sort is not None and self.sort == (key, False)
         self.sort_by(key, descending)
 

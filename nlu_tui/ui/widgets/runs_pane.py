@@ -597,7 +597,9 @@ class RunsPane(Vertical):
 
                 def again(yes: bool | None) -> None:
                     if yes:
-                        self.start_run(suite, choice.engine, choice.stage, choice.note)
+                        self.start_run(
+                            suite, choice.engine, choice.stage, choice.note, repeat=choice.repeat
+                        )
 
                 self.app.push_screen(
                     ConfirmDialog(
@@ -609,7 +611,7 @@ class RunsPane(Vertical):
                     again,
                 )
                 return
-            self.start_run(suite, choice.engine, choice.stage, choice.note)
+            self.start_run(suite, choice.engine, choice.stage, choice.note, repeat=choice.repeat)
 
         self.app.push_screen(
             StartRunDialog(
@@ -629,14 +631,23 @@ class RunsPane(Vertical):
         stage: str = "development",
         note: str = "",
         resume_run_id: str | None = None,
+        *,
+        repeat: int = 1,
     ) -> None:
         """Start (or resume) a run in a worker; the session appears at once in the panel.
-        The spec is remembered for this suite only once the run succeeds (see ``_run_ended``)."""
-        self._run_worker(suite, engine, stage, note, resume_run_id)
+        The spec is remembered for this suite only once the run succeeds (see ``_run_ended``).
+        ``repeat`` sends each case that many times (a resume keeps the stored run's count)."""
+        self._run_worker(suite, engine, stage, note, resume_run_id, repeat)
 
     @work(group="run", exit_on_error=False, description="Running a suite")
     async def _run_worker(
-        self, suite: Suite, engine: str, stage: str, note: str, resume_run_id: str | None
+        self,
+        suite: Suite,
+        engine: str,
+        stage: str,
+        note: str,
+        resume_run_id: str | None,
+        repeat: int = 1,
     ) -> None:
         from nlu_tui.runservice import RunRequest, open_run
 
@@ -648,6 +659,7 @@ class RunsPane(Vertical):
             note=note,
             resume=resume_run_id,
             workspace=workspace,
+            repeat=repeat if repeat > 1 and not resume_run_id else None,
         )
         try:
             store = store_for(self.app)  # a damaged store file is reported, not swallowed

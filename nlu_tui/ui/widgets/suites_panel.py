@@ -281,6 +281,14 @@ class SuitesPanel(Vertical):
 
         self.app.push_screen(ImportScreen(), imported)
 
+    def action_coverage(self) -> None:
+        """Open the coverage and health view of the selected suite."""
+        if self.selected_path is None:
+            return
+        from nlu_tui.ui.screens.coverage import CoverageScreen
+
+        self.app.push_screen(CoverageScreen(Path(self.selected_path)))
+
     def action_export(self) -> None:
         from nlu_tui.ui.screens.dialogs import ExportScreen
 
@@ -343,6 +351,11 @@ class SuitesPanel(Vertical):
                 ),
                 PaletteCommand("suite: Delete", self.action_delete, "Move it to the trash"),
                 PaletteCommand("suite: Export", self.action_export, "Write it in another format"),
+                PaletteCommand(
+                    "suite: Coverage and health",
+                    self.action_coverage,
+                    "Intents never or rarely tested, leakage, training recommendations",
+                ),
             ]
         if self.trashed:
             commands.append(

@@ -1,0 +1,153 @@
+"""Running a conversation test from the CLI: progress lines, Ctrl-C to cancel, exit codes.
+Shared by ``nlu-tui test e2e`` and ``nlu-tui test stories`` (the work is in
+:mod:`nlu_tui.conversation.service`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+from nlu_tui.cli import exitcodes
+from nlu_tui.cli.say import say
+
+if TYPE_CHECKING:
+    from nlu_tui.conversation.service import ConversationRequest, ConversationRun, Progress
+    from nlu_tui.store.records import RunRecord
+
+
+def add_common(p: argparse.ArgumentParser, default_hint: str) -> None:
+    """The switches both kinds share."""
+    p.add_argument("path", nargs="?", type=_path, metavar="PATH", help=default_hint)
+    p.add_argument("-e", "--engine", help="engine profile or rasa:URL (a Rasa server)")
+    p.add_argument("--note", default="", help="a note stored with the run")
+    p.add_argument("--resume", metavar="RUN", help="finish a canceled or interrupted run")
+    p.add_argument("--concurrency", type=int, help="conversations held at once")
+    p.add_argument("--timeout", type=float, help="seconds per request")
+    p.add_argument("--retries", type=int, help="extra attempts of a test case after an error")
+    p.add_argument("--junit", type=_path, metavar="FILE", help="write JUnit XML")
+    p.add_argument("--json", type=_path, metavar="FILE", help="write the results as JSON")
+    p.add_argument(
+        "--diff-with",
+        metavar="RUN",
+        help="after the run, list what broke and what got fixed since that earlier run",
+    )
+
+
+def _path(text: str) -> object:
+    from pathlib import Path
+
+    return Path(text)
+
+
+def request_from(args: argparse.Namespace, kind: str, **extra: object) -> ConversationRequest:
+    from nlu_tui.conversation.service import ConversationRequest
+
+    return ConversationRequest(
+        kind=kind,
+        path=args.path,
+        engine=args.engine,
+        note=args.note,
+        resume=args.resume,
+        concurrency=args.concurrency,
+        timeout=args.timeout,
+        retries=args.retries,
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+def execute(request: ConversationRequest) -> tuple[ConversationRun, RunRecord]:
+    """Open the run (bad input raises before anything is stored), run it with a progress line
+    per finished test case, cancel on Ctrl-C / SIGTERM."""
+    import asyncio
+    import signal
+
+    from nlu_tui.conversation.service import open_conversation_run
+    from nlu_tui.store.runstore import RunStore
+
+    store = RunStore()
+    store.mark_interrupted()
+    run = open_conversation_run(request, store)
+    record = run.prepare()
+    verb = "resumed" if request.resume else "run"
+    say(f"{verb} {record.id}: {record.suite_name} on {record.engine_name}", flush=True)
+
+    def on_progress(p: Progress) -> None:
+        if p.last is None:
+            return
+        d = p.last.data
+        label = {"passed": "PASSED", "failed": "FAILED"}.get(p.last.outcome, "ERROR")
+        say(
+            f"[{p.done}/{p.total}] {label} {d.get('name')} ({d.get('file')}:{d.get('line')})",
+            flush=True,
+        )
+
+    run.on_progress = on_progress
+
+    async def main() -> RunRecord:
+        loop = asyncio.get_running_loop()
+
+        def on_signal() -> None:
+            print("\ncanceling (finished test cases are kept)...", file=sys.stderr, flush=True)
+            run.cancel()
+
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, on_signal)
+        try:
+            return await run.execute()
+        finally:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(sig)
+
+    return run, asyncio.run(main())
+
+
+def finish(
+    run: ConversationRun, final: RunRecord, args: argparse.Namespace, kind: str
+) -> tuple[int | None, list[object]]:
+    """Common ends: canceled / failed runs and the JUnit/JSON files. Returns an exit code when
+    the run did not complete (else None) and the stored items."""
+    from nlu_tui.cli.say import say_error
+    from nlu_tui.conversation import reports
+    from nlu_tui.fileio import atomic_write_text
+    from nlu_tui.model import RunStatus
+
+    items = run.store.load_items(final.id)
+    if final.status == RunStatus.CANCELED:
+        print(f"resume with: nlu-tui test {kind} --resume {final.id}", file=sys.stderr)
+        return exitcodes.CANCELED, list(items)
+    if final.status == RunStatus.FAILED:
+        say_error(f"run {final.id} failed: {final.reason}")
+        return exitcodes.RUN_FAILED, list(items)
+    if args.junit is not None:
+        atomic_write_text(args.junit, reports.junit_xml(final, items, final.suite_name))
+        say(f"wrote {args.junit}", file=sys.stderr)
+    if args.json is not None:
+        atomic_write_text(args.json, reports.json_report(final, items))
+        say(f"wrote {args.json}", file=sys.stderr)
+    return None, list(items)
+
+
+def print_diff(run: ConversationRun, final: RunRecord, args: argparse.Namespace) -> None:
+    """``--diff-with RUN``: what changed since an earlier run of the same kind."""
+    from nlu_tui.conversation.rundiff import diff_items
+    from nlu_tui.errors import InputError
+
+    if not args.diff_with:
+        return
+    earlier = run.store.get_run(args.diff_with)
+    if earlier.kind != final.kind:
+        raise InputError(f"run {earlier.id} is a {earlier.kind} run", field="--diff-with")
+    diff = diff_items(run.store.load_items(earlier.id), run.store.load_items(final.id))
+    say(f"since run {earlier.id}:")
+    say("\n".join(diff.lines()) or "  no change")
+
+
+def outcome_code(items: list[object]) -> int:
+    """0 all passed, 1 any failed, 3 any could not be run (engine errors)."""
+    outcomes = {getattr(i, "outcome", "") for i in items}
+    if "error" in outcomes:
+        return exitcodes.RUN_FAILED
+    if "failed" in outcomes:
+        return exitcodes.GATE_FAILED
+    return exitcodes.OK

@@ -1,0 +1,76 @@
+"""``nlu-tui data successes URL --out FILE``: the "Successful user utterances" suite from a
+Rasa tracker store (an SQLAlchemy URL; ``${ENV}`` references in it are filled from the
+environment, so a password never has to be typed on the command line). See
+:mod:`nlu_tui.successes`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from nlu_tui.cli import exitcodes
+from nlu_tui.cli.say import say
+
+_ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def register(commands: argparse._SubParsersAction[Any]) -> None:
+    p = commands.add_parser(
+        "successes",
+        help="a suite of the user messages that matched an intent, from a Rasa tracker store",
+        description=(
+            "Import the user messages of a Rasa SQL tracker store that matched an intent and "
+            "whose turn completed (no fallback, no rejected action) as a regression suite: "
+            "one case per distinct utterance, expecting the intent it matched."
+        ),
+    )
+    p.add_argument(
+        "url",
+        metavar="URL",
+        help="SQLAlchemy URL of the tracker store, e.g. sqlite:///rasa.db or "
+        "'postgresql://rasa:${PGPASSWORD}@db/rasa' (quoted, ${VAR} read from the environment)",
+    )
+    p.add_argument("--out", type=Path, required=True, metavar="FILE", help="the suite to write")
+    p.add_argument("--name", default="Successful user utterances", help="the suite's name")
+    p.add_argument("--table", default="events", help="the events table (default events)")
+    p.add_argument("--force", action="store_true", help="overwrite an existing suite file")
+    p.set_defaults(handler=cmd_successes)
+
+
+def _expand(url: str) -> str:
+    from nlu_tui.errors import InputError
+
+    def sub(match: re.Match[str]) -> str:
+        value = os.environ.get(match.group(1))
+        if value is None:
+            raise InputError(f"environment variable {match.group(1)} is not set", field="URL")
+        from urllib.parse import quote
+
+        return quote(value, safe="")
+
+    return _ENV_REF.sub(sub, url)
+
+
+def cmd_successes(args: argparse.Namespace) -> int:
+    from nlu_tui.formats.native import save_suite
+    from nlu_tui.successes import read_tracker_store, successful_suite
+
+    if args.out.is_dir():
+        from nlu_tui.errors import InputError
+
+        raise InputError("is a folder; give a file name", path=args.out, field="--out")
+    events = read_tracker_store(_expand(args.url), args.table)
+    suite = successful_suite(events, name=args.name)
+    path = save_suite(suite, args.out, force=args.force)
+    conversations = len({sender for sender, _event in events})
+    say(
+        f"{len(suite.cases)} successful user utterances from {conversations} conversations "
+        f"({len(events)} events)"
+    )
+    say(f"wrote {path}", file=sys.stderr)
+    return exitcodes.OK

@@ -1,0 +1,249 @@
+"""``nlu-tui test du PATH --engine E``: Dialogue Understanding Tests as ``rasa test du`` runs
+them, plus the two conversion tools of seed 003 in Rasa Pro's shape:
+``nlu-tui test du convert-e2e PATH --output-folder DIR`` and
+``nlu-tui test du convert-dsl --dut-tests-dir D --output-dir O --dsl-mappings M.yml``.
+
+Exit codes: 0 every test case passed (and no gate failed), 1 a test case failed or a gate
+failed, 2 bad input, 3 the engine failed, 130 canceled (resume with ``--resume RUN``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+from pathlib import Path
+from typing import Any
+
+DEFAULT_PATH = "dialogue_understanding_tests/"
+
+
+def register(kinds: argparse._SubParsersAction[Any]) -> None:
+    p = kinds.add_parser(
+        "du",
+        help="dialogue understanding tests: expected commands per step (rasa test du)",
+        description="Run Dialogue Understanding Tests: every user step's predicted commands "
+        "against the expected ones, with Rasa Pro's metrics. Also: `test du convert-e2e PATH "
+        "--output-folder DIR` and `test du convert-dsl --dut-tests-dir D --output-dir O "
+        "--dsl-mappings M.yml`.",
+    )
+    p.add_argument(
+        "paths",
+        nargs="*",
+        default=[DEFAULT_PATH],
+        metavar="PATH",
+        help=f"test file or folder (default {DEFAULT_PATH}); or convert-e2e PATH / convert-dsl",
+    )
+    p.add_argument("--engine", help="profile name, embedded:NLU.yml, rasa-pro:URL, http:URL...")
+    p.add_argument("--flows", type=Path, help="flows file (default: <stem>.flows.yml beside)")
+    p.add_argument("--dsl", default="auto", choices=["auto", "v1", "v2", "v3"])
+    p.add_argument(
+        "--additional-commands",
+        type=Path,
+        metavar="FILE",
+        help="YAML file declaring custom commands by pattern",
+    )
+    p.add_argument(
+        "--remove-default-commands",
+        nargs="+",
+        default=[],
+        metavar="NAME",
+        help="default commands to remove, e.g. CancelFlow ClarifyCommand",
+    )
+    p.add_argument(
+        "--output-file",
+        type=Path,
+        help="structured report (YAML, Rasa's keys; default "
+        "dialogue_understanding_test_<date>.yml)",
+    )
+    p.add_argument("--no-output", action="store_true", help="write no report file")
+    p.add_argument("--output-prompt", action="store_true", help="show and keep the prompts")
+    p.add_argument("--json", type=Path, metavar="FILE", help="also write the report as JSON")
+    p.add_argument("--junit", type=Path, metavar="FILE", help="also write JUnit XML")
+    p.add_argument("--fail-on", help="gates, e.g. f1<0.9,set_slot.f1<0.8,accuracy<1")
+    p.add_argument("--concurrency", type=int, default=4)
+    p.add_argument("--retries", type=int, default=3)
+    p.add_argument("--timeout", type=float, default=60.0)
+    p.add_argument("--resume", metavar="RUN", help="finish a canceled or interrupted DUT run")
+    p.add_argument("--diff-with", metavar="RUN", help="compare with an earlier DUT run")
+    p.add_argument("--note", default="")
+    p.add_argument("--output-folder", type=Path, default=Path("dialogue_understanding_tests"))
+    p.add_argument("--dut-tests-dir", type=Path)
+    p.add_argument("--output-dir", type=Path)
+    p.add_argument("--dsl-mappings", type=Path)
+    p.set_defaults(handler=cmd_du)
+
+
+def cmd_du(args: argparse.Namespace) -> int:
+    from nlu_tui.cli import exitcodes
+    from nlu_tui.cli.say import say_error
+    from nlu_tui.errors import EngineError, InputError, NluTuiError
+
+    try:
+        if args.paths and args.paths[0] == "convert-dsl":
+            return _convert_dsl(args)
+        if args.paths and args.paths[0] == "convert-e2e":
+            return _convert_e2e(args)
+        return _run(args)
+    except InputError as exc:
+        say_error(exc)
+        return exitcodes.BAD_INPUT
+    except EngineError as exc:
+        say_error(exc)
+        return exitcodes.RUN_FAILED
+    except NluTuiError as exc:
+        say_error(exc)
+        return exitcodes.RUN_FAILED
+
+
+def _convert_dsl(args: argparse.Namespace) -> int:
+    from nlu_tui.cli import exitcodes
+    from nlu_tui.cli.say import say
+    from nlu_tui.dut.convert_dsl import convert_dsl
+    from nlu_tui.errors import InputError
+
+    missing = [
+        flag
+        for flag, value in (
+            ("--dut-tests-dir", args.dut_tests_dir),
+            ("--output-dir", args.output_dir),
+            ("--dsl-mappings", args.dsl_mappings),
+        )
+        if value is None
+    ]
+    if missing:
+        raise InputError(f"convert-dsl needs {', '.join(missing)}", field=missing[0].lstrip("-"))
+    done = convert_dsl(args.dut_tests_dir, args.output_dir, args.dsl_mappings)
+    for item in done:
+        say(f"{item.source} -> {item.target} ({item.changed} command(s) changed)")
+    say(f"Transformation complete. Output written to: {args.output_dir}")
+    return exitcodes.OK
+
+
+def _convert_e2e(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from nlu_tui.cli import exitcodes
+    from nlu_tui.cli.say import say
+    from nlu_tui.dut.convert_e2e import convert_e2e
+    from nlu_tui.errors import InputError
+
+    if len(args.paths) != 2:
+        raise InputError("convert-e2e needs one PATH (an E2E file or folder)", field="path")
+    if not args.engine:
+        raise InputError(
+            "convert-e2e runs the E2E tests: give --engine (one that converses and reports "
+            "commands, e.g. rasa-pro:URL)",
+            field="engine",
+        )
+    summary = asyncio.run(
+        convert_e2e(Path(args.paths[1]), args.output_folder, args.engine, _dsl(args))
+    )
+    for line in summary:
+        say(line)
+    return exitcodes.OK
+
+
+def _dsl(args: argparse.Namespace) -> str:
+    return "v2" if args.dsl == "auto" else str(args.dsl)
+
+
+def _spec(args: argparse.Namespace) -> Any:
+    from nlu_tui.dut.commands import CommandSpec
+    from nlu_tui.dut.reader import load_custom_commands
+
+    custom = load_custom_commands(args.additional_commands) if args.additional_commands else []
+    return CommandSpec(args.dsl, list(args.remove_default_commands), custom)
+
+
+def _run(args: argparse.Namespace) -> int:
+    import asyncio
+    import shutil
+    import sys
+
+    from nlu_tui.cli import exitcodes
+    from nlu_tui.cli.say import say, say_error
+    from nlu_tui.dut.result import console_lines, junit_xml
+    from nlu_tui.dut.runner import DutRunSettings
+    from nlu_tui.dut.service import DutRequest, run_dut
+    from nlu_tui.errors import InputError
+    from nlu_tui.fileio import atomic_write_text
+    from nlu_tui.textsafe import inert
+
+    if len(args.paths) != 1:
+        raise InputError("give one test file or folder", field="path")
+    if args.concurrency < 1 or args.retries < 0 or args.timeout <= 0:
+        raise InputError("concurrency >= 1, retries >= 0, timeout > 0", field="concurrency")
+    request = DutRequest(
+        path=Path(args.paths[0]),
+        engine=args.engine,
+        flows=args.flows,
+        spec=_spec(args),
+        settings=DutRunSettings(args.concurrency, args.retries, args.timeout),
+        output_prompt=args.output_prompt,
+        fail_on=args.fail_on,
+        resume=args.resume,
+        note=args.note,
+    )
+    if not request.path.exists():
+        raise InputError("no such file or directory", request.path, field="path")
+
+    def progress(result: Any, done: int, total: int) -> None:
+        mark = "passed" if result.passed else "FAILED"
+        say(f"[{done}/{total}] {mark} {inert(result.case.full_name)}", file=sys.stderr)
+
+    try:
+        outcome = asyncio.run(run_dut(request, on_case=progress))
+    except KeyboardInterrupt:
+        say_error("canceled; resume with --resume RUN (see `nlu-tui runs`)")
+        return exitcodes.CANCELED
+    width = shutil.get_terminal_size((80, 20)).columns
+    for line in console_lines(outcome.report, output_prompt=args.output_prompt, width=width):
+        say(inert(line))
+    report = outcome.report
+    if not args.no_output:
+        target = args.output_file or Path(
+            f"dialogue_understanding_test_{datetime.datetime.now():%Y%m%d-%H%M%S}.yml"
+        )
+        _write_yaml(target, report)
+        say(f"Results written to '{target}'.")
+    if args.json:
+        import json
+
+        atomic_write_text(args.json, json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+        say(f"wrote {args.json}", file=sys.stderr)
+    if args.junit:
+        atomic_write_text(args.junit, junit_xml(report, outcome.results, request.path.name))
+        say(f"wrote {args.junit}", file=sys.stderr)
+    say(f"run {outcome.run.id} stored (nlu-tui runs)", file=sys.stderr)
+    if args.diff_with:
+        _print_diff(args.diff_with, outcome.run.id)
+    if outcome.canceled:
+        return exitcodes.CANCELED
+    for failure in outcome.gate_failures:
+        say_error(f"gate failed: {failure}")
+    if outcome.gate_failures or report["number_of_failed_tests"]:
+        return exitcodes.GATE_FAILED
+    return exitcodes.OK
+
+
+def _write_yaml(target: Path, report: dict[str, Any]) -> None:
+    import yaml
+
+    from nlu_tui.fileio import atomic_write_text
+
+    atomic_write_text(target, yaml.safe_dump(report, allow_unicode=True, sort_keys=False))
+
+
+def _print_diff(old_id: str, new_id: str) -> None:
+    from nlu_tui.cli.say import say
+    from nlu_tui.dut.service import DUT_RUN, diff_runs
+    from nlu_tui.errors import InputError
+    from nlu_tui.store.runstore import RunStore
+
+    with RunStore() as store:
+        old, new = store.get_run(old_id), store.get_run(new_id)
+        if old.kind != DUT_RUN:
+            raise InputError(f"run {old_id} is a {old.kind} run, not dut", field="diff-with")
+        say(f"--- diff with run {old_id} ---")
+        for line in diff_runs(old.summary, new.summary):
+            say(line)

@@ -1,0 +1,61 @@
+"""``nlu-tui test e2e PATH --engine E``: Rasa Pro's end-to-end test cases, run against a
+conversation engine (``rasa test e2e``): pytest-style output, ``-o`` to ``e2e_results.yml``,
+``--fail-fast``; exit 0 all passed, 1 a test case failed, 2 bad input, 3 engine failure."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+DEFAULT_RESULTS = Path("e2e_results.yml")
+
+
+def register(kinds: argparse._SubParsersAction[Any]) -> None:
+    from nlu_tui.cli.conversation_run import add_common
+
+    p = kinds.add_parser(
+        "e2e",
+        help="run E2E test cases (test_cases:) against a conversation engine",
+        description="Run Rasa Pro end-to-end test cases against an engine that converses "
+        "(e.g. --engine rasa:http://localhost:5005 for `rasa run --enable-api`).",
+    )
+    add_common(p, "an E2E test file or a folder of them")
+    p.add_argument("--fail-fast", action="store_true", help="stop at the first failed test case")
+    p.add_argument(
+        "-o",
+        "--output",
+        nargs="?",
+        const=DEFAULT_RESULTS,
+        type=Path,
+        metavar="FILE",
+        help=f"write the results as YAML (default file: {DEFAULT_RESULTS})",
+    )
+    p.set_defaults(handler=cmd_e2e)
+
+
+def cmd_e2e(args: argparse.Namespace) -> int:
+    import sys
+
+    from nlu_tui.cli.conversation_run import (
+        execute,
+        finish,
+        outcome_code,
+        print_diff,
+        request_from,
+    )
+    from nlu_tui.cli.say import say
+    from nlu_tui.conversation import reports
+    from nlu_tui.fileio import atomic_write_text
+
+    run, final = execute(request_from(args, "e2e", fail_fast=args.fail_fast))
+    code, items = finish(run, final, args, "e2e")
+    if code is not None:
+        return code
+    stored = run.store.load_items(final.id)
+    say(reports.e2e_text(stored, fail_fast=args.fail_fast), end="")
+    if args.output is not None:
+        atomic_write_text(args.output, reports.e2e_results_yaml(stored))
+        say(f"wrote {args.output}", file=sys.stderr)
+    print_diff(run, final, args)
+    return outcome_code(items)

@@ -1,0 +1,323 @@
+"""What a finished conversation run shows and writes, rebuilt from its stored items (so a
+resumed run reports exactly as one run would).
+
+E2E (Rasa Pro's ``rasa test e2e``): pytest-style text (failures with their diffs, a short
+summary naming each failed test case with its file and line, a final count line),
+``e2e_results.yml`` (``test_results:`` with ``name``, ``pass_status``, ``expected_steps``,
+``difference``), JUnit XML and JSON. Stories (``rasa test core``): the conversation- and
+action-level figures, ``failed_test_stories.yml``, ``stories_with_warnings.yml`` and
+``story_report.json`` (scikit-learn's report with Rasa's completion and
+``conversation_accuracy``), and the action confusion.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from nlu_tui.conversation.model import Story
+from nlu_tui.fileio import atomic_write_text
+from nlu_tui.store.records import RunRecord, StoredItem
+
+FAILED_STORIES_FILE = "failed_test_stories.yml"
+WARNINGS_FILE = "stories_with_warnings.yml"
+SUCCESSFUL_STORIES_FILE = "successful_test_stories.yml"
+STORY_REPORT_FILE = "story_report.json"
+
+
+def pad(text: str, char: str = "=", minimum: int = 3, width: int | None = None) -> str:
+    """Rasa's ``pad``: the text centred in a line of ``char`` as wide as the terminal."""
+    columns = width or shutil.get_terminal_size((80, 20)).columns
+    padding = max(columns - len(text) - 2, minimum * 2)
+    return char * (padding // 2) + " " + text + " " + char * math.ceil(padding / 2)
+
+
+# --- E2E ------------------------------------------------------------------------------------
+
+
+def e2e_text(
+    items: Sequence[StoredItem], *, fail_fast: bool = False, width: int | None = None
+) -> str:
+    """Rasa Pro's ``print_test_result`` as plain lines (colour is the face's business)."""
+    failed = [i for i in items if i.outcome == "failed"]
+    errors = [i for i in items if i.outcome == "error"]
+    passed = [i for i in items if i.outcome == "passed"]
+    lines: list[str] = []
+    if failed or errors:
+        lines += ["", pad("FAILURES", width=width)]
+    for item in failed:
+        d = item.data
+        lines.append(pad(f"'{d['name']}' in {d['file']}:{d['line']} failed", "-", width=width))
+        lines.append("")
+        lines.append(f"Mismatch starting at {d['file']}:{d.get('error_line')}: ")
+        lines.append("")
+        lines.extend(d.get("difference") or [])
+    for item in errors:
+        d = item.data
+        lines.append(pad(f"'{d['name']}' in {d['file']}:{d['line']} errored", "-", width=width))
+        lines.append(f"engine error: {d.get('error')}")
+    lines.append(pad("short test summary info", width=width))
+    for item in failed:
+        lines.append(f"FAILED {item.data['file']}::{item.data['name']}")
+    for item in errors:
+        lines.append(f"ERROR {item.data['file']}::{item.data['name']} - {item.data.get('error')}")
+    if fail_fast and (failed or errors):
+        lines.append(pad("stopping after 1 failure", "!", width=width))
+    elif not items:
+        lines.append(pad("no test cases found", "!", width=width))
+    counts = f"{len(failed)} failed, {len(passed)} passed"
+    if errors:
+        counts += f", {len(errors)} error" + ("s" if len(errors) > 1 else "")
+    lines.append(pad(counts, width=width))
+    return "\n".join(lines) + "\n"
+
+
+def e2e_results(items: Sequence[StoredItem]) -> dict[str, Any]:
+    """The data of ``e2e_results.yml`` (Rasa Pro's ``write_test_results_to_file``)."""
+    results = []
+    for item in items:
+        d = item.data
+        entry: dict[str, Any] = {
+            "name": d["name"],
+            "pass_status": item.outcome == "passed",
+            "expected_steps": d.get("expected_steps", []),
+        }
+        if d.get("error_path"):
+            entry["error_path"] = d["error_path"]
+        if d.get("difference"):
+            entry["difference"] = d["difference"]
+        if d.get("error"):
+            entry["error"] = d["error"]
+        results.append(entry)
+    return {"test_results": results}
+
+
+def e2e_results_yaml(items: Sequence[StoredItem]) -> str:
+    """``e2e_results.yml`` as Rasa writes it: a blank line before each ``- name``."""
+    text = yaml.safe_dump(e2e_results(items), sort_keys=False, allow_unicode=True, width=4096)
+    out = []
+    for line in text.splitlines(True):
+        if line.startswith("- name"):
+            out.append("\n")
+        out.append(line)
+    return "".join(out)
+
+
+def junit_xml(run: RunRecord, items: Sequence[StoredItem], suite_name: str) -> str:
+    """One ``<testcase>`` per test case or story; a failure carries its first mismatch."""
+    from xml.etree import ElementTree as ET
+
+    failures = sum(1 for i in items if i.outcome == "failed")
+    errors = sum(1 for i in items if i.outcome == "error")
+    total_ms = sum(i.latency_ms or 0.0 for i in items)
+    root = ET.Element(
+        "testsuite",
+        name=suite_name,
+        tests=str(len(items)),
+        failures=str(failures),
+        errors=str(errors),
+        time=f"{total_ms / 1000.0:.3f}",
+    )
+    ET.SubElement(ET.SubElement(root, "properties"), "property", name="run", value=run.id)
+    for item in items:
+        d = item.data
+        case = ET.SubElement(
+            root,
+            "testcase",
+            name=str(d.get("name")),
+            classname=str(d.get("file")),
+            time=f"{(item.latency_ms or 0.0) / 1000.0:.3f}",
+        )
+        case.set("line", str(d.get("line")))
+        if item.outcome == "failed":
+            message = d.get("first_failure") or f"mismatch at {d.get('error_path')}"
+            node = ET.SubElement(case, "failure", message=str(message))
+            node.text = "\n".join(d.get("difference") or []) or None
+        elif item.outcome == "error":
+            ET.SubElement(case, "error", message=str(d.get("error")))
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def json_report(run: RunRecord, items: Sequence[StoredItem]) -> str:
+    payload = {
+        "run": run.id,
+        "kind": run.kind,
+        "engine": run.engine_name,
+        "status": run.status.value,
+        "total": run.total,
+        "passed": sum(1 for i in items if i.outcome == "passed"),
+        "failed": sum(1 for i in items if i.outcome == "failed"),
+        "errors": sum(1 for i in items if i.outcome == "error"),
+        "results": [
+            {"id": i.item_id, "outcome": i.outcome, "latency_ms": i.latency_ms, **i.data}
+            for i in items
+        ],
+    }
+    return json.dumps(payload, ensure_ascii=False, indent=2, default=str) + "\n"
+
+
+# --- stories ----------------------------------------------------------------------------------
+
+
+def _story_results(items: Sequence[StoredItem]) -> list[Any]:
+    from nlu_tui.conversation.story_eval import StoryResult, Written
+
+    out = []
+    for item in items:
+        d = item.data
+        if "written" not in d:
+            continue
+        story = Story(name=d["name"], steps=[], file=d["file"], line=d.get("line"))
+        written = [
+            Written(w["event"], w.get("comment"), bool(w.get("plain"))) for w in d["written"]
+        ]
+        out.append(
+            StoryResult(
+                story=story,
+                passed=item.outcome == "passed",
+                written=written,
+                actions=[],
+                warning=bool(d.get("warning")),
+            )
+        )
+    return out
+
+
+def failed_stories_yaml(items: Sequence[StoredItem]) -> str:
+    from nlu_tui.conversation import story_writer
+
+    failed = [r for r in _story_results(items) if not r.passed]
+    return story_writer.dumps(failed, story_writer.NO_FAILED)
+
+
+def warnings_yaml(items: Sequence[StoredItem]) -> str:
+    from nlu_tui.conversation import story_writer
+
+    warned = [r for r in _story_results(items) if r.passed and r.warning]
+    return story_writer.dumps(warned, story_writer.NO_WARNINGS)
+
+
+def action_pairs(items: Sequence[StoredItem]) -> list[tuple[str, str, str | None]]:
+    pairs = []
+    for item in items:
+        for expected, predicted, policy, _conf in item.data.get("actions") or []:
+            pairs.append((str(expected), str(predicted), policy))
+    return pairs
+
+
+def story_report(items: Sequence[StoredItem]) -> dict[str, Any]:
+    """``story_report.json``: scikit-learn's classification report of the actions (labels:
+    the expected actions), completed as Rasa does, with ``conversation_accuracy``."""
+    from nlu_tui.scoring.intent_report import classification_report
+
+    pairs = action_pairs(items)
+    targets = [t for t, _, _ in pairs]
+    for item in items:
+        for gold, got in item.data.get("intents") or []:
+            targets.append(gold or "")
+            pairs.append((gold or "", got or "", None))
+    predictions = [p for _, p, _ in pairs]
+    labels = sorted(set(targets))
+    report: dict[str, Any] = (
+        dict(classification_report(targets, predictions, labels)) if labels else {}
+    )
+    accuracy = (
+        sum(1 for t, p in zip(targets, predictions, strict=True) if t == p) / len(targets)
+        if targets
+        else 0.0
+    )
+    if "accuracy" in report and "micro avg" not in report:
+        acc = report["accuracy"]
+        report["micro avg"] = {
+            "precision": acc,
+            "recall": acc,
+            "f1-score": acc,
+            "support": report["macro avg"]["support"],
+        }
+    elif report and "accuracy" not in report:
+        report["accuracy"] = accuracy
+    stories = [i for i in items if "written" in i.data]
+    correct = sum(1 for i in stories if i.outcome == "passed")
+    if stories and report:
+        report["conversation_accuracy"] = {
+            "accuracy": correct / len(stories),
+            "correct": correct,
+            "with_warnings": sum(1 for r in _story_results(items) if r.passed and r.warning),
+            "total": len(stories),
+        }
+    return report
+
+
+def _in_training_data_fraction(pairs: Sequence[tuple[str, str, str | None]]) -> float:
+    """Rasa's ``_in_training_data_fraction`` (policy names ending ``_RulePolicy``...)."""
+    memorizing = ("RulePolicy", "MemoizationPolicy", "AugmentedMemoizationPolicy")
+    inside = [p for p in pairs if p[2] and any(p[2].endswith(f"_{m}") for m in memorizing)]
+    return len(inside) / len(pairs) if pairs else 0.0
+
+
+def _weighted(report: dict[str, Any], key: str) -> float:
+    avg = report.get("weighted avg") or {}
+    return float(avg.get(key, 0.0))
+
+
+def stories_text(items: Sequence[StoredItem]) -> str:
+    """The evaluation tables ``rasa test core`` logs, then each failed story and its first
+    wrong prediction, then the action confusion (expected → predicted, counts)."""
+    stories = [i for i in items if "written" in i.data]
+    errors = [i for i in items if i.outcome == "error"]
+    correct = sum(1 for i in stories if i.outcome == "passed")
+    total = len(stories)
+    pairs = action_pairs(items)
+    hits = sum(1 for e, p, _ in pairs if e == p)
+    report = story_report(items)
+    lines = [
+        "Evaluation Results on CONVERSATION level:",
+        f"\tCorrect:          {correct} / {total}",
+        f"\tAccuracy:         {(correct / total if total else 0.0):.3f}",
+        "Evaluation Results on ACTION level:",
+        f"\tCorrect:          {hits} / {len(pairs)}",
+        f"\tF1-Score:         {_weighted(report, 'f1-score'):.3f}",
+        f"\tPrecision:        {_weighted(report, 'precision'):.3f}",
+        f"\tAccuracy:         {(hits / len(pairs) if pairs else 0.0):.3f}",
+        f"\tIn-data fraction: {_in_training_data_fraction(pairs):.3g}",
+    ]
+    failed = [i for i in stories if i.outcome == "failed"]
+    if failed:
+        lines += ["", "Failed stories:"]
+        for item in failed:
+            d = item.data
+            where = d.get("first_failure_line") or d.get("line")
+            lines.append(f"  FAILED {d['file']}:{where} {d['name']}: {d.get('first_failure')}")
+    for item in errors:
+        d = item.data
+        lines.append(f"  ERROR {d['file']}:{d.get('line')} {d['name']}: {d.get('error')}")
+    confused = Counter((e, p) for e, p, _ in pairs if e != p)
+    if confused:
+        lines += ["", "Action confusion (expected -> predicted):"]
+        for (expected, predicted), count in sorted(
+            confused.items(), key=lambda kv: (-kv[1], kv[0])
+        ):
+            lines.append(f"  {count:>4}  {expected} -> {predicted}")
+    return "\n".join(lines) + "\n"
+
+
+def write_stories_outputs(items: Sequence[StoredItem], out_dir: Path) -> list[Path]:
+    """The files ``rasa test core --out DIR`` writes (without its PNG plots)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, text in (
+        (FAILED_STORIES_FILE, failed_stories_yaml(items)),
+        (WARNINGS_FILE, warnings_yaml(items)),
+        (STORY_REPORT_FILE, json.dumps(story_report(items), indent=2) + "\n"),
+    ):
+        atomic_write_text(out_dir / name, text)
+        written.append(out_dir / name)
+    return written

@@ -1,0 +1,54 @@
+"""Comparing two conversation runs of the same test files: which test cases (or stories)
+broke, which got fixed, which still fail and which were added or removed. Items are paired by
+their id (file, line and name), as suite runs pair cases by id."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from nlu_tui.store.records import StoredItem
+
+
+@dataclass
+class ItemDiff:
+    broke: list[str] = field(default_factory=list)
+    fixed: list[str] = field(default_factory=list)
+    still_failing: list[str] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        out: list[str] = []
+        for title, names in (
+            ("broke", self.broke),
+            ("fixed", self.fixed),
+            ("still failing", self.still_failing),
+            ("new", self.added),
+            ("gone", self.removed),
+        ):
+            out.extend(f"  {title:<13} {name}" for name in names)
+        return out
+
+
+def _name(item: StoredItem) -> str:
+    d = item.data
+    return f"{d.get('name')} ({d.get('file')}:{d.get('line')})"
+
+
+def diff_items(before: list[StoredItem], after: list[StoredItem]) -> ItemDiff:
+    """``before`` → ``after``; an item that errored counts as not passing."""
+    old = {i.item_id: i for i in before}
+    new = {i.item_id: i for i in after}
+    diff = ItemDiff()
+    for item_id, item in new.items():
+        prior = old.get(item_id)
+        if prior is None:
+            diff.added.append(_name(item))
+        elif prior.outcome == "passed" and item.outcome != "passed":
+            diff.broke.append(_name(item))
+        elif prior.outcome != "passed" and item.outcome == "passed":
+            diff.fixed.append(_name(item))
+        elif item.outcome != "passed":
+            diff.still_failing.append(_name(item))
+    diff.removed = [_name(i) for k, i in old.items() if k not in new]
+    return diff

@@ -1,0 +1,343 @@
+"""``nlu-tui test du`` as a service: read, resolve the engine, run through the store, report.
+
+A DUT run is a store run of kind ``dut`` (:data:`DUT_RUN`): one item per test case, stored as
+soon as its steps are in, so a canceled or killed run resumes (``resume=RUN_ID``) without
+sending a stored test case again. The summary holds Rasa Pro's report dict (the workbench
+shows it); gates read it (``f1<0.9``, ``set_slot.f1<0.9``...).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from nlu_tui.dut.commands import CommandSpec
+from nlu_tui.dut.model import DutCase, DutCaseResult, StepPrediction
+from nlu_tui.dut.runner import DutRunSettings, build_request, evaluate_cases
+from nlu_tui.errors import InputError
+
+if TYPE_CHECKING:
+    from nlu_tui.dut.flows import Flows
+    from nlu_tui.dut.reader import DutSuite
+    from nlu_tui.engines.base import Engine
+    from nlu_tui.store.records import RunRecord
+
+DUT_RUN = "dut"
+
+_GATE = re.compile(
+    r"^(?:(?P<cmd>[a-z_ ]+)\.)?(?P<metric>f1|macro|micro|weighted|precision|recall|accuracy"
+    r"|utterances)\s*<\s*(?P<value>[0-9]*\.?[0-9]+)$"
+)
+
+
+@dataclass
+class DutRequest:
+    path: Path
+    engine: str | None = None
+    flows: Path | None = None
+    spec: CommandSpec = field(default_factory=CommandSpec)
+    settings: DutRunSettings = field(default_factory=DutRunSettings)
+    output_prompt: bool = False
+    fail_on: str | None = None
+    resume: str | None = None
+    note: str = ""
+    workspace: Path | None = None
+    store_path: Path | None = None
+
+
+@dataclass
+class DutOutcome:
+    run: RunRecord
+    results: list[DutCaseResult]
+    report: dict[str, Any]
+    gate_failures: list[str]
+    suite: DutSuite
+    canceled: bool = False
+
+
+def parse_gates(text: str | None) -> list[tuple[str | None, str, float]]:
+    """``f1<0.9`` (micro), ``macro<..``, ``weighted<..``, ``accuracy<..`` (test cases),
+    ``utterances<..``, ``set_slot.f1<..`` / ``.precision`` / ``.recall`` per command type."""
+    gates: list[tuple[str | None, str, float]] = []
+    for part in (text or "").split(","):
+        part = part.strip()
+        if not part:
+            continue
+        match = _GATE.match(part)
+        if match is None:
+            raise InputError(
+                f"unknown gate {part!r}: use e.g. f1<0.9, macro<0.8, accuracy<1, set_slot.f1<0.9",
+                field="fail-on",
+            )
+        cmd = match.group("cmd")
+        gates.append(
+            (
+                cmd.replace(" ", "_") if cmd else None,
+                match.group("metric"),
+                float(match.group("value")),
+            )
+        )
+    return gates
+
+
+def check_gates(report: dict[str, Any], gates: list[tuple[str | None, str, float]]) -> list[str]:
+    failures: list[str] = []
+    for cmd, metric, limit in gates:
+        if cmd is not None:
+            m = report["command_metrics"].get(cmd)
+            key = {"f1": "f1_score"}.get(metric, metric)
+            value = 0.0 if m is None else float(m.get(key, 0.0))
+            label = f"{cmd}.{metric}"
+        elif metric in ("f1", "micro"):
+            value, label = report["f1_score"]["micro"], "micro F1"
+        elif metric == "macro":
+            value, label = report["f1_score"]["macro"], "macro F1"
+        elif metric == "weighted":
+            value, label = report["f1_score"]["weighted_average"], "weighted F1"
+        elif metric == "accuracy":
+            value, label = report["accuracy"]["test_cases"], "test-case accuracy"
+        elif metric == "utterances":
+            value, label = report["accuracy"]["user_utterances"], "user-utterance accuracy"
+        else:
+            raise InputError(f"gate {metric!r} needs a command type", field="fail-on")
+        if value < limit:
+            failures.append(f"{label} {value:.4f} < {limit:g}")
+    return failures
+
+
+def find_flows(request: DutRequest, engine_source: Path | None) -> Path | None:
+    """``--flows``, else ``<stem>.flows.yml`` or ``flows.yml`` beside the tests or the
+    engine's training data."""
+    if request.flows is not None:
+        return request.flows
+    places = []
+    base = request.path if request.path.is_dir() else request.path.parent
+    places.append((base, request.path.name.split(".", 1)[0]))
+    if engine_source is not None:
+        places.append((engine_source.parent, engine_source.name.split(".", 1)[0]))
+    for folder, stem in places:
+        for name in (f"{stem}.flows.yml", f"{stem}.flows.yaml", "flows.yml", "flows.yaml"):
+            if (folder / name).is_file():
+                return folder / name
+    return None
+
+
+def command_engine(engine: Engine, flows: Flows | None, name: str) -> Any:
+    """The engine itself when it predicts commands, else the embedded command generator
+    over it (which needs flows)."""
+    if engine.capabilities.commands:
+        return engine
+    if flows is None:
+        raise InputError(
+            f"engine {name} does not predict commands; give --flows FILE to derive them from "
+            "its intents and entities (see README, 'Dialogue understanding tests')",
+            field="flows",
+        )
+    from nlu_tui.engines.command_nlu import NluCommandGenerator
+
+    return NluCommandGenerator(engine, flows)
+
+
+def _item_data(result: DutCaseResult) -> dict[str, Any]:
+    return {
+        "name": result.case.name,
+        "file": result.case.file,
+        "line": result.case.line,
+        "steps": {str(i): p.to_json(result.case.dsl) for i, p in result.predictions.items()},
+    }
+
+
+def item_id(case: DutCase) -> str:
+    return f"{case.file}:{case.line}:{case.name}"
+
+
+def result_from_item(case: DutCase, data: dict[str, Any]) -> DutCaseResult:
+    steps = data.get("steps") or {}
+    return DutCaseResult(
+        case, {int(i): StepPrediction.from_json(p) for i, p in steps.items() if isinstance(p, dict)}
+    )
+
+
+async def run_dut(
+    request: DutRequest,
+    *,
+    on_case: Callable[[DutCaseResult, int, int], None] | None = None,
+) -> DutOutcome:
+    """Run (or resume) a DUT run. Bad input raises InputError before anything is stored."""
+    import asyncio
+    import os
+
+    from nlu_tui.dut.flows import load_flows
+    from nlu_tui.dut.reader import read_dut
+    from nlu_tui.dut.result import summarise
+    from nlu_tui.engines.profiles import resolve_engine
+    from nlu_tui.model import RunStatus, Suite
+    from nlu_tui.runner.client import make_client
+    from nlu_tui.store.records import StoredItem
+    from nlu_tui.store.runstore import RunStore
+
+    gates = parse_gates(request.fail_on)
+    store = RunStore(request.store_path)
+    try:
+        previous: RunRecord | None = None
+        engine_spec = request.engine
+        if request.resume:
+            previous = store.get_run(request.resume)
+            if previous.kind != DUT_RUN:
+                raise InputError(
+                    f"run {previous.id} is a {previous.kind} run, not dut", field="resume"
+                )
+            if previous.status is RunStatus.RUNNING:
+                raise InputError(f"run {previous.id} is still running", field="resume")
+            engine_spec = engine_spec or previous.engine_name
+            opts = previous.options
+            request.flows = request.flows or (Path(opts["flows"]) if opts.get("flows") else None)
+            if opts.get("dsl") and request.spec.dsl == "auto":
+                request.spec.dsl = opts["dsl"]
+        if not engine_spec:
+            raise InputError(
+                "give --engine (a profile, embedded:PATH, rasa-pro:URL...)", field="engine"
+            )
+        resolved = resolve_engine(engine_spec, suite_path=request.path, workspace=request.workspace)
+        source = getattr(resolved.engine, "path", None)
+        flows_path = find_flows(request, source if isinstance(source, Path) else None)
+        flows = load_flows(flows_path) if flows_path is not None else None
+        suite = read_dut(request.path, request.spec, flows.ids if flows else None)
+        engine = command_engine(resolved.engine, flows, resolved.name)
+        if previous is not None and previous.suite_hash != suite.source.digest:
+            raise InputError(
+                f"the test files changed since run {previous.id}; start a new run",
+                path=request.path,
+                field="resume",
+            )
+        options = {
+            "flows": str(flows_path) if flows_path else None,
+            "dsl": request.spec.dsl,
+            "versions": suite.versions,
+            "removed": request.spec.removed,
+            "custom": [c.class_name for c in request.spec.custom],
+            "output_prompt": request.output_prompt,
+        }
+        if previous is None:
+            run = store.create_run(
+                Suite(name=request.path.name, path=request.path, cases=[]),
+                engine_name=resolved.name,
+                engine_profile=dict(resolved.profile_public),
+                note=request.note,
+                options=options,
+                cases=[],
+                kind=DUT_RUN,
+                total=len(suite.cases),
+                digest=suite.source.digest,
+            )
+        else:
+            run = store.resume_run(previous.id, pid=os.getpid())
+        stored = {i.item_id: i for i in store.load_items(run.id)}
+        results: dict[str, DutCaseResult] = {}
+        for case in suite.cases:
+            if item_id(case) in stored:
+                results[item_id(case)] = result_from_item(case, stored[item_id(case)].data)
+        todo = [c for c in suite.cases if item_id(c) not in results]
+        seq = {item_id(c): n for n, c in enumerate(suite.cases)}
+        total = len(suite.cases)
+
+        def store_case(result: DutCaseResult) -> None:
+            outcome = "error" if result.errored else ("passed" if result.passed else "failed")
+            latencies = [
+                p.output.latency_ms
+                for p in result.predictions.values()
+                if p.output is not None and p.output.latency_ms is not None
+            ]
+            store.add_items(
+                run.id,
+                [
+                    StoredItem(
+                        item_id(result.case),
+                        seq[item_id(result.case)],
+                        outcome,
+                        sum(latencies) if latencies else None,
+                        _item_data(result),
+                    )
+                ],
+            )
+            results[item_id(result.case)] = result
+            if on_case is not None:
+                on_case(result, len(results), total)
+
+        fixtures = suite.source.fixtures
+        metadata = {k: dict(v.values) for k, v in suite.source.metadata.items()}
+
+        def requests(case: DutCase, index: int) -> Any:
+            slots: dict[str, Any] = {}
+            for name in case.fixtures:
+                if name in fixtures:
+                    slots.update(fixtures[name].slots)
+            return build_request(
+                case, index, run.id, metadata, slots, suite.source.stub_custom_actions
+            )
+
+        canceled = False
+        client = make_client(
+            concurrency=request.settings.concurrency, timeout=request.settings.timeout
+        )
+        try:
+            await engine.open(client)
+            try:
+                await evaluate_cases(
+                    todo,
+                    engine,
+                    request.settings,
+                    run_key=run.id,
+                    requests=requests,
+                    on_case=store_case,
+                )
+            finally:
+                await engine.close()
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            canceled = True
+        except Exception as exc:
+            store.finish_run(run.id, RunStatus.FAILED, resolved.redact(str(exc)))
+            raise
+        finally:
+            await client.aclose()
+        ordered = [results[item_id(c)] for c in suite.cases if item_id(c) in results]
+        report = summarise(ordered, "v2", output_prompt=request.output_prompt)
+        failures = check_gates(report, gates) if not canceled else []
+        summary = dict(report)  # failed steps included: the workbench shows their diffs
+        summary["gate_failures"] = failures
+        store.set_summary(run.id, summary)
+        if canceled:
+            run = store.finish_run(run.id, RunStatus.CANCELED, "canceled")
+        else:
+            run = store.finish_run(run.id, RunStatus.SUCCESS)
+        return DutOutcome(run, ordered, report, failures, suite, canceled)
+    finally:
+        store.close()
+
+
+def diff_runs(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """Test cases that broke or got fixed, and per-command F1 changes, between two summaries."""
+    lines: list[str] = []
+    old_failed, new_failed = (
+        set(old.get("names_of_failed_tests", [])),
+        set(new.get("names_of_failed_tests", [])),
+    )
+    old_passed = set(old.get("names_of_passed_tests", []))
+    new_passed = set(new.get("names_of_passed_tests", []))
+    for name in sorted(new_failed & old_passed):
+        lines.append(f"broke:  {name}")
+    for name in sorted(new_passed & old_failed):
+        lines.append(f"fixed:  {name}")
+    old_m, new_m = old.get("command_metrics", {}), new.get("command_metrics", {})
+    for cmd in sorted(set(old_m) | set(new_m)):
+        a = old_m.get(cmd, {}).get("f1_score", 0.0)
+        b = new_m.get(cmd, {}).get("f1_score", 0.0)
+        if abs(a - b) > 1e-12:
+            lines.append(f"{cmd} f1: {a:.4f} -> {b:.4f} ({b - a:+.4f})")
+    for key in ("macro", "micro", "weighted_average"):
+        a, b = old.get("f1_score", {}).get(key, 0.0), new.get("f1_score", {}).get(key, 0.0)
+        lines.append(f"{key} F1: {a:.4f} -> {b:.4f} ({b - a:+.4f})")
+    return lines

@@ -1,0 +1,256 @@
+"""Conversation tests in the workbench: the workspace's E2E test files, a run with live
+progress, the test cases with their status, and the selected one turn by turn with each
+mismatch beside what was expected.
+
+The work is the conversation service's (:mod:`nlu_tui.conversation.service`), run on the
+app's event loop; this screen only starts it and shows what it stores.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Input, Static
+
+from nlu_tui.store.records import StoredItem
+from nlu_tui.textsafe import inert
+from nlu_tui.ui.commands import PaletteCommand
+from nlu_tui.ui.widgets.footer import BudgetFooter
+from nlu_tui.views.conversation import MET, MISMATCH, NOT_REACHED, conversation_rows
+
+DEFAULT_ENGINE = "rasa:http://localhost:5005"
+STATUS_STYLE = {
+    "passed": ("passed", "bold green"),
+    "failed": ("FAILED", "bold red"),
+    "error": ("ERROR", "bold magenta"),
+    "running": ("…", "dim"),
+}
+ROW_STYLE = {MET: ("✓", "green"), MISMATCH: ("✗", "bold red"), NOT_REACHED: ("·", "dim")}
+
+
+def conversation_files(root: Path) -> list[Path]:
+    """E2E test files of a workspace: YAML with ``test_cases:`` in it or its ``tests/``."""
+    from nlu_tui.formats import e2e_cases
+
+    found = []
+    for folder in (root, root / "tests"):
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.iterdir()):
+            if path.suffix not in e2e_cases.EXTENSIONS or not path.is_file():
+                continue
+            try:
+                with path.open(encoding="utf-8-sig", errors="replace") as handle:
+                    head = handle.read(4096)
+            except OSError:
+                continue
+            if e2e_cases.sniff(path, head):
+                found.append(path)
+    return found
+
+
+def diff_text(item: StoredItem) -> Text:
+    """The failed test case's first mismatch in Rasa Pro's diff style: expected ``+`` (green),
+    actual ``-`` (red), the conversation before it plain."""
+    data = item.data
+    if item.outcome == "error":
+        return Text(f"engine error: {inert(str(data.get('error')))}", style="magenta")
+    lines = data.get("difference") or []
+    if not lines:
+        return Text("")
+    where = Path(str(data.get("file") or "")).name + f":{data.get('error_line')}"
+    out = Text(f"Mismatch at {inert(where)}\n", style="bold")
+    for line in lines:
+        line = inert(line.rstrip("\n"))
+        style = "green" if line.startswith("+") else "red" if line.startswith("-") else ""
+        if line.startswith("?"):
+            style = "dim"
+        out.append(line + "\n", style=style)
+    out.rstrip()
+    return out
+
+
+class ConversationScreen(Screen[None]):
+    """The E2E test files of the workspace and their runs."""
+
+    DEFAULT_CSS = """
+    ConversationScreen #conv-header { height: auto; padding: 0 1; background: $boost; }
+    ConversationScreen #conv-files { width: 24; }
+    ConversationScreen #conv-engine { height: 1; }
+    ConversationScreen #conv-cases { height: 1fr; }
+    ConversationScreen #conv-turns { height: 1fr; }
+    ConversationScreen #conv-diff { height: auto; max-height: 9; padding: 0 1; }
+    """
+
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back", id="conv.back", tooltip="Back."),
+        Binding("r", "run", "Run", id="conv.run", tooltip="Run the selected test file."),
+        Binding(
+            "e", "focus_engine", "Engine", id="conv.engine", tooltip="Change the engine to run."
+        ),
+        Binding("c", "cancel", "Cancel", id="conv.cancel", tooltip="Cancel the running run."),
+    ]
+
+    def __init__(
+        self,
+        files: list[Path] | None = None,
+        *,
+        items: list[StoredItem] | None = None,
+        engine: str = DEFAULT_ENGINE,
+    ) -> None:
+        """``items`` shows stored results without running (snapshots, a past run)."""
+        super().__init__()
+        self.files = files
+        self.items: list[StoredItem] = list(items or [])
+        self.engine = engine
+        self.run: Any = None
+        self.progress = ""
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("Conversation tests"), id="conv-header")
+        with Horizontal():
+            yield DataTable(id="conv-files", cursor_type="row")
+            with Vertical():
+                yield Input(self.engine, id="conv-engine", compact=True, placeholder="engine")
+                yield DataTable(id="conv-cases", cursor_type="row", zebra_stripes=True)
+                yield DataTable(id="conv-turns", cursor_type="row")
+                yield Static("", id="conv-diff")
+        yield BudgetFooter()
+
+    def on_mount(self) -> None:
+        if self.files is None:
+            self.files = conversation_files(self.app.workspace.root)  # type: ignore[attr-defined]
+        files = self.query_one("#conv-files", DataTable)
+        files.add_column("E2E test file", key="file")
+        for path in self.files:
+            files.add_row(inert(path.name), key=str(path))
+        cases = self.query_one("#conv-cases", DataTable)
+        cases.add_column("Status", key="status")
+        cases.add_column("Test case", key="name")
+        cases.add_column("Line", key="line")
+        turns = self.query_one("#conv-turns", DataTable)
+        for key, label in (
+            ("step", "Step"),
+            ("ok", ""),
+            ("expected", "Expected"),
+            ("actual", "Actual"),
+        ):
+            turns.add_column(label, key=key)
+        self._show_items()
+        self._header()
+        (cases if self.items else files).focus()
+
+    def palette_commands(self) -> list[PaletteCommand]:
+        return [
+            PaletteCommand("conversation: Run", self.action_run, "Run the selected E2E file"),
+            PaletteCommand("conversation: Cancel", self.action_cancel, "Cancel the run"),
+        ]
+
+    # --- showing ----------------------------------------------------------------------------
+
+    def _header(self) -> None:
+        passed = sum(i.outcome == "passed" for i in self.items)
+        failed = sum(i.outcome == "failed" for i in self.items)
+        errors = sum(i.outcome == "error" for i in self.items)
+        text = Text("Conversation tests", style="bold")
+        if self.items or self.progress:
+            text.append(f"  {passed} passed, {failed} failed")
+            if errors:
+                text.append(f", {errors} errors")
+        if self.progress:
+            text.append(f"  {self.progress}", style="italic")
+        self.query_one("#conv-header", Static).update(text)
+
+    def _show_items(self) -> None:
+        cases = self.query_one("#conv-cases", DataTable)
+        cases.clear()
+        for item in sorted(self.items, key=lambda i: i.seq):
+            label, style = STATUS_STYLE.get(item.outcome, (item.outcome, ""))
+            cases.add_row(
+                Text(label, style=style),
+                Text(inert(str(item.data.get("name")))),
+                str(item.data.get("line") or ""),
+                key=item.item_id,
+            )
+        if self.items:
+            self._show_turns(sorted(self.items, key=lambda i: i.seq)[0])
+
+    def _show_turns(self, item: StoredItem) -> None:
+        turns = self.query_one("#conv-turns", DataTable)
+        turns.clear()
+        for row in conversation_rows(item.data):
+            mark, style = ROW_STYLE.get(row.status, ("", ""))
+            expected = Text(f"{row.kind}: {inert(row.expected)}" if row.expected else row.kind)
+            actual = Text(inert(row.actual), style="red" if row.status == MISMATCH else "")
+            if row.status == MISMATCH:
+                expected.stylize("green")
+            turns.add_row(str(row.position + 1), Text(mark, style=style), expected, actual)
+        self.query_one("#conv-diff", Static).update(diff_text(item))
+
+    @on(DataTable.RowHighlighted, "#conv-cases")
+    def _case_selected(self, event: DataTable.RowHighlighted) -> None:
+        key = event.row_key.value
+        for item in self.items:
+            if item.item_id == key:
+                self._show_turns(item)
+                return
+
+    # --- running ----------------------------------------------------------------------------
+
+    def action_focus_engine(self) -> None:
+        self.query_one("#conv-engine", Input).focus()
+
+    def action_cancel(self) -> None:
+        if self.run is not None:
+            self.run.cancel()
+
+    def action_run(self) -> None:
+        if self.run is not None or not self.files:
+            return
+        files = self.query_one("#conv-files", DataTable)
+        row = files.cursor_row if files.row_count else 0
+        path = self.files[min(row, len(self.files) - 1)]
+        engine = self.query_one("#conv-engine", Input).value.strip() or DEFAULT_ENGINE
+        self._start(path, engine)
+
+    @work(exclusive=True, group="conversation-run")
+    async def _start(self, path: Path, engine: str) -> None:
+        from nlu_tui.conversation.service import ConversationRequest, open_conversation_run
+        from nlu_tui.runsessions import store_for
+
+        try:
+            run = open_conversation_run(
+                ConversationRequest(kind="e2e", path=path, engine=engine), store_for(self.app)
+            )
+            run.prepare()
+        except Exception as exc:  # bad file or engine: one line, nothing stored
+            self.progress = f"cannot run: {exc}"
+            self._header()
+            return
+        self.run = run
+        self.items = []
+        self._show_items()
+
+        def on_progress(p: Any) -> None:
+            self.progress = f"{p.done}/{p.total} done" + (" (finished)" if p.final else "")
+            if p.last is not None:
+                self.items.append(p.last)
+                self._show_items()
+            self._header()
+
+        run.on_progress = on_progress
+        try:
+            final = await run.execute()
+            self.progress = f"run {final.id}: {final.status.value}" + (
+                f" ({final.reason})" if final.reason else ""
+            )
+        finally:
+            self.run = None
+        self._header()

@@ -1,0 +1,151 @@
+"""Conversation tests against the real Rasa 3.6 and our sample bot (tests/peers/bot, trained
+once by tests/peers/setup_bot.sh and cached by content hash):
+
+- ``nlu-tui test stories`` reports the same failed stories as ``rasa test core --stories`` on
+  the same model: ``failed_test_stories.yml`` identical, ``story_report.json`` equal;
+- the E2E file's passes and failures are exactly those its test case names say, each failure
+  at the line written here by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+from rasa_peer import RASA, rasa, served
+
+from nlu_tui.cli.main import run as cli
+
+pytestmark = [pytest.mark.rasa, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parent
+BOT = ROOT / "peers" / "bot"
+STORIES = BOT / "tests" / "test_stories.yml"
+E2E = BOT / "tests" / "e2e_test_cases.yml"
+
+
+def _env(work: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        "RASA_TELEMETRY_ENABLED": "false",
+        "SQLALCHEMY_SILENCE_UBER_WARNING": "1",
+        "HOME": str(work),
+    }
+
+
+@pytest.fixture(scope="module")
+def bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str, Path]]:
+    """(work dir, URL of `rasa run --enable-api` on the bot's model, the model)."""
+    if not RASA.exists():
+        pytest.skip(f"no Rasa peer at {RASA}: run tests/peers/setup_rasa.sh (needs Python 3.10)")
+    done = subprocess.run(
+        ["bash", str(ROOT / "peers" / "setup_bot.sh")], capture_output=True, text=True, timeout=900
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    model = Path(done.stdout.strip().splitlines()[-1])
+    assert model.is_file(), done.stdout
+    work = tmp_path_factory.mktemp("bot")
+    with served(work, _env(work), str(model)) as url:
+        yield work, url, model
+
+
+@pytest.fixture(scope="module")
+def rasa_core_out(bot: tuple[Path, str, Path]) -> Path:
+    """``rasa test core --stories`` on the same model and stories (run once)."""
+    work, _, model = bot
+    out = work / "rasa-results"
+    rasa(
+        work,
+        _env(work),
+        "test",
+        "core",
+        "--stories",
+        str(STORIES),
+        "-m",
+        str(model),
+        "--out",
+        str(out),
+    )
+    return out
+
+
+def test_stories_report_the_failed_stories_of_rasa_test_core(
+    bot: tuple[Path, str, Path],
+    rasa_core_out: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _, url, _ = bot
+    out = tmp_path / "ours"
+    code = cli(["test", "stories", str(STORIES), "--engine", f"rasa:{url}", "--out", str(out)])
+    printed = capsys.readouterr().out
+    assert code == 1
+    theirs = (rasa_core_out / "failed_test_stories.yml").read_text(encoding="utf-8")
+    ours = (out / "failed_test_stories.yml").read_text(encoding="utf-8")
+    assert ours == theirs
+    # the names say which stories fail on purpose (the NLU-only one passes in core mode)
+    failed = {s["story"].split(" (")[0] for s in yaml.safe_load(ours)["stories"]}
+    assert failed == {
+        "fails, sad user answered as a happy one",
+        "fails, goodbye expected after a bot challenge",
+        "fails, the form is expected to end after one answer",
+    }
+    assert (out / "stories_with_warnings.yml").read_text() == (
+        rasa_core_out / "stories_with_warnings.yml"
+    ).read_text()
+    mine = json.loads((out / "story_report.json").read_text())
+    rasas = json.loads((rasa_core_out / "story_report.json").read_text())
+    assert mine.keys() == rasas.keys()
+    for label, row in rasas.items():
+        assert mine[label] == pytest.approx(row), label
+    assert "Correct:          4 / 7" in printed
+
+
+def test_e2e_passes_and_failures_are_those_written(
+    bot: tuple[Path, str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, url, _ = bot
+    results = tmp_path / "e2e_results.yml"
+    junit = tmp_path / "junit.xml"
+    code = cli(
+        [
+            "test",
+            "e2e",
+            str(E2E),
+            "--engine",
+            f"rasa:{url}",
+            "-o",
+            str(results),
+            "--junit",
+            str(junit),
+        ]
+    )
+    printed = capsys.readouterr().out
+    assert code == 1
+    data = yaml.safe_load(results.read_text(encoding="utf-8"))["test_results"]
+    status = {r["name"]: r["pass_status"] for r in data}
+    assert status == {name: name.startswith("passes_") for name in status}
+    assert len(status) == 7
+    lines = {r["name"]: r.get("error_path") for r in data if not r["pass_status"]}
+    assert lines == {
+        "fails_wrong_bot_text": f"{E2E}:59",
+        "fails_wrong_slot_value": f"{E2E}:67",
+        "fails_slot_that_should_not_be_set": f"{E2E}:74",
+        "fails_wrong_response_name": f"{E2E}:82",
+    }
+    by_name = {r["name"]: r for r in data}
+    assert by_name["fails_wrong_bot_text"]["difference"][-2:] == [
+        "- bot: Here is something to cheer you up: a picture of a kitten.",
+        "+ bot: Great, carry on!",
+    ]
+    assert [d for d in by_name["fails_wrong_slot_value"]["difference"] if d[0] in "+-"] == [
+        "- slot_was_set: cuisine: chinese (str)",
+        "+ slot_was_set: cuisine: thai (str)",
+    ]
+    assert f"FAILED {E2E}::fails_wrong_response_name" in printed
+    assert 'failures="4"' in junit.read_text()

@@ -1,0 +1,63 @@
+"""End to end in a real terminal: open the conversation tests screen from the command palette,
+point it at a conversation server, run the workspace's E2E file, select the failed test case
+and read its diff (expected ``+``, actual ``-``) and its failing line on screen."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from conversation_peer import BotState, handler_for
+from http_handler_server import serving
+from tmux_support import app_in_tmux, needs_tmux, tmux, wait_for_screen
+
+pytestmark = needs_tmux
+
+CASES = """\
+test_cases:
+  - test_case: greet
+    steps:
+      - user: hello
+      - bot: Hey!
+  - test_case: book
+    steps:
+      - user: book a table
+      - utter: utter_ask_cuisine
+      - user: chinese
+      - slot_was_set:
+          - cuisine: italian
+"""
+
+
+def keys(session: str, *args: str) -> None:
+    tmux("send-keys", "-t", session, *args)
+    time.sleep(0.3)
+
+
+def test_failed_step_diff_is_on_screen(tmp_path: Path) -> None:
+    source = tmp_path / "shop.e2e.yml"
+    source.write_text(CASES, encoding="utf-8")
+    with (
+        serving(handler_for(BotState())) as url,
+        app_in_tmux(tmp_path, (source,), width=100, height=30) as app,
+    ):
+        session = app.session
+        wait_for_screen(session, r"\^p palette")
+        time.sleep(0.5)
+        keys(session, "C-p")
+        wait_for_screen(session, r"Search for commands")
+        keys(session, "-l", "conversation: Tests")
+        wait_for_screen(session, r"conversation: Tests")
+        keys(session, "Enter")
+        wait_for_screen(session, r"shop\.e2e\.yml")
+        keys(session, "e")
+        keys(session, "C-u")
+        keys(session, "-l", f"rasa:{url}")
+        keys(session, "Tab")
+        keys(session, "r")
+        wait_for_screen(session, r"1 passed, 1 failed.*success")
+        keys(session, "Down")
+        screen = wait_for_screen(session, r"Mismatch at shop\.e2e\.yml:11").string
+        assert "- slot_was_set: cuisine: chinese (str)" in screen
+        assert "+ slot_was_set: cuisine: italian (str)" in screen
+        assert "✗  slot_was_set: cuisine: italian" in screen

@@ -1,0 +1,125 @@
+"""The conversation tests screen: a snapshot of stored results (a failed test case shown turn
+by turn, the mismatch beside what was expected), and a run from the screen against the
+scripted conversation server with live progress."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conversation_peer import BotState, handler_for
+from http_handler_server import serving
+from textual.app import App
+from textual.widgets import DataTable
+
+from nlu_tui.conversation.service import ConversationRequest, open_conversation_run
+from nlu_tui.store import RunStore
+from nlu_tui.store.records import StoredItem
+from nlu_tui.ui.screens.conversation_tests import ConversationScreen
+from nlu_tui.views.conversation import MET, MISMATCH, NOT_REACHED, SAID, conversation_rows
+
+SIZE = (120, 35)
+
+CASES = """\
+test_cases:
+  - test_case: book
+    steps:
+      - user: book a table
+      - utter: utter_ask_cuisine
+      - user: chinese
+      - slot_was_set:
+          - cuisine: italian
+      - user: 2 people
+      - bot: Booked for 2.
+  - test_case: greet
+    steps:
+      - user: hello
+      - bot: Hey!
+"""
+
+
+def _items(tmp_path: Path) -> list[StoredItem]:
+    """A real run of CASES against the scripted server, as the store keeps it."""
+    path = tmp_path / "shop.e2e.yml"
+    path.write_text(CASES, encoding="utf-8")
+    state = BotState()
+    with serving(handler_for(state)) as url:
+        store = RunStore()
+        request = ConversationRequest(kind="e2e", path=path, engine=f"rasa:{url}", concurrency=1)
+        run = open_conversation_run(request, store)
+        final = asyncio.run(run.execute())
+    items = store.load_items(final.id)
+    for item in items:  # the file's place differs from one test to the next
+        item.data["file"] = "shop.e2e.yml"
+    return items
+
+
+def test_rows_show_the_mismatch_beside_the_expectation(tmp_path: Path) -> None:
+    book = next(i for i in _items(tmp_path) if i.data["name"] == "book")
+    rows = [(r.kind, r.expected, r.actual, r.status) for r in conversation_rows(book.data)]
+    assert rows == [
+        (
+            "user",
+            "book a table",
+            "intent book_table | slot requested_slot = 'cuisine' | "
+            "bot: What food? [utter_ask_cuisine]",
+            SAID,
+        ),
+        ("utter", "utter_ask_cuisine", "", MET),
+        (
+            "user",
+            "chinese",
+            "intent inform | slot cuisine = 'chinese' | bot: How many? [utter_ask_people]",
+            SAID,
+        ),
+        ("slot_was_set", "cuisine: italian", "slot_was_set: cuisine: chinese (str)", MISMATCH),
+        ("user", "2 people", "", NOT_REACHED),
+        ("bot", "Booked for 2.", "", NOT_REACHED),
+    ]
+
+
+def test_snapshot_failed_test_case_turn_by_turn(snap_compare: Any, tmp_path: Path) -> None:
+    items = _items(tmp_path)
+
+    class ConvApp(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(
+                ConversationScreen([Path("shop.e2e.yml")], items=items, engine="rasa:URL")
+            )
+
+    assert snap_compare(ConvApp(), terminal_size=SIZE)
+
+
+@pytest.mark.slow
+def test_a_run_from_the_screen_fills_the_cases_live(tmp_path: Path) -> None:
+    path = tmp_path / "shop.e2e.yml"
+    path.write_text(CASES, encoding="utf-8")
+    state = BotState()
+
+    async def scenario(url: str) -> None:
+        class ConvApp(App[None]):
+            run_store: RunStore | None = None  # what store_for() needs of the host app
+            run_sessions: dict[str, Any] = {}
+
+            def on_mount(self) -> None:
+                self.push_screen(ConversationScreen([path], engine=f"rasa:{url}"))
+
+        app = ConvApp()
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            await pilot.press("r")
+            screen = app.screen
+            assert isinstance(screen, ConversationScreen)
+            for _ in range(100):
+                await pilot.pause(0.05)
+                if len(screen.items) == 2 and screen.run is None:
+                    break
+            cases = screen.query_one("#conv-cases", DataTable)
+            assert cases.row_count == 2, screen.progress
+            assert {i.outcome for i in screen.items} == {"passed", "failed"}
+            assert "1 passed, 1 failed" in str(screen.query_one("#conv-header").render())
+
+    with serving(handler_for(state)) as url:
+        asyncio.run(scenario(url))
