@@ -15,7 +15,7 @@ from pathlib import Path
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, ScrollableContainer
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Input, Select, Static
 from textual.widgets.data_table import ColumnKey
@@ -42,7 +42,9 @@ def report_lines(directory: Path) -> list[str]:
     for name, row in sorted(report.items()):
         if not isinstance(row, dict) or name.endswith(" avg"):
             continue
-        confused = ", ".join(f"{k} ({v})" for k, v in (row.get("confused_with") or {}).items())
+        confused = ", ".join(
+            f"{k or '(no intent)'} ({v})" for k, v in (row.get("confused_with") or {}).items()
+        )
         out.append(
             f"{name[:30]:<30} {row['precision']:10.3f} {row['recall']:7.3f} "
             f"{row['f1-score']:6.3f} {int(row['support']):8d}  {confused}"
@@ -56,13 +58,15 @@ class EvaluateScreen(Screen[None]):
     DEFAULT_CSS = """
     EvaluateScreen #eval-title { height: 1; padding: 0 1; background: $boost; }
     EvaluateScreen #eval-controls { height: 3; }
-    EvaluateScreen #eval-mode { width: 30; }
-    EvaluateScreen #eval-engine { width: 22; }
-    EvaluateScreen #eval-folds { width: 8; }
-    EvaluateScreen #eval-seed { width: 10; }
-    EvaluateScreen #eval-configs { width: 1fr; }
+    EvaluateScreen #eval-mode { width: 24; }
+    EvaluateScreen #eval-engine { width: 2fr; }
+    EvaluateScreen #eval-folds { width: 7; }
+    EvaluateScreen #eval-seed { width: 9; }
+    EvaluateScreen #eval-configs { width: 2fr; }
+    EvaluateScreen Button { min-width: 8; width: auto; }
     EvaluateScreen #eval-progress { height: 8; }
     EvaluateScreen #eval-results { height: 1fr; }
+    EvaluateScreen #eval-text { width: auto; }
     """
 
     BINDINGS = [
@@ -90,7 +94,7 @@ class EvaluateScreen(Screen[None]):
             yield Button("Start", id="eval-start", variant="primary")
             yield Button("Cancel", id="eval-cancel", disabled=True)
         yield DataTable(id="eval-progress", cursor_type="row")
-        with VerticalScroll(id="eval-results"):
+        with ScrollableContainer(id="eval-results"):
             yield Static("", id="eval-text", markup=False)
         yield BudgetFooter()
 
