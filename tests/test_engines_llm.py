@@ -135,8 +135,10 @@ def test_run_against_loopback_llm_scores_and_reports_bad_answers(tmp_path: Path)
         }
         report = tmp_path / "report.json"
         ran = subprocess.run(
-            [sys.executable, "-m", "nlu_tui", "run", str(suite), "--engine", "llm-bot"]
-            + ["--json", str(report)],
+            [
+                *(sys.executable, "-m", "nlu_tui", "run", str(suite)),
+                *("--engine", "llm-bot", "--json", str(report)),
+            ],
             capture_output=True,
             text=True,
             timeout=120,
