@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "nlu_tui.cli.testing",  # test nlu|stories|e2e|du (one module a kind)
     "nlu_tui.cli.data",  # data split nlu
     "nlu_tui.cli.coverage",  # coverage (test coverage, leakage, training recommendations)
+    "nlu_tui.cli.generate",  # generate (test cases from an LLM)
 )
 
 EPILOG = """exit codes:

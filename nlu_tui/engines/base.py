@@ -160,6 +160,7 @@ _BUILTIN_MODULES = {
     "kore": "nlu_tui.engines.kore",
     "dialogflow-es": "nlu_tui.engines.dialogflow_es",
     "dialogflow-cx": "nlu_tui.engines.dialogflow_cx",
+    "llm": "nlu_tui.engines.llm",
 }
 
 

@@ -100,6 +100,18 @@ ENGINE_KEYS: dict[str, frozenset[str]] = {
         "call",
         "time_zone",
     },
+    "llm": _HTTP_BASE
+    | {
+        "nlu",
+        "training_data",
+        "base_url",
+        "model",
+        "api_key",
+        "temperature",
+        "max_tokens",
+        "headers",
+        "examples",
+    },
 }
 """The engine settings of each built-in type (besides ``type``, the run limits and stages)."""
 

@@ -133,6 +133,13 @@ class CasesView(Vertical):
         ),
         Binding("t", "tag", "Tag", id="cases.tag", tooltip="Add tags to the marked cases."),
         Binding(
+            "G",
+            "generate",
+            "Generate…",
+            id="cases.generate",
+            tooltip="Generate test cases for an intent with an LLM, review them, add them.",
+        ),
+        Binding(
             "delete,D",
             "delete",
             "Delete",
@@ -628,6 +635,24 @@ class CasesView(Vertical):
             self.apply_change(what, cases, cursor=result[0].id)
 
         self.app.push_screen(CaseEditorScreen(suite, case, self._training_intents()), done)
+
+    def action_generate(self) -> None:
+        """The "Generate…" dialog; the accepted cases are appended and saved like an add."""
+        from nlu_tui.ui.screens.generate_dialog import GenerateScreen
+
+        suite = self._editable()
+        if suite is None:
+            return
+        intents = list(dict.fromkeys([*self._training_intents(), *suite.intents_covered()]))
+        current = self.case_by_id(self.cursor_case_id() or "") if self.cursor_case_id() else None
+        intent = current.intents[0].name if current is not None and current.intents else None
+
+        def done(result: list[TestCase] | None) -> None:
+            if result:
+                what = f"Added {len(result)} generated case{'s' if len(result) != 1 else ''}"
+                self.apply_change(what, [*suite.cases, *result], cursor=result[0].id)
+
+        self.app.push_screen(GenerateScreen(suite, intents, intent), done)
 
     def _training_intents(self) -> list[str]:
         names: list[str] = getattr(self.app, "training_intents", [])
