@@ -81,7 +81,10 @@ def test_rows_show_the_mismatch_beside_the_expectation(tmp_path: Path) -> None:
     ]
 
 
-def test_snapshot_failed_test_case_turn_by_turn(snap_compare: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize("size", [SIZE, (80, 24)], ids=["120x35", "80x24"])
+def test_snapshot_failed_test_case_turn_by_turn(
+    snap_compare: Any, tmp_path: Path, size: tuple[int, int]
+) -> None:
     items = _items(tmp_path)
 
     class ConvApp(App[None]):
@@ -90,7 +93,7 @@ def test_snapshot_failed_test_case_turn_by_turn(snap_compare: Any, tmp_path: Pat
                 ConversationScreen([Path("shop.e2e.yml")], items=items, engine="rasa:URL")
             )
 
-    assert snap_compare(ConvApp(), terminal_size=SIZE)
+    assert snap_compare(ConvApp(), terminal_size=size)
 
 
 @pytest.mark.slow
