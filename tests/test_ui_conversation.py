@@ -81,7 +81,10 @@ def test_rows_show_the_mismatch_beside_the_expectation(tmp_path: Path) -> None:
     ]
 
 
-def test_snapshot_failed_test_case_turn_by_turn(snap_compare: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize("size", [SIZE, (80, 24)], ids=["120x35", "80x24"])
+def test_snapshot_failed_test_case_turn_by_turn(
+    snap_compare: Any, tmp_path: Path, size: tuple[int, int]
+) -> None:
     items = _items(tmp_path)
 
     class ConvApp(App[None]):
@@ -90,7 +93,7 @@ def test_snapshot_failed_test_case_turn_by_turn(snap_compare: Any, tmp_path: Pat
                 ConversationScreen([Path("shop.e2e.yml")], items=items, engine="rasa:URL")
             )
 
-    assert snap_compare(ConvApp(), terminal_size=SIZE)
+    assert snap_compare(ConvApp(), terminal_size=size)
 
 
 @pytest.mark.slow
@@ -201,3 +204,29 @@ def test_step_editor_from_a_failed_step_edits_reorders_and_saves(tmp_path: Path)
         ("user", "2 people", None),
     ]
     assert [s.text for s in again.test_cases[1].steps] == ["hello", "Hey!"]
+
+
+def test_opening_a_file_shows_its_latest_stored_run(tmp_path: Path) -> None:
+    from ui_support import settle
+
+    _items(tmp_path, stable=False)  # one run of the file, stored
+    path = tmp_path / "shop.e2e.yml"
+
+    class ConvApp(App[None]):
+        run_store: RunStore | None = None
+        run_sessions: dict[str, Any] = {}
+
+        def on_mount(self) -> None:
+            self.push_screen(ConversationScreen([path]))
+
+    async def scenario() -> None:
+        app = ConvApp()
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            screen = app.screen
+            assert isinstance(screen, ConversationScreen)
+            assert sorted(i.data["name"] for i in screen.items) == ["book", "greet"]
+            assert screen.progress.startswith("last run ")
+            assert screen.query_one("#conv-cases", DataTable).row_count == 2
+
+    asyncio.run(scenario())

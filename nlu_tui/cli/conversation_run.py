@@ -16,6 +16,11 @@ if TYPE_CHECKING:
     from nlu_tui.store.records import RunRecord
 
 
+DEFAULT_PATHS = {"e2e": "tests/e2e_test_cases.yml", "stories": "tests"}
+"""Where the tests are when PATH is not given (``rasa test e2e``'s default file; the folder
+that ``rasa init`` puts ``test_stories.yml`` in)."""
+
+
 def add_common(p: argparse.ArgumentParser, default_hint: str) -> None:
     """The switches both kinds share."""
     p.add_argument("path", nargs="?", type=_path, metavar="PATH", help=default_hint)
@@ -41,11 +46,16 @@ def _path(text: str) -> object:
 
 
 def request_from(args: argparse.Namespace, kind: str, **extra: object) -> ConversationRequest:
+    from pathlib import Path
+
     from nlu_tui.conversation.service import ConversationRequest
 
+    path = args.path
+    if path is None and not args.resume:  # Rasa's defaults: run from the project folder
+        path = Path(DEFAULT_PATHS[kind])
     return ConversationRequest(
         kind=kind,
-        path=args.path,
+        path=path,
         engine=args.engine,
         note=args.note,
         resume=args.resume,

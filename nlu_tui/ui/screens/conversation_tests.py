@@ -146,6 +146,32 @@ class ConversationScreen(Screen[None]):
         self._show_items()
         self._header()
         (cases if self.items else files).focus()
+        if not self.items and len(self.files) == 1:
+            self._load_latest(self.files[0])
+
+    @work(thread=True, exclusive=True, group="conversation-latest", exit_on_error=False)
+    def _load_latest(self, path: Path) -> None:
+        """Show the file's latest stored E2E run (its history stays in ``nlu-tui runs``)."""
+        from nlu_tui.runsessions import store_for
+
+        try:
+            store = store_for(self.app)
+            latest = next(
+                (r for r in store.list_runs(path.resolve(), limit=20) if r.kind == "e2e"), None
+            )
+            items = store.load_items(latest.id) if latest is not None else []
+        except Exception:  # no store yet, or one that cannot be read: nothing to show
+            return
+        if latest is not None and items:
+            self.app.call_from_thread(self._show_stored, latest.id, latest.status.value, items)
+
+    def _show_stored(self, run_id: str, status: str, items: list[StoredItem]) -> None:
+        if self.run is not None or self.items:
+            return  # a run started meanwhile: its own results win
+        self.items = list(items)
+        self.progress = f"last run {run_id}: {status}"
+        self._show_items()
+        self._header()
 
     def palette_commands(self) -> list[PaletteCommand]:
         return [
