@@ -11,6 +11,7 @@ test can see that each DUT step is sent after the earlier messages of its test c
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -145,10 +146,8 @@ def handler_for(state: RasaProState, *, record: bool = True) -> type[QuietHandle
                     events.append(
                         {"event": "bot", "text": reply, "metadata": {"utter_action": name}}
                     )
-                try:
+                with contextlib.suppress(BrokenPipeError):  # the client gave up (canceled run)
                     self.send_json(json.dumps([{"recipient_id": sender, "text": reply}]).encode())
-                except BrokenPipeError:  # the client gave up (a canceled run)
-                    pass
                 return
             sender = self._tracker_id()
             if sender is not None and path.endswith("/tracker/events"):

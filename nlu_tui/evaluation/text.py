@@ -58,7 +58,9 @@ def comparison_lines(outcome: EvalOutcome, percentages: Sequence[int]) -> list[s
 
     out = ["Label-weighted F1 on the test set, mean ± std over runs:"]
     out.append("excluded  examples  " + "".join(f"{name[:24]:<28}" for name in outcome.results))
-    curves = {name: curve_points(runs, len(percentages)) for name, runs in outcome.results.items()}
+    curves = {
+        name: curve_points(runs, len(percentages)) for name, runs in outcome.results.items()
+    }
     for i, percentage in enumerate(percentages):
         examples = outcome.examples[i] if i < len(outcome.examples) else 0
         cells = []
