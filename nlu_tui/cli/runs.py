@@ -320,6 +320,10 @@ def cmd_show(args: argparse.Namespace) -> int:
         from nlu_tui.cli.conversation_run import show_run
 
         return show_run(run, list(store.load_items(run.id)), args.format)
+    if run.kind == "dut":  # dialogue understanding tests: Rasa Pro's report
+        from nlu_tui.cli.test_du import show_dut_run
+
+        return show_dut_run(run, args.format)
     rows = store.load_results(run.id)
     stability = run_stability(store, run, rows)
     if args.charts:

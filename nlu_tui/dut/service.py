@@ -129,6 +129,9 @@ def command_engine(engine: Engine, flows: Flows | None, name: str) -> Any:
     """The engine itself when it predicts commands, else the embedded command generator
     over it (which needs flows)."""
     if engine.capabilities.commands:
+        use_flows = getattr(engine, "use_flows", None)
+        if flows is not None and use_flows is not None:
+            use_flows(flows)  # an engine that prompts with the flows (llm-commands)
         return engine
     if flows is None:
         raise InputError(
