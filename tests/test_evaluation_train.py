@@ -257,6 +257,7 @@ def test_comparison_results_json_in_rasa_shape(
         [
             "test", "nlu", "--nlu", str(BANK), "--config", str(DEFAULT_CFG), str(NB_CFG),
             "--runs", "2", "--percentages", "0", "50", "--random-seed", "3", "--out", str(out),
+            "--no-plot",
         ]
     )
     assert code == 0

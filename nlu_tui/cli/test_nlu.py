@@ -83,6 +83,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--note", default="", help="note stored with the run")
     p.add_argument("--successes", action="store_true", help="also write *_successes.json")
     p.add_argument("--no-errors", action="store_true", help="write no *_errors.json")
+    p.add_argument("--no-plot", action="store_true", help="draw no confusion matrix nor histogram")
     p.set_defaults(handler=cmd_test_nlu)
 
 
@@ -120,6 +121,7 @@ def cmd_test_nlu(args: argparse.Namespace) -> int:
         note=args.note,
         successes=args.successes,
         errors=not args.no_errors,
+        plots=not args.no_plot,
     )
     plan = service.plan(request)
     if plan.duplicates:

@@ -70,6 +70,8 @@ class EvalRequest:
     note: str = ""
     successes: bool = False
     errors: bool = True
+    plots: bool = True
+    """Rasa's confusion matrix and histogram images beside the reports (``--no-plot``: none)."""
 
 
 @dataclass
@@ -286,7 +288,11 @@ def _write_reports(plan: Plan, record: RunRecord, store: RunStore, directory: Pa
         {"rasa": directory},
         RunMeta.from_record(record),
         rows,
-        rasa=RasaOptions(successes=plan.request.successes, errors=plan.request.errors),
+        rasa=RasaOptions(
+            successes=plan.request.successes,
+            errors=plan.request.errors,
+            plots=plan.request.plots,
+        ),
     )
     written.append(_write_confusion(directory, rows))
     return written
@@ -692,7 +698,11 @@ def _unit_reports(plan: Plan, result: UnitResult, directory: Path) -> list[Path]
     ]
     meta = RunMeta(id=result.unit.key, suite=_suite_name(plan), engine=plan.engine_name)
     written = write_reports(
-        {"rasa": directory}, meta, rows, rasa=RasaOptions(successes=False, errors=True), processes=1
+        {"rasa": directory},
+        meta,
+        rows,
+        rasa=RasaOptions(successes=False, errors=True, plots=plan.request.plots),
+        processes=1,
     )
     written.append(_write_confusion(directory, rows))
     return written

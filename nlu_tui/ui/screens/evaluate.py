@@ -127,6 +127,7 @@ class EvaluateScreen(Screen[None]):
             runs=3 if mode == service.COMPARISON else 1,
             percentages=[0, 25, 50, 75],
             out=self.workspace / "results" / f"{self.path.name.split('.')[0]}-{mode}",
+            plots=False,  # drawing them would hold the screen for seconds
         )
 
     @on(Button.Pressed, "#eval-start")
