@@ -76,7 +76,7 @@ def test_json_report_schema_and_numbers(tmp_path: Path) -> None:
     assert list(first) == [
         "case_id", "utterance", "expected_intents", "parent_intents", "matched_intent",
         "confidence", "ranking", "result", "entities", "expected_entity_order",
-        "actual_entity_order", "entity_order_ok", "latency_ms", "error",
+        "actual_entity_order", "entity_order_ok", "latency_ms", "error", "traits", "matched_bot",
     ]  # fmt: skip
     assert first["expected_intents"] == ["pay_bill", "setup_auto_pay", "transfer_funds"]
     assert first["ranking"] == [

@@ -207,6 +207,13 @@ async def test_kore_run_csv_report_traits_bot_scores_types_and_header(tmp_path: 
         "trait: Issue||Account Statement"
     )
     assert body["need to check the multibot function"]["Matched Intent"] == "IVRnode (Check Bot)"
+    import json
+
+    report = tmp_path / "report.json"
+    write_report("json", report, RunMeta.from_record(store.get_run(record.id)), rows)
+    results = {r["case_id"]: r for r in json.loads(report.read_text(encoding="utf-8"))["results"]}
+    assert results["c5"]["traits"] == ["Issue", "Account Statement"]
+    assert (results["c6"]["matched_bot"], results["c1"]["matched_bot"]) == ("Check Bot", None)
 
 
 def test_small_talk_kind_from_the_engine_decides_the_fn_rule() -> None:

@@ -18,7 +18,7 @@ removed without a new ``schema_version``::
                   "matched_intent", "confidence", "ranking": [{"name", "confidence"}],
                   "result", "entities": [{"name", "expected", "matched", "ok"}],
                   "expected_entity_order", "actual_entity_order", "entity_order_ok",
-                  "latency_ms", "error"}]}
+                  "latency_ms", "error", "traits", "matched_bot"}]}
 
 A repeated run (``run --repeat N``) adds, before ``results``, ``"stability": {"repeat",
 "quarantined", "overall", "intents": [{"name", "cases", "measured", "flaky", "stability",
@@ -100,6 +100,8 @@ def result_dict(row: ResultRow) -> dict[str, Any]:
         "entity_order_ok": result.entity_order_ok,
         "latency_ms": finite(result.latency_ms),
         "error": result.error,
+        "traits": list(prediction.traits) if prediction is not None else [],
+        "matched_bot": result.matched_bot,
     }
 
 
@@ -143,6 +145,8 @@ def _fast_results(rows: Sequence[ResultRow]) -> list[dict[str, Any]]:
             "entity_order_ok": result.entity_order_ok,
             "latency_ms": result.latency_ms,
             "error": result.error,
+            "traits": prediction.traits if prediction is not None else [],
+            "matched_bot": result.matched_bot,
         }
         for case, prediction, result in rows
     ]
