@@ -181,6 +181,9 @@ class GenerateScreen(ModalScreen[list[TestCase] | None]):
             return
         self.busy = False
         self._refresh(f"{len(fresh)} new proposal(s)")
+        listing = self.query_one("#gen-list", OptionList)
+        if fresh and not self.query_one("#gen-edit", Input).has_class("editing"):
+            listing.focus()  # review with the keys straight away (Space, e, g, ctrl+s)
 
     def action_toggle_accept(self) -> None:
         index = self._cursor()
