@@ -45,6 +45,7 @@ class GenerateScreen(ModalScreen[list[TestCase] | None]):
     GenerateScreen #gen-notes { height: auto; max-height: 5; color: $warning; }
     GenerateScreen #gen-status { height: auto; }
     GenerateScreen #gen-error { color: $error; height: auto; }
+    GenerateScreen #gen-keys { color: $text-muted; height: 1; }
     GenerateScreen #gen-edit { display: none; }
     GenerateScreen #gen-edit.editing { display: block; }
     GenerateScreen .dialog-buttons { dock: bottom; height: 1; align-horizontal: right; }
@@ -89,6 +90,10 @@ class GenerateScreen(ModalScreen[list[TestCase] | None]):
             yield Static("", id="gen-error")
             yield OptionList(id="gen-list")
             yield Static("", id="gen-notes")
+            yield Static(
+                "Space accept/reject · e edit · g generate more · ctrl+s add · Esc cancel",
+                id="gen-keys",
+            )
             yield Input(id="gen-edit", placeholder="edit the utterance; Enter applies, Esc cancels")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel", id="gen-cancel")
