@@ -52,18 +52,21 @@ class Inventory:
     examples: list[tuple[str, str]] = field(default_factory=list)
     """(text, intent) of every training example."""
     kinds: dict[str, IntentKind] = field(default_factory=dict)
+    traits: list[str] = field(default_factory=list)
 
     @classmethod
     def from_training(cls, data: Any, source: str) -> Inventory:
-        """From :class:`nlu_tui.training.TrainingData`."""
+        """From :class:`nlu_tui.training.TrainingData` (intents of kind ``trait`` are traits)."""
         kinds = {}
         for name in data.intents:
             kind = data.intent_kind(name)
             if kind is not None:
                 kinds[name] = kind
+        traits = [n for n in data.intents if kinds.get(n) is IntentKind.TRAIT]
         return cls(
             source=source,
-            intents=list(data.intents),
+            intents=[n for n in data.intents if n not in traits],
+            traits=traits,
             entities=list(data.entity_names),
             examples=[(ex.text, ex.intent) for ex in data.examples],
             kinds=kinds,
@@ -121,6 +124,8 @@ class Coverage:
     leaks: list[Leak]
     min_cases: int
     near: float
+    traits_untested: list[str] = field(default_factory=list)
+    """Traits of the bot no case expects."""
     kinds: dict[str, dict[str, int]] = field(default_factory=dict)
     """Per intent kind (dialog, faq, small_talk): intents in the inventory and tested."""
     run_id: str | None = None
@@ -153,6 +158,10 @@ class Coverage:
             out.append(Recommendation(line, list(h.missed)))
         if self.untested:
             out.append(Recommendation(f"test {len(self.untested)} intent(s) the suite never tests"))
+        if self.traits_untested:
+            out.append(
+                Recommendation(f"test {len(self.traits_untested)} trait(s) the suite never tests")
+            )
         if self.under_tested:
             out.append(
                 Recommendation(
@@ -191,6 +200,7 @@ class Coverage:
             "unknown": [{"intent": i, "cases": n} for i, n in self.unknown],
             "entities_untested": self.entities_untested,
             "entities_unknown": self.entities_unknown,
+            "traits_untested": self.traits_untested,
             "kinds": self.kinds,
             "leakage": {
                 "near": self.near,
@@ -307,6 +317,7 @@ def coverage(
     under = [(name, n) for name, n in tested.items() if 0 < n < min_cases]
     unknown = sorted(((name, n) for name, n in counts.items() if name not in known), key=_by_count)
     suite_entities = {e.name for case in suite.cases for e in case.entities}
+    suite_traits = {t.strip() for case in suite.cases for t in case.traits}
     kinds: dict[str, dict[str, int]] = {}
     for name in inventory.intents:
         kind = inventory.kinds.get(name, IntentKind.DIALOG).value
@@ -324,6 +335,7 @@ def coverage(
         unknown=unknown,
         entities_untested=[e for e in inventory.entities if e not in suite_entities],
         entities_unknown=sorted(suite_entities - set(inventory.entities)),
+        traits_untested=[t for t in inventory.traits if t not in suite_traits],
         leaks=find_leaks(suite.cases, inventory.examples, near),
         min_cases=min_cases,
         near=near,

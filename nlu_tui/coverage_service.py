@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from nlu_tui.coverage import (
     DEFAULT_MIN_CASES,
@@ -69,17 +69,57 @@ def _inventory(request: CoverageRequest) -> tuple[Inventory, str | None]:
         if training is None:
             source = resolved.engine.training_suite_source()
             if source is None:
-                raise InputError(
-                    f"engine {resolved.name!r} ({resolved.engine.type_name}) does not list its "
-                    "intents here; give its training data with --training FILE",
-                    field="--engine",
-                )
+                listed = _listed(resolved)
+                if listed is None:
+                    raise InputError(
+                        f"engine {resolved.name!r} ({resolved.engine.type_name}) does not list "
+                        "its intents here; give its training data with --training FILE",
+                        field="--engine",
+                    )
+                return listed, engine_name
             training = Path(source)
     assert training is not None
     if not training.is_file():
         raise InputError("no such training data file", path=training, field="--training")
     data = load_training_data(training)
     return Inventory.from_training(data, training.name), engine_name
+
+
+def _listed(resolved: Any) -> Inventory | None:
+    """The inventory a vendor engine lists (its intents, and training phrases where the vendor
+    gives them), or None when it cannot list them. An engine error is one clear input error."""
+    import asyncio
+
+    from nlu_tui.engines.base import Engine
+    from nlu_tui.errors import NluTuiError
+
+    engine: Engine = resolved.engine
+
+    async def ask() -> list[tuple[str, list[str]]] | None:
+        await engine.open(None)
+        try:
+            return await engine.list_intents()
+        finally:
+            await engine.close()
+
+    try:
+        listed = asyncio.run(ask())
+    except NluTuiError as exc:
+        raise InputError(
+            resolved.redact(f"cannot list the engine's intents: {exc}"), field="--engine"
+        ) from None
+    except Exception as exc:  # transport errors, a vendor's 5xx: named, never its secrets
+        from nlu_tui.runner.retry import classify
+
+        reason = resolved.redact(classify(exc).reason)
+        raise InputError(f"cannot list the engine's intents: {reason}", field="--engine") from None
+    if listed is None:
+        return None
+    return Inventory(
+        source=f"{resolved.name} (intents listed by the engine)",
+        intents=[name for name, _phrases in listed],
+        examples=[(text, name) for name, phrases in listed for text in phrases],
+    )
 
 
 def build_coverage(request: CoverageRequest, store: RunStore | None) -> Coverage:
@@ -160,6 +200,8 @@ def coverage_text(report: Coverage) -> str:
         f"entities    untested: {_names(report.entities_untested) or '-'}"
         + (f"; not in bot: {_names(report.entities_unknown)}" if report.entities_unknown else "")
     )
+    if report.traits_untested:
+        lines.append(f"traits      untested: {_names(report.traits_untested)}")
     identical = sum(1 for leak in report.leaks if leak.identical)
     lines.append(
         f"leakage     {identical} identical, {len(report.leaks) - identical} near-identical "

@@ -109,6 +109,12 @@ def read_tracker_store(url: str, table: str = "events") -> list[tuple[str, dict[
         raise InputError(f"not a table name: {table!r}", field="--table")
     try:
         engine = create_engine(url)
+    except ImportError as exc:  # the dialect's driver (psycopg2, pymysql...) is not installed
+        raise InputError(
+            f"the database driver {exc.name or ''!s} is not installed; install it in nlu-tui's "
+            "environment (e.g. pip install 'psycopg[binary]' for postgresql://)",
+            field="URL",
+        ) from None
     except (ArgumentError, NoSuchModuleError, ValueError) as exc:
         raise InputError(
             f"not a usable SQLAlchemy URL: {type(exc).__name__}", field="URL"

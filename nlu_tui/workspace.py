@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 SUITE_SUFFIX = ".suite.yaml"
 TRAINING_SUFFIXES = (".nlu.yml", ".nlu.yaml")
+CONVERSATION_SUFFIXES = (".e2e.yml", ".e2e.yaml")
+"""Conversation suites: Rasa Pro E2E test cases (``test_cases:``), run with ``test e2e``."""
 """Rasa training files in a workspace; each shows as a read-only "developer defined
 utterances" suite (and trains the embedded engine for ``x.suite.yaml`` beside ``x.nlu.yml``)."""
 TRASH_DIR = ".trash"
@@ -48,6 +50,8 @@ class SuiteInfo:
     """The latest run's (done, total) when it did not complete."""
     read_only: bool = False
     error: str | None = None
+    kind: str = "suite"
+    """``suite`` (utterances), or ``e2e`` for a conversation suite (test cases)."""
     partial: bool = False
     """Counted without parsing (a big file not yet opened): intents are unknown until opened."""
     unsaved: bool = False
@@ -96,6 +100,15 @@ class Workspace:
         return sorted(p for p in self.root.glob(f"*{SUITE_SUFFIX}") if p.is_file())
 
     # --- reading ----------------------------------------------------------------------------
+
+    def conversation_paths(self) -> list[Path]:
+        """Conversation suites (``*.e2e.yml``): E2E test cases, listed with the suites."""
+        if not self.root.is_dir():
+            return []
+        found = [
+            p for p in self.root.iterdir() if p.is_file() and p.name.endswith(CONVERSATION_SUFFIXES)
+        ]
+        return sorted(found)
 
     def training_paths(self) -> list[Path]:
         if not self.root.is_dir():
@@ -146,6 +159,8 @@ class Workspace:
     def info(self, path: Path, runs: dict[str, LastRuns] | None = None) -> SuiteInfo:
         """Summarise one suite file; a broken file yields an info with ``error`` set."""
         last = (runs or {}).get(str(path), LastRuns())
+        if path.name.endswith(CONVERSATION_SUFFIXES):
+            return _conversation_info(path, last)
         if self.is_unsaved(path):
             info = self._info_of(path, last)
             info.unsaved = True
@@ -185,7 +200,8 @@ class Workspace:
     def list_suites(self) -> list[SuiteInfo]:
         """The suite files, then one read-only developer-utterances suite per training file."""
         runs = last_runs_by_suite()
-        return [self.info(p, runs) for p in [*self.suite_paths(), *self.training_paths()]]
+        paths = [*self.suite_paths(), *self.conversation_paths(), *self.training_paths()]
+        return [self.info(p, runs) for p in paths]
 
     # --- changing ---------------------------------------------------------------------------
 
@@ -388,6 +404,25 @@ class Workspace:
         except BaseException:
             suite.cases = before  # the move did not happen
             raise
+
+
+def _conversation_info(path: Path, last: LastRuns) -> SuiteInfo:
+    """A conversation suite's entry: its test cases counted (no F1: its runs pass or fail)."""
+    from nlu_tui.formats import e2e_cases
+
+    name = path.name[: -len(next(s for s in CONVERSATION_SUFFIXES if path.name.endswith(s)))]
+    try:
+        data = e2e_cases.read(path)
+    except (InputError, OSError) as exc:
+        return SuiteInfo(path=path, name=name, kind="e2e", error=str(exc))
+    return SuiteInfo(
+        path=path,
+        name=name,
+        case_count=len(data.test_cases),
+        kind="e2e",
+        last_status=last.status,
+        last_partial=last.partial,
+    )
 
 
 def _reason(exc: Exception) -> str:

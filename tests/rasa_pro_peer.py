@@ -11,6 +11,7 @@ test can see that each DUT step is sent after the earlier messages of its test c
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -67,6 +68,7 @@ class RasaProState:
         self.lock = threading.Lock()
         self.trackers: dict[str, list[dict[str, Any]]] = {}
         self.messages: list[tuple[str, str]] = []
+        self.replaced: list[tuple[str, int]] = []
 
 
 def handler_for(state: RasaProState, *, record: bool = True) -> type[QuietHandler]:
@@ -144,7 +146,8 @@ def handler_for(state: RasaProState, *, record: bool = True) -> type[QuietHandle
                     events.append(
                         {"event": "bot", "text": reply, "metadata": {"utter_action": name}}
                     )
-                self.send_json(json.dumps([{"recipient_id": sender, "text": reply}]).encode())
+                with contextlib.suppress(BrokenPipeError):  # the client gave up (canceled run)
+                    self.send_json(json.dumps([{"recipient_id": sender, "text": reply}]).encode())
                 return
             sender = self._tracker_id()
             if sender is not None and path.endswith("/tracker/events"):
@@ -155,6 +158,20 @@ def handler_for(state: RasaProState, *, record: bool = True) -> type[QuietHandle
                 self.send_json(json.dumps({"sender_id": sender, "events": events}).encode())
                 return
             self.send_json(b"{}", 404)
+
+        def do_PUT(
+            self,
+        ) -> None:  # replace a tracker's events (Rasa's create_tracker_for_user_step)
+            sender = self._tracker_id()
+            path = urllib.parse.urlsplit(self.path).path
+            if sender is None or not path.endswith("/tracker/events"):
+                self.send_json(b"{}", 404)
+                return
+            body = self.read_json()
+            with state.lock:
+                state.trackers[sender] = list(body)
+                state.replaced.append((sender, len(body)))
+            self.send_json(json.dumps({"sender_id": sender, "events": body}).encode())
 
     return Handler
 

@@ -74,6 +74,63 @@ def rasa_core_out(bot: tuple[Path, str, Path]) -> Path:
     return out
 
 
+@pytest.fixture(scope="module")
+def rasa_core_e2e_out(bot: tuple[Path, str, Path]) -> tuple[Path, str]:
+    """``rasa test core --stories --e2e`` (user messages through the NLU too) and its log."""
+    work, _, model = bot
+    out = work / "rasa-results-e2e"
+    done = subprocess.run(
+        [
+            str(RASA),
+            "test",
+            "core",
+            "--stories",
+            str(STORIES),
+            "-m",
+            str(model),
+            "--out",
+            str(out),
+            "--e2e",
+        ],
+        cwd=work,
+        env=_env(work),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    return out, done.stdout + done.stderr
+
+
+def test_stories_e2e_mode_matches_rasa_test_core_e2e(
+    bot: tuple[Path, str, Path],
+    rasa_core_e2e_out: tuple[Path, str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _, url, _ = bot
+    rasa_out, rasa_log = rasa_core_e2e_out
+    out = tmp_path / "ours"
+    code = cli(
+        ["test", "stories", str(STORIES), "--engine", f"rasa:{url}", "--out", str(out), "--e2e"]
+    )
+    printed = capsys.readouterr().out
+    assert code == 1
+    assert (out / "failed_test_stories.yml").read_text() == (
+        rasa_out / "failed_test_stories.yml"
+    ).read_text()
+    mine = json.loads((out / "story_report.json").read_text())
+    rasas = json.loads((rasa_out / "story_report.json").read_text())
+    assert mine.keys() == rasas.keys()  # entity labels such as "[three](people)" included
+    for label, row in rasas.items():
+        assert mine[label] == pytest.approx(row), label
+    # the figures Rasa logs, line for line
+    for name in ("Correct:", "F1-Score:", "Precision:", "Accuracy:"):
+        theirs = [line.split(name, 1)[1].strip() for line in rasa_log.splitlines() if name in line]
+        ours = [line.split(name, 1)[1].strip() for line in printed.splitlines() if name in line]
+        assert ours == theirs, name
+
+
 def test_stories_report_the_failed_stories_of_rasa_test_core(
     bot: tuple[Path, str, Path],
     rasa_core_out: Path,
@@ -149,3 +206,59 @@ def test_e2e_passes_and_failures_are_those_written(
     ]
     assert f"FAILED {E2E}::fails_wrong_response_name" in printed
     assert 'failures="4"' in junit.read_text()
+
+
+CHECKPOINT_STORIES = """\
+version: "3.1"
+stories:
+- story: greet first
+  steps:
+  - intent: greet
+  - action: utter_greet
+  - checkpoint: greeted
+- story: then sad, wrongly answered
+  steps:
+  - checkpoint: greeted
+  - intent: mood_unhappy
+  - action: utter_happy
+- story: then a bot challenge
+  steps:
+  - checkpoint: greeted
+  - intent: bot_challenge
+  - action: utter_goodbye
+"""
+
+
+def test_stories_joined_by_checkpoints_fail_as_in_rasa(
+    bot: tuple[Path, str, Path], tmp_path: Path
+) -> None:
+    work, url, model = bot
+    stories = tmp_path / "checkpoints.yml"
+    stories.write_text(CHECKPOINT_STORIES, encoding="utf-8")
+    rasa(
+        work,
+        _env(work),
+        "test",
+        "core",
+        "--stories",
+        str(stories),
+        "-m",
+        str(model),
+        "--out",
+        str(tmp_path / "rasa"),
+    )
+    code = cli(
+        [
+            "test",
+            "stories",
+            str(stories),
+            "--engine",
+            f"rasa:{url}",
+            "--out",
+            str(tmp_path / "ours"),
+        ]
+    )
+    assert code == 1
+    theirs = (tmp_path / "rasa" / "failed_test_stories.yml").read_text()
+    assert "greet first > then a bot challenge" in theirs
+    assert (tmp_path / "ours" / "failed_test_stories.yml").read_text() == theirs

@@ -211,6 +211,13 @@ def test_engine_down_exits_3_and_bad_file_exits_2(
     path = _write(tmp_path)
     assert cli(["test", "e2e", str(path), "--engine", "rasa:http://127.0.0.1:9"]) == 3
     assert "engine unreachable" in capsys.readouterr().err
+    assertions = _write(
+        tmp_path,
+        "test_cases:\n  - test_case: x\n    steps:\n      - user: hi\n        assertions:\n"
+        "          - bot_uttered:\n              text_matches: hi\n",
+    )
+    assert cli(["test", "e2e", str(assertions), "--engine", "rasa:http://127.0.0.1:9"]) == 2
+    assert "line 4, field 'assertions'" in capsys.readouterr().err
     bad = _write(tmp_path, "test_cases:\n  - test_case: x\n    steps:\n      - usr: hi\n")
     runs_before = len(RunStore().list_runs())
     assert cli(["test", "e2e", str(bad), "--engine", "rasa:http://127.0.0.1:9"]) == 2
@@ -340,3 +347,18 @@ def test_diff_with_an_earlier_run_lists_what_broke_and_what_got_fixed(
     assert f"  broke         greet_new ({path}:8)" in tail
     assert f"  fixed         wrong_text ({path}:34)" in tail
     assert f"  still failing wrong_utter ({path}:39)" in tail
+
+
+def test_show_prints_a_stored_conversation_run_again(
+    tmp_path: Path, bot: tuple[BotState, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, url = bot
+    path = _write(tmp_path)
+    assert cli(["test", "e2e", str(path), "--engine", f"rasa:{url}"]) == 1
+    first = capsys.readouterr().out
+    run_id = RunStore().list_runs()[0].id
+    assert cli(["show", run_id]) == 0
+    shown = capsys.readouterr().out
+    report = first[first.index("=== FAILURES") - 1 :]
+    assert shown.startswith(f"run {run_id}: e2e.yml (e2e) on rasa:{url}, success")
+    assert report.strip() in shown

@@ -191,7 +191,9 @@ def test_cli_coverage_refuses_what_it_cannot_use(tmp_path: Path) -> None:
     bad = _cli(tmp_path, "coverage", suite, "--training", "x.yml", "--near", "1.5")
     assert bad.returncode == 2 and "--near" in bad.stderr
     (tmp_path / "engines.yaml").write_text(
-        "engines:\n  w:\n    type: wit\n    token: ${W_TOKEN}\n", encoding="utf-8"
+        "engines:\n  w:\n    type: luis\n    endpoint: http://127.0.0.1:9\n    app_id: a\n"
+        "    key: ${W_TOKEN}\n",
+        encoding="utf-8",
     )
     vendor = subprocess.run(
         [sys.executable, "-m", "nlu_tui", "coverage", suite, "--engine", "w", "--no-run"],
@@ -209,3 +211,34 @@ def test_cli_coverage_refuses_what_it_cannot_use(tmp_path: Path) -> None:
         tmp_path, "coverage", suite, "--training", str(SAMPLE / "banking_bot.nlu.yml"), "--no-run"
     )
     assert given.returncode == 0 and "17 intents" in given.stdout
+
+
+def test_cli_coverage_reads_the_intents_a_vendor_engine_lists(tmp_path: Path) -> None:
+    """Wit.ai lists its app's intents (``GET /intents``): they are the inventory."""
+    from vendor_peer import Seen, VendorPeer
+
+    def reply(seen: Seen) -> tuple[int, dict[str, str], object]:
+        assert seen.header("Authorization") == "Bearer wit-t0ken-000000"
+        assert (seen.path, seen.query["v"]) == ("/intents", ["20240304"])
+        names = ["check_balance", "pay_bill", "wire_abroad"]
+        return 200, {}, [{"id": str(i), "name": n} for i, n in enumerate(names)]
+
+    suite = str(SAMPLE / "banking_bot.suite.yaml")
+    with VendorPeer(reply) as peer:
+        (tmp_path / "engines.yaml").write_text(
+            f"engines:\n  w:\n    type: wit\n    url: {peer.url}\n    token: ${{W_TOKEN}}\n",
+            encoding="utf-8",
+        )
+        done = subprocess.run(
+            [sys.executable, "-m", "nlu_tui", "coverage", suite, "--engine", "w", "--no-run",
+             "--json", "c.json"],
+            capture_output=True, text=True, timeout=120, cwd=tmp_path,
+            env={**os.environ, "W_TOKEN": "wit-t0ken-000000", "NLU_TUI_DATA_DIR": str(tmp_path / "d")},
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "against w (intents listed by the engine): 3 intents, 2 tested (66.7%)" in done.stdout
+    doc = json.loads((tmp_path / "c.json").read_text(encoding="utf-8"))
+    assert doc["untested"] == ["wire_abroad"]
+    # check_balance: five cases, and one accepting report_fraud | faq/ask_fees | check_balance
+    assert doc["tested"] == {"check_balance": 6, "pay_bill": 5, "wire_abroad": 0}
+    assert len(doc["unknown"]) == 15  # the sample bot's other intents: not in this app

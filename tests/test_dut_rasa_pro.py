@@ -88,20 +88,27 @@ def test_dut_against_rasa_pro(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     ]
     assert failed["prompts"]["CompactLLMCommandGenerator"][0]["choices"] == "set slot name @barts"
     assert "user_prompt" not in failed["prompts"]["CompactLLMCommandGenerator"][0]
-    # every step is its own conversation, replaying the earlier user messages first
+    # each test case's conversation is simulated once (its earlier messages), and every step
+    # is sent from a tracker holding the events just before it, as Rasa Pro's DUT runner does
     by_sender: dict[str, list[str]] = {}
     for sender, text in state.messages:
         by_sender.setdefault(sender, []).append(text)
-    assert sorted(by_sender.values(), key=len) == sorted(
+    simulated = sorted(v for k, v in by_sender.items() if k.endswith("-sim"))
+    assert simulated == [
+        ["I want to add someone to my contact list", "it's @barts"],
+        ["which flows?"],
+    ]
+    steps = sorted(v[0] for k, v in by_sender.items() if not k.endswith("-sim"))
+    assert steps == sorted(
         [
-            ["I want to add someone to my contact list"],
-            ["I want to add someone to my contact list", "it's @barts"],
-            ["I want to add someone to my contact list", "it's @barts", "just Bart"],
-            ["which flows?"],
-            ["which flows?", "yes"],
-        ],
-        key=len,
+            "I want to add someone to my contact list",
+            "it's @barts",
+            "just Bart",
+            "which flows?",
+            "yes",
+        ]
     )
+    assert sorted(n for _sender, n in state.replaced) == [0, 0, 3, 3, 7]
     text = capsys.readouterr().out
     assert "set slot handle @barts | set slot name @barts" in text
     assert "-- LLM ouptut for CompactLLMCommandGenerator --" in text
@@ -195,5 +202,6 @@ def test_cancel_keeps_finished_cases_and_resume_completes(tmp_path: Path) -> Non
     assert resumed.run.status is RunStatus.SUCCESS
     assert resumed.report["number_of_failed_tests"] == 1
     assert resumed.report["number_of_passed_tests"] == 1
-    # the stored test case was not sent again: only the first test case's 6 messages
-    assert len(state.messages) - sent_before == 6
+    # the stored test case was not sent again: only the first test case's 2 simulated
+    # messages and its 3 steps
+    assert len(state.messages) - sent_before == 5

@@ -195,3 +195,16 @@ def test_custom_commands_file(tmp_path: Path) -> None:
         "CustomCancelFlow",
         "stop it all",
     )
+
+
+def test_show_a_dut_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli(["test", "du", str(DUT), "--engine", f"embedded:{NLU}", "--no-output"]) == 1
+    with RunStore() as store:
+        (run,) = store.list_runs()
+    capsys.readouterr()
+    assert cli(["show", run.id]) == 0
+    out = capsys.readouterr().out
+    assert "set slot name Bart | " in out
+    assert "2 failed test cases, 3 passed test cases (accuracy:  0.6000)" in out
+    assert cli(["show", run.id, "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["f1_score"]["micro"] == pytest.approx(24 / 27)

@@ -423,3 +423,57 @@ def test_an_unreadable_or_foreign_key_file_is_refused(tmp_path: Path) -> None:
         )
         with pytest.raises(InputError, match=message):
             resolve_engine("bot", workspace=tmp_path)
+
+
+async def test_es_and_cx_list_intents_with_training_phrases_every_page(tmp_path: Path) -> None:
+    pages = {
+        "": {
+            "intents": [
+                {
+                    "name": "projects/p/agent/intents/1",
+                    "displayName": "book.table",
+                    "trainingPhrases": [
+                        {"type": "EXAMPLE", "parts": [{"text": "book a table in "},
+                                                      {"text": "Berlin", "entityType": "@sys.geo-city"}]},
+                        {"type": "EXAMPLE", "parts": [{"text": "reserve a table"}]},
+                    ],
+                }
+            ],
+            "nextPageToken": "page-2",
+        },
+        "page-2": {"intents": [{"name": "projects/p/agent/intents/2", "displayName": "greet"}]},
+    }  # fmt: skip
+    peer, google = google_server({})
+
+    def reply(seen: Seen) -> Answer:
+        if seen.path == "/token":
+            return google.grant(seen)
+        assert google.bearer_problem(seen) is None and seen.method == "GET"
+        assert seen.query["intentView"] == ["INTENT_VIEW_FULL"]
+        return 200, {}, pages[seen.query.get("pageToken", [""])[0]]
+
+    peer.answer = reply
+    with peer:
+        es = _engine("dialogflow-es", google.key_file(tmp_path), peer.url, language="de")
+        listed = await es.list_intents()
+        await es.close()
+        cx = _engine(
+            "dialogflow-cx", google.key_file(tmp_path), peer.url, location="global", agent="a-1"
+        )
+        listed_cx = await cx.list_intents()
+        await cx.close()
+    assert (
+        listed
+        == listed_cx
+        == [
+            ("book.table", ["book a table in Berlin", "reserve a table"]),
+            ("greet", []),
+        ]
+    )
+    paths = [s.path for s in api_calls(peer)]
+    assert (
+        paths
+        == ["/v2/projects/demo-project/agent/intents"] * 2
+        + ["/v3/projects/demo-project/locations/global/agents/a-1/intents"] * 2
+    )
+    assert api_calls(peer)[0].query["languageCode"] == ["de"]

@@ -155,7 +155,9 @@ def test_every_listed_key_is_accepted_and_free_form_mappings_are_not_checked(
     assert resolve_engine("emb", workspace=tmp_path).engine.type_name == "embedded"
 
 
-_READ = re.compile(r"""settings(?:\.get\(|\[|,)\s*["']([a-z_]+)["']""")
+_READ = re.compile(r"""(?<![\w.])settings(?:\.get\(|\[|,)\s*["']([a-z_]+)["']""")
+"""A profile's settings as engines read them (``settings.get("url")``); a trained
+configuration's own ``config.settings[...]`` is not a profile key."""
 
 
 @pytest.mark.parametrize(

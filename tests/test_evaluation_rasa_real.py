@@ -79,7 +79,7 @@ def test_held_out_equals_rasa_test_nlu_on_the_same_model(
         [
             "test", "nlu", "--nlu", str(split / "test_data.yml"),
             "--train", str(split / "training_data.yml"), "--engine", f"rasa:{url}",
-            "--config", str(work / "config_lr.yml"), "--out", str(ours),
+            "--config", str(work / "config_lr.yml"), "--out", str(ours), "--no-plot",
         ]
     )  # fmt: skip
     assert code == 0

@@ -257,6 +257,7 @@ def test_comparison_results_json_in_rasa_shape(
         [
             "test", "nlu", "--nlu", str(BANK), "--config", str(DEFAULT_CFG), str(NB_CFG),
             "--runs", "2", "--percentages", "0", "50", "--random-seed", "3", "--out", str(out),
+            "--no-plot",
         ]
     )
     assert code == 0
@@ -278,3 +279,35 @@ def test_comparison_results_json_in_rasa_shape(
     assert "embedded_default.config" in text and " ± " in text
     (record,) = _runs()
     assert record.kind == "nlu-comparison" and record.total == 8 and record.done == 8
+
+
+def test_cancel_keeps_finished_folds_and_runs_repeat_with_seeds() -> None:
+    import asyncio
+
+    from nlu_tui.evaluation import service
+    from nlu_tui.model import RunStatus
+
+    request = service.EvalRequest(
+        nlu=BANK, engine="embedded", mode=service.CROSS_VALIDATION, folds=4, seed=9, runs=2
+    )
+    plan = service.plan(request)
+    cancel = service.Cancel()
+    states: list[tuple[str, str]] = []
+
+    def progress(key: str, state: str, _seconds: float | None) -> None:
+        states.append((key, state))
+        if key == "run 2 fold 2" and state == "done":
+            cancel.set()
+
+    store = RunStore()
+    try:
+        outcome = asyncio.run(service.evaluate(plan, store, progress, cancel))
+    finally:
+        store.close()
+    assert outcome.status is RunStatus.CANCELED
+    first, second = outcome.runs
+    assert first.status is RunStatus.SUCCESS and first.done == first.total
+    assert first.engine_profile["seed"] == 9 and second.engine_profile["seed"] == 10
+    assert second.status is RunStatus.CANCELED and 0 < second.done < second.total
+    assert [f["fold"] for f in second.summary["per_fold"]] == [1, 2]
+    assert ("run 2 fold 3", "training") not in states

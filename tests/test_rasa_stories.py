@@ -112,7 +112,7 @@ def test_story_events_are_rasas_explicit_events(tmp_path: Path) -> None:
 
 def test_checkpoints_join_stories(tmp_path: Path) -> None:
     stories = expand(_read(tmp_path).stories)
-    assert [s.name for s in stories] == ["book", "first half"]
+    assert [s.name for s in stories] == ["book", "first half > second half"]
     joined = stories[1]
     assert [s.name for s in joined.steps] == ["greet", "utter_greet", "goodbye", "utter_goodbye"]
 
@@ -185,7 +185,7 @@ def test_a_wrong_action_is_commented_and_the_story_goes_on_with_the_expected_one
     assert text.splitlines() == [
         'version: "3.1"',
         "stories:",
-        f"- story: first half ({tmp_path.resolve() / 'test_stories.yml'})",
+        f"- story: first half > second half ({tmp_path.resolve() / 'test_stories.yml'})",
         "  steps:",
         "  - intent: greet",
         "  - action: utter_greet",

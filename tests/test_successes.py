@@ -104,6 +104,15 @@ def test_cli_imports_a_sqlite_store_and_refuses_bad_input(tmp_path: Path) -> Non
         tmp_path, "data", "successes", "postgresql://u:${NO_SUCH_PW}@h/db", "--out", "t.yaml"
     )
     assert secret.returncode == 2 and "environment variable NO_SUCH_PW is not set" in secret.stderr
+    no_driver = _cli(
+        tmp_path,
+        "data", "successes", "postgresql://u:${PW}@127.0.0.1:1/db", "--out", "t.yaml",
+        env={"PW": "s3cret-pw-0042"},
+    )  # fmt: skip
+    assert no_driver.returncode == 2 and "database driver psycopg is not installed" in (
+        no_driver.stderr
+    )
+    assert "s3cret-pw-0042" not in no_driver.stderr + no_driver.stdout
     assert not (tmp_path / "t.suite.yaml").exists()
 
 

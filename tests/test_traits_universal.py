@@ -218,3 +218,61 @@ def test_small_talk_kind_from_the_engine_decides_the_fn_rule() -> None:
     assert score_case(nothing, Prediction("emohowzit", 1.0)).result is ResultType.FP
     dialog = TestCase("book", [ExpectedIntent("Book a ticket")])
     assert score_case(dialog, talk).result is ResultType.FP  # a dialog was expected
+
+
+TRAIT_NLU = """version: "3.1"
+nlu:
+- intent: check_statement
+  examples: |
+    - show me my statement
+    - I want to see my account statement
+    - send me last month's statement
+    - where can I find my statement
+- intent: pay_bill
+  examples: |
+    - pay my electricity bill
+    - I need to pay the phone bill
+    - settle my water bill
+    - pay the gas bill now
+- intent: Issue
+  metadata: {kind: trait}
+  examples: |
+    - something is wrong
+    - there is a problem
+    - this is broken
+    - it does not work
+    - I have an issue
+- intent: Urgent
+  metadata: {kind: trait}
+  examples: |
+    - right now
+    - immediately
+    - as soon as possible
+    - urgently
+"""
+
+
+async def test_embedded_engine_learns_traits_marked_in_the_training_data(tmp_path: Path) -> None:
+    from nlu_tui.coverage import Inventory, coverage
+    from nlu_tui.formats.rasa_yaml import load_training_data
+
+    nlu = tmp_path / "bot.nlu.yml"
+    nlu.write_text(TRAIT_NLU, encoding="utf-8")
+    engine = create_engine("embedded", {"nlu": str(nlu), "cache": False})
+    await engine.open(None)
+    wrong = await engine.parse("something is wrong with my statement", ParseContext())
+    plain = await engine.parse("pay the phone bill", ParseContext())
+    await engine.close()
+    assert wrong.intent == "check_statement"  # traits are not intents
+    assert "Issue" in wrong.traits and wrong.raw["traits"] == wrong.traits
+    assert plain.intent == "pay_bill" and plain.traits == []
+    assert all(s.name not in ("Issue", "Urgent") for s in wrong.ranking)
+    case = TestCase("something is wrong with my statement", traits=["Issue"])
+    assert score_case(case, wrong).result is ResultType.TP
+    inventory = Inventory.from_training(load_training_data(nlu), nlu.name)
+    assert inventory.intents == ["check_statement", "pay_bill"]
+    assert inventory.traits == ["Issue", "Urgent"]
+    report = coverage(Suite("s", cases=[case]), inventory)
+    assert report.untested == ["check_statement", "pay_bill"] and report.traits_untested == [
+        "Urgent"
+    ]

@@ -40,8 +40,9 @@ test_cases:
 """
 
 
-def _items(tmp_path: Path) -> list[StoredItem]:
-    """A real run of CASES against the scripted server, as the store keeps it."""
+def _items(tmp_path: Path, *, stable: bool = True) -> list[StoredItem]:
+    """A real run of CASES against the scripted server, as the store keeps it (``stable``: the
+    file named without its temporary folder, for pictures)."""
     path = tmp_path / "shop.e2e.yml"
     path.write_text(CASES, encoding="utf-8")
     state = BotState()
@@ -51,7 +52,7 @@ def _items(tmp_path: Path) -> list[StoredItem]:
         run = open_conversation_run(request, store)
         final = asyncio.run(run.execute())
     items = store.load_items(final.id)
-    for item in items:  # the file's place differs from one test to the next
+    for item in items if stable else ():  # the file's place differs from one test to the next
         item.data["file"] = "shop.e2e.yml"
     return items
 
@@ -80,7 +81,10 @@ def test_rows_show_the_mismatch_beside_the_expectation(tmp_path: Path) -> None:
     ]
 
 
-def test_snapshot_failed_test_case_turn_by_turn(snap_compare: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize("size", [SIZE, (80, 24)], ids=["120x35", "80x24"])
+def test_snapshot_failed_test_case_turn_by_turn(
+    snap_compare: Any, tmp_path: Path, size: tuple[int, int]
+) -> None:
     items = _items(tmp_path)
 
     class ConvApp(App[None]):
@@ -89,7 +93,7 @@ def test_snapshot_failed_test_case_turn_by_turn(snap_compare: Any, tmp_path: Pat
                 ConversationScreen([Path("shop.e2e.yml")], items=items, engine="rasa:URL")
             )
 
-    assert snap_compare(ConvApp(), terminal_size=SIZE)
+    assert snap_compare(ConvApp(), terminal_size=size)
 
 
 @pytest.mark.slow
@@ -123,3 +127,106 @@ def test_a_run_from_the_screen_fills_the_cases_live(tmp_path: Path) -> None:
 
     with serving(handler_for(state)) as url:
         asyncio.run(scenario(url))
+
+
+async def test_conversation_suites_are_listed_with_the_others(tmp_path: Path) -> None:
+    from ui_support import SAMPLE, make_workspace, settle
+
+    from nlu_tui.ui.app import NluTuiApp
+    from nlu_tui.ui.widgets.suites_panel import SuitesPanel
+    from nlu_tui.workspace import open_workspace
+
+    root = make_workspace(tmp_path, SAMPLE)
+    (root / "shop.e2e.yml").write_text(CASES, encoding="utf-8")
+    app = NluTuiApp(open_workspace(root), cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        panel = app.screen.query_one(SuitesPanel)
+        info = panel.infos[str(root / "shop.e2e.yml")]
+        assert (info.kind, info.name, info.case_count) == ("e2e", "shop", 2)
+        assert len(panel.infos) == 2
+        await pilot.press("f2", "down")
+        await settle(pilot)
+        assert app.suite is None  # a conversation suite is not opened as utterances
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ConversationScreen)
+        assert app.screen.files == [root / "shop.e2e.yml"]
+
+
+def test_step_editor_from_a_failed_step_edits_reorders_and_saves(tmp_path: Path) -> None:
+    from textual.widgets import Input
+
+    from nlu_tui.formats import e2e_cases
+    from nlu_tui.ui.screens.e2e_case_editor import E2ECaseEditor
+
+    items = _items(tmp_path, stable=False)
+    path = tmp_path / "shop.e2e.yml"
+
+    class ConvApp(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(ConversationScreen([path], items=items, engine="rasa:URL"))
+
+    async def scenario() -> None:
+        app = ConvApp()
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, ConversationScreen)
+            turns = screen.query_one("#conv-turns", DataTable)
+            turns.focus()
+            turns.move_cursor(row=3)  # the failed slot_was_set step of "book"
+            await pilot.press("enter")
+            await pilot.pause()
+            editor = app.screen
+            assert isinstance(editor, E2ECaseEditor)
+            assert editor.case.name == "book"
+            table = editor.query_one("#ed-steps", DataTable)
+            assert table.cursor_row == 3
+            assert editor.query_one("#ed-value", Input).value == "cuisine: italian"
+            editor.query_one("#ed-value", Input).value = "cuisine: chinese"
+            await pilot.press("u")  # the expectation now matches what the bot does
+            await pilot.press("K")  # ... and is moved above the user message (row 2)
+            await pilot.press("down", "down", "down")
+            await pilot.press("d")  # the last step goes
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            assert app.screen is screen and "saved shop.e2e.yml" in screen.progress
+
+    asyncio.run(scenario())
+    again = e2e_cases.read(path)
+    book = again.test_cases[0]
+    assert [(s.kind.value, s.text or s.slot, s.value) for s in book.steps] == [
+        ("user", "book a table", None),
+        ("utter", "utter_ask_cuisine", None),
+        ("slot_was_set", "cuisine", "chinese"),
+        ("user", "chinese", None),
+        ("user", "2 people", None),
+    ]
+    assert [s.text for s in again.test_cases[1].steps] == ["hello", "Hey!"]
+
+
+def test_opening_a_file_shows_its_latest_stored_run(tmp_path: Path) -> None:
+    from ui_support import settle
+
+    _items(tmp_path, stable=False)  # one run of the file, stored
+    path = tmp_path / "shop.e2e.yml"
+
+    class ConvApp(App[None]):
+        run_store: RunStore | None = None
+        run_sessions: dict[str, Any] = {}
+
+        def on_mount(self) -> None:
+            self.push_screen(ConversationScreen([path]))
+
+    async def scenario() -> None:
+        app = ConvApp()
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            screen = app.screen
+            assert isinstance(screen, ConversationScreen)
+            assert sorted(i.data["name"] for i in screen.items) == ["book", "greet"]
+            assert screen.progress.startswith("last run ")
+            assert screen.query_one("#conv-cases", DataTable).row_count == 2
+
+    asyncio.run(scenario())

@@ -138,7 +138,7 @@ async def test_intent_report_confusion_cell_and_charts(tmp_path: Path) -> None:
         tabs.active = "tab-res-charts"
         await pilot.pause()
         text = screen_text(app)
-        assert "Confidence: hits vs misses" in text and "Latency distribution" in text
+        assert "Confidence: hits vs misses [Kore.ai]" in text and "Latency distribution" in text
         # the histogram rows add up to the scored cases (5: every case but the error)
         hist = data.histogram
         assert hist.total == data.summary.scored == 5
@@ -146,7 +146,7 @@ async def test_intent_report_confusion_cell_and_charts(tmp_path: Path) -> None:
         pane.query_one("#chart-rasa-histogram").scroll_visible(animate=False)
         await pilot.pause()
         text = screen_text(app)
-        assert "Rasa: Intent Prediction Confidence Distribution" in text
+        assert "Intent Prediction Confidence Distribution [Rasa]" in text
         assert "Correct" in text and "Wrong" in text
         assert data.rasa_histogram is not None
 

@@ -16,6 +16,11 @@ if TYPE_CHECKING:
     from nlu_tui.store.records import RunRecord
 
 
+DEFAULT_PATHS = {"e2e": "tests/e2e_test_cases.yml", "stories": "tests"}
+"""Where the tests are when PATH is not given (``rasa test e2e``'s default file; the folder
+that ``rasa init`` puts ``test_stories.yml`` in)."""
+
+
 def add_common(p: argparse.ArgumentParser, default_hint: str) -> None:
     """The switches both kinds share."""
     p.add_argument("path", nargs="?", type=_path, metavar="PATH", help=default_hint)
@@ -41,11 +46,16 @@ def _path(text: str) -> object:
 
 
 def request_from(args: argparse.Namespace, kind: str, **extra: object) -> ConversationRequest:
+    from pathlib import Path
+
     from nlu_tui.conversation.service import ConversationRequest
 
+    path = args.path
+    if path is None and not args.resume:  # Rasa's defaults: run from the project folder
+        path = Path(DEFAULT_PATHS[kind])
     return ConversationRequest(
         kind=kind,
-        path=args.path,
+        path=path,
         engine=args.engine,
         note=args.note,
         resume=args.resume,
@@ -150,4 +160,23 @@ def outcome_code(items: list[object]) -> int:
         return exitcodes.RUN_FAILED
     if "failed" in outcomes:
         return exitcodes.GATE_FAILED
+    return exitcodes.OK
+
+
+def show_run(run: RunRecord, items: list[object], fmt: str) -> int:
+    """``nlu-tui show RUN`` of a conversation run: the command's own report again (``-f json``:
+    every stored test case with its conversation)."""
+    from nlu_tui.cli.say import write_json
+    from nlu_tui.conversation import reports
+    from nlu_tui.store.records import StoredItem
+
+    stored = [i for i in items if isinstance(i, StoredItem)]
+    if fmt == "json":
+        write_json(reports.json_report(run, stored))
+        return exitcodes.OK
+    say(f"run {run.id}: {run.suite_name} ({run.kind}) on {run.engine_name}, {run.status.value}")
+    if run.kind == "e2e":
+        say(reports.e2e_text(stored), end="")
+    else:
+        say(reports.stories_text(stored), end="")
     return exitcodes.OK

@@ -316,6 +316,14 @@ def cmd_show(args: argparse.Namespace) -> int:
 
     store = _store()
     run = store.get_run(args.run_id)
+    if run.kind in ("e2e", "stories"):  # conversation tests: their own report
+        from nlu_tui.cli.conversation_run import show_run
+
+        return show_run(run, list(store.load_items(run.id)), args.format)
+    if run.kind == "dut":  # dialogue understanding tests: Rasa Pro's report
+        from nlu_tui.cli.test_du import show_dut_run
+
+        return show_dut_run(run, args.format)
     rows = store.load_results(run.id)
     stability = run_stability(store, run, rows)
     if args.charts:

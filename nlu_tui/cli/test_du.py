@@ -247,3 +247,26 @@ def _print_diff(old_id: str, new_id: str) -> None:
         say(f"--- diff with run {old_id} ---")
         for line in diff_runs(old.summary, new.summary):
             say(line)
+
+
+def show_dut_run(run: Any, fmt: str) -> int:
+    """``nlu-tui show RUN`` for a DUT run: the console report, or the report as JSON."""
+    import json
+
+    from nlu_tui.cli import exitcodes
+    from nlu_tui.cli.say import say, write_json
+    from nlu_tui.dut.result import console_lines
+    from nlu_tui.textsafe import inert
+
+    summary = dict(run.summary)
+    if fmt == "json":
+        write_json(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+        return exitcodes.OK
+    say(f"run {run.id}: {inert(run.suite_name)} on {inert(run.engine_name)} ({run.status})")
+    if "command_metrics" not in summary:
+        say("no figures stored (the run ended before any test case finished)")
+        return exitcodes.OK
+    summary.setdefault("failed_test_steps", [])
+    for line in console_lines(summary):
+        say(inert(line))
+    return exitcodes.OK

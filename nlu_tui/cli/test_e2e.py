@@ -20,7 +20,7 @@ def register(kinds: argparse._SubParsersAction[Any]) -> None:
         description="Run Rasa Pro end-to-end test cases against an engine that converses "
         "(e.g. --engine rasa:http://localhost:5005 for `rasa run --enable-api`).",
     )
-    add_common(p, "an E2E test file or a folder of them")
+    add_common(p, "an E2E test file or a folder of them (default: tests/e2e_test_cases.yml)")
     p.add_argument("--fail-fast", action="store_true", help="stop at the first failed test case")
     p.add_argument(
         "-o",

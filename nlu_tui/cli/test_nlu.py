@@ -83,6 +83,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--note", default="", help="note stored with the run")
     p.add_argument("--successes", action="store_true", help="also write *_successes.json")
     p.add_argument("--no-errors", action="store_true", help="write no *_errors.json")
+    p.add_argument("--no-plot", action="store_true", help="draw no confusion matrix nor histogram")
     p.set_defaults(handler=cmd_test_nlu)
 
 
@@ -120,6 +121,7 @@ def cmd_test_nlu(args: argparse.Namespace) -> int:
         note=args.note,
         successes=args.successes,
         errors=not args.no_errors,
+        plots=not args.no_plot,
     )
     plan = service.plan(request)
     if plan.duplicates:
@@ -143,80 +145,9 @@ def cmd_test_nlu(args: argparse.Namespace) -> int:
     return exitcodes.OK
 
 
-def _ms(pair: tuple[float, float]) -> str:
-    return f"{pair[0]:.3f} ± {pair[1]:.3f}"
-
-
 def show(outcome: EvalOutcome, request: Any) -> None:
     """The figures in the terminal: per fold with mean ± std, or the comparison curve."""
-    from nlu_tui.evaluation import service
+    from nlu_tui.evaluation.text import outcome_lines
 
-    if outcome.mode == service.HELD_OUT:
-        m = outcome.metrics
-        say(
-            f"intent accuracy {m['Accuracy']:.4f}  F1-score {m['F1-score']:.4f}  "
-            f"precision {m['Precision']:.4f}"
-        )
-    elif outcome.mode == service.CROSS_VALIDATION:
-        _show_folds(outcome)
-    else:
-        _show_comparison(outcome, request)
-    for failure in outcome.failures:
-        say(f"FAILED {failure}")
-    for record in outcome.runs:
-        say(
-            f"run {record.id}: {record.status.value}, {record.done}/{record.total} "
-            f"{'models' if record.kind != 'suite' else 'cases'} (seed {outcome.seed})"
-        )
-    if outcome.files:
-        directories = sorted({str(p.parent) for p in outcome.files})
-        say(
-            f"{len(outcome.files)} report files in {', '.join(directories[:3])}"
-            + (" ..." if len(directories) > 3 else "")
-        )
-
-
-def _show_folds(outcome: EvalOutcome) -> None:
-    from nlu_tui.evaluation.metrics import METRICS, summarise
-
-    say("fold   train acc  train F1  train prec   test acc  test F1  test prec   seconds")
-    for f in outcome.folds:
-        name = f"{f.run + 1}.{f.fold + 1}" if len(outcome.runs) > 1 else f"{f.fold + 1}"
-        if f.error or f.train is None or f.test is None:
-            say(f"{name:<5}  failed: {f.error}")
-            continue
-        say(
-            f"{name:<5}  {f.train['Accuracy']:9.4f} {f.train['F1-score']:9.4f} "
-            f"{f.train['Precision']:11.4f} {f.test['Accuracy']:10.4f} {f.test['F1-score']:8.4f} "
-            f"{f.test['Precision']:10.4f} {f.train_seconds + f.test_seconds:9.1f}"
-            + ("  (cached)" if f.cached else "")
-        )
-    good = [f for f in outcome.folds if f.train is not None and f.test is not None]
-    if not good:
-        return
-    train = summarise([f.train for f in good if f.train is not None])
-    test = summarise([f.test for f in good if f.test is not None])
-    say(f"Intent evaluation, mean ± std over {len(good)} folds:")
-    for name in METRICS:
-        say(f"  {name:<10} train {_ms(train[name])}   test {_ms(test[name])}")
-
-
-def _show_comparison(outcome: EvalOutcome, request: Any) -> None:
-    from nlu_tui.evaluation.curve_svg import curve_points
-
-    percentages = request.percentages
-    say("Label-weighted F1 on the test set, mean ± std over runs:")
-    header = "excluded  examples  " + "".join(f"{name[:24]:<28}" for name in outcome.results)
-    say(header)
-    curves = {name: curve_points(runs, len(percentages)) for name, runs in outcome.results.items()}
-    for i, percentage in enumerate(percentages):
-        examples = outcome.examples[i] if i < len(outcome.examples) else 0
-        cells = []
-        for name in outcome.results:
-            point = curves[name][i]
-            if point is None:
-                cells.append(f"{'failed':<28}")
-            else:
-                bar = "█" * round(point[0] * 10)
-                cells.append(f"{_ms(point)} {bar:<10} "[:28].ljust(28))
-        say(f"{percentage:>7}%  {examples:>8}  " + "".join(cells))
+    for line in outcome_lines(outcome, request.percentages):
+        say(line)

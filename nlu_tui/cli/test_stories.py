@@ -18,7 +18,7 @@ def register(kinds: argparse._SubParsersAction[Any]) -> None:
         description="Evaluate Rasa test stories against a Rasa server: every action the "
         "policy predicts is compared with the story's (a story fails at any wrong action).",
     )
-    add_common(p, "a test stories file or a folder of them")
+    add_common(p, "a test stories file or a folder of them (default: tests)")
     p.add_argument(
         "--out",
         type=Path,

@@ -1,7 +1,8 @@
 """Joining test stories through checkpoints: a story ending with ``checkpoint: X`` goes on
 with every story that starts with ``checkpoint: X`` (Rasa's story graph, without augmentation).
-Each complete path becomes one story to evaluate; stories that start with a checkpoint are only
-reached through another."""
+Each complete path becomes one story to evaluate, named ``A > B`` as in Rasa's
+``failed_test_stories.yml``; stories that start with a checkpoint are only reached through
+another."""
 
 from __future__ import annotations
 
@@ -29,24 +30,26 @@ def expand(stories: list[Story]) -> list[Story]:
     for story in stories:
         if story.start_checkpoints():
             continue
-        paths: list[list[StoryStep]] = []
-        _follow(story, _body(story), by_start, paths, 0)
-        for index, steps in enumerate(paths):
-            name = story.name if len(paths) == 1 else f"{story.name} #{index + 1}"
+        paths: list[tuple[str, list[StoryStep]]] = []
+        _follow(story, story.name, _body(story), by_start, paths, 0)
+        for name, steps in paths:
             out.append(replace(story, name=name, steps=steps))
     return out
 
 
 def _follow(
     story: Story,
+    name: str,
     steps: list[StoryStep],
     by_start: dict[str, list[Story]],
-    paths: list[list[StoryStep]],
+    paths: list[tuple[str, list[StoryStep]]],
     depth: int,
 ) -> None:
+    """Depth first; a joined story is named ``A > B`` as Rasa's story graph names it."""
     nexts = [n for cp in story.end_checkpoints() for n in by_start.get(cp, [])]
     if not nexts or depth >= MAX_JOINS:
-        paths.append(steps)
+        paths.append((name, steps))
         return
     for following in nexts:
-        _follow(following, steps + _body(following), by_start, paths, depth + 1)
+        joined = f"{name} > {following.name}"
+        _follow(following, joined, steps + _body(following), by_start, paths, depth + 1)

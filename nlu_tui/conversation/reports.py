@@ -213,18 +213,71 @@ def action_pairs(items: Sequence[StoredItem]) -> list[tuple[str, str, str | None
     return pairs
 
 
-def story_report(items: Sequence[StoredItem]) -> dict[str, Any]:
-    """``story_report.json``: scikit-learn's classification report of the actions (labels:
-    the expected actions), completed as Rasa does, with ``conversation_accuracy``."""
-    from nlu_tui.scoring.intent_report import classification_report
+def _entity_label(entity: dict[str, Any]) -> str:
+    """Rasa's ``TrainingDataWriter.generate_entity`` of one entity (``[three](people)``)."""
+    from nlu_tui.conversation.story_writer import _entity_attributes
 
+    text = str(entity.get("text", ""))
+    start, end = entity.get("start"), entity.get("end")
+    span = text[start:end] if isinstance(start, int) and isinstance(end, int) else text
+    return f"[{span}]{_entity_attributes(span, entity)}"
+
+
+def aligned_entities(items: Sequence[StoredItem]) -> tuple[list[str], list[str]]:
+    """Rasa's ``EvaluationStore.serialise`` for entities: targets and predictions of each
+    utterance text paired by position, a missing side written ``None``."""
+    targets = [e for i in items for e in i.data.get("entity_targets") or []]
+    predictions = [e for i in items for e in i.data.get("entity_predictions") or []]
+    texts = sorted({str(e.get("text", "")) for e in targets + predictions})
+    out_t: list[str] = []
+    out_p: list[str] = []
+    for text in texts:
+        gold = sorted((e for e in targets if e.get("text") == text), key=lambda e: e["start"])
+        got = sorted((e for e in predictions if e.get("text") == text), key=lambda e: e["start"])
+        i, j = 0, 0
+        while i < len(got) or j < len(gold):
+            if i < len(got) and j < len(gold):
+                p, g = got[i], gold[j]
+                key_p, key_g = (p["start"], p["end"]), (g["start"], g["end"])
+                cmp = -1 if key_p < key_g else 1 if key_g < key_p else 0
+            else:
+                cmp = 1 if j < len(gold) else -1
+            if cmp == -1:
+                out_p.append(_entity_label(got[i]))
+                out_t.append("None")
+                i += 1
+            elif cmp == 1:
+                out_t.append(_entity_label(gold[j]))
+                out_p.append("None")
+                j += 1
+            else:
+                out_p.append(_entity_label(got[i]))
+                out_t.append(_entity_label(gold[j]))
+                i += 1
+                j += 1
+    return out_t, out_p
+
+
+def _serialised(items: Sequence[StoredItem]) -> tuple[list[str], list[str]]:
+    """Targets and predictions as Rasa serialises them: actions, intents, entities."""
     pairs = action_pairs(items)
     targets = [t for t, _, _ in pairs]
+    predictions = [p for _, p, _ in pairs]
     for item in items:
         for gold, got in item.data.get("intents") or []:
             targets.append(gold or "")
-            pairs.append((gold or "", got or "", None))
-    predictions = [p for _, p, _ in pairs]
+            predictions.append(got or "")
+    entity_t, entity_p = aligned_entities(items)
+    return targets + entity_t, predictions + entity_p
+
+
+def story_report(items: Sequence[StoredItem]) -> dict[str, Any]:
+    """``story_report.json``: scikit-learn's classification report of the actions (with
+    ``--e2e`` also the intents and entities; labels: the expected ones), completed as Rasa
+    does, with ``conversation_accuracy``."""
+    from nlu_tui.scoring.intent_report import classification_report
+
+    targets, predictions = _serialised(items)
     labels = sorted(set(targets))
     report: dict[str, Any] = (
         dict(classification_report(targets, predictions, labels)) if labels else {}
@@ -276,17 +329,23 @@ def stories_text(items: Sequence[StoredItem]) -> str:
     correct = sum(1 for i in stories if i.outcome == "passed")
     total = len(stories)
     pairs = action_pairs(items)
-    hits = sum(1 for e, p, _ in pairs if e == p)
+    targets, predictions = _serialised(items)
+    # Rasa logs "Correct" as len(action targets) x the accuracy over everything it scored
+    accuracy = (
+        sum(1 for t, p in zip(targets, predictions, strict=True) if t == p) / len(targets)
+        if targets
+        else 0.0
+    )
     report = story_report(items)
     lines = [
         "Evaluation Results on CONVERSATION level:",
         f"\tCorrect:          {correct} / {total}",
         f"\tAccuracy:         {(correct / total if total else 0.0):.3f}",
         "Evaluation Results on ACTION level:",
-        f"\tCorrect:          {hits} / {len(pairs)}",
+        f"\tCorrect:          {int(len(pairs) * accuracy)} / {len(pairs)}",
         f"\tF1-Score:         {_weighted(report, 'f1-score'):.3f}",
         f"\tPrecision:        {_weighted(report, 'precision'):.3f}",
-        f"\tAccuracy:         {(hits / len(pairs) if pairs else 0.0):.3f}",
+        f"\tAccuracy:         {accuracy:.3f}",
         f"\tIn-data fraction: {_in_training_data_fraction(pairs):.3g}",
     ]
     failed = [i for i in stories if i.outcome == "failed"]

@@ -98,6 +98,16 @@ def load_units(kind: str, path: Path) -> Units:
         data = e2e_cases.read_path(path)
         if not data.test_cases:
             raise InputError("no test cases found", path=path, field="test_cases")
+        for case in data.test_cases:
+            for step in case.steps:
+                if "assertions" in step.extra:  # scored otherwise: a pass would be false
+                    raise InputError(
+                        "E2E assertions (Rasa Pro's assertions: steps) are not supported; "
+                        "write the expectations as bot/utter/slot steps",
+                        path=case.file,
+                        line=step.line,
+                        field="assertions",
+                    )
         return Units(kind, e2e=data, order=list(data.test_cases))
     if kind == STORIES_RUN:
         from nlu_tui.conversation.checkpoints import expand
@@ -373,6 +383,8 @@ class ConversationRun:
                 [p.expected, p.predicted, p.policy, p.confidence] for p in story_result.actions
             ],
             "intents": [list(p) for p in story_result.intents],
+            "entity_targets": story_result.entity_targets,
+            "entity_predictions": story_result.entity_predictions,
             "written": [
                 {"event": w.event, "comment": w.comment, "plain": w.plain_action}
                 for w in story_result.written

@@ -54,6 +54,9 @@ class StoryResult:
     written: list[Written]
     actions: list[ActionPair]
     intents: list[tuple[str | None, str | None]] = field(default_factory=list)
+    entity_targets: list[dict[str, Any]] = field(default_factory=list)
+    entity_predictions: list[dict[str, Any]] = field(default_factory=list)
+    """With ``e2e``: the user messages' entities as Rasa's evaluation store keeps them."""
     warning: bool = False
     first_failure: str | None = None
     """The first wrong prediction, e.g. ``utter_happy (predicted utter_cheer_up)``."""
@@ -184,8 +187,24 @@ def _active_loop(partial: list[dict[str, Any]]) -> str | None:
     return loop
 
 
-def _entity_key(e: dict[str, Any]) -> tuple[Any, ...]:
-    return (e.get("entity"), e.get("start"), e.get("end"), str(e.get("value")))
+def _clean_entities(
+    text: str, entities: list[dict[str, Any]], *, stringify: bool
+) -> list[dict[str, Any]]:
+    """Rasa's ``_clean_entity_results``: text, start, end, entity and value, in that order
+    (a value found by an extractor as text, since written ones are text)."""
+    out = []
+    for entity in entities:
+        if not isinstance(entity, dict):
+            continue
+        clean: dict[str, Any] = {"text": text}
+        for key in ("start", "end", "entity", "value"):
+            if key in entity:
+                value = entity[key]
+                if key == "value" and stringify and "extractor" in entity:
+                    value = str(value)
+                clean[key] = value
+        out.append(clean)
+    return out
 
 
 async def evaluate_story(
@@ -268,9 +287,15 @@ async def evaluate_story(
                 for e in parsed.get("entities") or []
                 if isinstance(e, dict)
             ]
-            wrong_entities = sorted(map(_entity_key, gold["entities"])) != sorted(
-                map(_entity_key, got_entities)
-            )
+            text = event.get("text") or ""
+            gold_clean = _clean_entities(text, gold["entities"], stringify=False)
+            got_clean = _clean_entities(text, parsed.get("entities") or [], stringify=True)
+            if gold_clean or got_clean:
+                result.entity_targets.extend(gold_clean)
+                result.entity_predictions.extend(got_clean)
+            wrong_entities = {tuple(e.items()) for e in gold_clean} != {
+                tuple(e.items()) for e in got_clean
+            }
             partial.append(event)
             if got_intent != gold_intent or wrong_entities:
                 shown = dict(event)

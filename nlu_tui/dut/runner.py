@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import zlib
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
@@ -38,6 +39,7 @@ def build_request(
     """The request for one step: text, conversation before it, merged metadata (the test
     case's, then the step's, as Rasa's ``filter_metadata`` merges them)."""
     step = case.steps[index]
+    key = f"{run_key}-{zlib.crc32(case.full_name.encode()):08x}-{case.line or 0}"
     merged: dict[str, object] = {}
     if metadata:
         if case.metadata and case.metadata in metadata:
@@ -47,7 +49,8 @@ def build_request(
     return CommandRequest(
         text=step.text or "",
         conversation=case.conversation_before(index),
-        conversation_id=f"{run_key}-{abs(hash(case.full_name)) % 10**8}-{index}",
+        conversation_id=f"{key}-{index}",
+        case_key=key,
         metadata=merged,
         slots=dict(slots or {}),
         stub_actions=dict(stubs or {}),

@@ -2,8 +2,8 @@
 
 A DUT run is a store run of kind ``dut`` (:data:`DUT_RUN`): one item per test case, stored as
 soon as its steps are in, so a canceled or killed run resumes (``resume=RUN_ID``) without
-sending a stored test case again. The summary holds Rasa Pro's report dict without the
-failed steps; gates read it (``f1<0.9``, ``set_slot.f1<0.9``...).
+sending a stored test case again. The summary holds Rasa Pro's report dict (the workbench
+shows it); gates read it (``f1<0.9``, ``set_slot.f1<0.9``...).
 """
 
 from __future__ import annotations
@@ -129,6 +129,9 @@ def command_engine(engine: Engine, flows: Flows | None, name: str) -> Any:
     """The engine itself when it predicts commands, else the embedded command generator
     over it (which needs flows)."""
     if engine.capabilities.commands:
+        use_flows = getattr(engine, "use_flows", None)
+        if flows is not None and use_flows is not None:
+            use_flows(flows)  # an engine that prompts with the flows (llm-commands)
         return engine
     if flows is None:
         raise InputError(
@@ -306,7 +309,7 @@ async def run_dut(
         ordered = [results[item_id(c)] for c in suite.cases if item_id(c) in results]
         report = summarise(ordered, "v2", output_prompt=request.output_prompt)
         failures = check_gates(report, gates) if not canceled else []
-        summary = {k: v for k, v in report.items() if k != "failed_test_steps"}
+        summary = dict(report)  # failed steps included: the workbench shows their diffs
         summary["gate_failures"] = failures
         store.set_summary(run.id, summary)
         if canceled:

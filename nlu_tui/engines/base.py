@@ -108,6 +108,12 @@ class Engine(abc.ABC):
         """Path of training data this engine learns from, for the developer-defined suite."""
         return None
 
+    async def list_intents(self) -> list[tuple[str, list[str]]] | None:
+        """The bot's intents as the vendor lists them, each with its training phrases where
+        the vendor gives them (coverage's inventory); None when the engine cannot list them.
+        Called between ``open`` and ``close``."""
+        return None
+
     def load_training_config(self, path: Path | None) -> TrainingConfig:
         """Read and check a training configuration (None: the engine's default) before any
         training starts. InputError naming file, line and field when it is bad; EngineError

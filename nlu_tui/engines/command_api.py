@@ -40,6 +40,8 @@ class CommandRequest:
     conversation: tuple[Turn, ...] = ()
     """The steps before this message, as the test case writes them."""
     conversation_id: str = ""
+    case_key: str = ""
+    """Shared by the steps of one test case (engines may simulate its conversation once)."""
     metadata: dict[str, Any] = field(default_factory=dict)
     slots: dict[str, Any] = field(default_factory=dict)
     """Fixture slots to set before the conversation."""

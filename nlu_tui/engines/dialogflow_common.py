@@ -82,19 +82,28 @@ class GoogleEngine(HttpEngine):
 
     async def post(self, url: str, body: Mapping[str, Any]) -> tuple[Any, float]:
         """POST ``body`` with a valid access token (fetched again once on a 401)."""
+        return await self.authorized("POST", url, body)
+
+    async def authorized(
+        self,
+        method: str,
+        url: str,
+        body: Mapping[str, Any] | None = None,
+        params: Mapping[str, str] | None = None,
+    ) -> tuple[Any, float]:
+        """One authorised request (the token fetched again once on a 401)."""
         import httpx
 
-        content = orjson.dumps(body)
+        content = orjson.dumps(body) if body is not None else None
+        headers = {"Content-Type": "application/json; charset=utf-8"} if content else {}
         for attempt in (1, 2):
             token = await self.account.token(self)
             try:
                 return await self.request_json(
-                    "POST",
+                    method,
                     url,
-                    headers={
-                        "Authorization": f"Bearer {token}",
-                        "Content-Type": "application/json; charset=utf-8",
-                    },
+                    params=params,
+                    headers={"Authorization": f"Bearer {token}", **headers},
                     content=content,
                 )
             except httpx.HTTPStatusError as exc:
@@ -152,4 +161,39 @@ def parameter_entities(
                 text=typed if isinstance(typed, str) and typed else None,
             )
         )
+    return found
+
+
+async def list_google_intents(
+    engine: GoogleEngine, url: str, language: str
+) -> list[tuple[str, list[str]]]:
+    """``intents.list`` (ES v2 and CX v3 alike) with training phrases, every page."""
+    from nlu_tui.engines.httpcall import BadResponseError
+
+    found: list[tuple[str, list[str]]] = []
+    token = ""
+    for _page in range(1000):
+        params = {"intentView": "INTENT_VIEW_FULL", "languageCode": language, "pageSize": "1000"}
+        if token:
+            params["pageToken"] = token
+        body, _latency = await engine.authorized("GET", url, params=params)
+        if not isinstance(body, dict):
+            raise BadResponseError("Dialogflow intents.list answer is not an object")
+        for intent in body.get("intents") or []:
+            if not isinstance(intent, dict) or not isinstance(intent.get("displayName"), str):
+                continue
+            phrases = []
+            for phrase in intent.get("trainingPhrases") or []:
+                parts = phrase.get("parts") if isinstance(phrase, dict) else None
+                text = "".join(
+                    p["text"]
+                    for p in parts or []
+                    if isinstance(p, dict) and isinstance(p.get("text"), str)
+                )
+                if text.strip():
+                    phrases.append(text)
+            found.append((intent["displayName"], phrases))
+        token = body.get("nextPageToken") or ""
+        if not token:
+            break
     return found

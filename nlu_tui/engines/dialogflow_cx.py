@@ -18,7 +18,12 @@ from urllib.parse import quote
 
 from nlu_tui.engines.answer_values import json_number
 from nlu_tui.engines.base import Capabilities, ParseContext, register
-from nlu_tui.engines.dialogflow_common import GoogleEngine, parameter_entities, session_id
+from nlu_tui.engines.dialogflow_common import (
+    GoogleEngine,
+    list_google_intents,
+    parameter_entities,
+    session_id,
+)
 from nlu_tui.engines.httpcall import BadResponseError, required_setting
 from nlu_tui.errors import EngineError
 from nlu_tui.model import IntentScore, Prediction
@@ -70,6 +75,14 @@ class DialogflowCxEngine(GoogleEngine):
         prediction = parse_cx_answer(answer)
         prediction.latency_ms = latency
         return prediction
+
+    async def list_intents(self) -> list[tuple[str, list[str]]] | None:
+        """The agent's intents and training phrases (``GET …/agents/{agent}/intents``)."""
+        agent = (
+            f"{self.url}/v3/projects/{quote(self.project, safe='')}/locations/"
+            f"{quote(self.location, safe='')}/agents/{quote(self.agent, safe='')}"
+        )
+        return await list_google_intents(self, f"{agent}/intents", self.language)
 
     def describe(self) -> dict[str, Any]:
         info = super().describe()

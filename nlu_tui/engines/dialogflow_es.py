@@ -16,7 +16,12 @@ from urllib.parse import quote
 
 from nlu_tui.engines.answer_values import json_number
 from nlu_tui.engines.base import Capabilities, ParseContext, register
-from nlu_tui.engines.dialogflow_common import GoogleEngine, parameter_entities, session_id
+from nlu_tui.engines.dialogflow_common import (
+    GoogleEngine,
+    list_google_intents,
+    parameter_entities,
+    session_id,
+)
 from nlu_tui.engines.httpcall import BadResponseError
 from nlu_tui.model import IntentScore, Prediction
 
@@ -57,6 +62,13 @@ class DialogflowEsEngine(GoogleEngine):
         prediction = parse_es_answer(answer)
         prediction.latency_ms = latency
         return prediction
+
+    async def list_intents(self) -> list[tuple[str, list[str]]] | None:
+        """The agent's intents and training phrases (``GET …/agent/intents``)."""
+        agent = f"{self.url}/v2/projects/{quote(self.project, safe='')}"
+        if self.location:
+            agent += f"/locations/{quote(self.location, safe='')}"
+        return await list_google_intents(self, f"{agent}/agent/intents", self.language)
 
     def describe(self) -> dict[str, Any]:
         info = super().describe()

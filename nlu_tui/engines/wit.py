@@ -71,6 +71,25 @@ class WitEngine(HttpEngine):
         prediction.latency_ms = latency
         return prediction
 
+    async def list_intents(self) -> list[tuple[str, list[str]]] | None:
+        """The app's intents (``GET /intents``: names only, Wit lists no utterances there)."""
+        import httpx
+
+        try:
+            body, _latency = await self.request_json(
+                "GET",
+                f"{self.url}/intents",
+                params={"v": self.version},
+                headers={"Authorization": f"Bearer {self.token}", "Accept": "application/json"},
+            )
+        except httpx.HTTPStatusError as exc:
+            raise self.refused(exc, "Wit.ai", _AUTH_HINTS) from None
+        if not isinstance(body, list):
+            raise BadResponseError("Wit.ai /intents answer is not a list")
+        return [
+            (i["name"], []) for i in body if isinstance(i, dict) and isinstance(i.get("name"), str)
+        ]
+
     def describe(self) -> dict[str, Any]:
         info = {"type": self.type_name, "url": safe_url(self.url), "version": self.version}
         if self.tag:

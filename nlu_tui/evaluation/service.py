@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     from nlu_tui.store.runstore import RunStore
 
 HELD_OUT = "held-out"
+SPLIT = "split"
+"""Held-out on a split made on the fly (``data split nlu`` then ``test nlu``, in one go)."""
 CROSS_VALIDATION = "cross-validation"
 COMPARISON = "comparison"
 COMPARISON_KIND = "nlu-comparison"
@@ -68,6 +70,8 @@ class EvalRequest:
     note: str = ""
     successes: bool = False
     errors: bool = True
+    plots: bool = True
+    """Rasa's confusion matrix and histogram images beside the reports (``--no-plot``: none)."""
 
 
 @dataclass
@@ -148,7 +152,7 @@ def _load(path: Path, what: str) -> TrainingData:
 def plan(request: EvalRequest) -> Plan:
     """Check everything that can be checked before training (InputError/EngineError): the
     options, the data, every configuration, that the engine can train, that folds fit."""
-    if request.mode not in (HELD_OUT, CROSS_VALIDATION, COMPARISON):
+    if request.mode not in (HELD_OUT, SPLIT, CROSS_VALIDATION, COMPARISON):
         raise InputError(f"unknown mode {request.mode!r}", field="mode")
     if request.runs < 1:
         raise InputError("must be at least 1", field="--runs")
@@ -172,6 +176,8 @@ def plan(request: EvalRequest) -> Plan:
     data = _load(request.nlu, "NLU data")
     engine, name, profile, redact = _engine(request.engine, request.nlu, request.workspace)
     trains = request.mode != HELD_OUT or request.train is not None
+    if request.mode == SPLIT and not 0.0 < request.training_fraction < 1.0:
+        raise InputError("must be between 0 and 1", field="--training-fraction")
     if trains and not engine.capabilities.training:
         raise InputError(
             f"engine {name} cannot train; engines that can: embedded, rasa", field="--engine"
@@ -206,6 +212,16 @@ def plan(request: EvalRequest) -> Plan:
     labels = [e.intent for e in data.examples]
     if request.mode == HELD_OUT and request.train is not None:
         result.train_data = _load(request.train, "training data")
+    elif request.mode == SPLIT:
+        from nlu_tui.evaluation.data import subset, without_duplicates
+        from nlu_tui.evaluation.split import rasa_split
+
+        unique, result.duplicates = without_duplicates(data)
+        train_idx, test_idx = rasa_split(
+            [e.intent for e in unique.examples], request.training_fraction, seed
+        )
+        result.train_data = subset(unique, train_idx)
+        result.data = subset(unique, test_idx)
     elif request.mode in (CROSS_VALIDATION, COMPARISON):
         from nlu_tui.evaluation.data import without_duplicates
         from nlu_tui.evaluation.split import drop_rare
@@ -272,7 +288,11 @@ def _write_reports(plan: Plan, record: RunRecord, store: RunStore, directory: Pa
         {"rasa": directory},
         RunMeta.from_record(record),
         rows,
-        rasa=RasaOptions(successes=plan.request.successes, errors=plan.request.errors),
+        rasa=RasaOptions(
+            successes=plan.request.successes,
+            errors=plan.request.errors,
+            plots=plan.request.plots,
+        ),
     )
     written.append(_write_confusion(directory, rows))
     return written
@@ -678,7 +698,11 @@ def _unit_reports(plan: Plan, result: UnitResult, directory: Path) -> list[Path]
     ]
     meta = RunMeta(id=result.unit.key, suite=_suite_name(plan), engine=plan.engine_name)
     written = write_reports(
-        {"rasa": directory}, meta, rows, rasa=RasaOptions(successes=False, errors=True), processes=1
+        {"rasa": directory},
+        meta,
+        rows,
+        rasa=RasaOptions(successes=False, errors=True, plots=plan.request.plots),
+        processes=1,
     )
     written.append(_write_confusion(directory, rows))
     return written
@@ -692,4 +716,4 @@ async def evaluate(
         return await run_cross_validation(plan, store, progress, cancel)
     if plan.request.mode == COMPARISON:
         return await run_comparison(plan, store, progress, cancel)
-    return await run_held_out(plan, store, progress, cancel)
+    return await run_held_out(plan, store, progress, cancel)  # held-out and split

@@ -5,7 +5,7 @@ trains from, and importing the same file gives the "developer defined utterances
 per example). The YAML is read as a node tree so every error names its line; scalars are taken
 as written (no YAML 1.1 surprises such as an intent called ``yes`` becoming ``True``).
 
-Our convention on top of Rasa: intent ``metadata: {parent: X, kind: faq|small_talk|dialog}``
+Our convention on top of Rasa: intent ``metadata: {parent: X, kind: faq|small_talk|dialog|trait}`` (trait: the embedded engine learns it as a trait)
 marks follow-up intents and intent kinds; retrieval intents (``faq/ask_fees``) default to FAQ.
 """
 

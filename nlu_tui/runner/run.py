@@ -489,7 +489,8 @@ class Run:
             reason=record.reason if record else None,
             final=final,
             phase=self._phase,
-            trains=self.engine.capabilities.training,
+            # an HTTP engine that can train (Rasa) trains only when asked, never in open
+            trains=self.engine.capabilities.training and not self.engine.capabilities.http,
         )
         try:
             self.on_progress(event)

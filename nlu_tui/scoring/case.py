@@ -100,15 +100,6 @@ class ScoringOptions:
         """Every value of the synonym group ``value`` belongs to (none: empty)."""
         return self._synonyms.get(normalize(value), ())
 
-    def public(self) -> dict[str, object]:
-        """The settings that shaped the run's Kore.ai-style numbers, for its metric spec."""
-        return {
-            "negative_intents": list(self.negative_intents),
-            "small_talk_intents": sorted(self.small_talk_intents),
-            "ignore_intent_case": self.ignore_intent_case,
-            "entity_synonym_groups": len(self.entity_synonyms),
-        }
-
     def key(self, name: str) -> str:
         name = name.strip()
         return name.casefold() if self.ignore_intent_case else name

@@ -103,12 +103,16 @@ class EmbeddedEngine(Engine):
             return
         model = self.model
         try:
-            ranked = model.classifier.predict_many([item[0] for item in live])
+            texts = [item[0] for item in live]
+            ranked = model.classifier.predict_many(texts)
+            traits = model.traits.predict_many(texts) if model.traits is not None else None
         except Exception as exc:
             for item in live:
                 item[2].set_exception(exc)
             return
-        for (text, parents, future, started), pairs in zip(live, ranked, strict=True):
+        for k, ((text, parents, future, started), pairs) in enumerate(
+            zip(live, ranked, strict=True)
+        ):
             try:
                 prediction = model.predict(
                     text,
@@ -116,6 +120,7 @@ class EmbeddedEngine(Engine):
                     threshold=self.threshold,
                     parent_boost=self.parent_boost,
                     ranked=model.scope(pairs, parents, self.parent_boost),
+                    trait_pairs=traits[k] if traits is not None else None,
                 )
             except Exception as exc:
                 future.set_exception(exc)
@@ -153,9 +158,7 @@ class EmbeddedEngine(Engine):
         from nlu_tui.engines.embedded.cache import train_cached
 
         parsed = config.settings["config"]
-        model, cached = await asyncio.to_thread(
-            train_cached, data, parsed, use_disk=self.use_cache
-        )
+        model, cached = await asyncio.to_thread(train_cached, data, parsed, use_disk=self.use_cache)
         return EmbeddedTrained(model, parsed, cached)
 
 

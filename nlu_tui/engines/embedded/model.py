@@ -29,6 +29,21 @@ DEFAULT_PARENT_BOOST = 4.0
 
 RANKING_LENGTH = 10
 
+NO_TRAIT = "__no_trait__"
+"""The trait classifier's label for examples of ordinary intents: no trait."""
+
+DEFAULT_TRAIT_THRESHOLD = 0.5
+"""A trait is returned when the trait classifier gives it at least this probability."""
+
+
+def trait_names(data: TrainingData) -> set[str]:
+    """Intents the training data marks as traits (``metadata: {kind: trait}``)."""
+    return {
+        name
+        for name, meta in data.intent_metadata.items()
+        if isinstance(meta, dict) and str(meta.get("kind", "")).strip() == "trait"
+    }
+
 
 @dataclass
 class EmbeddedModel:
@@ -38,6 +53,9 @@ class EmbeddedModel:
     digest: str = ""
     examples: int = 0
     train_seconds: float = 0.0
+    traits: IntentClassifier | None = None
+    """Trait examples (Kore.ai's traits: ``metadata: {kind: trait}``) are kept out of the
+    intent classifier and learnt by this one, against every other example as "no trait"."""
 
     @classmethod
     def train(
@@ -51,9 +69,17 @@ class EmbeddedModel:
         import time
 
         started = time.perf_counter()
-        texts = [ex.text for ex in data.examples]
-        intents = [ex.intent for ex in data.examples]
+        marked = trait_names(data)
+        texts = [ex.text for ex in data.examples if ex.intent not in marked]
+        intents = [ex.intent for ex in data.examples if ex.intent not in marked]
         classifier = IntentClassifier.train(texts, intents, config)
+        traits = None
+        if marked:
+            traits = IntentClassifier.train(
+                [ex.text for ex in data.examples],
+                [ex.intent if ex.intent in marked else NO_TRAIT for ex in data.examples],
+                config,
+            )
         annotated = entities is None or entities.annotated
         extractor = EntityExtractor.build(
             ((ex.text, ex.entities if annotated else []) for ex in data.examples),
@@ -72,8 +98,9 @@ class EmbeddedModel:
             extractor=extractor,
             parents=parents,
             digest=digest,
-            examples=len(texts),
+            examples=len(data.examples),
             train_seconds=time.perf_counter() - started,
+            traits=traits,
         )
 
     @property
@@ -121,8 +148,15 @@ class EmbeddedModel:
         threshold: float = DEFAULT_THRESHOLD,
         parent_boost: float = DEFAULT_PARENT_BOOST,
         ranked: list[tuple[str, float]] | None = None,
+        trait_pairs: list[tuple[str, float]] | None = None,
+        trait_threshold: float = DEFAULT_TRAIT_THRESHOLD,
     ) -> Prediction:
         pairs = ranked if ranked is not None else self.rank(text, parent_intents, parent_boost)
+        if trait_pairs is None and self.traits is not None:
+            trait_pairs = self.traits.predict_proba(text)
+        traits = [
+            name for name, p in trait_pairs or () if name != NO_TRAIT and p >= trait_threshold
+        ]
         top_name, top_conf = pairs[0]
         intent: str | None = top_name
         if top_conf < threshold or top_name in NO_INTENT_NAMES:
@@ -151,10 +185,13 @@ class EmbeddedModel:
                 for e in entities
             ],
         }
+        if traits:
+            raw["traits"] = traits
         return Prediction(
             intent=intent,
             confidence=round(top_conf, 6),
             ranking=ranking,
             entities=entities,
+            traits=traits,
             raw=raw,
         )

@@ -146,6 +146,32 @@ class ConversationScreen(Screen[None]):
         self._show_items()
         self._header()
         (cases if self.items else files).focus()
+        if not self.items and len(self.files) == 1:
+            self._load_latest(self.files[0])
+
+    @work(thread=True, exclusive=True, group="conversation-latest", exit_on_error=False)
+    def _load_latest(self, path: Path) -> None:
+        """Show the file's latest stored E2E run (its history stays in ``nlu-tui runs``)."""
+        from nlu_tui.runsessions import store_for
+
+        try:
+            store = store_for(self.app)
+            latest = next(
+                (r for r in store.list_runs(path.resolve(), limit=20) if r.kind == "e2e"), None
+            )
+            items = store.load_items(latest.id) if latest is not None else []
+        except Exception:  # no store yet, or one that cannot be read: nothing to show
+            return
+        if latest is not None and items:
+            self.app.call_from_thread(self._show_stored, latest.id, latest.status.value, items)
+
+    def _show_stored(self, run_id: str, status: str, items: list[StoredItem]) -> None:
+        if self.run is not None or self.items:
+            return  # a run started meanwhile: its own results win
+        self.items = list(items)
+        self.progress = f"last run {run_id}: {status}"
+        self._show_items()
+        self._header()
 
     def palette_commands(self) -> list[PaletteCommand]:
         return [
@@ -201,6 +227,49 @@ class ConversationScreen(Screen[None]):
             if item.item_id == key:
                 self._show_turns(item)
                 return
+
+    # --- editing ----------------------------------------------------------------------------
+
+    def _selected_item(self) -> StoredItem | None:
+        cases = self.query_one("#conv-cases", DataTable)
+        ordered = sorted(self.items, key=lambda i: i.seq)
+        if not ordered or not 0 <= cases.cursor_row < len(ordered):
+            return None
+        return ordered[cases.cursor_row]
+
+    @on(DataTable.RowSelected, "#conv-cases")
+    def _edit_case(self, event: DataTable.RowSelected) -> None:
+        self.edit(focus_step=0)
+
+    @on(DataTable.RowSelected, "#conv-turns")
+    def _edit_step(self, event: DataTable.RowSelected) -> None:
+        self.edit(focus_step=event.cursor_row)
+
+    def edit(self, focus_step: int = 0) -> None:
+        """Open the selected test case in the step editor, on ``focus_step``."""
+        from nlu_tui.ui.screens.e2e_case_editor import E2ECaseEditor
+
+        item = self._selected_item()
+        if item is None or not item.data.get("file"):
+            return
+        try:
+            editor = E2ECaseEditor(
+                Path(str(item.data["file"])),
+                str(item.data.get("name")),
+                item.data.get("line"),
+                focus_step,
+            )
+        except Exception as exc:  # the file is gone or no longer reads: said, nothing opens
+            self.progress = f"cannot edit: {exc}"
+            self._header()
+            return
+
+        def done(saved: bool | None) -> None:
+            if saved:
+                self.progress = f"saved {editor.path.name}"
+                self._header()
+
+        self.app.push_screen(editor, done)
 
     # --- running ----------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from rich.markup import escape
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -22,6 +23,7 @@ from nlu_tui.case_form import format_entities, format_intents, one_line
 from nlu_tui.errors import InputError
 from nlu_tui.model import Suite
 from nlu_tui.textsafe import inert
+from nlu_tui.ui.commands import PaletteCommand
 from nlu_tui.ui.compact import make_compact
 from nlu_tui.ui.widgets.inert_fields import InertDirectoryTree
 
@@ -264,3 +266,33 @@ class ImportScreen(ModalScreen[Path | None]):
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+    def palette_commands(self) -> list[PaletteCommand]:
+        return [
+            PaletteCommand(
+                "import: Save the sample files",
+                self.action_save_samples,
+                "Write sample Kore.ai batch-test files (JSON and CSV) to import or copy",
+            )
+        ]
+
+    def action_save_samples(self) -> None:
+        """Save the sample JSON and CSV beside the file in the path field (or in the folder
+        the dialog opened on), then preview the JSON one."""
+        from nlu_tui.samples import save_sample_files
+
+        root = getattr(getattr(self.app, "workspace", None), "root", None)
+        home = Path(root) if root is not None else self.start
+        text = self.query_one("#path", Input).value.strip()
+        typed = Path(text).expanduser() if text else home
+        folder = typed if typed.is_dir() else typed.parent
+        if not folder.is_dir():
+            folder = home
+        try:
+            written = save_sample_files(folder)
+        except OSError as exc:
+            self.notify(escape(f"Cannot save the samples: {exc}"), severity="error")
+            return
+        self.notify(escape(f"Saved {', '.join(p.name for p in written)} in {folder}"))
+        self.query_one("#path", Input).value = str(written[0])
+        self.action_preview()

@@ -35,6 +35,7 @@ from nlu_tui.ui.widgets.cases_view import CasesView
 from nlu_tui.ui.widgets.footer import BudgetFooter
 from nlu_tui.ui.widgets.suites_panel import SuitesPanel
 from nlu_tui.views.cases import RowCache
+from nlu_tui.workspace import CONVERSATION_SUFFIXES
 
 EXTRA_PANES: list[tuple[str, str, str]] = [
     ("Runs", "tab-runs", "nlu_tui.ui.widgets.runs_pane:RunsPane"),
@@ -260,13 +261,62 @@ class MainScreen(Screen[None]):
                 self.action_run_suite,
                 "Run the selected suite (F5 or Ctrl+R, from any tab)",
             ),
+            PaletteCommand(
+                "run: Evaluate training data",
+                self.action_evaluate,
+                "Train and test the selected *.nlu.yml: split, cross-validation, comparison",
+            ),
+            PaletteCommand(
+                "dut: Latest DUT run results",
+                self.action_dut_results,
+                "Per-command metrics and failed steps of the newest `test du` run",
+            ),
+            PaletteCommand(
+                "dut: Edit DUT test cases",
+                self.action_dut_editor,
+                "The workspace's DUT files: steps and expected commands as rows",
+            ),
         ]
+
+    def action_evaluate(self) -> None:
+        """Open the Evaluate view for the selected training file (``*.nlu.yml``)."""
+        from nlu_tui.ui.screens.evaluate import EvaluateScreen
+
+        selected = self.query_one(SuitesPanel).selected_path
+        if selected is None or not selected.name.endswith((".nlu.yml", ".nlu.yaml")):
+            self.notify("Select a training file (*.nlu.yml) first.", severity="warning")
+            return
+        self.app.push_screen(EvaluateScreen(selected, self._root))
+
+    def action_dut_editor(self) -> None:
+        from nlu_tui.ui.screens.dut_editor import DutEditorScreen, dut_files
+
+        files = dut_files(self.app.workspace.root)  # type: ignore[attr-defined]
+        if not files:
+            self.app.notify(
+                "No DUT file (test_cases: with commands:) in the workspace or its tests/.",
+                severity="warning",
+            )
+            return
+        self.app.push_screen(DutEditorScreen(files))
+
+    def action_dut_results(self) -> None:
+        from nlu_tui.ui.screens.dut_results import open_latest_dut_run
+
+        open_latest_dut_run(self.app)
 
     @on(SuiteHighlighted)
     def _open_suite(self, message: SuiteHighlighted) -> None:
         if self._remembers:
             ui_state.remember_workspace(self._root, suite=message.path.name)
         view = self.query_one(CasesView)
+        if message.path.name.endswith(CONVERSATION_SUFFIXES):
+            self.app.suite = None  # type: ignore[attr-defined]
+            view.show_error(
+                f"{message.path.name}: a conversation suite (E2E test cases). Press Enter in "
+                "the suites list to open it, run it and read each conversation."
+            )
+            return
         view.show_loading(message.path)
         self._load_suite(message.path, view)
 

@@ -569,10 +569,10 @@ class ResultsPane(Vertical):
         assert self.data is not None
         results = [r for _, _, r in self.data.rows]
         self.query_one("#chart-confidence", Chart).set_hits_misses(
-            "Confidence: hits vs misses", confidence_bins(self.data.histogram)
+            "Confidence: hits vs misses [Kore.ai]", confidence_bins(self.data.histogram)
         )
         self.query_one("#chart-rasa-histogram", Chart).set_paired_histogram(
-            self.data.rasa_histogram, "Rasa: Intent Prediction Confidence Distribution"
+            self.data.rasa_histogram, "Intent Prediction Confidence Distribution [Rasa]"
         )
         self.query_one("#chart-latency", Chart).set_distribution(
             "Latency distribution (ms)", latency_bins(results)

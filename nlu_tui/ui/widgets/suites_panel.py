@@ -49,6 +49,9 @@ def suite_prompt(info: SuiteInfo) -> Group:
         # the last run first: in a narrow panel the intents count is what gets cut
         detail.append_text(last_run_text(info))
         detail.append(" · ", style="dim")
+    if info.kind == "e2e":  # a conversation suite: Enter opens the conversation tests
+        detail.append(f"{info.case_count} test cases · conversation", style="dim")
+        return Group(name, detail)
     intents = "intents when opened" if info.partial else f"{len(info.intents)} intents"
     detail.append(f"{info.case_count} cases · {intents}", style="dim")
     return Group(name, detail)
@@ -207,6 +210,12 @@ class SuitesPanel(Vertical):
 
     @on(OptionList.OptionSelected, "#suite-list")
     def _selected(self, event: OptionList.OptionSelected) -> None:
+        info = self.infos.get(event.option.id or "")
+        if info is not None and info.kind == "e2e":
+            from nlu_tui.ui.screens.conversation_tests import ConversationScreen
+
+            self.app.push_screen(ConversationScreen([info.path]))
+            return
         self.screen.action_focus_cases()  # type: ignore[attr-defined]
 
     # --- actions --------------------------------------------------------------------------------

@@ -1,0 +1,103 @@
+"""The evaluation's figures as plain text lines, for the CLI and the workbench alike: the
+per-fold table with mean ± std, and the comparison's F1 per percentage with a bar."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from nlu_tui.evaluation.service import EvalOutcome
+
+
+def mean_std_text(pair: tuple[float, float]) -> str:
+    return f"{pair[0]:.3f} ± {pair[1]:.3f}"
+
+
+def held_out_lines(outcome: EvalOutcome) -> list[str]:
+    m = outcome.metrics
+    return [
+        f"intent accuracy {m['Accuracy']:.4f}  F1-score {m['F1-score']:.4f}  "
+        f"precision {m['Precision']:.4f}"
+    ]
+
+
+def fold_lines(outcome: EvalOutcome) -> list[str]:
+    """One line per fold (train and test accuracy, F1, precision, seconds), then the means."""
+    from nlu_tui.evaluation.metrics import METRICS, summarise
+
+    out = ["fold   train acc  train F1  train prec   test acc  test F1  test prec   seconds"]
+    several = len({f.run for f in outcome.folds}) > 1
+    for f in outcome.folds:
+        name = f"{f.run + 1}.{f.fold + 1}" if several else f"{f.fold + 1}"
+        if f.error or f.train is None or f.test is None:
+            out.append(f"{name:<5}  failed: {f.error}")
+            continue
+        out.append(
+            f"{name:<5}  {f.train['Accuracy']:9.4f} {f.train['F1-score']:9.4f} "
+            f"{f.train['Precision']:11.4f} {f.test['Accuracy']:10.4f} {f.test['F1-score']:8.4f} "
+            f"{f.test['Precision']:10.4f} {f.train_seconds + f.test_seconds:9.1f}"
+            + ("  (cached)" if f.cached else "")
+        )
+    good = [f for f in outcome.folds if f.train is not None and f.test is not None]
+    if not good:
+        return out
+    train = summarise([f.train for f in good if f.train is not None])
+    test = summarise([f.test for f in good if f.test is not None])
+    out.append(f"Intent evaluation, mean ± std over {len(good)} folds:")
+    for name in METRICS:
+        out.append(
+            f"  {name:<10} train {mean_std_text(train[name])}   test {mean_std_text(test[name])}"
+        )
+    return out
+
+
+def comparison_lines(outcome: EvalOutcome, percentages: Sequence[int]) -> list[str]:
+    """The F1 curve as a table: per excluded percentage, each configuration's mean ± std."""
+    from nlu_tui.evaluation.curve_svg import curve_points
+
+    out = ["Label-weighted F1 on the test set, mean ± std over runs:"]
+    out.append("excluded  examples  " + "".join(f"{name[:24]:<28}" for name in outcome.results))
+    curves = {
+        name: curve_points(runs, len(percentages)) for name, runs in outcome.results.items()
+    }
+    for i, percentage in enumerate(percentages):
+        examples = outcome.examples[i] if i < len(outcome.examples) else 0
+        cells = []
+        for name in outcome.results:
+            point = curves[name][i]
+            if point is None:
+                cells.append(f"{'failed':<28}")
+            else:
+                bar = "█" * round(point[0] * 10)
+                cells.append(f"{mean_std_text(point)} {bar:<10} "[:28].ljust(28))
+        out.append(f"{percentage:>7}%  {examples:>8}  " + "".join(cells))
+    return out
+
+
+def outcome_lines(outcome: EvalOutcome, percentages: Sequence[int]) -> list[str]:
+    """Everything the terminal shows of an evaluation, failures and stored runs included."""
+    from nlu_tui.evaluation import service
+
+    if outcome.mode == service.CROSS_VALIDATION:
+        out = fold_lines(outcome)
+    elif outcome.mode == service.COMPARISON:
+        out = comparison_lines(outcome, percentages)
+    elif outcome.metrics:
+        out = held_out_lines(outcome)
+    else:
+        out = []
+    out += [f"FAILED {failure}" for failure in outcome.failures]
+    seeded = f" (seed {outcome.seed})" if outcome.mode not in (service.HELD_OUT,) else ""
+    for record in outcome.runs:
+        unit = "models" if record.kind != "suite" else "cases"
+        out.append(
+            f"run {record.id}: {record.status.value}, {record.done}/{record.total} {unit}{seeded}"
+        )
+    if outcome.files:
+        directories = sorted({str(p.parent) for p in outcome.files})
+        out.append(
+            f"{len(outcome.files)} report files in {', '.join(directories[:3])}"
+            + (" ..." if len(directories) > 3 else "")
+        )
+    return out

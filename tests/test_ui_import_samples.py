@@ -1,0 +1,41 @@
+"""The import dialog saves the sample Kore.ai batch-test files (JSON and CSV), as Kore.ai's
+new-suite dialog offers them, and previews the JSON one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_ui_runs_rundiff import _palette, _wait_for
+from ui_support import SAMPLE, SIZE, make_workspace, new_app, settle
+
+from nlu_tui.samples import SAMPLE_FILES, save_sample_files
+
+
+def test_sample_files_are_saved_without_overwriting(tmp_path: Path) -> None:
+    first = save_sample_files(tmp_path)
+    again = save_sample_files(tmp_path)
+    assert [p.name for p in first] == list(SAMPLE_FILES)
+    assert [p.name for p in again] == ["banking_bot-2.kore.json", "banking_bot-2.kore.csv"]
+    source = SAMPLE.parent
+    assert all(p.read_bytes() == (source / p.name).read_bytes() for p in first)
+
+
+@pytest.mark.slow
+async def test_import_dialog_saves_and_previews_the_samples(tmp_path: Path) -> None:
+    from nlu_tui.ui.screens.import_dialog import ImportScreen
+
+    root = make_workspace(tmp_path)
+    app = new_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.push_screen(ImportScreen())
+        await settle(pilot)
+        await _palette(pilot, "save the sample", "import: Save the sample files")
+        screen = app.screen
+        assert isinstance(screen, ImportScreen)
+        await _wait_for(pilot, lambda: screen.previewed is not None)
+        assert (root / "banking_bot.kore.json").is_file() and (
+            root / "banking_bot.kore.csv"
+        ).is_file()
+        assert screen.previewed is not None and len(screen.previewed.cases) == 54
