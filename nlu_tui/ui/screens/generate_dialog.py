@@ -218,7 +218,7 @@ class GenerateScreen(ModalScreen[list[TestCase] | None]):
 
     @on(Button.Pressed, "#gen-add")
     def action_add(self) -> None:
-        if self.generator is None:
+        if self.generator is None or not self.generator.proposals:
             self._show_error("generate some proposals first")
             return
         cases = self.generator.accepted_cases()
