@@ -111,3 +111,35 @@ async def test_without_endpoint_the_dialog_says_how_to_configure(
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, GenerateScreen)
+
+
+@pytest.mark.slow
+async def test_a_malformed_answer_is_shown_and_nothing_is_added(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _workspace(tmp_path)
+    before = (root / "banking_bot.suite.yaml").read_bytes()
+    peer = LLMPeer([Reply("Sure! Here are some utterances: 1. hi")])
+    with peer.serving() as url:
+        monkeypatch.setenv("NLU_TUI_LLM_BASE_URL", url)
+        monkeypatch.setenv("NLU_TUI_LLM_MODEL", "loop-model")
+        app = new_app(root)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("f3")
+            await settle(pilot)
+            await pilot.press("G")
+            await settle(pilot)
+            dialog = app.screen
+            assert isinstance(dialog, GenerateScreen)
+            await pilot.press("g")
+            await settle(pilot)
+            error = _text(dialog.query_one("#gen-error", Static))
+            assert "not a JSON array of utterances (starts 'Sure! Here are" in error
+            assert dialog.query_one("#gen-list", OptionList).option_count == 0
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            assert "generate some proposals first" in _text(dialog.query_one("#gen-error", Static))
+            await pilot.press("escape")
+            await pilot.pause()
+    assert (root / "banking_bot.suite.yaml").read_bytes() == before

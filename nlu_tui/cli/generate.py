@@ -9,11 +9,12 @@ review (reject, edit, "Generate more") is the workbench's Cases tab, "Generateâ€
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
 from nlu_tui.cli import exitcodes
-from nlu_tui.cli.say import say, say_warning
+from nlu_tui.cli.say import say, say_error, say_warning
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
@@ -48,7 +49,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
     from nlu_tui.errors import InputError
     from nlu_tui.formats.native import load_suite
-    from nlu_tui.llm import ChatClient, load_llm_config
+    from nlu_tui.llm import ChatClient, LLMNotConfiguredError, load_llm_config
     from nlu_tui.llm.generate import CaseGenerator, add_to_suite, find_training, load_training
 
     if not 1 <= args.rounds <= 20:
@@ -71,7 +72,13 @@ def cmd_generate(args: argparse.Namespace) -> int:
     generator = CaseGenerator(
         args.intent, suite, training, count=args.count, with_entities=not args.no_entities
     )
-    config = load_llm_config()
+    try:
+        config = load_llm_config()
+    except LLMNotConfiguredError as exc:
+        first, _, rest = str(exc).partition("\n")
+        say_error(first)
+        say(rest, file=sys.stderr)
+        return exitcodes.BAD_INPUT
     if args.show_prompt:
         for message in generator.messages():
             say(f"--- {message['role']} ---\n{message['content']}")

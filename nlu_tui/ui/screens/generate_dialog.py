@@ -45,6 +45,7 @@ class GenerateScreen(ModalScreen[list[TestCase] | None]):
     GenerateScreen #gen-notes { height: auto; max-height: 5; color: $warning; }
     GenerateScreen #gen-status { height: auto; }
     GenerateScreen #gen-error { color: $error; height: auto; }
+    GenerateScreen #gen-keys { color: $text-muted; height: 1; }
     GenerateScreen #gen-edit { display: none; }
     GenerateScreen #gen-edit.editing { display: block; }
     GenerateScreen .dialog-buttons { dock: bottom; height: 1; align-horizontal: right; }
@@ -89,6 +90,10 @@ class GenerateScreen(ModalScreen[list[TestCase] | None]):
             yield Static("", id="gen-error")
             yield OptionList(id="gen-list")
             yield Static("", id="gen-notes")
+            yield Static(
+                "Space accept/reject · e edit · g generate more · ctrl+s add · Esc cancel",
+                id="gen-keys",
+            )
             yield Input(id="gen-edit", placeholder="edit the utterance; Enter applies, Esc cancels")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel", id="gen-cancel")
@@ -181,6 +186,9 @@ class GenerateScreen(ModalScreen[list[TestCase] | None]):
             return
         self.busy = False
         self._refresh(f"{len(fresh)} new proposal(s)")
+        listing = self.query_one("#gen-list", OptionList)
+        if fresh and not self.query_one("#gen-edit", Input).has_class("editing"):
+            listing.focus()  # review with the keys straight away (Space, e, g, ctrl+s)
 
     def action_toggle_accept(self) -> None:
         index = self._cursor()
@@ -210,7 +218,7 @@ class GenerateScreen(ModalScreen[list[TestCase] | None]):
 
     @on(Button.Pressed, "#gen-add")
     def action_add(self) -> None:
-        if self.generator is None:
+        if self.generator is None or not self.generator.proposals:
             self._show_error("generate some proposals first")
             return
         cases = self.generator.accepted_cases()
