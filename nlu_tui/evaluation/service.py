@@ -383,6 +383,9 @@ async def run_held_out(
     except (asyncio.CancelledError, KeyboardInterrupt):
         store.finish_run(record.id, RunStatus.CANCELED, "canceled")
         raise
+    except Exception as exc:  # an unreachable engine...: the run ends failed, never "running"
+        store.finish_run(record.id, RunStatus.FAILED, plan.redact(str(exc)) or type(exc).__name__)
+        raise
     outcome.status = final.status
     outcome.runs.append(store.get_run(record.id))
     if request.out is not None:
@@ -468,6 +471,10 @@ async def run_cross_validation(
         except (asyncio.CancelledError, KeyboardInterrupt):
             _finish_cv(store, record, figures, RunStatus.CANCELED, "canceled", plan)
             outcome.folds.extend(figures)
+            raise
+        except Exception as exc:  # a broken worker pool...: the run ends failed, folds kept
+            reason = plan.redact(str(exc)) or type(exc).__name__
+            _finish_cv(store, record, figures, RunStatus.FAILED, reason, plan)
             raise
         figures.sort(key=lambda f: f.fold)
         outcome.folds.extend(figures)
