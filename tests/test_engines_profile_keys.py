@@ -174,6 +174,7 @@ configuration's own ``config.settings[...]`` is not a profile key."""
         ("dialogflow-es", ["dialogflow_es.py", "dialogflow_common.py", "httpcall.py"]),
         ("dialogflow-cx", ["dialogflow_cx.py", "dialogflow_common.py", "httpcall.py"]),
         ("llm", ["llm.py"]),
+        ("llm-commands", ["llm_commands.py"]),
     ],
 )
 def test_every_setting_an_engine_reads_is_a_valid_key(kind: str, modules: list[str]) -> None:

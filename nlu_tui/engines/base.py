@@ -161,6 +161,7 @@ _BUILTIN_MODULES = {
     "dialogflow-es": "nlu_tui.engines.dialogflow_es",
     "dialogflow-cx": "nlu_tui.engines.dialogflow_cx",
     "llm": "nlu_tui.engines.llm",
+    "llm-commands": "nlu_tui.engines.llm_commands",
 }
 
 

@@ -163,7 +163,7 @@ class LLMEngine(Engine):
         if not isinstance(examples, int) or isinstance(examples, bool) or examples < 0:
             raise EngineError(f"llm engine: examples must be a whole number ≥ 0, got {examples!r}")
         self.examples = examples
-        self.llm = _endpoint(settings)
+        self.llm = endpoint_config(settings, "llm engine")
         self.data: TrainingData | None = None
         self.system_prompt = ""
         self._client: ChatClient | None = None
@@ -217,15 +217,16 @@ class LLMEngine(Engine):
         return {"type": self.type_name, **self.llm.describe(), "examples": self.examples}
 
 
-def _endpoint(settings: Mapping[str, Any]) -> LLMConfig:
-    """The profile's endpoint, or the user settings' ``llm:`` entry when it names none."""
+def endpoint_config(settings: Mapping[str, Any], who: str) -> LLMConfig:
+    """The profile's endpoint, or the user settings' ``llm:`` entry when it names none
+    (shared by the ``llm`` engine and the ``llm-commands`` DUT command generator)."""
     from nlu_tui.llm import LLMError, llm_config_from_mapping, load_llm_config
 
     keys = ("base_url", "model", "temperature", "max_tokens", "headers", "timeout")
     own = {k: settings[k] for k in keys if settings.get(k) is not None}
     try:
         if "base_url" in own:
-            config = llm_config_from_mapping({**own, "retries": 2}, "llm engine")
+            config = llm_config_from_mapping({**own, "retries": 2}, who)
             key = settings.get("api_key")  # already resolved from ${ENV} by the profile reader
             config = replace(config, api_key=str(key) if key else None)
         else:
@@ -233,7 +234,7 @@ def _endpoint(settings: Mapping[str, Any]) -> LLMConfig:
             over = {k: own[k] for k in ("model", "temperature", "max_tokens") if k in own}
             config = replace(config, **over)
     except LLMError as exc:
-        raise EngineError(f"llm engine: {exc}") from None
+        raise EngineError(f"{who}: {exc}") from None
     if config.temperature is None:
         config = replace(config, temperature=0.0)
     return config

@@ -112,6 +112,8 @@ ENGINE_KEYS: dict[str, frozenset[str]] = {
         "headers",
         "examples",
     },
+    "llm-commands": _HTTP_BASE
+    | {"flows", "base_url", "model", "api_key", "temperature", "max_tokens", "headers"},
 }
 """The engine settings of each built-in type (besides ``type``, the run limits and stages)."""
 
