@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -41,7 +40,6 @@ if TYPE_CHECKING:
     from nlu_tui.training import TrainingData
 
 NO_INTENT = ("none", "null", "nlu_fallback", "out_of_scope_unknown")
-_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
 
 def build_system_prompt(data: TrainingData, examples: int) -> str:
@@ -76,17 +74,11 @@ def build_system_prompt(data: TrainingData, examples: int) -> str:
 
 def _json_object(text: str) -> Any:
     """The JSON the model answered, tolerating a ```json fence around it."""
-    fenced = _FENCE.match(text)
-    body = fenced.group(1) if fenced else text.strip()
-    try:
-        return json.loads(body)
-    except ValueError:
-        start, end = body.find("{"), body.rfind("}")
-        if 0 <= start < end:
-            try:
-                return json.loads(body[start : end + 1])
-            except ValueError:
-                pass
+    from nlu_tui.llm.answer_json import found, loose_json
+
+    value = loose_json(text, "{}")
+    if found(value):
+        return value
     snippet = text.strip().replace("\n", " ")[:80]
     raise BadResponseError(f"the model's answer is not a JSON object: {snippet!r}")
 

@@ -18,8 +18,6 @@ drive one :class:`CaseGenerator`:
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +34,6 @@ if TYPE_CHECKING:
 
 GENERATED_TAG = "generated"
 MAX_EXAMPLES = 15
-_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
 
 @dataclass
@@ -258,17 +255,11 @@ class CaseGenerator:
 
 
 def _json_value(text: str, where: str) -> Any:
-    fenced = _FENCE.match(text)
-    body = fenced.group(1) if fenced else text.strip()
-    try:
-        return json.loads(body)
-    except ValueError:
-        start, end = body.find("["), body.rfind("]")
-        if 0 <= start < end:
-            try:
-                return json.loads(body[start : end + 1])
-            except ValueError:
-                pass
+    from nlu_tui.llm.answer_json import found, loose_json
+
+    value = loose_json(text, "[]")
+    if found(value):
+        return value
     snippet = text.strip().replace("\n", " ")[:80]
     raise LLMError(f"{where}: not a JSON array of utterances (starts {snippet!r})")
 
