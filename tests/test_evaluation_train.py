@@ -141,17 +141,35 @@ def _runs() -> list[Any]:
     ("args", "message"),
     [
         (["--config", "BADCFG"], "unknown component"),
+        (["--cross-validation", "--config", "UNPARSABLE"], "not valid YAML"),
+        (["--cross-validation", "--config", "UNKNOWNKEY"], "unknown setting"),
+        (["--cross-validation", "--config", "MISSING"], "no such configuration file"),
+        (["--config", str(DEFAULT_CFG), "BADCFG", "--runs", "1"], "unknown component"),
         (["--engine", "http:http://127.0.0.1:9/parse", "--cross-validation"], "cannot train"),
+        (
+            ["--engine", "http:http://127.0.0.1:9/parse", "--config", str(DEFAULT_CFG), str(NB_CFG)],
+            "cannot train",
+        ),
         (["--cross-validation", "--folds", "40"], "at least 2 are needed"),
     ],
 )
 def test_bad_input_exit_2_nothing_written(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
 ) -> None:
-    bad = tmp_path / "bad.yml"
-    bad.write_text("classifier:\n  name: Transformer\n")
+    """Item 5: a config that does not parse, an unknown component or setting, a missing
+    config, an engine that cannot train, too few examples for the folds in every intent."""
+    files = {
+        "BADCFG": "classifier:\n  name: Transformer\n",
+        "UNPARSABLE": "features: [1, 2\nclassifier: {name: NaiveBayes\n",
+        "UNKNOWNKEY": "features:\n  word_ngrams: [1, 2]\npipeline: []\n",
+    }
+    paths = {"MISSING": str(tmp_path / "missing.yml")}
+    for key, text in files.items():
+        path = tmp_path / f"{key.lower()}.yml"
+        path.write_text(text)
+        paths[key] = str(path)
     out = tmp_path / "out"
-    args = [str(bad) if a == "BADCFG" else a for a in args]
+    args = [paths.get(a, a) for a in args]
     code = run(["test", "nlu", "--nlu", str(BANK), "--out", str(out), *args])
     assert code == 2
     err = capsys.readouterr().err

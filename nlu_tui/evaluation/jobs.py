@@ -42,6 +42,10 @@ class UnitResult:
     predictions: list[Prediction] = field(default_factory=list)
     train_metrics: dict[str, float] | None = None
     test_metrics: dict[str, float] | None = None
+    train_entities: dict[str, dict[str, float]] | None = None
+    """Per entity extractor, the figures of :func:`~nlu_tui.evaluation.metrics.entity_metrics`
+    (cross-validation only; empty when the data has no entities)."""
+    test_entities: dict[str, dict[str, float]] | None = None
     train_seconds: float = 0.0
     test_seconds: float = 0.0
     cached: bool = False
@@ -57,7 +61,6 @@ def _embedded_unit(unit: Unit, use_disk: bool) -> UnitResult:
     from nlu_tui.engines.embedded.cache import train_cached
     from nlu_tui.engines.embedded.engine import EmbeddedTrained
     from nlu_tui.errors import NluTuiError
-    from nlu_tui.evaluation.metrics import intent_metrics
 
     config = unit.config.settings["config"]
     result = UnitResult(unit)
@@ -71,13 +74,25 @@ def _embedded_unit(unit: Unit, use_disk: bool) -> UnitResult:
     result.train_seconds = time.perf_counter() - started
     trained = EmbeddedTrained(model, config, cached)
     started = time.perf_counter()
+    train_predictions = None
     if unit.train_cases is not None:
         train_predictions = trained.predict_many([c.utterance for c in unit.train_cases])
-        result.train_metrics = intent_metrics(unit.train_cases, train_predictions)
     result.predictions = trained.predict_many([c.utterance for c in unit.test_cases])
-    result.test_metrics = intent_metrics(unit.test_cases, result.predictions)
+    _figures(result, train_predictions)
     result.test_seconds = time.perf_counter() - started
     return result
+
+
+def _figures(result: UnitResult, train_predictions: list[Prediction] | None) -> None:
+    """The unit's intent figures, and per fold (train cases given) its entity figures."""
+    from nlu_tui.evaluation.metrics import entity_metrics, intent_metrics
+
+    unit = result.unit
+    result.test_metrics = intent_metrics(unit.test_cases, result.predictions)
+    if unit.train_cases is not None and train_predictions is not None:
+        result.train_metrics = intent_metrics(unit.train_cases, train_predictions)
+        result.train_entities = entity_metrics(unit.train_cases, train_predictions)
+        result.test_entities = entity_metrics(unit.test_cases, result.predictions)
 
 
 def _worker_init() -> None:
@@ -138,7 +153,6 @@ async def _run_over_engine(
     progress: Progress | None,
 ) -> AsyncIterator[UnitResult]:
     from nlu_tui.errors import NluTuiError
-    from nlu_tui.evaluation.metrics import intent_metrics
 
     for unit in units:
         result = UnitResult(unit)
@@ -157,11 +171,11 @@ async def _run_over_engine(
             progress(unit.key, "testing", result.train_seconds)
         started = time.perf_counter()
         try:
+            train_predictions = None
             if unit.train_cases is not None:
                 train_predictions = await model.parse_many([c.utterance for c in unit.train_cases])
-                result.train_metrics = intent_metrics(unit.train_cases, train_predictions)
             result.predictions = await model.parse_many([c.utterance for c in unit.test_cases])
-            result.test_metrics = intent_metrics(unit.test_cases, result.predictions)
+            _figures(result, train_predictions)
         except Exception as exc:  # a transport failure while testing fails this unit only
             result.error = f"testing failed: {exc}"
             result.predictions = []

@@ -104,6 +104,9 @@ class FoldFigures:
     test_seconds: float
     cached: bool
     error: str | None = None
+    train_entities: dict[str, dict[str, float]] | None = None
+    """Per entity extractor: accuracy, F1 and precision on the training part (as Rasa)."""
+    test_entities: dict[str, dict[str, float]] | None = None
 
 
 @dataclass
@@ -506,6 +509,8 @@ def _figure(result: UnitResult, run: int, fold: int, seed: int, plan: Plan) -> F
         result.test_seconds,
         result.cached,
         plan.redact(result.error) if result.error else None,
+        result.train_entities,
+        result.test_entities,
     )
 
 
@@ -517,7 +522,7 @@ def _finish_cv(
     reason: str | None,
     plan: Plan,
 ) -> RunRecord:
-    from nlu_tui.evaluation.metrics import METRICS, summarise
+    from nlu_tui.evaluation.metrics import METRICS, summarise, summarise_entities
 
     good = [f for f in figures if f.test is not None and f.train is not None]
     summary: dict[str, Any] = {
@@ -533,6 +538,11 @@ def _finish_cv(
                 "train_seconds": round(f.train_seconds, 3),
                 "test_seconds": round(f.test_seconds, 3),
                 "error": f.error,
+                **(
+                    {"entities": {"train": f.train_entities, "test": f.test_entities}}
+                    if f.test_entities
+                    else {}
+                ),
             }
             for f in sorted(figures, key=lambda f: f.fold)
         ],
@@ -544,6 +554,15 @@ def _finish_cv(
             if stats
             else {}
         )
+    entities: dict[str, dict[str, Any]] = {}
+    for side in ("train", "test"):
+        per_fold = [getattr(f, f"{side}_entities") or {} for f in good]
+        for extractor, stats in summarise_entities(per_fold).items():
+            entities.setdefault(extractor, {})[side] = {
+                name: {"mean": stats[name][0], "std": stats[name][1]} for name in METRICS
+            }
+    if entities:
+        summary["entities"] = entities
     store.set_summary(record.id, summary)
     return store.finish_run(record.id, status, reason)
 

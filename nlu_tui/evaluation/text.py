@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from nlu_tui.evaluation.service import EvalOutcome
+    from nlu_tui.evaluation.service import EvalOutcome, FoldFigures
 
 
 def mean_std_text(pair: tuple[float, float]) -> str:
@@ -49,6 +49,24 @@ def fold_lines(outcome: EvalOutcome) -> list[str]:
         out.append(
             f"  {name:<10} train {mean_std_text(train[name])}   test {mean_std_text(test[name])}"
         )
+    return out + entity_lines(good)
+
+
+def entity_lines(good: Sequence[FoldFigures]) -> list[str]:
+    """Per entity extractor, its train and test figures as mean ± std over the folds (Rasa's
+    "Entity evaluation results"); nothing when the data has no entities."""
+    from nlu_tui.evaluation.metrics import METRICS, summarise_entities
+
+    train = summarise_entities([f.train_entities or {} for f in good])
+    test = summarise_entities([f.test_entities or {} for f in good])
+    out: list[str] = []
+    for extractor in sorted(set(train) | set(test)):
+        folds = sum(1 for f in good if extractor in (f.test_entities or {}))
+        out.append(f"Entity evaluation, {extractor}, mean ± std over {folds} folds:")
+        for name in METRICS:
+            tr = mean_std_text(train[extractor][name]) if extractor in train else "-"
+            te = mean_std_text(test[extractor][name]) if extractor in test else "-"
+            out.append(f"  {name:<10} train {tr}   test {te}")
     return out
 
 
@@ -58,9 +76,7 @@ def comparison_lines(outcome: EvalOutcome, percentages: Sequence[int]) -> list[s
 
     out = ["Label-weighted F1 on the test set, mean ± std over runs:"]
     out.append("excluded  examples  " + "".join(f"{name[:24]:<28}" for name in outcome.results))
-    curves = {
-        name: curve_points(runs, len(percentages)) for name, runs in outcome.results.items()
-    }
+    curves = {name: curve_points(runs, len(percentages)) for name, runs in outcome.results.items()}
     for i, percentage in enumerate(percentages):
         examples = outcome.examples[i] if i < len(outcome.examples) else 0
         cells = []

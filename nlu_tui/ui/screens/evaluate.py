@@ -1,55 +1,57 @@
 """Evaluate a training file (``*.nlu.yml``): held-out split, cross-validation or comparison.
 
-The screen gathers the options, then awaits :func:`nlu_tui.evaluation.service.evaluate` in a
-worker: each fold or configuration shows its state and time as it goes, Cancel stops after the
-unit under way (finished folds stay stored), and the results follow: the per-fold table with
-mean ± std or the F1 curve, the per-intent report with its confusions. Report files go to
-``results/<file>-<mode>/`` in the workspace, as ``rasa test nlu`` writes ``results/``.
+The screen gathers the options of the chosen mode (split: training fraction; cross-validation:
+folds and runs; comparison: runs, excluded percentages and the configurations), then awaits
+:func:`nlu_tui.evaluation.service.evaluate` in a worker. The Progress tab lists each fold or
+configuration with its state and time as it goes (a running unit's seconds count up), Cancel
+stops after the unit under way (finished folds stay stored), and the results follow in tabs:
+Figures (per-fold table with mean ± std, or the comparison's F1 per percentage), Intents (the
+per-intent report of any report directory written), Confusion, and the F1 curve. Report files
+go to ``results/<file>-<mode>/`` in the workspace, as ``rasa test nlu`` writes ``results/``.
 """
 
 from __future__ import annotations
 
-import json
+import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, ScrollableContainer
 from textual.screen import Screen
-from textual.widgets import Button, DataTable, Input, Select, Static
+from textual.widgets import Button, DataTable, Input, Select, Static, TabbedContent, TabPane
 from textual.widgets.data_table import ColumnKey
 
 from nlu_tui.errors import NluTuiError
 from nlu_tui.runsessions import store_for
 from nlu_tui.textsafe import inert
+from nlu_tui.ui.widgets.charts import Chart
 from nlu_tui.ui.widgets.footer import BudgetFooter
 
+if TYPE_CHECKING:
+    from nlu_tui.evaluation.service import EvalOutcome, EvalRequest
+
 MODES = (
-    ("Held-out split (80/20)", "split"),
+    ("Held-out split", "split"),
     ("Cross-validation", "cross-validation"),
-    ("Compare configurations", "comparison"),
+    ("Compare configs", "comparison"),
 )
+OPTIONS: dict[str, tuple[str, ...]] = {
+    "split": ("eval-fraction", "eval-configs"),
+    "cross-validation": ("eval-folds", "eval-runs", "eval-configs"),
+    "comparison": ("eval-runs", "eval-percentages", "eval-configs"),
+}
+"""The option inputs each mode shows (the others are hidden)."""
+DEFAULT_RUNS = {"cross-validation": "1", "comparison": "3"}
+CONFIG_GLOBS = ("*.config.yml", "*.config.yaml")
 
 
-def report_lines(directory: Path) -> list[str]:
-    """The per-intent report of ``intent_report.json`` in ``directory``, with confusions."""
-    path = directory / "intent_report.json"
-    if not path.is_file():
-        return []
-    report = json.loads(path.read_text(encoding="utf-8"))
-    out = ["intent                          precision  recall     F1  support  confused with"]
-    for name, row in sorted(report.items()):
-        if not isinstance(row, dict) or name.endswith(" avg"):
-            continue
-        confused = ", ".join(
-            f"{k or '(no intent)'} ({v})" for k, v in (row.get("confused_with") or {}).items()
-        )
-        out.append(
-            f"{name[:30]:<30} {row['precision']:10.3f} {row['recall']:7.3f} "
-            f"{row['f1-score']:6.3f} {int(row['support']):8d}  {confused}"
-        )
-    return out
+def workspace_configs(workspace: Path) -> list[str]:
+    """Training configurations at the workspace's top level (``*.config.yml``), by name."""
+    found = {p.name for pattern in CONFIG_GLOBS for p in Path(workspace).glob(pattern)}
+    return sorted(found)
 
 
 class EvaluateScreen(Screen[None]):
@@ -57,62 +59,183 @@ class EvaluateScreen(Screen[None]):
 
     DEFAULT_CSS = """
     EvaluateScreen #eval-title { height: 1; padding: 0 1; background: $boost; }
-    EvaluateScreen #eval-controls { height: 3; }
-    EvaluateScreen #eval-mode { width: 24; }
-    EvaluateScreen #eval-engine { width: 2fr; }
-    EvaluateScreen #eval-folds { width: 7; }
-    EvaluateScreen #eval-seed { width: 9; }
+    EvaluateScreen .eval-row { height: 3; }
+    EvaluateScreen #eval-mode { width: 26; }
+    EvaluateScreen #eval-engine { width: 1fr; }
+    EvaluateScreen #eval-seed { width: 10; }
+    EvaluateScreen #eval-folds, EvaluateScreen #eval-runs { width: 11; }
+    EvaluateScreen #eval-fraction { width: 16; }
+    EvaluateScreen #eval-percentages { width: 1fr; }
     EvaluateScreen #eval-configs { width: 2fr; }
     EvaluateScreen Button { min-width: 8; width: auto; }
-    EvaluateScreen #eval-progress { height: 8; }
-    EvaluateScreen #eval-results { height: 1fr; }
-    EvaluateScreen #eval-text { width: auto; }
+    EvaluateScreen #eval-tabs { height: 1fr; }
+    EvaluateScreen #eval-progress { height: 1fr; }
+    EvaluateScreen #eval-report { width: 1fr; }
+    EvaluateScreen #eval-intents { height: 1fr; }
+    EvaluateScreen .eval-scroll { height: 1fr; }
+    EvaluateScreen #eval-text, EvaluateScreen #eval-confusion { width: auto; }
+    EvaluateScreen TabPane { padding: 0; }
     """
 
     BINDINGS = [
-        Binding("escape", "app.pop_screen", "Back", id="eval.back", tooltip="Back to the workbench."),
+        Binding(
+            "escape", "app.pop_screen", "Back", id="eval.back", tooltip="Back to the workbench."
+        ),
         Binding("ctrl+s", "start", "Start", id="eval.start", tooltip="Train and test."),
         Binding("ctrl+k", "cancel", "Cancel", id="eval.cancel", tooltip="Stop after this unit."),
+        Binding(
+            "f6",
+            "next_tab(1)",
+            "Next tab",
+            id="eval.next-tab",
+            tooltip="Show the next tab: Progress, Figures, Intents, Confusion, F1 curve.",
+        ),
+        Binding(
+            "shift+f6",
+            "next_tab(-1)",
+            "Previous tab",
+            show=False,
+            id="eval.previous-tab",
+            tooltip="Show the previous result tab.",
+        ),
     ]
+    TABS = (
+        "eval-tab-progress",
+        "eval-tab-figures",
+        "eval-tab-intents",
+        "eval-tab-confusion",
+        "eval-tab-curve",
+    )
 
     def __init__(self, path: Path, workspace: Path) -> None:
         super().__init__()
         self.path = Path(path)
         self.workspace = Path(workspace)
         self._cancel: object | None = None
-        self._started: dict[str, int] = {}
-        self._columns: list[ColumnKey] = []
+        self._unit_rows: dict[str, int] = {}
+        self._under_way: dict[str, float] = {}
+        """Units under way: when they started (their seconds count up)."""
+        self._unit_columns: list[ColumnKey] = []
+        self._report_dirs: list[tuple[str, Path]] = []
+        self.outcome: EvalOutcome | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(inert(f"Evaluate {self.path.name}"), id="eval-title", markup=False)
-        with Horizontal(id="eval-controls"):
+        with Horizontal(classes="eval-row"):
             yield Select(MODES, value="cross-validation", allow_blank=False, id="eval-mode")
             yield Input("embedded", placeholder="engine", id="eval-engine")
-            yield Input("5", placeholder="folds", id="eval-folds")
             yield Input("42", placeholder="seed", id="eval-seed")
-            yield Input("", placeholder="config files (space-separated)", id="eval-configs")
             yield Button("Start", id="eval-start", variant="primary")
             yield Button("Cancel", id="eval-cancel", disabled=True)
-        yield DataTable(id="eval-progress", cursor_type="row")
-        with ScrollableContainer(id="eval-results"):
-            yield Static("", id="eval-text", markup=False)
+        with Horizontal(classes="eval-row"):
+            yield Input("0.8", placeholder="0.8", id="eval-fraction")
+            yield Input("5", placeholder="5", id="eval-folds")
+            yield Input("1", placeholder="1", id="eval-runs")
+            yield Input("0 25 50 75", placeholder="0 25 50 75", id="eval-percentages")
+            yield Input("", placeholder="config files, space-separated", id="eval-configs")
+        with TabbedContent(id="eval-tabs", initial="eval-tab-progress"):
+            with TabPane("Progress", id="eval-tab-progress"):
+                yield DataTable(id="eval-progress", cursor_type="row")
+            with (
+                TabPane("Figures", id="eval-tab-figures"),
+                ScrollableContainer(classes="eval-scroll"),
+            ):
+                yield Static(
+                    "Pick a mode and its options, then Start (Ctrl+S).",
+                    id="eval-text",
+                    markup=False,
+                )
+            with TabPane("Intents", id="eval-tab-intents"):
+                yield Select([], prompt="report", id="eval-report")
+                yield DataTable(id="eval-intents", cursor_type="row")
+            with (
+                TabPane("Confusion", id="eval-tab-confusion"),
+                ScrollableContainer(classes="eval-scroll"),
+            ):
+                yield Static("", id="eval-confusion")
+            with (
+                TabPane("F1 curve", id="eval-tab-curve"),
+                ScrollableContainer(classes="eval-scroll", id="eval-curve-box"),
+            ):
+                yield Chart(id="eval-curve")
         yield BudgetFooter()
 
     def on_mount(self) -> None:
         table = self.query_one("#eval-progress", DataTable)
-        self._columns = table.add_columns("unit", "state", "seconds")
+        self._unit_columns = table.add_columns("unit", "state", "seconds")
+        self.query_one("#eval-intents", DataTable).add_columns(
+            "intent", "precision", "recall", "F1", "support", "confused with"
+        )
+        titles = {
+            "eval-engine": "engine",
+            "eval-seed": "seed",
+            "eval-fraction": "train fraction",
+            "eval-folds": "folds",
+            "eval-runs": "runs",
+            "eval-percentages": "exclude %",
+            "eval-configs": "configs",
+        }
+        for widget_id, title in titles.items():
+            self.query_one(f"#{widget_id}", Input).border_title = title
+        self._show_options("cross-validation")
+        self.query_one("#eval-curve", Chart).update(
+            "The F1 curve is drawn by a comparison of configurations."
+        )
+        self.set_interval(1.0, self._tick)
 
-    def _request(self) -> object:
+    def action_next_tab(self, step: int) -> None:
+        tabs = self.query_one("#eval-tabs", TabbedContent)
+        index = self.TABS.index(tabs.active) if tabs.active in self.TABS else 0
+        tabs.active = self.TABS[(index + step) % len(self.TABS)]
+
+    # --- options ------------------------------------------------------------------------------
+
+    def _show_options(self, mode: str) -> None:
+        shown = OPTIONS.get(mode, ())
+        for widget_id in ("eval-fraction", "eval-folds", "eval-runs", "eval-percentages"):
+            self.query_one(f"#{widget_id}", Input).display = widget_id in shown
+        configs = self.query_one("#eval-configs", Input)
+        configs.border_title = "configs to compare" if mode == "comparison" else "config"
+        runs = self.query_one("#eval-runs", Input)
+        if mode in DEFAULT_RUNS and runs.value in DEFAULT_RUNS.values():
+            runs.value = DEFAULT_RUNS[mode]
+        if mode == "comparison" and not configs.value.strip():
+            configs.value = " ".join(workspace_configs(self.workspace))
+
+    @on(Select.Changed, "#eval-mode")
+    def _mode_changed(self, event: Select.Changed) -> None:
+        self._show_options(str(event.value))
+
+    def _number(self, widget_id: str, kind: type[int] | type[float], what: str) -> Any:
+        from nlu_tui.errors import InputError
+
+        text = self.query_one(f"#{widget_id}", Input).value.strip()
+        try:
+            return kind(text)
+        except ValueError:
+            raise InputError(f"{what}: not a number: {text!r}", field=what) from None
+
+    def _request(self) -> EvalRequest:
         from nlu_tui.errors import InputError
         from nlu_tui.evaluation import service
 
         mode = str(self.query_one("#eval-mode", Select).value)
-        try:
-            folds = int(self.query_one("#eval-folds", Input).value or "5")
-            seed_text = self.query_one("#eval-seed", Input).value.strip()
-            seed = int(seed_text) if seed_text else None
-        except ValueError:
-            raise InputError("folds and seed are whole numbers", field="folds/seed") from None
+        seed_text = self.query_one("#eval-seed", Input).value.strip()
+        seed = self._number("eval-seed", int, "seed") if seed_text else None
+        folds = self._number("eval-folds", int, "folds") if mode == service.CROSS_VALIDATION else 5
+        runs = self._number("eval-runs", int, "runs") if mode != service.SPLIT else 1
+        fraction = (
+            self._number("eval-fraction", float, "train fraction") if mode == service.SPLIT else 0.8
+        )
+        percentages = [0, 25, 50, 75]
+        if mode == service.COMPARISON:
+            text = self.query_one("#eval-percentages", Input).value
+            try:
+                percentages = [int(p) for p in text.replace(",", " ").split()]
+            except ValueError:
+                raise InputError(
+                    f"exclude %: whole numbers separated by spaces, not {text!r}", field="exclude %"
+                ) from None
         configs = [
             (self.workspace / c) if not Path(c).is_absolute() else Path(c)
             for c in self.query_one("#eval-configs", Input).value.split()
@@ -124,11 +247,15 @@ class EvaluateScreen(Screen[None]):
             configs=configs,
             folds=folds,
             seed=seed,
-            runs=3 if mode == service.COMPARISON else 1,
-            percentages=[0, 25, 50, 75],
+            runs=runs,
+            percentages=percentages,
+            training_fraction=fraction,
             out=self.workspace / "results" / f"{self.path.name.split('.')[0]}-{mode}",
+            workspace=self.workspace,
             plots=False,  # drawing them would hold the screen for seconds
         )
+
+    # --- running ------------------------------------------------------------------------------
 
     @on(Button.Pressed, "#eval-start")
     def action_start(self) -> None:
@@ -140,8 +267,10 @@ class EvaluateScreen(Screen[None]):
             self.notify(inert(str(exc)), severity="error", markup=False)
             return
         self.query_one("#eval-progress", DataTable).clear()
-        self._started.clear()
+        self._unit_rows.clear()
+        self._under_way.clear()
         self.query_one("#eval-text", Static).update("planning…")
+        self.query_one("#eval-tabs", TabbedContent).active = "eval-tab-progress"
         self._evaluate(request)
 
     @on(Button.Pressed, "#eval-cancel")
@@ -153,27 +282,43 @@ class EvaluateScreen(Screen[None]):
 
     def _progress(self, key: str, state: str, seconds: float | None) -> None:
         table = self.query_one("#eval-progress", DataTable)
-        took = f"{seconds:.1f}" if seconds is not None and state in ("done", "failed") else ""
-        if key not in self._started:
-            self._started[key] = len(self._started)
+        if state == "training":
+            self._under_way[key] = time.monotonic()
+        finished = state in ("done", "failed")
+        if finished:
+            self._under_way.pop(key, None)
+        took = f"{seconds:.1f}" if seconds is not None and finished else ""
+        if key not in self._unit_rows:
+            self._unit_rows[key] = len(self._unit_rows)
             table.add_row(inert(key), state, took, key=key)
         else:
-            table.update_cell(key, self._columns[1], state)
-            table.update_cell(key, self._columns[2], took)
-        table.move_cursor(row=self._started[key])
+            table.update_cell(key, self._unit_columns[1], state)
+            if took or finished:
+                table.update_cell(key, self._unit_columns[2], took)
+        table.move_cursor(row=self._unit_rows[key])
+
+    def _tick(self) -> None:
+        """Count up the seconds of the units under way."""
+        if not self._under_way:
+            return
+        table = self.query_one("#eval-progress", DataTable)
+        now = time.monotonic()
+        for key, started in self._under_way.items():
+            if key in self._unit_rows:
+                table.update_cell(key, self._unit_columns[2], f"{now - started:.0f}…")
 
     @work(exclusive=True, group="evaluate")
-    async def _evaluate(self, request: object) -> None:
+    async def _evaluate(self, request: EvalRequest) -> None:
         import asyncio
 
         from nlu_tui.evaluation import service
-        from nlu_tui.evaluation.text import outcome_lines
 
         text = self.query_one("#eval-text", Static)
         try:
-            plan = await asyncio.to_thread(service.plan, request)  # type: ignore[arg-type]
+            plan = await asyncio.to_thread(service.plan, request)
         except NluTuiError as exc:
             text.update(inert(str(exc)))
+            self.query_one("#eval-tabs", TabbedContent).active = "eval-tab-figures"
             return
         cancel = service.Cancel()
         self._cancel = cancel
@@ -183,15 +328,72 @@ class EvaluateScreen(Screen[None]):
             outcome = await service.evaluate(plan, store_for(self.app), self._progress, cancel)
         except NluTuiError as exc:
             text.update(inert(str(exc)))
+            self.query_one("#eval-tabs", TabbedContent).active = "eval-tab-figures"
             return
         finally:
             self._cancel = None
+            self._under_way.clear()
             self.query_one("#eval-cancel", Button).disabled = True
-        lines = outcome_lines(outcome, plan.request.percentages)
-        if plan.dropped:
-            dropped = ", ".join(f"{k} ({v})" for k, v in plan.dropped.items())
-            lines.insert(0, f"dropped intents with too few examples: {dropped}")
-        directory = plan.request.out
-        if directory is not None and outcome.mode != service.COMPARISON:
-            lines += ["", *report_lines(directory)]
-        text.update(inert("\n".join(lines)))
+        self.show_outcome(outcome, plan.request, plan.dropped)
+
+    # --- results ------------------------------------------------------------------------------
+
+    def show_outcome(
+        self, outcome: EvalOutcome, request: EvalRequest, dropped: dict[str, int]
+    ) -> None:
+        """Fill the result tabs from a finished (or canceled) evaluation."""
+        from nlu_tui.evaluation import service
+        from nlu_tui.evaluation.results import report_dirs
+        from nlu_tui.evaluation.text import outcome_lines
+
+        self.outcome = outcome
+        lines = outcome_lines(outcome, request.percentages)
+        if dropped:
+            listed = ", ".join(f"{k} ({v})" for k, v in dropped.items())
+            lines.insert(0, f"dropped intents with too few examples: {listed}")
+        self.query_one("#eval-text", Static).update(inert("\n".join(lines)))
+        self._report_dirs = report_dirs(outcome.files, request.out)
+        select = self.query_one("#eval-report", Select)
+        with select.prevent(Select.Changed):
+            select.set_options(
+                [(inert(label), str(i)) for i, (label, _d) in enumerate(self._report_dirs)]
+            )
+            if self._report_dirs:
+                select.value = "0"
+        self._show_report(self._report_dirs[0][1] if self._report_dirs else None)
+        chart = self.query_one("#eval-curve", Chart)
+        if outcome.mode == service.COMPARISON:
+            chart.set_f1_curve(outcome.results, outcome.examples)
+        tabs = self.query_one("#eval-tabs", TabbedContent)
+        tabs.active = "eval-tab-curve" if outcome.mode == service.COMPARISON else "eval-tab-figures"
+
+    @on(Select.Changed, "#eval-report")
+    def _report_chosen(self, event: Select.Changed) -> None:
+        if isinstance(event.value, str) and event.value.isdigit():
+            index = int(event.value)
+            if index < len(self._report_dirs):
+                self._show_report(self._report_dirs[index][1])
+
+    def _show_report(self, directory: Path | None) -> None:
+        from nlu_tui.evaluation.results import confusion_of, intent_rows
+        from nlu_tui.views.rasa_charts_text import confusion_text
+
+        table = self.query_one("#eval-intents", DataTable)
+        table.clear()
+        rows = intent_rows(directory) if directory is not None else []
+        for row in rows:
+            table.add_row(
+                inert(row.name),
+                f"{row.precision:.3f}",
+                f"{row.recall:.3f}",
+                f"{row.f1:.3f}",
+                str(row.support),
+                inert(row.confused_with),
+            )
+        static = self.query_one("#eval-confusion", Static)
+        chart = confusion_of(directory) if directory is not None else None
+        if chart is None:
+            static.update("No confusion matrix: no report was written.")
+            return
+        width = max(40, self.query_one("#eval-tabs").size.width - 2)
+        static.update(confusion_text(chart, width))
