@@ -295,6 +295,9 @@ def test_comparison_results_json_in_rasa_shape(
     assert (out / "run_1" / "50%_exclusion" / "train" / "train.yml").is_file()
     text = capsys.readouterr().out
     assert "embedded_default.config" in text and " ± " in text
+    # the F1 curve drawn in the terminal: a marker per configuration, the x axis in examples
+    assert "Weighted F1 on the test set by training examples" in text
+    assert "● embedded_default.config" in text and "■ embedded_words_nb.config" in text
     (record,) = _runs()
     assert record.kind == "nlu-comparison" and record.total == 8 and record.done == 8
 

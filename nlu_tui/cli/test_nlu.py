@@ -149,5 +149,24 @@ def show(outcome: EvalOutcome, request: Any) -> None:
     """The figures in the terminal: per fold with mean ± std, or the comparison curve."""
     from nlu_tui.evaluation.text import outcome_lines
 
-    for line in outcome_lines(outcome, request.percentages):
+    lines = outcome_lines(outcome, request.percentages)
+    from nlu_tui.evaluation.service import COMPARISON
+
+    if outcome.mode == COMPARISON and outcome.examples:
+        import shutil
+
+        from rich.console import Console
+
+        from nlu_tui.views.curve_text import f1_curve_text
+
+        table = next((i for i, line in enumerate(lines) if line.startswith("run ")), len(lines))
+        for line in lines[:table]:
+            say(line)
+        width = min(shutil.get_terminal_size((100, 24)).columns, 100)
+        # names in the chart are made inert by it; the rest is drawn by us
+        chart = f1_curve_text(outcome.results, outcome.examples, width - 2, 18)
+        chart.rstrip()
+        Console(width=width, highlight=False, soft_wrap=False).print(chart)
+        lines = lines[table:]
+    for line in lines:
         say(line)

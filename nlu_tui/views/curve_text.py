@@ -56,12 +56,23 @@ def f1_curve_text(
     rows = max(5, height - 3 - legend_rows)
     cols = max(20, width - Y_LABEL_W - 2)
     x_lo, x_hi = min(examples), max(examples)
+    # a tick step that gives at most one label every other row; the range widened to it
+    span = round((hi - lo) * 100)
+    step_k = next(
+        (k for k in (1, 2, 5, 10, 20, 25, 50) if -(-span // k) <= max(1, (rows - 1) // 2)), 100
+    )
+    lo = math.floor(round(lo * 100) / step_k) * step_k / 100
+    hi = min(1.0, math.ceil(round(hi * 100) / step_k) * step_k / 100)
+    ticks_y = [lo + step_k / 100 * i for i in range(round((hi - lo) * 100 / step_k) + 1)]
     pad = 2  # keep the end markers off the axis and the right edge
+    shift = min(len(results), 4) - 1  # each configuration one column right of the one before
 
-    def col(x: float) -> int:
+    def col(x: float, k: int = 0) -> int:
+        """The column of ``x`` examples for the ``k``-th configuration (bars side by side)."""
+        offset = min(k, shift)
         if x_hi == x_lo:
-            return cols // 2
-        return pad + round((x - x_lo) / (x_hi - x_lo) * (cols - 1 - 2 * pad))
+            return cols // 2 + offset
+        return pad + offset + round((x - x_lo) / (x_hi - x_lo) * (cols - 1 - 2 * pad - shift))
 
     def row(v: float) -> int:
         v = min(max(v, lo), hi)
@@ -77,11 +88,11 @@ def f1_curve_text(
         style = STYLES[k % len(STYLES)]
         ordered = sorted(pts, key=lambda p: p[0])
         for (x0, (m0, _s0)), (x1, (m1, _s1)) in pairwise(ordered):
-            c0, c1 = col(x0), col(x1)
+            c0, c1 = col(x0, k), col(x1, k)
             for c in range(c0 + 1, c1):
                 put(row(m0 + (m1 - m0) * (c - c0) / (c1 - c0)), c, "·", style, over=" ")
         for x, (m, s) in ordered:
-            c = col(x)
+            c = col(x, k)
             top, bottom = row(m + s), row(m - s)
             for r in range(top, bottom + 1):
                 put(r, c, "│", style)
@@ -91,9 +102,9 @@ def f1_curve_text(
     for k, pts in enumerate(points.values()):  # markers last: always visible
         style = STYLES[k % len(STYLES)]
         for x, (m, _s) in pts:
-            grid[row(m)][col(x)] = (MARKERS[k % len(MARKERS)], f"bold {style}")
+            grid[row(m)][col(x, k)] = (MARKERS[k % len(MARKERS)], f"bold {style}")
 
-    labelled = {row(lo + (hi - lo) * i / 4): lo + (hi - lo) * i / 4 for i in range(5)}
+    labelled = {row(v): v for v in ticks_y}
     for r in range(rows):
         label = f"{labelled[r]:.2f}" if r in labelled else ""
         text.append(f"{label:>{Y_LABEL_W - 1}} ", style="dim")
