@@ -236,3 +236,25 @@ async def test_concurrent_parses_are_batched_with_identical_answers() -> None:
     assert {p.intent for p in together[1::4]} == {"transfer_money"}
     assert {p.intent for p in together[0::8]} == {"affirm"}  # "yes go ahead" alone
     assert {p.intent for p in together[4::8]} == {"confirm_transfer"}  # ... after transfer_money
+
+
+def test_predict_many_equals_predict_proba_ties_included() -> None:
+    """The batch ranking (one numpy sort) is the per-text ranking, pair for pair: equal
+    probabilities (two intents trained on the same texts) stay in label order."""
+    from nlu_tui.engines.embedded.classifier import ClassifierConfig, IntentClassifier
+
+    texts = ["open an account", "open a new account", "what is my balance", "show balance"]
+    texts += ["hello there", "hi", "good morning"] * 2
+    intents = ["zeta_open", "zeta_open", "balance", "balance"]
+    intents += ["greet_b"] * 3 + ["greet_a"] * 3  # the same texts: tied probabilities
+    for config in (ClassifierConfig(), ClassifierConfig(name="NaiveBayes", char_ngrams=None)):
+        clf = IntentClassifier.train(texts, intents, config)
+        asked = ["hello", "my balance please", "open account", "", "zzz"]
+        batch = clf.predict_many(asked)
+        assert batch == [clf.predict_proba(text) for text in asked]
+    # naive Bayes counts the same words for both: exactly tied, in label order
+    probs = dict(batch[0])
+    assert probs["greet_a"] == probs["greet_b"]
+    names = [name for name, _p in batch[0]]
+    assert names.index("greet_a") + 1 == names.index("greet_b")
+    assert clf.predict_many([]) == []

@@ -62,6 +62,8 @@ def entity_metrics(
     from nlu_tui.reports.rasa_report import entity_examples
     from nlu_tui.scoring.rasa_entities import NO_ENTITY, evaluate_entities
 
+    if not any(case.entities for case in cases):  # no target anywhere: skip the tokenising
+        return {}
     examples = entity_examples(scored_rows(cases, predictions))  # type: ignore[arg-type]
     if not any(example.targets for example in examples):
         return {}
