@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_cross_validation import CLINC, clinc_yaml  # noqa: E402
+from bench_cross_validation import CLINC, clinc_yaml
 
 
 def main() -> None:
