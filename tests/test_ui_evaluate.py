@@ -85,9 +85,15 @@ async def test_evaluate_split_then_cross_validation(tmp_path: Path) -> None:
         assert "Entity evaluation, embedded:annotated" in text
         assert _column(table, 0) == ["fold 1", "fold 2", "fold 3"]
         assert _column(table, 1) == ["done"] * 3
+        # the per-fold table: the stored figures of each fold
+        folds = screen.query_one("#eval-fold-table", DataTable)
+        assert folds.display and _column(folds, 0) == ["1", "2", "3"]
         assert screen.query_one("#eval-tabs", TabbedContent).active == "eval-tab-figures"
         runs = store_for(app).list_runs()
         assert len(runs) == 2 and all(r.done == r.total for r in runs)
+        cv_run = max(runs, key=lambda r: r.started_at)
+        stored = [f"{f['test']['F1-score']:.4f}" for f in cv_run.summary["per_fold"]]
+        assert _column(folds, 5) == stored
         cv_dir = root / "results" / "banking_bot-cross-validation"
         confusion = json.loads((cv_dir / "intent_confusion.json").read_text())
         shown = str(screen.query_one("#eval-confusion", Static).render())
@@ -205,3 +211,21 @@ async def test_evaluate_bad_input_is_one_clear_message(tmp_path: Path) -> None:
         assert screen.query_one("#eval-tabs", TabbedContent).active == "eval-tab-figures"
         assert store_for(app).list_runs() == []
         assert not (root / "results").exists()
+
+
+async def test_cancel_key_works_from_an_option_field(tmp_path: Path) -> None:
+    """Ctrl+K cancels even while an Input has the focus (where it would delete to the end)."""
+    from nlu_tui.evaluation.service import Cancel
+
+    root = _workspace(tmp_path)
+    app = new_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open(app, pilot, root)
+        folds = screen.query_one("#eval-folds", Input)
+        folds.focus()
+        folds.cursor_position = 0
+        cancel = Cancel()
+        screen._cancel = cancel  # an evaluation under way
+        await pilot.press("ctrl+k")
+        await pilot.pause()
+        assert cancel.requested and folds.value == "5"

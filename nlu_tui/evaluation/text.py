@@ -22,29 +22,62 @@ def held_out_lines(outcome: EvalOutcome) -> list[str]:
     ]
 
 
-def fold_lines(outcome: EvalOutcome) -> list[str]:
-    """One line per fold (train and test accuracy, F1, precision, seconds), then the means."""
-    from nlu_tui.evaluation.metrics import METRICS, summarise
+FOLD_COLUMNS = (
+    "fold",
+    "train acc",
+    "train F1",
+    "train prec",
+    "test acc",
+    "test F1",
+    "test prec",
+    "seconds",
+)
 
-    out = ["fold   train acc  train F1  train prec   test acc  test F1  test prec   seconds"]
+
+def fold_cells(outcome: EvalOutcome) -> list[list[str]]:
+    """One row of :data:`FOLD_COLUMNS` per fold (a failed fold: its name and the error)."""
     several = len({f.run for f in outcome.folds}) > 1
+    rows = []
     for f in outcome.folds:
         name = f"{f.run + 1}.{f.fold + 1}" if several else f"{f.fold + 1}"
         if f.error or f.train is None or f.test is None:
-            out.append(f"{name:<5}  failed: {f.error}")
+            rows.append([name, f"failed: {f.error}"])
             continue
-        out.append(
-            f"{name:<5}  {f.train['Accuracy']:9.4f} {f.train['F1-score']:9.4f} "
-            f"{f.train['Precision']:11.4f} {f.test['Accuracy']:10.4f} {f.test['F1-score']:8.4f} "
-            f"{f.test['Precision']:10.4f} {f.train_seconds + f.test_seconds:9.1f}"
-            + ("  (cached)" if f.cached else "")
+        rows.append(
+            [
+                name,
+                *(f"{f.train[m]:.4f}" for m in ("Accuracy", "F1-score", "Precision")),
+                *(f"{f.test[m]:.4f}" for m in ("Accuracy", "F1-score", "Precision")),
+                f"{f.train_seconds + f.test_seconds:.1f}" + (" (cached)" if f.cached else ""),
+            ]
         )
+    return rows
+
+
+def fold_lines(outcome: EvalOutcome) -> list[str]:
+    """One line per fold (train and test accuracy, F1, precision, seconds), then the means."""
+    out = ["fold   train acc  train F1  train prec   test acc  test F1  test prec   seconds"]
+    widths = (9, 9, 11, 10, 8, 10, 9)
+    for cells in fold_cells(outcome):
+        if len(cells) == 2:
+            out.append(f"{cells[0]:<5}  {cells[1]}")
+            continue
+        seconds, _, cached = cells[7].partition(" ")
+        figures = " ".join(f"{c:>{w}}" for c, w in zip([*cells[1:7], seconds], widths, strict=True))
+        out.append(f"{cells[0]:<5}  {figures}" + (f"  {cached}" if cached else ""))
+    return out + fold_summary_lines(outcome)
+
+
+def fold_summary_lines(outcome: EvalOutcome) -> list[str]:
+    """The intent figures as mean ± std over the folds, then the entity figures per extractor."""
+    from nlu_tui.evaluation.metrics import METRICS, summarise
+
     good = [f for f in outcome.folds if f.train is not None and f.test is not None]
     if not good:
-        return out
+        return []
     train = summarise([f.train for f in good if f.train is not None])
     test = summarise([f.test for f in good if f.test is not None])
-    out.append(f"Intent evaluation, mean ± std over {len(good)} folds:")
+    out = [f"Intent evaluation, mean ± std over {len(good)} folds:"]
     for name in METRICS:
         out.append(
             f"  {name:<10} train {mean_std_text(train[name])}   test {mean_std_text(test[name])}"
@@ -91,12 +124,15 @@ def comparison_lines(outcome: EvalOutcome, percentages: Sequence[int]) -> list[s
     return out
 
 
-def outcome_lines(outcome: EvalOutcome, percentages: Sequence[int]) -> list[str]:
-    """Everything the terminal shows of an evaluation, failures and stored runs included."""
+def outcome_lines(
+    outcome: EvalOutcome, percentages: Sequence[int], fold_table: bool = True
+) -> list[str]:
+    """Everything the terminal shows of an evaluation, failures and stored runs included
+    (``fold_table=False``: without the per-fold lines, for a face that draws them as a table)."""
     from nlu_tui.evaluation import service
 
     if outcome.mode == service.CROSS_VALIDATION:
-        out = fold_lines(outcome)
+        out = fold_lines(outcome) if fold_table else fold_summary_lines(outcome)
     elif outcome.mode == service.COMPARISON:
         out = comparison_lines(outcome, percentages)
     elif outcome.metrics:

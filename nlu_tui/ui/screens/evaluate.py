@@ -72,6 +72,7 @@ class EvaluateScreen(Screen[None]):
     EvaluateScreen #eval-progress { height: 1fr; }
     EvaluateScreen #eval-report { width: 1fr; }
     EvaluateScreen #eval-intents { height: 1fr; }
+    EvaluateScreen #eval-fold-table { height: auto; max-height: 100%; display: none; }
     EvaluateScreen .eval-scroll { height: 1fr; }
     EvaluateScreen #eval-text, EvaluateScreen #eval-confusion { width: auto; }
     EvaluateScreen TabPane { padding: 0; }
@@ -82,7 +83,15 @@ class EvaluateScreen(Screen[None]):
             "escape", "app.pop_screen", "Back", id="eval.back", tooltip="Back to the workbench."
         ),
         Binding("ctrl+s", "start", "Start", id="eval.start", tooltip="Train and test."),
-        Binding("ctrl+k", "cancel", "Cancel", id="eval.cancel", tooltip="Stop after this unit."),
+        Binding(
+            "ctrl+k,f8",
+            "cancel",
+            "Cancel",
+            key_display="^k",
+            priority=True,  # an Input would take Ctrl+K (delete to the end) otherwise
+            id="eval.cancel",
+            tooltip="Stop after the unit under way; finished folds are kept.",
+        ),
         Binding(
             "f6",
             "next_tab(1)",
@@ -140,6 +149,7 @@ class EvaluateScreen(Screen[None]):
                 TabPane("Figures", id="eval-tab-figures"),
                 ScrollableContainer(classes="eval-scroll"),
             ):
+                yield DataTable(id="eval-fold-table", cursor_type="row", show_cursor=False)
                 yield Static(
                     "Pick a mode and its options, then Start (Ctrl+S).",
                     id="eval-text",
@@ -163,6 +173,9 @@ class EvaluateScreen(Screen[None]):
     def on_mount(self) -> None:
         table = self.query_one("#eval-progress", DataTable)
         self._unit_columns = table.add_columns("unit", "state", "seconds")
+        from nlu_tui.evaluation.text import FOLD_COLUMNS
+
+        self.query_one("#eval-fold-table", DataTable).add_columns(*FOLD_COLUMNS)
         self.query_one("#eval-intents", DataTable).add_columns(
             "intent", "precision", "recall", "F1", "support", "confused with"
         )
@@ -270,6 +283,7 @@ class EvaluateScreen(Screen[None]):
         self._unit_rows.clear()
         self._under_way.clear()
         self.query_one("#eval-text", Static).update("planning…")
+        self.query_one("#eval-fold-table", DataTable).display = False
         self.query_one("#eval-tabs", TabbedContent).active = "eval-tab-progress"
         self._evaluate(request)
 
@@ -344,10 +358,15 @@ class EvaluateScreen(Screen[None]):
         """Fill the result tabs from a finished (or canceled) evaluation."""
         from nlu_tui.evaluation import service
         from nlu_tui.evaluation.results import report_dirs
-        from nlu_tui.evaluation.text import outcome_lines
+        from nlu_tui.evaluation.text import fold_cells, outcome_lines
 
         self.outcome = outcome
-        lines = outcome_lines(outcome, request.percentages)
+        folds = self.query_one("#eval-fold-table", DataTable)
+        folds.clear()
+        folds.display = outcome.mode == service.CROSS_VALIDATION
+        for cells in fold_cells(outcome):
+            folds.add_row(*(inert(c) for c in cells), *([""] * (8 - len(cells))))
+        lines = outcome_lines(outcome, request.percentages, fold_table=False)
         if dropped:
             listed = ", ".join(f"{k} ({v})" for k, v in dropped.items())
             lines.insert(0, f"dropped intents with too few examples: {listed}")
