@@ -25,6 +25,9 @@ from nlu_tui.ui.messages import SuiteHighlighted, WorkspaceChanged
 from nlu_tui.views.summary_text import STATUS_ICON
 from nlu_tui.workspace import SuiteInfo, Workspace
 
+CONVERSATION_MARK = "⇄"
+"""Before a conversation suite's name (E2E test cases, run in the conversation tests screen)."""
+
 
 def suite_prompt(info: SuiteInfo) -> Group:
     """The two lines shown for a suite; built from Text pieces so names show literally.
@@ -35,6 +38,8 @@ def suite_prompt(info: SuiteInfo) -> Group:
     name = Text(no_wrap=True, overflow="ellipsis")
     if info.unsaved:  # first, so that a narrow panel never cuts it off
         name.append("● ", style="bold dark_orange")
+    if info.kind == "e2e":  # a conversation suite's mark, before its name
+        name.append(f"{CONVERSATION_MARK} ", style="bold cyan")
     name.append(inert(info.name, newlines=False), style="bold")
     if info.unsaved:
         name.append(" (not saved)", style="bold dark_orange")
@@ -50,7 +55,7 @@ def suite_prompt(info: SuiteInfo) -> Group:
         detail.append_text(last_run_text(info))
         detail.append(" · ", style="dim")
     if info.kind == "e2e":  # a conversation suite: Enter opens the conversation tests
-        detail.append(f"{info.case_count} test cases · conversation", style="dim")
+        detail.append(f"{info.case_count} test cases · e2e", style="dim")
         return Group(name, detail)
     intents = "intents when opened" if info.partial else f"{len(info.intents)} intents"
     detail.append(f"{info.case_count} cases · {intents}", style="dim")
@@ -212,11 +217,19 @@ class SuitesPanel(Vertical):
     def _selected(self, event: OptionList.OptionSelected) -> None:
         info = self.infos.get(event.option.id or "")
         if info is not None and info.kind == "e2e":
-            from nlu_tui.ui.screens.conversation_tests import ConversationScreen
-
-            self.app.push_screen(ConversationScreen([info.path]))
+            self.open_conversation(info.path)
             return
         self.screen.action_focus_cases()  # type: ignore[attr-defined]
+
+    def open_conversation(self, path: Path, *, ask_engine: bool = False) -> None:
+        """A conversation suite opens in the conversation tests screen (``ask_engine``: on its
+        engine field, Enter runs); back here, its entry shows the latest run."""
+        from nlu_tui.ui.screens.conversation_tests import ConversationScreen
+
+        def back(_: None) -> None:
+            self.reload(select=path)
+
+        self.app.push_screen(ConversationScreen([path], ask_engine=ask_engine), back)
 
     # --- actions --------------------------------------------------------------------------------
 

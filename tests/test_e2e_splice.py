@@ -1,0 +1,139 @@
+"""Saving one edited E2E test case (:mod:`nlu_tui.formats.e2e_splice`): only what changed is
+rewritten, comments and the other test cases stay byte for byte, the save is atomic with a
+``.bak``, and a file changed on disk is never overwritten."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from nlu_tui.conversation.model import E2EStep, StepKind
+from nlu_tui.errors import ConflictError
+from nlu_tui.formats import e2e_cases, e2e_splice
+
+TEXT = """\
+# Booking conversations (kept)
+fixtures:
+  - member:
+      - logged_in: true
+
+test_cases:
+  # the booking flow, comment above the case (kept)
+  - test_case: book
+    steps:
+      - user: "book a table"   # first message (kept)
+      # ask for the cuisine
+      - utter: utter_ask_cuisine
+      - user: chinese
+      - slot_was_set:
+          - cuisine: italian
+      - user: 2 people
+      - bot: Booked for 2.
+
+  - test_case: greet   # the second case
+    fixtures:
+      - member
+    steps:
+      - user: 'hello'
+      - bot: Hey!
+"""
+
+
+def _file(tmp_path: Path, text: str = TEXT) -> Path:
+    path = tmp_path / "shop.e2e.yml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _save(path: Path, index: int, **changes: object) -> e2e_splice.SaveResult:
+    data = e2e_cases.read(path)
+    case = data.test_cases[index]
+    return e2e_splice.save_test_case(path, data.digest, index, replace(case, **changes))
+
+
+def test_a_changed_step_is_the_only_change(tmp_path: Path) -> None:
+    path = _file(tmp_path)
+    case = e2e_cases.read(path).test_cases[0]
+    steps = list(case.steps)
+    steps[3] = E2EStep(StepKind.SLOT_WAS_SET, slot="cuisine", value="chinese", has_value=True)
+    result = _save(path, 0, steps=steps)
+    assert result.notes == []
+    assert path.read_text(encoding="utf-8") == TEXT.replace(
+        "      - slot_was_set:\n          - cuisine: italian\n",
+        "      - slot_was_set:\n        - cuisine: chinese\n",
+    )
+    assert (tmp_path / "shop.e2e.yml.bak").read_text(encoding="utf-8") == TEXT
+    again = e2e_cases.read(path)
+    assert again.digest == result.digest
+    assert again.test_cases[0].steps[3].value == "chinese"
+
+
+def test_moved_and_deleted_steps_keep_their_own_text_and_comments(tmp_path: Path) -> None:
+    path = _file(tmp_path)
+    steps = list(e2e_cases.read(path).test_cases[0].steps)
+    steps[0], steps[1] = steps[1], steps[0]  # the utter step above the first user message
+    del steps[5]  # the bot step goes
+    steps.append(E2EStep(StepKind.BOT, text="Booked: see you"))
+    assert _save(path, 0, steps=steps).notes == []
+    text = path.read_text(encoding="utf-8")
+    assert '      - user: "book a table"   # first message (kept)\n' in text
+    assert "      # ask for the cuisine\n" in text
+    assert "Booked for 2." not in text
+    assert "      - bot: 'Booked: see you'\n" in text
+    assert text.endswith(TEXT[TEXT.index("\n  - test_case: greet") :])
+    assert text.startswith(TEXT[: TEXT.index("    steps:")])
+    kinds = [s.kind.value for s in e2e_cases.read(path).test_cases[0].steps]
+    assert kinds == ["utter", "user", "user", "slot_was_set", "user", "bot"]
+
+
+def test_name_and_fixtures_are_rewritten_in_place(tmp_path: Path) -> None:
+    path = _file(tmp_path)
+    assert _save(path, 0, name="book: a table", fixture_names=["member"]).notes == []
+    assert _save(path, 1, fixture_names=[]).notes == []
+    text = path.read_text(encoding="utf-8")
+    expected = TEXT.replace("  - test_case: book\n", "  - test_case: 'book: a table'\n")
+    expected = expected.replace(
+        '    steps:\n      - user: "book',
+        '    fixtures:\n      - member\n    steps:\n      - user: "book',
+    )
+    expected = expected.replace(
+        "    fixtures:\n      - member\n    steps:\n      - user: 'hello'",
+        "    steps:\n      - user: 'hello'",
+    )
+    assert text == expected
+    cases = e2e_cases.read(path).test_cases
+    assert [(c.name, c.fixture_names) for c in cases] == [
+        ("book: a table", ["member"]),
+        ("greet", []),
+    ]
+
+
+def test_a_file_changed_on_disk_is_not_overwritten(tmp_path: Path) -> None:
+    path = _file(tmp_path)
+    data = e2e_cases.read(path)
+    path.write_text(TEXT + "# someone else's edit\n", encoding="utf-8")
+    with pytest.raises(ConflictError, match="changed on disk"):
+        e2e_splice.save_test_case(path, data.digest, 0, replace(data.test_cases[0], name="x"))
+    assert path.read_text(encoding="utf-8").endswith("# someone else's edit\n")
+
+
+def test_a_flow_style_file_is_rewritten_whole_and_says_so(tmp_path: Path) -> None:
+    path = _file(tmp_path, '# gone\ntest_cases: [{test_case: a, steps: [{user: "hi"}]}]\n')
+    result = _save(path, 0, name="b")
+    assert result.notes and "comments and layout not kept" in result.notes[0]
+    assert e2e_cases.read(path).test_cases[0].name == "b"
+    assert "# gone" not in path.read_text(encoding="utf-8")
+
+
+def test_a_bom_and_crlf_line_breaks_stay(tmp_path: Path) -> None:
+    path = tmp_path / "shop.e2e.yml"
+    path.write_bytes(b"\xef\xbb\xbf" + TEXT.replace("\n", "\r\n").encode("utf-8"))
+    steps = list(e2e_cases.read(path).test_cases[1].steps)
+    steps.append(E2EStep(StepKind.UTTER, text="utter_goodbye"))
+    assert _save(path, 1, steps=steps).notes == []
+    raw = path.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf# Booking")
+    assert b"\n" not in raw.replace(b"\r\n", b"")
+    assert raw.endswith(b"      - bot: Hey!\r\n      - utter: utter_goodbye\r\n")
