@@ -196,9 +196,15 @@ class E2ECaseEditor(ModalScreen[bool]):
         table.clear()
         for n, step in enumerate(self.steps, 1):
             mark = Text("✗", style="bold red") if step is self.failed else Text("")
-            table.add_row(str(n), mark, step.kind.value, Text(inert(step_value(step))))
+            value = Text(inert(step_value(step)))
+            if step.metadata_name:  # kept as they are; shown so that they are not a surprise
+                value.append(f"  metadata: {inert(step.metadata_name)}", style="dim")
+            if step.commands:
+                value.append(f"  {len(step.commands)} commands", style="dim")
+            table.add_row(str(n), mark, step.kind.value, value)
         if self.steps:
             table.move_cursor(row=max(0, min(cursor, len(self.steps) - 1)))
+        self._discard_asked = False  # an edit since the warning: Esc warns again
 
     def _say(self, text: str, style: str = "") -> None:
         self.query_one("#ed-message", Static).update(Text(inert(text), style=style))
