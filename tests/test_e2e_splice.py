@@ -62,7 +62,7 @@ def test_a_changed_step_is_the_only_change(tmp_path: Path) -> None:
     assert result.notes == []
     assert path.read_text(encoding="utf-8") == TEXT.replace(
         "      - slot_was_set:\n          - cuisine: italian\n",
-        "      - slot_was_set:\n        - cuisine: chinese\n",
+        "      - slot_was_set:\n          - cuisine: chinese\n",  # the file's own indentation
     )
     assert (tmp_path / "shop.e2e.yml.bak").read_text(encoding="utf-8") == TEXT
     again = e2e_cases.read(path)
@@ -137,3 +137,14 @@ def test_a_bom_and_crlf_line_breaks_stay(tmp_path: Path) -> None:
     assert raw.startswith(b"\xef\xbb\xbf# Booking")
     assert b"\n" not in raw.replace(b"\r\n", b"")
     assert raw.endswith(b"      - bot: Hey!\r\n      - utter: utter_goodbye\r\n")
+
+
+def test_a_new_slot_list_follows_the_files_indentation(tmp_path: Path) -> None:
+    indentless = TEXT.replace("          - cuisine: italian", "        - cuisine: italian")
+    path = _file(tmp_path, indentless)
+    steps = list(e2e_cases.read(path).test_cases[1].steps)
+    steps.append(E2EStep(StepKind.SLOT_WAS_NOT_SET, slot="cuisine"))
+    assert _save(path, 1, steps=steps).notes == []
+    assert path.read_text(encoding="utf-8").endswith(
+        "      - bot: Hey!\n      - slot_was_not_set:\n        - cuisine\n"
+    )

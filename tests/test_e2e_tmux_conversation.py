@@ -96,5 +96,5 @@ def test_f5_runs_the_suite_and_a_failed_step_is_fixed_in_the_editor(tmp_path: Pa
         saved = (app.workspace / "shop.e2e.yml").read_text(encoding="utf-8")
     assert saved == source.read_text(encoding="utf-8").replace(
         "      - slot_was_set:\n          - cuisine: italian\n",
-        "      - slot_was_set:\n        - cuisine: chinese\n",
+        "      - slot_was_set:\n          - cuisine: chinese\n",
     )

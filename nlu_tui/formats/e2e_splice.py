@@ -149,7 +149,8 @@ def splice_case(text: str, path: Path, index: int, edited: E2ETestCase) -> str:
             raise NoSplice("'steps:' is not a block list")
         if len(steps.value) != len(old_items):
             raise NoSplice("the steps do not line up with the file's list items")
-        edits.append(_steps_edit(text, steps, old_items, new_items, newline))
+        indentless = _slot_lists_indentless(cases)
+        edits.append(_steps_edit(text, steps, old_items, new_items, newline, indentless))
     edits.sort()
     out: list[str] = []
     at = 0
@@ -200,9 +201,11 @@ def _steps_edit(
     old: list[dict[str, Any]],
     new: list[dict[str, Any]],
     newline: str,
+    indentless: bool,
 ) -> tuple[int, int, str]:
     """The region from the first step's ``-`` to the end of the last step, rebuilt: unchanged
-    steps keep their text (also when moved), the others are written anew."""
+    steps keep their text (also when moved), the others are written anew (slot lists
+    ``indentless`` or indented, as the file has them)."""
     indent = node.start_mark.column
     items = _item_spans(text, node, indent)
     old_keys = [_key(item) for item in old]
@@ -220,8 +223,9 @@ def _steps_edit(
         for candidate in by_key.get(new_keys[position], []):
             if candidate not in used:
                 return own(candidate)
-        dumped = yaml.safe_dump(
-            [new[position]], sort_keys=False, allow_unicode=True, width=100
+        dumper = _IndentlessDumper if indentless else _IndentedDumper
+        dumped = yaml.dump(
+            [new[position]], Dumper=dumper, sort_keys=False, allow_unicode=True, width=100
         ).splitlines()
         return "".join(" " * indent + line + newline for line in dumped)
 
@@ -239,6 +243,37 @@ def _steps_edit(
         parts.extend(gap(i) for i in range(i1, i2) if i)  # a removed step's own lines go
         parts.extend(written(j) for j in range(j1, j2))
     return items[0].start, items[-1].end, "".join(parts)
+
+
+class _IndentedDumper(yaml.SafeDumper):
+    """A slot list indented under its key (``- slot_was_set:`` then ``    - cuisine: x``), as
+    Rasa's documentation writes it."""
+
+    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
+        return super().increase_indent(flow, False)
+
+
+class _IndentlessDumper(yaml.SafeDumper):
+    """PyYAML's own layout: a slot list at the column of its key."""
+
+
+SLOT_KEYS = ("slot_was_set", "slot_was_not_set")
+
+
+def _slot_lists_indentless(cases: yaml.SequenceNode) -> bool:
+    """Whether the file's first block slot list starts at its key's column (else, and when
+    there is none, new ones are indented under their key)."""
+    for case in cases.value:
+        if not isinstance(case, yaml.MappingNode):
+            continue
+        steps = next((v for k, v in case.value if k.value == "steps"), None)
+        for item in steps.value if isinstance(steps, yaml.SequenceNode) else ():
+            for key, value in item.value if isinstance(item, yaml.MappingNode) else ():
+                if key.value not in SLOT_KEYS or not isinstance(value, yaml.SequenceNode):
+                    continue
+                if not value.flow_style and value.value:
+                    return bool(value.start_mark.column == key.start_mark.column)
+    return False
 
 
 def _key(item: dict[str, Any]) -> str:
