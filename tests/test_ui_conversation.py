@@ -97,6 +97,23 @@ def test_snapshot_failed_test_case_turn_by_turn(
     assert snap_compare(ConvApp(), terminal_size=size)
 
 
+def test_snapshot_step_editor_on_the_failed_step(snap_compare: Any, tmp_path: Path) -> None:
+    items = _items(tmp_path, stable=False)
+    path = tmp_path / "shop.e2e.yml"
+
+    class ConvApp(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(ConversationScreen([path], items=items, engine="rasa:URL"))
+
+    async def open_editor(pilot: Any) -> None:
+        await pilot.pause()
+        pilot.app.screen.query_one("#conv-cases", DataTable).focus()
+        await pilot.press("f")
+        await pilot.pause()
+
+    assert snap_compare(ConvApp(), terminal_size=(80, 24), run_before=open_editor)
+
+
 @pytest.mark.slow
 def test_a_run_from_the_screen_fills_the_cases_live(tmp_path: Path) -> None:
     path = tmp_path / "shop.e2e.yml"
