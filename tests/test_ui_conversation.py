@@ -321,3 +321,15 @@ def test_opening_a_file_shows_its_latest_stored_run(tmp_path: Path) -> None:
             assert screen.query_one("#conv-cases", DataTable).row_count == 2
 
     asyncio.run(scenario())
+
+
+def test_the_suites_panel_says_how_many_test_cases_passed_last(tmp_path: Path) -> None:
+    from nlu_tui.ui.widgets.suites_panel import suite_prompt
+    from nlu_tui.workspace import Workspace
+
+    _items(tmp_path, stable=False)  # one stored run of the file: 1 of 2 passed
+    (info,) = [i for i in Workspace(tmp_path).list_suites() if i.kind == "e2e"]
+    assert (info.last_status, info.last_passed) == ("success", (1, 2))
+    lines = Console(width=30, record=True)
+    lines.print(suite_prompt(info))
+    assert lines.export_text().splitlines()[:2] == ["⇄ shop", "  ✔ 1/2 passed · e2e"]

@@ -50,16 +50,29 @@ def suite_prompt(info: SuiteInfo) -> Group:
         detail.append("  ⚠ cannot read", style="red")
         return Group(name, detail)
     detail.append("  ")
+    if info.kind == "e2e":  # a conversation suite: Enter opens the conversation tests
+        return Group(name, _conversation_detail(info, detail))
     if info.last_status:
         # the last run first: in a narrow panel the intents count is what gets cut
         detail.append_text(last_run_text(info))
         detail.append(" · ", style="dim")
-    if info.kind == "e2e":  # a conversation suite: Enter opens the conversation tests
-        detail.append(f"{info.case_count} test cases · e2e", style="dim")
-        return Group(name, detail)
     intents = "intents when opened" if info.partial else f"{len(info.intents)} intents"
     detail.append(f"{info.case_count} cases · {intents}", style="dim")
     return Group(name, detail)
+
+
+def _conversation_detail(info: SuiteInfo, detail: Text) -> Text:
+    """A conversation suite's line: its latest run ("✔ 3/7 passed", or "partial 2/7"), else
+    its test cases counted; then "e2e"."""
+    if info.last_status:
+        detail.append_text(last_run_text(info))
+        if info.last_partial is None and info.last_passed is not None:
+            passed, total = info.last_passed
+            detail.append(f" {passed}/{total} passed", style="green" if passed == total else "red")
+        detail.append(" · e2e", style="dim")
+        return detail
+    detail.append(f"{info.case_count} test cases · e2e", style="dim")
+    return detail
 
 
 def last_run_text(info: SuiteInfo) -> Text:
