@@ -224,7 +224,9 @@ def test_enter_in_the_engine_field_runs_and_the_editor_warns_of_unsaved_edits(
             assert editor.query_one("#ed-steps", DataTable).cursor_row == 3
             await pilot.press("a")  # a new step below the failed one: an utter
             assert editor.focused is editor.query_one("#ed-value", Input)
-            editor.query_one("#ed-kind", Select).value = "utter"
+            assert editor.query_one("#ed-kind", Select).value == "user"
+            await pilot.press("ctrl+t", "ctrl+t")  # user -> bot -> utter
+            assert editor.query_one("#ed-kind", Select).value == "utter"
             editor.query_one("#ed-value", Input).value = "utter_ask_people"
             await pilot.press("enter")
             await pilot.press("escape")  # edits: the first Esc only warns

@@ -99,6 +99,14 @@ class E2ECaseEditor(ModalScreen[bool]):
             id="e2e-editor.back",
             tooltip="Leave the step fields; on the table, close (asks when there are edits).",
         ),
+        Binding(
+            "ctrl+t",
+            "cycle_kind",
+            "Kind",
+            id="e2e-editor.kind",
+            priority=True,
+            tooltip="In the step fields: the next step kind (user, bot, utter, slot...).",
+        ),
         Binding("a", "add", "Add", id="e2e-editor.add", tooltip="Add a step below this one."),
         Binding(
             "e", "edit_step", "Edit", id="e2e-editor.edit", tooltip="Edit the step (or Enter)."
@@ -244,7 +252,15 @@ class E2ECaseEditor(ModalScreen[bool]):
         """The step keys act on the table only (in a field, letters are typed)."""
         if action in ("add", "edit_step", "delete", "move"):
             return self.focused is self.query_one("#ed-steps", DataTable)
+        if action == "cycle_kind":
+            return self.focused in (self.query_one("#ed-kind"), self.query_one("#ed-value"))
         return True
+
+    def action_cycle_kind(self) -> None:
+        kind = self.query_one("#ed-kind", Select)
+        values = [value for _label, value in KINDS]
+        at = values.index(str(kind.value)) if kind.value in values else -1
+        kind.value = values[(at + 1) % len(values)]
 
     @on(DataTable.RowSelected, "#ed-steps")
     def _edit(self, event: DataTable.RowSelected) -> None:
@@ -258,7 +274,7 @@ class E2ECaseEditor(ModalScreen[bool]):
         self._show_step(self._cursor)
         self.query_one("#ed-value", Input).focus()
         self._say(
-            f"Step {self._cursor + 1}: change its kind (Shift+Tab) or value; "
+            f"Step {self._cursor + 1}: change its kind (Ctrl+T) or value; "
             "Enter applies, Esc leaves it as it was.",
             "dim",
         )
@@ -272,7 +288,7 @@ class E2ECaseEditor(ModalScreen[bool]):
         self.query_one("#ed-value", Input).focus()
         where = f"after step {self._cursor + 1}" if self.steps else "as the first step"
         self._say(
-            f"New step {where}: choose its kind (Shift+Tab), type its value; Enter adds it, "
+            f"New step {where}: choose its kind (Ctrl+T), type its value; Enter adds it, "
             "Esc drops it.",
             "dim",
         )
