@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from nlu_tui.compare.decisions import CompareSettings
     from nlu_tui.reports.common import RunMeta
     from nlu_tui.reports.rasa_report import RasaOptions
     from nlu_tui.scoring.case import ScoringOptions
@@ -84,8 +85,13 @@ def rasa_spec(options: RasaOptions) -> dict[str, Any]:
     }
 
 
-def nludevops_spec() -> dict[str, Any]:
-    """What ``compare`` and the ``--thresholds`` gates follow."""
+def nludevops_spec(settings: CompareSettings | None = None) -> dict[str, Any]:
+    """What ``compare`` and the ``--thresholds`` gates follow, with the settings file's
+    options (``metric_spec.json`` beside ``compare``'s files)."""
+    from nlu_tui.compare.decisions import CompareSettings
+
+    settings = settings or CompareSettings()
+    rules = settings.json_rules
     return {
         "definition": NLUDEVOPS,
         "rules": (
@@ -93,4 +99,27 @@ def nludevops_spec() -> dict[str, Any]:
             "entityValue) TP/FP/FN/TN; a wrong intent is one FN and one FP; precision, recall "
             "and F1 from the pooled counts; gates per NLUAccuracy.CheckThreshold"
         ),
+        "settings": {
+            "negative_intent": settings.true_negative_intent,
+            "mode": "unit test" if settings.unit_test else "performance",
+            "strict_entities": list(settings.strict_entities),
+            "ignore_entities": list(settings.ignore_entities),
+            "several_intents": (
+                "each of nluTui.intents is acceptable: an actual intent among them is the "
+                "expected one (ownFields: read)"
+                if settings.reads_own_fields
+                else "only 'intent' is expected, as dotnet nlu compare reads it (ownFields: ignore)"
+            ),
+            "engine_errors": (
+                "an actual utterance with nluTui.error is left out (ownFields: read)"
+                if settings.reads_own_fields
+                else "an answer without intent (ownFields: ignore)"
+            ),
+            "fallback": "an engine's fallback (Rasa's nlu_fallback) is written as intent null",
+            "entity_match": (
+                "matchText (.NET-normalised) and matchIndex, else by value; entityValue as a "
+                f"JSON subtree (numbers: {rules.numbers}, expectedNull: {rules.expected_null}, "
+                f"dates: {rules.dates})"
+            ),
+        },
     }
