@@ -28,6 +28,21 @@ def label(definition: str) -> str:
     return f"[{LABELS[definition]}]"
 
 
+def settings_pairs(spec: dict[str, Any]) -> list[tuple[str, str]]:
+    """A spec's settings as (name, text) for one-line formats (the CSV header, JUnit
+    properties): lists joined by ``|``, booleans ``true``/``false``."""
+    out = []
+    for key, value in spec["settings"].items():
+        if isinstance(value, list | tuple):
+            text = "|".join(str(v) for v in value)
+        elif isinstance(value, bool):
+            text = "true" if value else "false"
+        else:
+            text = "" if value is None else str(value)
+        out.append((key, text))
+    return out
+
+
 def kore_spec(meta: RunMeta, options: ScoringOptions) -> dict[str, Any]:
     """The definitions of the summary, the per-case results and the per-intent report."""
     negative = list(options.negative_intents)
@@ -61,8 +76,11 @@ def kore_spec(meta: RunMeta, options: ScoringOptions) -> dict[str, Any]:
     }
 
 
-def rasa_spec(options: RasaOptions) -> dict[str, Any]:
+def rasa_spec(options: RasaOptions, scoring: ScoringOptions | None = None) -> dict[str, Any]:
     """What the files of a Rasa folder follow (``metric_spec.json`` beside them)."""
+    from nlu_tui.scoring.case import DEFAULT_OPTIONS
+
+    scoring = scoring or DEFAULT_OPTIONS
     return {
         "definition": RASA,
         "rules": (
@@ -74,7 +92,16 @@ def rasa_spec(options: RasaOptions) -> dict[str, Any]:
         "settings": {
             "fallback": "undone: the intent the FallbackClassifier replaced is scored",
             "duplicates": "dropped as Rasa's reader drops them (same text, intent, entities)",
-            "no_intent": "examples without an expected intent and ERROR cases are left out",
+            "negative_intents": list(scoring.negative_intents),
+            "no_intent": (
+                "examples without an expected intent (or expecting a negative intent) and "
+                "ERROR cases are left out; an answer without intent is \"\""
+            ),
+            "several_intents": (
+                "target: the predicted intent when it is one of the case's acceptable "
+                "intents, else the first"
+            ),
+            "entity_match": "per token, by label type[.group][.role]; values are not scored",
             "retrieval_intents": "faq/ask_x scored as faq; the whole name in the response report",
             "tokens": "the engine's own (text_tokens), else runs of non-space characters "
             "without edge punctuation",
