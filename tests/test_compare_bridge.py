@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from nlu_tui.cli.main import run
 from nlu_tui.compare.bridge import (
     actual_json,
@@ -96,11 +98,14 @@ def _compare_cli(tmp_path: Path, settings: Path | None = None) -> dict[str, obje
     return dict(json.loads((tmp_path / "out" / "statistics.json").read_text()))
 
 
-def test_same_numbers_as_the_compare_command(tmp_path: Path) -> None:
+def test_same_numbers_as_the_compare_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Bridge statistics equal what `nlu-tui compare` computes from the exported files: c2's
     acceptable alternative is read from nluTui.intents, c5's engine error (nluTui.error) is
-    left out, as the gates do."""
+    left out, as the gates do, and the console says so."""
     from_cli = _compare_cli(tmp_path)
+    assert "left out 1 of 5 utterances whose answer is an engine error" in capsys.readouterr().out
     assert statistics_from_run(CASES, PREDICTIONS).to_json() == from_cli
     assert from_cli["intent"] == [2, 0, 2, 1]
     spec = json.loads((tmp_path / "out" / "metric_spec.json").read_text())
