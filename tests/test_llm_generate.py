@@ -149,6 +149,7 @@ def _cli(tmp_path: Path, *args: str, url: str | None) -> subprocess.CompletedPro
         timeout=120,
         cwd=tmp_path,
         env=env,
+        stdin=subprocess.DEVNULL,  # not a terminal: no review, as in CI
     )
 
 
@@ -160,7 +161,7 @@ def test_cli_generate_adds_clean_cases(tmp_path: Path) -> None:
                    "--add", url=url)  # fmt: skip
     assert ran.returncode == 0, ran.stderr
     assert "4 proposals for check_balance from gen-model" in ran.stdout
-    assert "  2 ! check my balance" in ran.stdout
+    assert "  2 ✗! check my balance" in ran.stdout  # flagged: not added
     assert "added 2 case(s)" in ran.stdout
     utterances = [c.utterance for c in load_suite(suite_path).cases]
     assert ROUND_1[0]["utterance"] in utterances and ROUND_1[3]["utterance"] in utterances
