@@ -70,9 +70,7 @@ class EvaluateScreen(Screen[None]):
     """
 
     BINDINGS = [
-        Binding(
-            "escape", "app.pop_screen", "Back", id="eval.back", tooltip="Back to the workbench."
-        ),
+        Binding("escape", "app.pop_screen", "Back", id="eval.back", tooltip="Back to the workbench."),
         Binding("ctrl+s", "start", "Start", id="eval.start", tooltip="Train and test."),
         Binding("ctrl+k", "cancel", "Cancel", id="eval.cancel", tooltip="Stop after this unit."),
     ]
