@@ -156,7 +156,7 @@ async def _generate(
         )
         if args.yes:
             for proposal in session.proposals:
-                proposal.accepted = not proposal.flags or args.add_flagged
+                proposal.accepted = not proposal.errors and (not proposal.flags or args.add_flagged)
         _list(session, range(len(session.proposals)))
         if interactive:
             return await _review(args, session, client)
