@@ -144,12 +144,21 @@ def test_quit_adds_nothing_and_a_flow_review_adds_dut_cases(tmp_path: Path) -> N
         {"utterance": "add @tim_k to my contacts", "slots": {"handle": "@tim_k"}},
         {"utterance": "new contact pls", "slots": {}},
     ]
-    peer = LLMPeer([Reply(json.dumps(ROUND_1)), Reply(json.dumps(flow_round))])
+    peer = LLMPeer(
+        [
+            Reply(json.dumps(ROUND_1)),
+            Reply("Sure! Here are more: 1. hi"),  # "generate more" answered with prose
+            Reply(json.dumps(flow_round)),
+        ]
+    )
     with peer.serving() as url:
         with generate_in_terminal(
             tmp_path, url, "banking_bot.suite.yaml", "--intent", "check_balance"
         ) as term:
             term.expect(r"to add\)> ")
+            term.type("g")  # a malformed answer: said, and the review goes on
+            failed = term.expect(r"review \(3 shown, 3 to add\)> ")
+            assert "not a JSON array of utterances (starts 'Sure! Here are more" in failed
             term.type("q")
             assert "nothing added" in term.expect(r"nothing added\n")
             assert term.finish() == 0
