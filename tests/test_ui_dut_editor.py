@@ -62,7 +62,7 @@ async def test_generate_dut_cases_for_a_flow_from_the_editor(
     text and gains the accepted test cases, the editor lists them."""
     import json
 
-    from textual.widgets import OptionList, Select, Static
+    from textual.widgets import Checkbox, OptionList, Select, Static
 
     from nlu_tui.formats.e2e_cases import read
     from nlu_tui.ui.screens.generate_dialog import GenerateScreen
@@ -76,9 +76,17 @@ async def test_generate_dut_cases_for_a_flow_from_the_editor(
     )
     before = (root / "contacts.dut.yml").read_text(encoding="utf-8")
     proposals = [
-        {"utterance": "pls remove @old_pal from contacts", "slots": {"handle": "@old_pal"}},
+        {
+            "utterance": "pls remove @old_pal from contacts",
+            "slots": {"handle": "@old_pal"},
+            "answers": [{"slot": "handle", "text": "@x", "value": "@x"}],  # already set: flag
+        },
         {"utterance": "delete @maria from my contacts", "slots": {"handle": "@maria"}},
-        {"utterance": "get rid of a contact", "slots": {}},
+        {
+            "utterance": "get rid of a contact",
+            "slots": {},
+            "answers": [{"slot": "handle", "text": "it's @ann", "value": "@ann"}],
+        },
     ]
     peer = LLMPeer([Reply(json.dumps(proposals))])
     with peer.serving() as url:
@@ -99,6 +107,7 @@ async def test_generate_dut_cases_for_a_flow_from_the_editor(
             title = str(dialog.query_one(".dialog-title", Static).render())
             assert title == "Generate DUT test cases for a flow with an LLM"
             dialog.query_one("#gen-intent", Select).value = "remove_contact"
+            dialog.query_one("#gen-conversation", Checkbox).value = True
             await pilot.press("g")
             await settle(pilot)
             listing = dialog.query_one("#gen-list", OptionList)
@@ -110,6 +119,10 @@ async def test_generate_dut_cases_for_a_flow_from_the_editor(
             assert "duplicate of user message 'delete @maria from my contacts'" in notes
             assert "commands: start flow remove_contact; set slot handle @maria" in notes
             await pilot.press("space")  # reject it
+            listing.highlighted = 2
+            await pilot.pause()
+            notes = str(dialog.query_one("#gen-notes", Static).render())
+            assert "bot asks handle → user: it's @ann   [set slot handle @ann]" in notes
             status = str(dialog.query_one("#gen-status", Static).render())
             assert "training data: contacts.nlu.yml" in status and "3 shown, 2 to add" in status
             await pilot.press("ctrl+s")
@@ -135,3 +148,8 @@ async def test_generate_dut_cases_for_a_flow_from_the_editor(
          ["start flow remove_contact", "set slot handle @old_pal"]),
         ("generated remove_contact 2", "get rid of a contact", ["start flow remove_contact"]),
     ]  # fmt: skip
+    assert [(s.kind.value, s.text, s.commands) for s in added[1].steps[1:]] == [
+        ("utter", "utter_ask_handle", None),
+        ("user", "it's @ann", ["set slot handle @ann"]),
+    ]
+    assert '"answers": [{"slot": "<slot>"' in prompt  # the box was ticked

@@ -22,7 +22,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, OptionList, Select, Static
+from textual.widgets import Button, Checkbox, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from nlu_tui.model import Suite
@@ -44,6 +44,7 @@ class GenerateScreen(ModalScreen[list[Any] | None]):
     GenerateScreen #gen-top { height: auto; }
     GenerateScreen #gen-top Select { width: 1fr; }
     GenerateScreen #gen-count { width: 10; }
+    GenerateScreen #gen-conversation { width: auto; }
     GenerateScreen #gen-list { height: 1fr; min-height: 4; }
     GenerateScreen #gen-notes { height: auto; max-height: 5; color: $warning; }
     GenerateScreen #gen-status { height: auto; }
@@ -108,6 +109,14 @@ class GenerateScreen(ModalScreen[list[Any] | None]):
                     id="gen-intent",
                 )
                 yield Input("10", id="gen-count", type="integer", tooltip="How many per round")
+                if self.flows is not None:
+                    yield Checkbox(
+                        "bot asks open slots",
+                        id="gen-conversation",
+                        compact=True,
+                        tooltip="Go on: the bot asks each slot the message left open, "
+                        "the user answers (set slot).",
+                    )
             yield Static("", id="gen-status")
             yield Static("", id="gen-error")
             yield OptionList(id="gen-list")
@@ -189,6 +198,8 @@ class GenerateScreen(ModalScreen[list[Any] | None]):
         if self.generator is None or self.generator.intent != intent:
             self.generator = self._new_generator(intent)
         self.generator.count = self._count()
+        if self.flows is not None:
+            self.generator.conversation = self.query_one("#gen-conversation", Checkbox).value
         self.busy = True
         self._show_error("")
         self._refresh(f"asking {self.config.model}…")
