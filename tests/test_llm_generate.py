@@ -185,3 +185,28 @@ def test_cli_unknown_intent_and_llm_error(tmp_path: Path) -> None:
         ran = _cli(tmp_path, str(suite_path), "--intent", "check_balance", url=url)
     assert ran.returncode != 0 and "not valid JSON" in ran.stderr
     assert load_suite(suite_path) == load_suite(SAMPLES / "banking_bot.suite.yaml")
+
+
+def test_a_rephrased_repeat_of_a_rejected_proposal_is_flagged(tmp_path: Path) -> None:
+    suite = load_suite(_suite(tmp_path))
+    peer = LLMPeer(
+        [
+            Reply(json.dumps(["yo whats left on my card", "balance of the joint account pls"])),
+            Reply(json.dumps(["yo whats left on my cards", "how much is in savings right now"])),
+        ]
+    )
+    generator = CaseGenerator("check_balance", suite, None, count=2)
+
+    async def two_rounds() -> None:
+        async with ChatClient(_config(url)) as client:
+            await generator.generate(client)
+            generator.set_accepted(0, False)
+            await generator.generate(client)
+
+    with peer.serving() as url:
+        asyncio.run(two_rounds())
+    flags = {p.utterance: p.flags for p in generator.proposals}
+    assert flags["yo whats left on my cards"] == [
+        "98% like the rejected proposal 'yo whats left on my card'"
+    ]
+    assert flags["how much is in savings right now"] == []

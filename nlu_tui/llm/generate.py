@@ -167,11 +167,26 @@ class ProposalSession:
     def edit(self, index: int, utterance: str) -> Any:
         raise NotImplementedError
 
-    def duplicate_of_other(self, proposal: Any) -> bool:
-        return any(
-            other is not proposal and normalise(other.utterance) == normalise(proposal.utterance)
-            for other in self.proposals
-        )
+    near: float = DEFAULT_NEAR
+
+    def repeat_flags(self, proposal: Any) -> list[str]:
+        """A flag when the proposal is the same as, or near-identical to, one shown earlier
+        (a rephrased repeat of a rejected proposal must not slip back in)."""
+        earlier = [
+            (p.utterance, "rejected" if not p.accepted else "earlier")
+            for p in self.proposals
+            if p is not proposal
+        ]
+        probe = TestCase(utterance=proposal.utterance, id="proposal")
+        flags = []
+        for dup in find_leaks([probe], earlier, self.near):
+            if dup.identical:
+                flags.append("duplicate of another proposal")
+            else:
+                flags.append(
+                    f"{dup.similarity:.0%} like the {dup.example_intent} proposal {dup.example!r}"
+                )
+        return flags
 
 
 class CaseGenerator(ProposalSession):
@@ -273,8 +288,7 @@ class CaseGenerator(ProposalSession):
         for dup in find_leaks([case], existing, self.near):
             kind = "duplicate of" if dup.identical else f"{dup.similarity:.0%} like"
             proposal.flags.append(f"{kind} existing case {dup.example!r}")
-        if self.duplicate_of_other(proposal):
-            proposal.flags.append("duplicate of another proposal")
+        proposal.flags += self.repeat_flags(proposal)
         for entity in proposal.entities:
             if entity.text and entity.text.lower() not in proposal.utterance.lower():
                 proposal.flags.append(f"entity {entity.name}: {entity.text!r} is not in the text")

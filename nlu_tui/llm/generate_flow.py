@@ -247,8 +247,7 @@ class FlowCaseGenerator(ProposalSession):
                 proposal.flags.append(
                     f"{kind} user message {dup.example!r} of test case {dup.example_intent!r}"
                 )
-        if self.duplicate_of_other(proposal):
-            proposal.flags.append("duplicate of another proposal")
+        proposal.flags += self.repeat_flags(proposal)
         known = set(self.flow.slots)
         slots_of = f"the slots of {self.flow.name}: {', '.join(self.flow.slots) or 'none'}"
         for slot, value in proposal.slots.items():
