@@ -245,3 +245,32 @@ def test_cli_generate_for_a_flow(tmp_path: Path) -> None:
     assert names[-1] == "generated add_contact 1"
     assert wrong.returncode == 2 and "flow 'nope' is not in the flows file" in wrong.stderr
     assert len(peer.requests) == 2
+
+
+def test_conversation_answers_follow_the_flow_slot_order() -> None:
+    flows = load_flows(SAMPLES / "contacts.flows.yml")
+    generator = FlowCaseGenerator("transfer_money", flows, conversation=True)
+    answer = [
+        {
+            "utterance": "send money to Tre",
+            "slots": {"transfer_money_recipient": "Tre"},
+            "answers": [
+                {"slot": "transfer_money_final_confirmation", "text": "yes", "value": True},
+                {"slot": "transfer_money_amount_of_money", "text": "50$ please", "value": 50},
+                {"slot": "transfer_money_amount_of_money", "text": "60", "value": "60"},
+            ],
+        }
+    ]
+    (proposal,) = generator.parse(json.dumps(answer), "answer")
+    generator.check(proposal)
+    generator.proposals.append(proposal)
+    assert proposal.flags == ["2 answers for 'transfer_money_amount_of_money': the first is used"]
+    (case,) = generator.accepted_cases()
+    assert [(s.kind.value, s.text, s.commands) for s in case.steps] == [
+        ("user", "send money to Tre",
+         ["start flow transfer_money", "set slot transfer_money_recipient Tre"]),
+        ("utter", "utter_ask_transfer_money_amount_of_money", None),
+        ("user", "50$ please", ["set slot transfer_money_amount_of_money 50"]),
+        ("utter", "utter_ask_transfer_money_final_confirmation", None),
+        ("user", "yes", ["set slot transfer_money_final_confirmation True"]),
+    ]  # fmt: skip

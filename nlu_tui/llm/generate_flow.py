@@ -257,6 +257,9 @@ class FlowCaseGenerator(ProposalSession):
                 proposal.errors.append(f"slot {slot!r} has an empty value")
             elif value.lower() not in proposal.utterance.lower():
                 proposal.flags.append(f"slot {slot}: the value {value!r} is not in the text")
+        answered = [a.slot for a in proposal.answers]
+        for slot in sorted({a for a in answered if answered.count(a) > 1}):
+            proposal.flags.append(f"{answered.count(slot)} answers for {slot!r}: the first is used")
         for answer in proposal.answers:
             if answer.slot not in known:
                 proposal.errors.append(f"answer for {answer.slot!r}, not one of {slots_of}")
@@ -286,9 +289,12 @@ class FlowCaseGenerator(ProposalSession):
                 commands=proposal.commands_of_opening(self.version, self.flow.name),
             )
         ]
-        for answer in proposal.answers:
-            if answer.slot in proposal.slots:
+        order = {slot: n for n, slot in enumerate(self.flow.slots)}
+        asked: set[str] = set()
+        for answer in sorted(proposal.answers, key=lambda a: order.get(a.slot, len(order))):
+            if answer.slot in proposal.slots or answer.slot in asked:
                 continue
+            asked.add(answer.slot)
             steps.append(E2EStep(StepKind.UTTER, f"utter_ask_{answer.slot}"))
             steps.append(
                 E2EStep(
