@@ -232,7 +232,9 @@ def test_enter_in_the_engine_field_runs_and_the_editor_warns_of_unsaved_edits(
             await pilot.press("escape")  # edits: the first Esc only warns
             assert app.screen is editor
             assert "Unsaved changes" in str(editor.query_one("#ed-message").render())
-            await pilot.press("ctrl+s")
+            await pilot.press("a", "ctrl+t", "ctrl+t", "ctrl+t")  # a slot step...
+            editor.query_one("#ed-value", Input).value = "people: 2"
+            await pilot.press("ctrl+s")  # ... saved with the rest without Enter
             await settle(pilot)
             assert app.screen is screen, str(editor.query_one("#ed-message").render())
 
@@ -240,7 +242,10 @@ def test_enter_in_the_engine_field_runs_and_the_editor_warns_of_unsaved_edits(
         asyncio.run(scenario(url))
     text = path.read_text(encoding="utf-8")
     assert text.startswith("# kept\n")
-    assert "          - cuisine: italian\n      - utter: utter_ask_people\n" in text
+    assert (
+        "          - cuisine: italian\n      - utter: utter_ask_people\n"
+        "      - slot_was_set:\n          - people: 2\n"
+    ) in text
 
 
 def test_step_editor_from_a_failed_step_edits_reorders_and_saves(tmp_path: Path) -> None:

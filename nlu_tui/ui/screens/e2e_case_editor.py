@@ -296,12 +296,17 @@ class E2ECaseEditor(ModalScreen[bool]):
     @on(Input.Submitted, "#ed-value")
     def _apply(self, event: Input.Submitted) -> None:
         event.stop()
+        self._apply_fields()
+
+    def _apply_fields(self) -> bool:
+        """The step fields into the steps (a new one, or the selected one changed); False,
+        with the reason said, when the value does not fit the kind."""
         kind = str(self.query_one("#ed-kind", Select).value)
         try:
-            step = step_from(kind, event.value)
+            step = step_from(kind, self.query_one("#ed-value", Input).value)
         except Exception as exc:  # a bad kind or value: said, nothing changes
             self._say(str(exc), "red")
-            return
+            return False
         if self.mode == "add" or not self.steps:
             at = self._cursor + 1 if self.steps else 0
             self.steps.insert(at, step)
@@ -321,6 +326,7 @@ class E2ECaseEditor(ModalScreen[bool]):
         self._refill(at)
         self.query_one("#ed-steps", DataTable).focus()
         self._say(f"{said} (Ctrl+S saves)", "green")
+        return True
 
     @on(Input.Submitted, "#ed-name, #ed-fixtures")
     def _field_done(self, event: Input.Submitted) -> None:
@@ -360,6 +366,8 @@ class E2ECaseEditor(ModalScreen[bool]):
     def action_save(self) -> None:
         from nlu_tui.formats import e2e_splice
 
+        if self.mode is not None and not self._apply_fields():
+            return  # the step being written is kept as typed, with what is wrong with it
         name = self.query_one("#ed-name", Input).value.strip()
         fixtures = self._fixtures()
         unknown = [f for f in fixtures if f not in self.data.fixtures]
