@@ -78,7 +78,7 @@ def test_f5_runs_the_suite_and_a_failed_step_is_fixed_in_the_editor(tmp_path: Pa
         time.sleep(0.5)
         keys(session, "C-o")
         keys(session, "F5")
-        wait_for_screen(session, r"Conversation tests")
+        wait_for_screen(session, r"⇄ shop\.e2e\.yml")
         keys(session, "C-u")
         keys(session, "-l", f"rasa:{url}")
         keys(session, "Enter")

@@ -149,6 +149,9 @@ class ConversationScreen(Screen[None]):
         files.add_column("E2E test file", key="file")
         for path in self.files:
             files.add_row(inert(path.name), key=str(path))
+        # one file (a suite opened from the Suites panel): its name goes in the header and the
+        # file list's columns go to the conversation
+        files.display = len(self.files) != 1
         cases = self.query_one("#conv-cases", DataTable)
         cases.add_column("Status", key="status")
         cases.add_column("Test case", key="name")
@@ -166,7 +169,7 @@ class ConversationScreen(Screen[None]):
             self.progress = "the engine to run against: Enter runs"
             self.query_one("#conv-engine", Input).focus()
         else:
-            (cases if self.items else files).focus()
+            (cases if self.items or not files.display else files).focus()
         self._header()
         if not self.items and len(self.files) == 1:
             self._load_latest(self.files[0])
@@ -222,7 +225,10 @@ class ConversationScreen(Screen[None]):
         passed = sum(i.outcome == "passed" for i in self.items)
         failed = sum(i.outcome == "failed" for i in self.items)
         errors = sum(i.outcome == "error" for i in self.items)
-        text = Text("Conversation tests", style="bold")
+        if self.files is not None and len(self.files) == 1:  # the suite's own screen
+            text = Text(f"⇄ {inert(self.files[0].name)}", style="bold")
+        else:
+            text = Text("Conversation tests", style="bold")
         if self.items or self.progress:
             text.append(f"  {passed} passed, {failed} failed")
             if errors:
