@@ -148,3 +148,32 @@ def test_a_new_slot_list_follows_the_files_indentation(tmp_path: Path) -> None:
     assert path.read_text(encoding="utf-8").endswith(
         "      - bot: Hey!\n      - slot_was_not_set:\n        - cuisine\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("kind", "typed", "written"),
+    [
+        ("user", "book a table", {"user": "book a table"}),
+        ("bot", "Booked: see you", {"bot": "Booked: see you"}),
+        ("utter", "utter_greet", {"utter": "utter_greet"}),
+        ("slot_was_set", "people", {"slot_was_set": "people"}),
+        ("slot_was_set", "people: 2", {"slot_was_set": {"people": 2}}),
+        ("slot_was_set", "logged_in: true", {"slot_was_set": {"logged_in": True}}),
+        ("slot_was_set", "cuisine: '2'", {"slot_was_set": {"cuisine": "2"}}),
+        ("slot_was_set", "tags: [a, b]", {"slot_was_set": {"tags": ["a", "b"]}}),
+        ("slot_was_not_set", "cuisine", {"slot_was_not_set": "cuisine"}),
+        ("slot_was_not_set", "cuisine: thai", {"slot_was_not_set": {"cuisine": "thai"}}),
+    ],
+)
+def test_every_step_kind_from_the_editors_fields_and_back(
+    tmp_path: Path, kind: str, typed: str, written: dict[str, object]
+) -> None:
+    from nlu_tui.ui.screens.e2e_case_editor import step_from, step_value
+
+    step = step_from(kind, typed)
+    assert step.as_dict() == written
+    assert step_from(kind, step_value(step)).as_dict() == written
+    path = _file(tmp_path)
+    steps = [*e2e_cases.read(path).test_cases[1].steps, step]
+    assert _save(path, 1, steps=steps).notes == []
+    assert e2e_cases.read(path).test_cases[1].steps[-1].as_dict() == written
