@@ -242,3 +242,47 @@ def test_cli_coverage_reads_the_intents_a_vendor_engine_lists(tmp_path: Path) ->
     # check_balance: five cases, and one accepting report_fraud | faq/ask_fees | check_balance
     assert doc["tested"] == {"check_balance": 6, "pay_bill": 5, "wire_abroad": 0}
     assert len(doc["unknown"]) == 15  # the sample bot's other intents: not in this app
+
+
+def test_cli_coverage_reads_a_rasa_servers_domain(tmp_path: Path) -> None:
+    """A Rasa engine lists its model's intents and entities (``GET /domain``); here the sample
+    bot served by ``nlu-tui serve`` (Rasa's HTTP API), so the figures are those of its data."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "nlu_tui", "serve", "--nlu", str(SAMPLE / "banking_bot.nlu.yml"),
+         "--port", "0", "--auth-token-env", "SERVE_TOKEN"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "SERVE_TOKEN": "t0ken-4242", "NLU_TUI_DATA_DIR": str(tmp_path / "d")},
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        url = line.split("listening on ", 1)[1].split(" ", 1)[0]
+        (tmp_path / "engines.yaml").write_text(
+            f"engines:\n  bot:\n    type: rasa\n    url: {url}\n    token: ${{SERVE_TOKEN}}\n",
+            encoding="utf-8",
+        )
+        done = subprocess.run(
+            [sys.executable, "-m", "nlu_tui", "coverage", str(SAMPLE / "banking_bot.suite.yaml"),
+             "--engine", "bot", "--no-run", "--json", "c.json"],
+            capture_output=True, text=True, timeout=120, cwd=tmp_path,
+            env={**os.environ, "SERVE_TOKEN": "t0ken-4242", "NLU_TUI_DATA_DIR": str(tmp_path / "d")},
+        )  # fmt: skip
+        wrong = subprocess.run(
+            [sys.executable, "-m", "nlu_tui", "coverage", str(SAMPLE / "banking_bot.suite.yaml"),
+             "--engine", "bot", "--no-run"],
+            capture_output=True, text=True, timeout=120, cwd=tmp_path,
+            env={**os.environ, "SERVE_TOKEN": "wrong-0000", "NLU_TUI_DATA_DIR": str(tmp_path / "d")},
+        )  # fmt: skip
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    assert done.returncode == 0, done.stderr
+    assert "against bot (intents listed by the engine): 17 intents, 17 tested (100.0%)" in (
+        done.stdout
+    )
+    # the same entity figures as from the training file: payment is never annotated there
+    assert "entities    untested: -; not in bot: payment" in done.stdout
+    doc = json.loads((tmp_path / "c.json").read_text(encoding="utf-8"))
+    assert doc["entities_listed"] is True and doc["unknown"] == []
+    assert wrong.returncode == 2 and "cannot list the engine's intents" in wrong.stderr
+    assert "wrong-0000" not in wrong.stderr

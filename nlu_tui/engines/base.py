@@ -114,6 +114,11 @@ class Engine(abc.ABC):
         Called between ``open`` and ``close``."""
         return None
 
+    async def list_entities(self) -> list[str] | None:
+        """The bot's entities as the engine lists them (coverage's inventory); None when it
+        cannot list them. Called between ``open`` and ``close``, after :meth:`list_intents`."""
+        return None
+
     def load_training_config(self, path: Path | None) -> TrainingConfig:
         """Read and check a training configuration (None: the engine's default) before any
         training starts. InputError naming file, line and field when it is bad; EngineError
