@@ -179,8 +179,12 @@ def _as_throttled(exc: Any) -> Exception:
     )
 
 
-def _kind(value: Any) -> IntentKind | None:
+def kore_kind(value: Any) -> IntentKind | None:
+    """The intent kind of a Kore.ai ``subType``/``activityType`` (dialog, faq, smalltalk)."""
     return _KINDS.get(value.strip().lower()) if isinstance(value, str) else None
+
+
+_kind = kore_kind
 
 
 def _state(value: Any) -> str | None:
