@@ -286,3 +286,42 @@ def test_cli_coverage_reads_a_rasa_servers_domain(tmp_path: Path) -> None:
     assert doc["entities_listed"] is True and doc["unknown"] == []
     assert wrong.returncode == 2 and "cannot list the engine's intents" in wrong.stderr
     assert "wrong-0000" not in wrong.stderr
+
+
+@pytest.mark.rasa
+@pytest.mark.slow
+def test_cli_coverage_reads_the_domain_of_a_real_rasa(tmp_path: Path) -> None:
+    """The real Rasa 3.6 serving the sample bot (tests/peers/bot): its ``GET /domain`` is the
+    inventory (the bot's nine intents and two entities, as its domain.yml lists them; Rasa's
+    own default intents are not in the answer)."""
+    from rasa_peer import RASA, served
+
+    if not RASA.exists():
+        pytest.skip(f"no Rasa peer at {RASA}: run tests/peers/setup_rasa.sh (needs Python 3.10)")
+    setup = subprocess.run(
+        ["bash", str(ROOT / "tests" / "peers" / "setup_bot.sh")],
+        capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    assert setup.returncode == 0, setup.stdout + setup.stderr
+    model = setup.stdout.strip().splitlines()[-1]
+    (tmp_path / "bot.suite.yaml").write_text(
+        "nlu_tui_suite: 1\nname: bot\ncases:\n"
+        "  - {utterance: hello, intents: [greet]}\n"
+        "  - {utterance: bye, intents: [goodbye]}\n"
+        "  - {utterance: a table for two, intents: [book_table],"
+        " entities: [{name: people, value: two}]}\n"
+        "  - {utterance: play a song, intents: [play_music]}\n",
+        encoding="utf-8",
+    )
+    env = {**os.environ, "RASA_TELEMETRY_ENABLED": "false", "HOME": str(tmp_path)}
+    with served(tmp_path, env, model) as url:
+        done = _cli(tmp_path, "coverage", "bot.suite.yaml", "--engine", f"rasa:{url}", "--no-run",
+                    "--min-cases", "1", "--json", "c.json")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    doc = json.loads((tmp_path / "c.json").read_text(encoding="utf-8"))
+    domain = ["greet", "goodbye", "affirm", "deny", "mood_great", "mood_unhappy", "book_table",
+              "inform", "bot_challenge"]  # fmt: skip
+    assert sorted(doc["tested"]) == sorted(domain)  # Rasa lists them sorted, no defaults
+    assert sorted(doc["untested"]) == sorted(set(domain) - {"greet", "goodbye", "book_table"})
+    assert doc["unknown"] == [{"intent": "play_music", "cases": 1}]
+    assert (doc["entities_untested"], doc["entities_unknown"]) == (["cuisine"], [])
