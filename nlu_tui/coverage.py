@@ -131,6 +131,8 @@ class Coverage:
     """Traits of the bot no case expects."""
     entities_listed: bool = True
     """False when the inventory lists no entities: the entity lines say nothing then."""
+    examples_listed: bool = True
+    """False when the inventory lists no training examples: leakage was not checked."""
     kinds: dict[str, dict[str, int]] = field(default_factory=dict)
     """Per intent kind (dialog, faq, small_talk): intents in the inventory and tested."""
     run_id: str | None = None
@@ -206,6 +208,7 @@ class Coverage:
             "entities_untested": self.entities_untested,
             "entities_unknown": self.entities_unknown,
             "entities_listed": self.entities_listed,
+            "examples_listed": self.examples_listed,
             "traits_untested": self.traits_untested,
             "kinds": self.kinds,
             "leakage": {
@@ -344,6 +347,7 @@ def coverage(
             sorted(suite_entities - set(inventory.entities)) if inventory.entities_listed else []
         ),
         entities_listed=inventory.entities_listed,
+        examples_listed=bool(inventory.examples),
         traits_untested=[t for t in inventory.traits if t not in suite_traits],
         leaks=find_leaks(suite.cases, inventory.examples, near),
         min_cases=min_cases,

@@ -213,10 +213,13 @@ def coverage_text(report: Coverage) -> str:
     if report.traits_untested:
         lines.append(f"traits      untested: {_names(report.traits_untested)}")
     identical = sum(1 for leak in report.leaks if leak.identical)
-    lines.append(
-        f"leakage     {identical} identical, {len(report.leaks) - identical} near-identical "
-        f"(similarity ≥ {report.near:.2f}) to training examples"
-    )
+    if not report.examples_listed:
+        lines.append("leakage     not checked: no training examples listed (give --training FILE)")
+    else:
+        lines.append(
+            f"leakage     {identical} identical, {len(report.leaks) - identical} near-identical "
+            f"(similarity ≥ {report.near:.2f}) to training examples"
+        )
     for leak in report.leaks[:10]:
         lines.append(
             f"  {leak.case_id}  {leak.utterance!r} ~ {leak.example!r} "

@@ -282,6 +282,7 @@ def test_cli_coverage_reads_a_rasa_servers_domain(tmp_path: Path) -> None:
     )
     # the same entity figures as from the training file: payment is never annotated there
     assert "entities    untested: -; not in bot: payment" in done.stdout
+    assert "leakage     not checked: no training examples listed" in done.stdout
     doc = json.loads((tmp_path / "c.json").read_text(encoding="utf-8"))
     assert doc["entities_listed"] is True and doc["unknown"] == []
     assert wrong.returncode == 2 and "cannot list the engine's intents" in wrong.stderr
