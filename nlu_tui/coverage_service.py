@@ -71,9 +71,11 @@ def _inventory(request: CoverageRequest) -> tuple[Inventory, str | None]:
             if source is None:
                 listed = _listed(resolved)
                 if listed is None:
+                    note = resolved.engine.inventory_note
                     raise InputError(
                         f"engine {resolved.name!r} ({resolved.engine.type_name}) does not list "
-                        "its intents here; give its training data with --training FILE",
+                        f"its intents here{f' ({note})' if note else ''}; give its training "
+                        "data with --training FILE",
                         field="--engine",
                     )
                 return listed, engine_name

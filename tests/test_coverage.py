@@ -204,9 +204,10 @@ def test_cli_coverage_refuses_what_it_cannot_use(tmp_path: Path) -> None:
         env={**os.environ, "W_TOKEN": "abc123456789", "NLU_TUI_DATA_DIR": str(tmp_path / "d")},
     )
     assert vendor.returncode == 2
-    assert "does not list its intents here; give its training data with --training" in (
-        vendor.stderr
-    )
+    assert (
+        "does not list its intents here (LUIS lists an app's intents only to its authoring key, "
+        "not the prediction key); give its training data with --training FILE"
+    ) in vendor.stderr
     given = _cli(
         tmp_path, "coverage", suite, "--training", str(SAMPLE / "banking_bot.nlu.yml"), "--no-run"
     )

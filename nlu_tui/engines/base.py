@@ -88,6 +88,8 @@ class Engine(abc.ABC):
     """Base of every engine. ``open`` receives the run's shared HTTP client (None if unused)."""
 
     type_name: str = ""
+    inventory_note: str = ""
+    """Why :meth:`list_intents` cannot list the bot's intents, for coverage's message."""
     capabilities: Capabilities = Capabilities()
 
     async def open(self, client: httpx.AsyncClient | None) -> None:

@@ -67,6 +67,7 @@ class KoreEngine(HttpEngine):
     threshold settings, for the CSV report's header)."""
 
     type_name = "kore"
+    inventory_note = "Kore.ai gives a bot's intents only through an asynchronous bot export"
     capabilities = Capabilities(parent_intent_context=True, http=True)
 
     def __init__(self, settings: Mapping[str, Any]) -> None:
