@@ -667,5 +667,5 @@ def write_rasa_parts(
         from nlu_tui.reports.rasa_plots import write_plots
 
         written += write_plots(directory, plots)
-    written.append(_dump(directory / SPEC_FILE, rasa_spec(options)))
+    written.append(_dump(directory / SPEC_FILE, rasa_spec(options, prepared.options)))
     return written

@@ -803,6 +803,16 @@ class ResultsPane(Vertical):
         default_dir = export_dir(self.app, data.record.suite_path)
         self.app.push_screen(ExportDialog(formats, default_dir, f"run-{data.record.id}"), chosen)
 
+    def action_slices(self) -> None:
+        """The run's figures per tag, intent kind and parent intent (as ``nlu-tui show``)."""
+        from nlu_tui.scoring.slices import slice_lines, slices
+        from nlu_tui.ui.screens.slices_dialog import SlicesScreen
+
+        if self.data is None:
+            return
+        lines = slice_lines(slices(self.data.rows))
+        self.app.push_screen(SlicesScreen(self.data.record.id, lines))
+
     def palette_commands(self) -> list[PaletteCommand]:
         if self.data is None and self.session is None:
             return []
@@ -839,6 +849,13 @@ class ResultsPane(Vertical):
             commands.append(
                 PaletteCommand(
                     "results: Export…", self.action_export, "Write the run in any report format"
+                )
+            )
+            commands.append(
+                PaletteCommand(
+                    "results: Slices",
+                    self.action_slices,
+                    "Precision, recall and F1 per tag, intent kind and parent intent",
                 )
             )
         if self.data is not None and self.data.stability is not None:
