@@ -121,3 +121,17 @@ def test_each_export_states_its_definitions_and_settings(
     assert {"negative_intent", "several_intents", "engine_errors", "entity_match"} <= set(
         compared["settings"]
     )
+
+
+def test_rasa_folder_file_names_are_portable(
+    stored_run: tuple[Path, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The embedded engine's extractors are named ``embedded:regex`` etc.; their report files
+    must not carry the colon (invalid on Windows and refused by CI artifact uploads)."""
+    data_dir, run_id = stored_run
+    monkeypatch.setenv("NLU_TUI_DATA_DIR", str(data_dir))
+    out = tmp_path / "rasa"
+    assert cli(["show", run_id, "-f", "rasa", "-o", str(out)]) == 0
+    names = sorted(p.name for p in out.iterdir())
+    assert "embedded_regex_report.json" in names, names
+    assert not [n for n in names if set(n) & set('<>:"\\|?*')], names

@@ -7,6 +7,7 @@ through :mod:`nlu_tui.workspace`; this widget only shows results and asks the qu
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from rich.console import Group
 from rich.markup import escape
@@ -313,8 +314,41 @@ class SuitesPanel(Vertical):
             if path is not None:
                 self.notify(escape(f"Imported as {path.name}"))
                 self.post_message(WorkspaceChanged(select=path))
+                self._plan_first_runs(path)
 
         self.app.push_screen(ImportScreen(), imported)
+
+    @work(thread=True, group="first-runs", exit_on_error=False, description="first runs")
+    def _plan_first_runs(self, path: Path) -> None:
+        """A new suite runs at once against both versions of the engine configured for it
+        (``nlu_tui.first_runs``), as Kore.ai starts a new test suite's runs."""
+        from nlu_tui.first_runs import plan_first_runs
+
+        plan = plan_first_runs(path, self.workspace.root)
+        if not plan:
+            if "no engine profile" not in plan.reason:  # nothing configured: nothing to say
+                self.app.call_from_thread(self.notify, escape(plan.reason), severity="warning")
+            return
+        try:
+            suite = self.workspace.load(path)
+        except Exception as exc:
+            self.app.call_from_thread(self.notify, escape(str(exc)), severity="error")
+            return
+        if suite.cases:
+            self.app.call_from_thread(self._start_first_runs, suite, plan)
+
+    def _start_first_runs(self, suite: Suite, plan: Any) -> None:
+        from nlu_tui.first_runs import NOTE
+        from nlu_tui.ui.widgets.runs_pane import RunsPane
+
+        panes = self.screen.query(RunsPane)
+        if not panes:
+            self.notify("The Runs pane is not there: no first runs.", severity="warning")
+            return
+        self.notify(escape(f"First runs of {suite.name}: {plan.reason}"), timeout=6)
+        for engine in plan.engines:
+            for stage in plan.stages:
+                panes.first().start_run(suite, engine, stage, NOTE)
 
     def action_coverage(self) -> None:
         """Open the coverage and health view of the selected suite."""
