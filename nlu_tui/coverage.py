@@ -53,6 +53,9 @@ class Inventory:
     """(text, intent) of every training example."""
     kinds: dict[str, IntentKind] = field(default_factory=dict)
     traits: list[str] = field(default_factory=list)
+    entities_listed: bool = True
+    """False when the source lists no entities (a vendor engine's intents only): the suite's
+    entities are then not reported as missing from the bot."""
 
     @classmethod
     def from_training(cls, data: Any, source: str) -> Inventory:
@@ -126,6 +129,10 @@ class Coverage:
     near: float
     traits_untested: list[str] = field(default_factory=list)
     """Traits of the bot no case expects."""
+    entities_listed: bool = True
+    """False when the inventory lists no entities: the entity lines say nothing then."""
+    examples_listed: bool = True
+    """False when the inventory lists no training examples: leakage was not checked."""
     kinds: dict[str, dict[str, int]] = field(default_factory=dict)
     """Per intent kind (dialog, faq, small_talk): intents in the inventory and tested."""
     run_id: str | None = None
@@ -200,6 +207,8 @@ class Coverage:
             "unknown": [{"intent": i, "cases": n} for i, n in self.unknown],
             "entities_untested": self.entities_untested,
             "entities_unknown": self.entities_unknown,
+            "entities_listed": self.entities_listed,
+            "examples_listed": self.examples_listed,
             "traits_untested": self.traits_untested,
             "kinds": self.kinds,
             "leakage": {
@@ -334,7 +343,11 @@ def coverage(
         under_tested=under,
         unknown=unknown,
         entities_untested=[e for e in inventory.entities if e not in suite_entities],
-        entities_unknown=sorted(suite_entities - set(inventory.entities)),
+        entities_unknown=(
+            sorted(suite_entities - set(inventory.entities)) if inventory.entities_listed else []
+        ),
+        entities_listed=inventory.entities_listed,
+        examples_listed=bool(inventory.examples),
         traits_untested=[t for t in inventory.traits if t not in suite_traits],
         leaks=find_leaks(suite.cases, inventory.examples, near),
         min_cases=min_cases,

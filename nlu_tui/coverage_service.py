@@ -71,9 +71,11 @@ def _inventory(request: CoverageRequest) -> tuple[Inventory, str | None]:
             if source is None:
                 listed = _listed(resolved)
                 if listed is None:
+                    note = resolved.engine.inventory_note
                     raise InputError(
                         f"engine {resolved.name!r} ({resolved.engine.type_name}) does not list "
-                        "its intents here; give its training data with --training FILE",
+                        f"its intents here{f' ({note})' if note else ''}; give its training "
+                        "data with --training FILE",
                         field="--engine",
                     )
                 return listed, engine_name
@@ -95,15 +97,16 @@ def _listed(resolved: Any) -> Inventory | None:
 
     engine: Engine = resolved.engine
 
-    async def ask() -> list[tuple[str, list[str]]] | None:
+    async def ask() -> tuple[list[tuple[str, list[str]]] | None, list[str] | None]:
         await engine.open(None)
         try:
-            return await engine.list_intents()
+            intents = await engine.list_intents()
+            return intents, (await engine.list_entities()) if intents is not None else None
         finally:
             await engine.close()
 
     try:
-        listed = asyncio.run(ask())
+        listed, entities = asyncio.run(ask())
     except NluTuiError as exc:
         raise InputError(
             resolved.redact(f"cannot list the engine's intents: {exc}"), field="--engine"
@@ -118,6 +121,8 @@ def _listed(resolved: Any) -> Inventory | None:
     return Inventory(
         source=f"{resolved.name} (intents listed by the engine)",
         intents=[name for name, _phrases in listed],
+        entities=list(entities or []),
+        entities_listed=entities is not None,
         examples=[(text, name) for name, phrases in listed for text in phrases],
     )
 
@@ -196,17 +201,27 @@ def coverage_text(report: Coverage) -> str:
     if report.unknown:
         unknown = [f"{name} ({n})" for name, n in report.unknown]
         lines.append(f"not in bot  {_names(unknown)}")
-    lines.append(
-        f"entities    untested: {_names(report.entities_untested) or '-'}"
-        + (f"; not in bot: {_names(report.entities_unknown)}" if report.entities_unknown else "")
-    )
+    if report.entities_listed:
+        lines.append(
+            f"entities    untested: {_names(report.entities_untested) or '-'}"
+            + (
+                f"; not in bot: {_names(report.entities_unknown)}"
+                if report.entities_unknown
+                else ""
+            )
+        )
+    else:
+        lines.append("entities    not listed by the engine (give --training FILE to check them)")
     if report.traits_untested:
         lines.append(f"traits      untested: {_names(report.traits_untested)}")
     identical = sum(1 for leak in report.leaks if leak.identical)
-    lines.append(
-        f"leakage     {identical} identical, {len(report.leaks) - identical} near-identical "
-        f"(similarity ≥ {report.near:.2f}) to training examples"
-    )
+    if not report.examples_listed:
+        lines.append("leakage     not checked: no training examples listed (give --training FILE)")
+    else:
+        lines.append(
+            f"leakage     {identical} identical, {len(report.leaks) - identical} near-identical "
+            f"(similarity ≥ {report.near:.2f}) to training examples"
+        )
     for leak in report.leaks[:10]:
         lines.append(
             f"  {leak.case_id}  {leak.utterance!r} ~ {leak.example!r} "

@@ -112,7 +112,7 @@ def read_tracker_store(url: str, table: str = "events") -> list[tuple[str, dict[
     except ImportError as exc:  # the dialect's driver (psycopg2, pymysql...) is not installed
         raise InputError(
             f"the database driver {exc.name or ''!s} is not installed; install it in nlu-tui's "
-            "environment (e.g. pip install 'psycopg[binary]' for postgresql://)",
+            "environment (postgresql:// and sqlite:// need nothing more)",
             field="URL",
         ) from None
     except (ArgumentError, NoSuchModuleError, ValueError) as exc:

@@ -48,6 +48,8 @@ class SuiteInfo:
     """The F1 of the latest complete run (see :class:`LastRuns`)."""
     last_partial: tuple[int, int] | None = None
     """The latest run's (done, total) when it did not complete."""
+    last_passed: tuple[int, int] | None = None
+    """A conversation suite's latest run: (test cases passed, test cases)."""
     read_only: bool = False
     error: str | None = None
     kind: str = "suite"
@@ -422,6 +424,7 @@ def _conversation_info(path: Path, last: LastRuns) -> SuiteInfo:
         kind="e2e",
         last_status=last.status,
         last_partial=last.partial,
+        last_passed=last.passed,
     )
 
 
@@ -491,6 +494,8 @@ class LastRuns:
     status: str | None = None
     f1: float | None = None
     partial: tuple[int, int] | None = None
+    passed: tuple[int, int] | None = None
+    """(passed, total) of the latest run whose units pass or fail (conversation test cases)."""
 
 
 COMPLETE_STATUSES = ("success", "success_with_warning")
@@ -528,7 +533,8 @@ def last_runs_by_suite() -> dict[str, LastRuns]:
     latest: dict[str, LastRuns] = {}
     for path, record in newest.items():
         partial = (record.done, record.total) if record.done < record.total else None
-        latest[path] = LastRuns(str(record.status), complete_f1.get(path), partial)
+        passed = (record.passed, record.total) if record.kind != "suite" else None
+        latest[path] = LastRuns(str(record.status), complete_f1.get(path), partial, passed)
     return latest
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import struct
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -161,6 +162,18 @@ def test_stories_report_the_failed_stories_of_rasa_test_core(
     for label, row in rasas.items():
         assert mine[label] == pytest.approx(row), label
     assert "Correct:          4 / 7" in printed
+    # the story confusion matrix, drawn as Rasa draws it (20 x 20 inches, tight box)
+    ours_size = _png_size(out / "story_confusion_matrix.png")
+    rasa_size = _png_size(rasa_core_out / "story_confusion_matrix.png")
+    for mine_px, theirs_px in zip(ours_size, rasa_size, strict=True):
+        assert abs(mine_px - theirs_px) <= 0.1 * theirs_px, (ours_size, rasa_size)
+
+
+def _png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
+    width, height = struct.unpack(">II", data[16:24])
+    return int(width), int(height)
 
 
 def test_e2e_passes_and_failures_are_those_written(

@@ -255,6 +255,7 @@ def test_cancel_keeps_finished_test_cases_and_resume_sends_only_the_rest(
     assert len(items) == 9 and sum(i.outcome == "passed" for i in items) == 3
     later = {s for s, _, _ in state.messages[sent_before:]}
     assert not later & first_senders
+    assert len(later) == 9 - 2  # one conversation per test case not stored, no more
 
 
 @pytest.mark.slow
@@ -311,6 +312,11 @@ def test_sigkill_mid_run_then_resume_never_repeats_a_stored_conversation(
     assert final.status == RunStatus.SUCCESS and final.done == 9 and final.passed == 3
     later_senders = {s for s, _, _ in state.messages[sent_before:]}
     assert not later_senders & kept_senders
+    # the resume held exactly one conversation per test case not stored before the kill
+    assert len(later_senders) == 9 - len(kept)
+    kept_by_case = {i.item_id: i.data["sender_id"] for i in kept}
+    after = {i.item_id: i.data["sender_id"] for i in RunStore(store_path).load_items(run.id)}
+    assert {k: after[k] for k in kept_by_case} == kept_by_case
     # every stored test case was run in exactly one conversation before the kill
     resumed_items = RunStore(store_path).load_items(run.id)
     assert {i.data["sender_id"] for i in resumed_items} >= kept_senders

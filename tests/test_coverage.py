@@ -204,9 +204,10 @@ def test_cli_coverage_refuses_what_it_cannot_use(tmp_path: Path) -> None:
         env={**os.environ, "W_TOKEN": "abc123456789", "NLU_TUI_DATA_DIR": str(tmp_path / "d")},
     )
     assert vendor.returncode == 2
-    assert "does not list its intents here; give its training data with --training" in (
-        vendor.stderr
-    )
+    assert (
+        "does not list its intents here (LUIS lists an app's intents only to its authoring key, "
+        "not the prediction key); give its training data with --training FILE"
+    ) in vendor.stderr
     given = _cli(
         tmp_path, "coverage", suite, "--training", str(SAMPLE / "banking_bot.nlu.yml"), "--no-run"
     )
@@ -242,3 +243,87 @@ def test_cli_coverage_reads_the_intents_a_vendor_engine_lists(tmp_path: Path) ->
     # check_balance: five cases, and one accepting report_fraud | faq/ask_fees | check_balance
     assert doc["tested"] == {"check_balance": 6, "pay_bill": 5, "wire_abroad": 0}
     assert len(doc["unknown"]) == 15  # the sample bot's other intents: not in this app
+
+
+def test_cli_coverage_reads_a_rasa_servers_domain(tmp_path: Path) -> None:
+    """A Rasa engine lists its model's intents and entities (``GET /domain``); here the sample
+    bot served by ``nlu-tui serve`` (Rasa's HTTP API), so the figures are those of its data."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "nlu_tui", "serve", "--nlu", str(SAMPLE / "banking_bot.nlu.yml"),
+         "--port", "0", "--auth-token-env", "SERVE_TOKEN"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "SERVE_TOKEN": "t0ken-4242", "NLU_TUI_DATA_DIR": str(tmp_path / "d")},
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        url = line.split("listening on ", 1)[1].split(" ", 1)[0]
+        (tmp_path / "engines.yaml").write_text(
+            f"engines:\n  bot:\n    type: rasa\n    url: {url}\n    token: ${{SERVE_TOKEN}}\n",
+            encoding="utf-8",
+        )
+        done = subprocess.run(
+            [sys.executable, "-m", "nlu_tui", "coverage", str(SAMPLE / "banking_bot.suite.yaml"),
+             "--engine", "bot", "--no-run", "--json", "c.json"],
+            capture_output=True, text=True, timeout=120, cwd=tmp_path,
+            env={**os.environ, "SERVE_TOKEN": "t0ken-4242", "NLU_TUI_DATA_DIR": str(tmp_path / "d")},
+        )  # fmt: skip
+        wrong = subprocess.run(
+            [sys.executable, "-m", "nlu_tui", "coverage", str(SAMPLE / "banking_bot.suite.yaml"),
+             "--engine", "bot", "--no-run"],
+            capture_output=True, text=True, timeout=120, cwd=tmp_path,
+            env={**os.environ, "SERVE_TOKEN": "wrong-0000", "NLU_TUI_DATA_DIR": str(tmp_path / "d")},
+        )  # fmt: skip
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    assert done.returncode == 0, done.stderr
+    assert "against bot (intents listed by the engine): 17 intents, 17 tested (100.0%)" in (
+        done.stdout
+    )
+    # the same entity figures as from the training file: payment is never annotated there
+    assert "entities    untested: -; not in bot: payment" in done.stdout
+    assert "leakage     not checked: no training examples listed" in done.stdout
+    doc = json.loads((tmp_path / "c.json").read_text(encoding="utf-8"))
+    assert doc["entities_listed"] is True and doc["unknown"] == []
+    assert wrong.returncode == 2 and "cannot list the engine's intents" in wrong.stderr
+    assert "wrong-0000" not in wrong.stderr
+
+
+@pytest.mark.rasa
+@pytest.mark.slow
+def test_cli_coverage_reads_the_domain_of_a_real_rasa(tmp_path: Path) -> None:
+    """The real Rasa 3.6 serving the sample bot (tests/peers/bot): its ``GET /domain`` is the
+    inventory (the bot's nine intents and two entities, as its domain.yml lists them; Rasa's
+    own default intents are not in the answer)."""
+    from rasa_peer import RASA, served
+
+    if not RASA.exists():
+        pytest.skip(f"no Rasa peer at {RASA}: run tests/peers/setup_rasa.sh (needs Python 3.10)")
+    setup = subprocess.run(
+        ["bash", str(ROOT / "tests" / "peers" / "setup_bot.sh")],
+        capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    assert setup.returncode == 0, setup.stdout + setup.stderr
+    model = setup.stdout.strip().splitlines()[-1]
+    (tmp_path / "bot.suite.yaml").write_text(
+        "nlu_tui_suite: 1\nname: bot\ncases:\n"
+        "  - {utterance: hello, intents: [greet]}\n"
+        "  - {utterance: bye, intents: [goodbye]}\n"
+        "  - {utterance: a table for two, intents: [book_table],"
+        " entities: [{name: people, value: two}]}\n"
+        "  - {utterance: play a song, intents: [play_music]}\n",
+        encoding="utf-8",
+    )
+    env = {**os.environ, "RASA_TELEMETRY_ENABLED": "false", "HOME": str(tmp_path)}
+    with served(tmp_path, env, model) as url:
+        done = _cli(tmp_path, "coverage", "bot.suite.yaml", "--engine", f"rasa:{url}", "--no-run",
+                    "--min-cases", "1", "--json", "c.json")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    doc = json.loads((tmp_path / "c.json").read_text(encoding="utf-8"))
+    domain = ["greet", "goodbye", "affirm", "deny", "mood_great", "mood_unhappy", "book_table",
+              "inform", "bot_challenge"]  # fmt: skip
+    assert sorted(doc["tested"]) == sorted(domain)  # Rasa lists them sorted, no defaults
+    assert sorted(doc["untested"]) == sorted(set(domain) - {"greet", "goodbye", "book_table"})
+    assert doc["unknown"] == [{"intent": "play_music", "cases": 1}]
+    assert (doc["entities_untested"], doc["entities_unknown"]) == (["cuisine"], [])

@@ -154,3 +154,80 @@ def test_run_against_loopback_llm_scores_and_reports_bad_answers(tmp_path: Path)
     assert results["what is in savings"]["result"] == "TP"
     assert results["yep"]["result"] == "ERROR"
     assert "not a JSON object: 'Sure! The intent is probably affirm.'" in results["yep"]["error"]
+
+
+def test_parent_intent_context_reaches_the_prompt_in_a_real_run(tmp_path: Path) -> None:
+    """A case's parent-intent path goes into a second system message (the utterance stays the
+    bare user message); follow-up intents are marked in the instructions. The loopback model
+    answers the follow-up intent only when it was told the context, so the case with the
+    parent path passes and the same words without it do not."""
+
+    def answer(request: Request) -> Reply:
+        system = [m["content"] for m in request.messages if m["role"] == "system"]
+        if len(system) == 2 and "Follow-up intents of 'transfer_money': confirm_transfer" in (
+            system[1]
+        ):
+            return Reply('{"intent": "confirm_transfer", "confidence": 0.9}')
+        return Reply('{"intent": "affirm", "confidence": 0.6}')
+
+    suite = tmp_path / "s.suite.yaml"
+    suite.write_text(
+        "nlu_tui_suite: 1\nname: ctx\ncases:\n"
+        "  - utterance: yes go ahead\n    intents: [confirm_transfer]\n"
+        "    parent_intents: [transfer_money]\n"
+        "  - utterance: yes go ahead now\n    intents: [confirm_transfer]\n",
+        encoding="utf-8",
+    )
+    peer = LLMPeer(answer)
+    with peer.serving() as url:
+        env = {
+            **os.environ,
+            "NLU_TUI_DATA_DIR": str(tmp_path / "data"),
+            "NLU_TUI_CONFIG_DIR": str(tmp_path / "config"),
+        }
+        (tmp_path / "engines.yaml").write_text(
+            f"engines:\n  llm-bot:\n    type: llm\n    nlu: {MINI}\n    base_url: {url}\n"
+            "    model: tiny\n    concurrency: 1\n    retries: 0\n",
+            encoding="utf-8",
+        )
+        report = tmp_path / "report.json"
+        subprocess.run(
+            [
+                *(sys.executable, "-m", "nlu_tui", "run", str(suite)),
+                *("--engine", "llm-bot", "--json", str(report)),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=tmp_path,
+            env=env,
+        )
+    by_text = {r.last_user: r for r in peer.requests}
+    with_parent, without = by_text["yes go ahead"], by_text["yes go ahead now"]
+    assert [m["role"] for m in with_parent.messages] == ["system", "system", "user"]
+    assert with_parent.messages[1]["content"] == (
+        "Conversation context: the user is answering inside the intent 'transfer_money' "
+        "(context path: transfer_money).\nFollow-up intents of 'transfer_money': "
+        "confirm_transfer. Prefer one of them when the message fits it; otherwise classify "
+        "the message as usual."
+    )
+    assert [m["role"] for m in without.messages] == ["system", "user"]
+    instructions = with_parent.messages[0]["content"]
+    assert "- confirm_transfer (follow-up of transfer_money)\n" in instructions
+    assert "- transfer_money\n" in instructions
+    results = {r["utterance"]: r for r in json.loads(report.read_text(encoding="utf-8"))["results"]}
+    assert results["yes go ahead"]["result"] == "TP"
+    assert results["yes go ahead now"]["result"] != "TP"
+
+
+async def test_context_message_of_a_parent_without_follow_ups(tmp_path: Path) -> None:
+    peer = LLMPeer([Reply('{"intent": "greet", "confidence": 1}')])
+    with peer.serving() as url:
+        engine = create_engine("llm", {"nlu": str(MINI), "base_url": url, "model": "m"})
+        assert engine.capabilities.parent_intent_context
+        await engine.open(None)
+        await engine.parse("hi", ParseContext(parent_intents=["greet", "affirm"]))
+        await engine.close()
+    context = peer.requests[0].messages[1]["content"]
+    assert "inside the intent 'affirm' (context path: greet > affirm)" in context
+    assert "'affirm' has no follow-up intents" in context

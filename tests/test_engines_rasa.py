@@ -273,3 +273,61 @@ async def test_profile_secret_never_shows(
     assert "HTTP Request" in caplog.text  # httpx did log the requests...
     for text in shown:
         assert TOKEN not in text  # ...but never the token
+
+
+async def test_the_domain_lists_the_intents_and_entities(server: RunningServer) -> None:
+    """``GET /domain`` (JSON, with the token) is the bot's inventory for coverage."""
+    engine = create_engine("rasa", {"url": server.url, "token": TOKEN, SECRET_VALUES_KEY: [TOKEN]})
+    async with httpx.AsyncClient() as client:
+        await engine.open(client)
+        intents = await engine.list_intents()
+        entities = await engine.list_entities()
+        await engine.close()
+        yaml_answer = await client.get(
+            f"{server.url}/domain", params={"token": TOKEN}, headers={"Accept": "application/x-yml"}
+        )
+        refused = await client.get(f"{server.url}/domain", params={"token": TOKEN},
+                                   headers={"Accept": "text/html"})  # fmt: skip
+        no_token = await client.get(f"{server.url}/domain")
+    from nlu_tui.formats.rasa_yaml import load_training_data
+
+    data = load_training_data(MINI)
+    assert intents == [(name, []) for name in data.intents] and len(data.intents) >= 4
+    assert entities == data.entity_names and {"amount", "payee", "account"} <= set(entities)
+    assert yaml_answer.status_code == 200 and "intents:" in yaml_answer.text
+    assert refused.status_code == 406 and no_token.status_code == 401
+
+
+async def test_a_rasa_domain_in_its_documented_shapes() -> None:
+    """Rasa 3 writes an intent or entity as a name or as ``{name: {properties}}``; a missing
+    Accept header or a 409 (no model loaded) is an error, not an empty inventory."""
+    from vendor_peer import Seen, VendorPeer
+
+    def answer(seen: Seen) -> tuple[int, dict[str, str], object]:
+        if seen.path == "/version":
+            return 200, {}, {"version": "3.6.21", "minimum_compatible_version": "3.6.21"}
+        assert seen.path == "/domain" and seen.header("Accept") == "application/json"
+        assert seen.header("Authorization") == "Bearer jwt-0000"
+        return 200, {}, {
+            "version": "3.1",
+            "intents": ["greet", {"inform": {"use_entities": ["city"]}}, {"bye": {}}, "greet"],
+            "entities": ["city", {"account": {"roles": ["source", "destination"]}}],
+            "slots": {}, "responses": {}, "actions": [], "forms": {}, "e2e_actions": [],
+        }  # fmt: skip
+
+    with VendorPeer(answer) as peer:
+        engine = create_engine("rasa", {"url": peer.url, "jwt": "jwt-0000"})
+        await engine.open(None)
+        assert await engine.list_intents() == [("greet", []), ("inform", []), ("bye", [])]
+        assert await engine.list_entities() == ["city", "account"]
+        await engine.close()
+    conflict = {"version": "3.6.21", "status": "failure", "reason": "Conflict", "code": 409,
+                "message": "No agent loaded. To continue processing, a model of a trained agent "
+                "needs to be loaded."}  # fmt: skip
+    with VendorPeer(answer, script=[(200, {}, {"version": "3.6.21"}), (409, {}, conflict)]) as peer:
+        engine = create_engine("rasa", {"url": peer.url, "jwt": "jwt-0000"})
+        await engine.open(None)
+        with pytest.raises(httpx.HTTPStatusError) as caught:
+            await engine.list_intents()
+        await engine.close()
+    assert caught.value.response.status_code == 409

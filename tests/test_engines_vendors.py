@@ -857,3 +857,53 @@ async def test_lex_keys_from_a_credentials_file_beside_the_profile(tmp_path: Pat
     )
     with pytest.raises(InputError, match=r"credentials_file has no \[missing\] section"):
         resolve_engine("bot", workspace=tmp_path)
+
+
+async def test_lex_lists_the_aliass_intents_through_the_signed_model_building_api() -> None:
+    """DescribeBotAlias (the alias's version), then every page of ListIntents for that version
+    and locale (paths and fields from botocore's lexv2-models model), each request SigV4-signed
+    and checked by the stand-in; FallbackIntent is no intent and left out."""
+    pages = {
+        None: {"botId": "ABCDEFGHIJ", "botVersion": "3", "localeId": "en_US", "nextToken": "p2",
+               "intentSummaries": [{"intentId": "I1", "intentName": "BookHotel"},
+                                   {"intentId": "I2", "intentName": "FallbackIntent"}]},
+        "p2": {"botId": "ABCDEFGHIJ", "botVersion": "3", "localeId": "en_US",
+               "intentSummaries": [{"intentId": "I3", "intentName": "BookCar"}]},
+    }  # fmt: skip
+    peer: VendorPeer
+
+    def reply(seen: Seen) -> Answer:
+        problem = verify_sigv4(seen, peer.url)
+        if problem:
+            return 403, {"x-amzn-ErrorType": "AccessDeniedException"}, {"message": problem}
+        if seen.method == "GET" and seen.path == "/bots/ABCDEFGHIJ/botaliases/PRODALIAS1/":
+            return 200, {}, {"botAliasId": "PRODALIAS1", "botVersion": "3", "botId": "ABCDEFGHIJ"}
+        if seen.method == "POST" and seen.path == (
+            "/bots/ABCDEFGHIJ/botversions/3/botlocales/en_US/intents/"
+        ):
+            return 200, {}, pages[seen.json().get("nextToken")]
+        return 404, {"x-amzn-ErrorType": "ResourceNotFoundException"}, {"message": "no such bot"}
+
+    peer = VendorPeer(reply)
+    with peer:
+        engine = _lex("http://127.0.0.1:9", models_url=peer.url, bot_alias_id="PRODALIAS1")
+        listed = await engine.list_intents()
+        wrong = _lex("http://127.0.0.1:9", models_url=peer.url, bot_alias_id="PRODALIAS1",
+                     secret="not-the-right-secret-key-000")  # fmt: skip
+        with pytest.raises(EngineError) as refused:
+            await wrong.list_intents()
+        missing = _lex("http://127.0.0.1:9", models_url=peer.url, bot_alias_id="NOALIAS000")
+        with pytest.raises(EngineError) as not_found:
+            await missing.list_intents()
+        for e in (engine, wrong, missing):
+            await e.close()
+    assert listed == [("BookHotel", []), ("BookCar", [])]
+    describe, first, second = peer.seen[:3]
+    assert (describe.method, describe.body) == ("GET", b"")
+    assert first.json() == {"maxResults": 1000} and second.json() == {
+        "maxResults": 1000,
+        "nextToken": "p2",
+    }
+    assert "DescribeBotAlias and ListIntents" in str(refused.value)
+    assert "not-the-right-secret-key-000" not in str(refused.value)
+    assert "no such bot, alias or locale" in str(not_found.value)

@@ -149,6 +149,7 @@ def _cli(tmp_path: Path, *args: str, url: str | None) -> subprocess.CompletedPro
         timeout=120,
         cwd=tmp_path,
         env=env,
+        stdin=subprocess.DEVNULL,  # not a terminal: no review, as in CI
     )
 
 
@@ -160,7 +161,7 @@ def test_cli_generate_adds_clean_cases(tmp_path: Path) -> None:
                    "--add", url=url)  # fmt: skip
     assert ran.returncode == 0, ran.stderr
     assert "4 proposals for check_balance from gen-model" in ran.stdout
-    assert "  2 ! check my balance" in ran.stdout
+    assert "  2 ✗! check my balance" in ran.stdout  # flagged: not added
     assert "added 2 case(s)" in ran.stdout
     utterances = [c.utterance for c in load_suite(suite_path).cases]
     assert ROUND_1[0]["utterance"] in utterances and ROUND_1[3]["utterance"] in utterances
@@ -184,3 +185,28 @@ def test_cli_unknown_intent_and_llm_error(tmp_path: Path) -> None:
         ran = _cli(tmp_path, str(suite_path), "--intent", "check_balance", url=url)
     assert ran.returncode != 0 and "not valid JSON" in ran.stderr
     assert load_suite(suite_path) == load_suite(SAMPLES / "banking_bot.suite.yaml")
+
+
+def test_a_rephrased_repeat_of_a_rejected_proposal_is_flagged(tmp_path: Path) -> None:
+    suite = load_suite(_suite(tmp_path))
+    peer = LLMPeer(
+        [
+            Reply(json.dumps(["yo whats left on my card", "balance of the joint account pls"])),
+            Reply(json.dumps(["yo whats left on my cards", "how much is in savings right now"])),
+        ]
+    )
+    generator = CaseGenerator("check_balance", suite, None, count=2)
+
+    async def two_rounds() -> None:
+        async with ChatClient(_config(url)) as client:
+            await generator.generate(client)
+            generator.set_accepted(0, False)
+            await generator.generate(client)
+
+    with peer.serving() as url:
+        asyncio.run(two_rounds())
+    flags = {p.utterance: p.flags for p in generator.proposals}
+    assert flags["yo whats left on my cards"] == [
+        "98% like the rejected proposal 'yo whats left on my card'"
+    ]
+    assert flags["how much is in savings right now"] == []

@@ -425,3 +425,36 @@ def test_an_expected_entity_with_only_a_value_is_placed_where_an_export_would_pl
     placed, unplaced = target_entities(case)
     assert (placed["start"], placed["end"]) == (7, 18)
     assert unplaced["start"] is None and unplaced["end"] is None
+
+
+def test_roles_and_groups_of_an_imported_rasa_file_label_the_tokens(tmp_path: Path) -> None:
+    """Roles and groups read from Rasa YAML (``[Berlin]{"entity": "city", "role": "from"}``)
+    reach the token labels as Rasa's reader gives them to ``evaluate_entities``
+    (``type[.group][.role]``): a right type with the wrong role is a confusion between the two
+    labels, not a hit; the engine's own role and group come from its answer."""
+    from nlu_tui.formats.registry import import_suite
+
+    data = tmp_path / "test.yml"
+    data.write_text(
+        'version: "3.1"\nnlu:\n- intent: fly\n  examples: |\n'
+        '    - fly from [Berlin]{"entity": "city", "role": "from"} to '
+        '[LA]{"entity": "city", "role": "to", "group": "1"}\n',
+        encoding="utf-8",
+    )
+    (case,) = import_suite(data).suite.cases
+    text = case.utterance  # "fly from Berlin to LA"
+    found = [
+        {"entity": "city", "start": 9, "end": 15, "value": "Berlin", "role": "to",
+         "extractor": "DIETClassifier", "confidence_entity": 0.9, "confidence_role": 0.6},
+        {"entity": "city", "start": 19, "end": 21, "value": "LA", "role": "to", "group": "1",
+         "extractor": "DIETClassifier", "confidence_entity": 0.8},
+    ]  # fmt: skip
+    answer = _answer(text, "fly", [("fly", 0.9), ("greet", 0.1)], entities=found)
+    write_reports({"rasa": tmp_path / "out"}, META, [_row(case, answer)], rasa=NO_PLOTS)
+    report = json.loads((tmp_path / "out" / "DIETClassifier_report.json").read_text())
+    labels = set(report) - {"accuracy", "micro avg", "macro avg", "weighted avg"}
+    assert labels == {"city.from", "city.1.to"}
+    assert report["city.from"]["recall"] == 0.0
+    assert report["city.from"]["confused_with"] == {"city.to": 1}
+    assert report["city.1.to"]["f1-score"] == 1.0
+    assert report["accuracy"] == pytest.approx(4 / 5)  # fly from [Berlin] to LA

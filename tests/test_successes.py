@@ -106,19 +106,35 @@ def test_cli_imports_a_sqlite_store_and_refuses_bad_input(tmp_path: Path) -> Non
     assert secret.returncode == 2 and "environment variable NO_SUCH_PW is not set" in secret.stderr
     no_driver = _cli(
         tmp_path,
-        "data", "successes", "postgresql://u:${PW}@127.0.0.1:1/db", "--out", "t.yaml",
+        "data", "successes", "mysql://u:${PW}@127.0.0.1:1/db", "--out", "t.yaml",
         env={"PW": "s3cret-pw-0042"},
     )  # fmt: skip
-    assert no_driver.returncode == 2 and "database driver psycopg is not installed" in (
+    assert no_driver.returncode == 2 and "database driver MySQLdb is not installed" in (
         no_driver.stderr
     )
     assert "s3cret-pw-0042" not in no_driver.stderr + no_driver.stdout
     assert not (tmp_path / "t.suite.yaml").exists()
 
 
-@pytest.mark.rasa
-@pytest.mark.slow
-def test_import_from_a_tracker_store_written_by_real_rasa(tmp_path: Path) -> None:
+TALK = {
+    "alice": ["hello", "I am feeling very good", "bye"],
+    "bob": ["hi", "are you a bot?"],
+    "carol": ["wonderful"],
+}
+"""What the users say to the real Rasa; carol's lone "wonderful" (mood_great with no
+greeting: no story) falls back in Rasa."""
+EXPECTED = {
+    "hello": ["greet"],
+    "I am feeling very good": ["mood_great"],
+    "bye": ["goodbye"],
+    "hi": ["greet"],
+    "are you a bot?": ["bot_challenge"],
+}
+
+
+def _talk_to_real_rasa(tmp_path: Path, tracker_store: str) -> None:
+    """Serve the sample bot with the real Rasa 3.6 and ``tracker_store`` (endpoints.yml
+    YAML), and send :data:`TALK` over its REST channel as users would."""
     from rasa_peer import RASA, served
 
     if not RASA.exists():
@@ -129,10 +145,7 @@ def test_import_from_a_tracker_store_written_by_real_rasa(tmp_path: Path) -> Non
     )  # fmt: skip
     assert setup.returncode == 0, setup.stdout + setup.stderr
     model = setup.stdout.strip().splitlines()[-1]
-    db = tmp_path / "tracker.db"
-    (tmp_path / "endpoints.yml").write_text(
-        f"tracker_store:\n  type: SQL\n  dialect: sqlite\n  db: {db}\n", encoding="utf-8"
-    )
+    (tmp_path / "endpoints.yml").write_text(tracker_store, encoding="utf-8")
     (tmp_path / "credentials.yml").write_text("rest:\n", encoding="utf-8")
     env = {
         **os.environ,
@@ -140,18 +153,13 @@ def test_import_from_a_tracker_store_written_by_real_rasa(tmp_path: Path) -> Non
         "SQLALCHEMY_SILENCE_UBER_WARNING": "1",
         "HOME": str(tmp_path),
     }
-    talk = {
-        "alice": ["hello", "I am feeling very good", "bye"],
-        "bob": ["hi", "are you a bot?"],
-        "carol": ["wonderful"],
-    }
     with served(
         tmp_path,
         env,
         model,
         args=("--endpoints", "endpoints.yml", "--credentials", "credentials.yml"),
     ) as url:
-        for sender, messages in talk.items():
+        for sender, messages in TALK.items():
             for text in messages:
                 answer = httpx.post(
                     f"{url}/webhooks/rest/webhook",
@@ -159,6 +167,13 @@ def test_import_from_a_tracker_store_written_by_real_rasa(tmp_path: Path) -> Non
                     timeout=60,
                 )
                 assert answer.status_code == 200, answer.text
+
+
+@pytest.mark.rasa
+@pytest.mark.slow
+def test_import_from_a_tracker_store_written_by_real_rasa(tmp_path: Path) -> None:
+    db = tmp_path / "tracker.db"
+    _talk_to_real_rasa(tmp_path, f"tracker_store:\n  type: SQL\n  dialect: sqlite\n  db: {db}\n")
     assert db.is_file()
     done = _cli(tmp_path, "data", "successes", f"sqlite:///{db}", "--out", "ok.suite.yaml")
     assert done.returncode == 0, done.stderr
@@ -168,13 +183,35 @@ def test_import_from_a_tracker_store_written_by_real_rasa(tmp_path: Path) -> Non
         fell_back = con.execute(
             "SELECT DISTINCT sender_id FROM events WHERE action_name = 'action_default_fallback'"
         ).fetchall()
-    # carol's lone "wonderful" (mood_great with no greeting: no story) fell back in Rasa
     assert fell_back == [("carol",)]
-    assert got == {
-        "hello": ["greet"],
-        "I am feeling very good": ["mood_great"],
-        "bye": ["goodbye"],
-        "hi": ["greet"],
-        "are you a bot?": ["bot_challenge"],
-    }
+    assert got == EXPECTED
     assert done.stdout.strip().startswith("5 successful user utterances from 3 conversations")
+
+
+@pytest.mark.rasa
+@pytest.mark.slow
+def test_import_from_a_postgresql_tracker_store_written_by_real_rasa(tmp_path: Path) -> None:
+    """Rasa 3.6's SQLTrackerStore on a real PostgreSQL server (it creates the database ``rasa``
+    through ``login_db``), read back through an SQLAlchemy URL whose password comes from the
+    environment and is never shown."""
+    from postgres_peer import PASSWORD, postgres_server
+
+    with postgres_server() as (host, port):
+        _talk_to_real_rasa(
+            tmp_path,
+            "tracker_store:\n  type: SQL\n  dialect: postgresql\n"
+            f"  url: {host}\n  port: {port}\n  username: postgres\n  password: {PASSWORD}\n"
+            "  db: rasa\n  login_db: postgres\n",
+        )
+        url = f"postgresql://postgres:${{TRACKER_PW}}@{host}:{port}/rasa"
+        done = _cli(tmp_path, "data", "successes", url, "--out", "pg.suite.yaml",
+                    env={"TRACKER_PW": PASSWORD})  # fmt: skip
+        wrong = _cli(tmp_path, "data", "successes", url, "--out", "no.suite.yaml",
+                     env={"TRACKER_PW": "not-the-pw-0000"})  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().startswith("5 successful user utterances from 3 conversations")
+    suite = load_suite(tmp_path / "pg.suite.yaml")
+    assert {c.utterance: c.intent_names for c in suite.cases} == EXPECTED
+    assert wrong.returncode == 2 and "cannot read the tracker store" in wrong.stderr
+    assert "not-the-pw-0000" not in wrong.stderr and PASSWORD not in done.stderr + done.stdout
+    assert not (tmp_path / "no.suite.yaml").exists()

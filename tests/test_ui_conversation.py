@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 from conversation_peer import BotState, handler_for
 from http_handler_server import serving
+from rich.console import Console
 from textual.app import App
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Input, OptionList, Select
 
 from nlu_tui.conversation.service import ConversationRequest, open_conversation_run
 from nlu_tui.store import RunStore
@@ -96,6 +97,23 @@ def test_snapshot_failed_test_case_turn_by_turn(
     assert snap_compare(ConvApp(), terminal_size=size)
 
 
+def test_snapshot_step_editor_on_the_failed_step(snap_compare: Any, tmp_path: Path) -> None:
+    items = _items(tmp_path, stable=False)
+    path = tmp_path / "shop.e2e.yml"
+
+    class ConvApp(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(ConversationScreen([path], items=items, engine="rasa:URL"))
+
+    async def open_editor(pilot: Any) -> None:
+        await pilot.pause()
+        pilot.app.screen.query_one("#conv-cases", DataTable).focus()
+        await pilot.press("f")
+        await pilot.pause()
+
+    assert snap_compare(ConvApp(), terminal_size=(80, 24), run_before=open_editor)
+
+
 @pytest.mark.slow
 def test_a_run_from_the_screen_fills_the_cases_live(tmp_path: Path) -> None:
     path = tmp_path / "shop.e2e.yml"
@@ -148,15 +166,89 @@ async def test_conversation_suites_are_listed_with_the_others(tmp_path: Path) ->
         await pilot.press("f2", "down")
         await settle(pilot)
         assert app.suite is None  # a conversation suite is not opened as utterances
+        prompt = panel.query_one("#suite-list", OptionList).get_option_at_index(1).prompt
+        lines = Console(width=30, record=True)
+        lines.print(prompt)
+        assert lines.export_text().splitlines()[:2] == ["⇄ shop", "  2 test cases · e2e"]
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, ConversationScreen)
         assert app.screen.files == [root / "shop.e2e.yml"]
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("f5")  # the suites' run key: the conversation screen, on its engine
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ConversationScreen)
+        assert screen.files == [root / "shop.e2e.yml"]
+        assert screen.focused is screen.query_one("#conv-engine", Input)
+
+
+def test_enter_in_the_engine_field_runs_and_the_editor_warns_of_unsaved_edits(
+    tmp_path: Path,
+) -> None:
+    from ui_support import settle
+
+    from nlu_tui.ui.screens.e2e_case_editor import E2ECaseEditor
+
+    path = tmp_path / "shop.e2e.yml"
+    path.write_text("# kept\n" + CASES, encoding="utf-8")
+
+    async def scenario(url: str) -> None:
+        class ConvApp(App[None]):
+            run_store: RunStore | None = None
+            run_sessions: dict[str, Any] = {}
+
+            def on_mount(self) -> None:
+                self.push_screen(ConversationScreen([path], ask_engine=True))
+
+        app = ConvApp()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            screen = app.screen
+            assert isinstance(screen, ConversationScreen)
+            field = screen.query_one("#conv-engine", Input)
+            assert screen.focused is field
+            field.value = f"rasa:{url}"
+            await pilot.press("enter")
+            for _ in range(100):
+                await pilot.pause(0.05)
+                if len(screen.items) == 2 and screen.run is None:
+                    break
+            assert {i.outcome for i in screen.items} == {"passed", "failed"}
+            screen.query_one("#conv-cases", DataTable).focus()
+            await pilot.press("f")  # the failed test case, on its failed step
+            await settle(pilot)
+            editor = app.screen
+            assert isinstance(editor, E2ECaseEditor)
+            assert editor.query_one("#ed-steps", DataTable).cursor_row == 3
+            await pilot.press("a")  # a new step below the failed one: an utter
+            assert editor.focused is editor.query_one("#ed-value", Input)
+            assert editor.query_one("#ed-kind", Select).value == "user"
+            await pilot.press("ctrl+t", "ctrl+t")  # user -> bot -> utter
+            assert editor.query_one("#ed-kind", Select).value == "utter"
+            editor.query_one("#ed-value", Input).value = "utter_ask_people"
+            await pilot.press("enter")
+            await pilot.press("escape")  # edits: the first Esc only warns
+            assert app.screen is editor
+            assert "Unsaved changes" in str(editor.query_one("#ed-message").render())
+            await pilot.press("a", "ctrl+t", "ctrl+t", "ctrl+t")  # a slot step...
+            editor.query_one("#ed-value", Input).value = "people: 2"
+            await pilot.press("ctrl+s")  # ... saved with the rest without Enter
+            await settle(pilot)
+            assert app.screen is screen, str(editor.query_one("#ed-message").render())
+
+    with serving(handler_for(BotState())) as url:
+        asyncio.run(scenario(url))
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("# kept\n")
+    assert (
+        "          - cuisine: italian\n      - utter: utter_ask_people\n"
+        "      - slot_was_set:\n          - people: 2\n"
+    ) in text
 
 
 def test_step_editor_from_a_failed_step_edits_reorders_and_saves(tmp_path: Path) -> None:
-    from textual.widgets import Input
-
     from nlu_tui.formats import e2e_cases
     from nlu_tui.ui.screens.e2e_case_editor import E2ECaseEditor
 
@@ -184,8 +276,14 @@ def test_step_editor_from_a_failed_step_edits_reorders_and_saves(tmp_path: Path)
             table = editor.query_one("#ed-steps", DataTable)
             assert table.cursor_row == 3
             assert editor.query_one("#ed-value", Input).value == "cuisine: italian"
+            assert "✗ step 4 failed in the last run" in str(
+                editor.query_one("#ed-message").render()
+            )
+            await pilot.press("enter")  # edit the step: its value field takes the keys
+            assert editor.focused is editor.query_one("#ed-value", Input)
             editor.query_one("#ed-value", Input).value = "cuisine: chinese"
-            await pilot.press("u")  # the expectation now matches what the bot does
+            await pilot.press("enter")  # the expectation now matches what the bot does
+            assert editor.focused is table
             await pilot.press("K")  # ... and is moved above the user message (row 2)
             await pilot.press("down", "down", "down")
             await pilot.press("d")  # the last step goes
@@ -230,3 +328,15 @@ def test_opening_a_file_shows_its_latest_stored_run(tmp_path: Path) -> None:
             assert screen.query_one("#conv-cases", DataTable).row_count == 2
 
     asyncio.run(scenario())
+
+
+def test_the_suites_panel_says_how_many_test_cases_passed_last(tmp_path: Path) -> None:
+    from nlu_tui.ui.widgets.suites_panel import suite_prompt
+    from nlu_tui.workspace import Workspace
+
+    _items(tmp_path, stable=False)  # one stored run of the file: 1 of 2 passed
+    (info,) = [i for i in Workspace(tmp_path).list_suites() if i.kind == "e2e"]
+    assert (info.last_status, info.last_passed) == ("success", (1, 2))
+    lines = Console(width=30, record=True)
+    lines.print(suite_prompt(info))
+    assert lines.export_text().splitlines()[:2] == ["⇄ shop", "  ✔ 1/2 passed · e2e"]

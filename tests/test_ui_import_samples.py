@@ -39,3 +39,45 @@ async def test_import_dialog_saves_and_previews_the_samples(tmp_path: Path) -> N
             root / "banking_bot.kore.csv"
         ).is_file()
         assert screen.previewed is not None and len(screen.previewed.cases) == 54
+
+
+@pytest.mark.slow
+async def test_an_imported_suite_runs_on_both_versions_in_the_workbench(tmp_path: Path) -> None:
+    """With one engine profile beside the suites, the import starts a development and a
+    published run through the Runs pane (the run service), as Kore.ai runs a new suite."""
+    from nlu_tui.ui.screens.import_dialog import ImportScreen
+    from nlu_tui.ui.widgets.suites_panel import SuitesPanel
+
+    root = make_workspace(tmp_path)
+    (root / "engines.yaml").write_text(
+        f"engines:\n  bot:\n    type: embedded\n    nlu: {SAMPLE.parent / 'banking_bot.nlu.yml'}\n"
+        "    published: {threshold: 0.99}\n",
+        encoding="utf-8",
+    )
+    app = new_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.screen.query_one(SuitesPanel).action_import()
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ImportScreen)
+        screen.query_one("#path").value = str(SAMPLE.parent / "banking_bot.kore.csv")  # type: ignore[attr-defined]
+        screen.action_preview()
+        await _wait_for(pilot, lambda: screen.previewed is not None)
+        screen.action_do_import()
+        await _wait_for(
+            pilot,
+            lambda: (
+                len(app.run_sessions) == 2 and all(s.finished for s in app.run_sessions.values())
+            ),
+            timeout=120,
+        )
+        sessions = sorted(app.run_sessions.values(), key=lambda s: s.stage)
+        assert [(s.engine_name, s.stage, s.status.value) for s in sessions] == [
+            ("bot", "development", "success"),
+            ("bot", "published", "success"),
+        ]
+        assert all(s.record is not None and s.record.note == "first run of a new suite"
+                   for s in sessions)  # fmt: skip
+        dev, pub = (s.record for s in sessions)
+        assert dev is not None and pub is not None and pub.tp < dev.tp

@@ -259,3 +259,45 @@ def test_chart_rows_account_for_every_scored_case() -> None:
     text = hits_misses_chart(rows, 60, "t").plain
     assert "0.95-1.00" in text and "misses" in text
     assert "< 10 ms" in distribution_chart(list(lat.items()), 60).plain
+
+
+async def test_results_per_intent_type_under_the_per_intent_report(tmp_path: Path) -> None:
+    """Kore.ai shows results per intent type (Dialog / FAQ / Small Talk): the table under the
+    per-intent report, counted by hand from the six cases; hidden when no kind is known."""
+    from dataclasses import replace
+
+    from textual.widgets import DataTable
+
+    from nlu_tui.model import IntentKind
+
+    suite = small_suite()
+    kinds = {"c1": IntentKind.DIALOG, "c2": IntentKind.DIALOG, "c3": IntentKind.FAQ,
+             "c4": IntentKind.SMALL_TALK}  # fmt: skip
+    for case in suite.cases:
+        if case.id in kinds:
+            case.intents = [replace(case.intents[0], kind=kinds[case.id])]
+    store = RunStore(tmp_path / "runs.sqlite")
+    typed = stored_run(store, suite, predictions_v1())
+    plain = stored_run(store, small_suite(), predictions_v1())
+    app = PaneApp(ResultsPane, store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = app.query_one(ResultsPane)
+        pane.show_run(typed)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        table = pane.query_one("#results-types", DataTable)
+        rows = {str(k.value): [str(c) for c in table.get_row(k)] for k in table.rows}
+        assert table.display
+        # type, cases, precision, recall, F1, TP, TN, FP, FN, errors
+        assert rows == {
+            "dialog": ["dialog", "2", "1.0000", "1.0000", "1.0000", "2", "0", "0", "0", "0"],
+            "faq": ["faq", "1", "0.0000", "0.0000", "0.0000", "0", "0", "1", "0", "0"],
+            # Small Talk expected, nothing matched: the lists differ, an FP (seed 000)
+            "small_talk": ["small talk", "1", "0.0000", "0.0000", "0.0000", "0", "0", "1", "0",
+                           "0"],
+            "": ["(none)", "2", "0.0000", "0.0000", "0.0000", "0", "1", "0", "0", "1"],
+        }  # fmt: skip
+        pane.show_run(plain)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert not table.display

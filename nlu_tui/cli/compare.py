@@ -71,7 +71,7 @@ def run_compare(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from nlu_tui.compare.decisions import compare
+    from nlu_tui.compare.decisions import compare, left_out
     from nlu_tui.compare.outputs import console_summary, write_outputs
     from nlu_tui.compare.settings import TestSettings, load_settings
     from nlu_tui.compare.statistics import Statistics, load_statistics
@@ -93,11 +93,20 @@ def _compare(args: argparse.Namespace) -> int:
         )
     baseline = load_statistics(args.baseline) if args.baseline else None
 
+    skipped = left_out(actual, settings.compare)
+    if skipped:
+        say(
+            f"left out {len(skipped)} of {len(actual)} utterances whose answer is an engine error "
+            "(nluTui.error), as nlu-tui's own gates leave them out; "
+            "'nluTui: {ownFields: ignore}' counts them as answers without intent"
+        )
     decisions = compare(expected, actual, settings.compare)
     stats = Statistics.from_decisions(decisions)
     gates = check_gates(stats, baseline, settings.thresholds)
     out_dir = args.output_folder if args.output_folder is not None else Path.cwd()
-    write_outputs(out_dir, decisions, stats)
+    from nlu_tui.reports.metric_spec import nludevops_spec
+
+    write_outputs(out_dir, decisions, stats, nludevops_spec(settings.compare))
     say(console_summary(decisions, stats, baseline, gates), end="")
 
     if args.unit_test:

@@ -1,7 +1,8 @@
-"""``nlu-tui data successes URL --out FILE``: the "Successful user utterances" suite from a
+"""``nlu-tui data successes SOURCE --out FILE``: the "Successful user utterances" suite from a
 Rasa tracker store (an SQLAlchemy URL; ``${ENV}`` references in it are filled from the
-environment, so a password never has to be typed on the command line). See
-:mod:`nlu_tui.successes`.
+environment, so a password never has to be typed on the command line) or from a Kore.ai
+analytics export (a JSON file of Get Analytics answers). See :mod:`nlu_tui.successes` and
+:mod:`nlu_tui.successes_kore`.
 """
 
 from __future__ import annotations
@@ -22,22 +23,31 @@ _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 def register(commands: argparse._SubParsersAction[Any]) -> None:
     p = commands.add_parser(
         "successes",
-        help="a suite of the user messages that matched an intent, from a Rasa tracker store",
+        help="a suite of the user messages that matched an intent, from a Rasa tracker store "
+        "or a Kore.ai analytics export",
         description=(
             "Import the user messages of a Rasa SQL tracker store that matched an intent and "
-            "whose turn completed (no fallback, no rejected action) as a regression suite: "
-            "one case per distinct utterance, expecting the intent it matched."
+            "whose turn completed (no fallback, no rejected action), or the utterances of a "
+            "Kore.ai Get Analytics export whose intent was found and whose task completed, as "
+            "a regression suite: one case per distinct utterance, expecting the intent it "
+            "matched."
         ),
     )
     p.add_argument(
         "url",
-        metavar="URL",
+        metavar="SOURCE",
         help="SQLAlchemy URL of the tracker store, e.g. sqlite:///rasa.db or "
-        "'postgresql://rasa:${PGPASSWORD}@db/rasa' (quoted, ${VAR} read from the environment)",
+        "'postgresql://rasa:${PGPASSWORD}@db/rasa' (quoted, ${VAR} read from the environment); "
+        "or a JSON file of Kore.ai getAnalytics answers (types successintent and successtask)",
     )
     p.add_argument("--out", type=Path, required=True, metavar="FILE", help="the suite to write")
     p.add_argument("--name", default="Successful user utterances", help="the suite's name")
     p.add_argument("--table", default="events", help="the events table (default events)")
+    p.add_argument(
+        "--bot-names",
+        action="store_true",
+        help="Kore.ai: pair each intent with the bot that answered (a universal bot's child)",
+    )
     p.add_argument("--force", action="store_true", help="overwrite an existing suite file")
     p.set_defaults(handler=cmd_successes)
 
@@ -64,6 +74,8 @@ def cmd_successes(args: argparse.Namespace) -> int:
         from nlu_tui.errors import InputError
 
         raise InputError("is a folder; give a file name", path=args.out, field="--out")
+    if "://" not in args.url:
+        return _from_kore(args)
     events = read_tracker_store(_expand(args.url), args.table)
     suite = successful_suite(events, name=args.name)
     path = save_suite(suite, args.out, force=args.force)
@@ -71,6 +83,34 @@ def cmd_successes(args: argparse.Namespace) -> int:
     say(
         f"{len(suite.cases)} successful user utterances from {conversations} conversations "
         f"({len(events)} events)"
+    )
+    say(f"wrote {path}", file=sys.stderr)
+    return exitcodes.OK
+
+
+def _from_kore(args: argparse.Namespace) -> int:
+    from nlu_tui.cli.say import say_warning
+    from nlu_tui.errors import InputError
+    from nlu_tui.formats.native import save_suite
+    from nlu_tui.successes_kore import kore_successful_suite, read_kore_analytics
+
+    source = Path(args.url)
+    if not source.is_file():
+        raise InputError(
+            "neither an SQLAlchemy URL (sqlite:///rasa.db) nor a Kore.ai analytics JSON file",
+            path=source,
+            field="SOURCE",
+        )
+    built = kore_successful_suite(
+        read_kore_analytics(source), name=args.name, bot_names=args.bot_names
+    )
+    for warning in built.warnings:
+        say_warning(f"{source}: {warning}")
+    path = save_suite(built.suite, args.out, force=args.force)
+    say(
+        f"{len(built.suite.cases)} successful user utterances from {built.records} Kore.ai "
+        f"records ({built.found} intents found, {built.completed} tasks completed, "
+        f"{built.skipped} left out)"
     )
     say(f"wrote {path}", file=sys.stderr)
     return exitcodes.OK

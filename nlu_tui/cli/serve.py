@@ -15,7 +15,8 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         help="serve the embedded engine over HTTP (Rasa's POST /model/parse contract)",
         description=(
             "Train (or load from the cache) the embedded engine on a Rasa NLU YAML file and serve "
-            "it with Rasa's HTTP API: POST /model/parse, GET /version, GET /status, GET /. "
+            "it with Rasa's HTTP API: POST /model/parse, GET /domain, GET /version, GET /status, "
+            "GET /. "
             "Prints the URL once it listens; stops on Ctrl-C or SIGTERM."
         ),
     )

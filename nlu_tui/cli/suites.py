@@ -17,6 +17,10 @@ from nlu_tui.cli import exitcodes
 from nlu_tui.cli.say import say, say_warning, write_json
 
 IMPORT_EPILOG = """The format is detected from the content when --format is not given.
+A suite with an engine profile configured for it runs at once against both versions
+(development, published), as Kore.ai runs a new test suite: the profile visible from OUT that
+says new_suites: true, else the only profile there (new_suites: false turns it off); --no-run
+skips the runs. The exit code is the import's; the runs are stored as any run.
 exit codes: 0 imported; 2 the file is malformed or OUT exists (nothing written)."""
 
 EXPORT_EPILOG = """Warnings on stderr list what the target format cannot hold.
@@ -49,6 +53,11 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     )
     imp.add_argument("--name", metavar="N", help="the suite's name (default: the file name)")
     imp.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
+    imp.add_argument(
+        "--no-run",
+        action="store_true",
+        help="do not run the new suite against its engine's two versions",
+    )
     imp.set_defaults(handler=run_import)
 
     exp = sub.add_parser(
@@ -120,7 +129,38 @@ def run_import(args: argparse.Namespace) -> int:
     suite.loaded_digest = None
     save_suite(suite, out, force=True)
     say(f"imported {len(suite.cases)} cases from {source} ({fmt}) into {out}")
+    if not args.no_run and suite.cases:
+        first_runs(out)
     return exitcodes.OK
+
+
+def first_runs(suite_path: Path) -> None:
+    """Run a new suite against both versions of the engine configured for it (see
+    :mod:`nlu_tui.first_runs`); a run that cannot start or fails is a warning."""
+    import asyncio
+
+    from nlu_tui.cli.run_output import run_line
+    from nlu_tui.errors import NluTuiError
+    from nlu_tui.first_runs import plan_first_runs
+    from nlu_tui.runservice import open_run
+
+    plan = plan_first_runs(suite_path.resolve(), Path.cwd())
+    if not plan:
+        if "no engine profile" not in plan.reason:  # nothing configured: nothing to say
+            say_warning(plan.reason)
+        return
+    say(f"first runs: {plan.reason}")
+    from nlu_tui.cli.runs import _store
+
+    store = _store()
+    for request in plan.requests(suite_path.resolve(), Path.cwd()):
+        try:
+            job = open_run(request, store, warn=say_warning)
+        except NluTuiError as exc:
+            say_warning(f"first run on {request.engine} [{request.stage}] not started: {exc}")
+            continue
+        outcome = asyncio.run(job.execute())
+        say(job.redact(f"{run_line(outcome.record)} [{job.stage}]"))
 
 
 def _format_for_output(path: Path) -> str | None:

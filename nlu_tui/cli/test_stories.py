@@ -1,6 +1,7 @@
 """``nlu-tui test stories PATH --engine E [--out DIR]``: test stories evaluated as
 ``rasa test core --stories`` does, against an engine that predicts dialogue actions; writes
-``failed_test_stories.yml``, ``stories_with_warnings.yml`` and ``story_report.json``."""
+``failed_test_stories.yml``, ``stories_with_warnings.yml``, ``story_report.json`` and
+``story_confusion_matrix.png`` (not with ``--no-plot``)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,11 @@ def register(kinds: argparse._SubParsersAction[Any]) -> None:
         default=Path("results"),
         metavar="DIR",
         help="where the result files go (default: results)",
+    )
+    p.add_argument(
+        "--no-plot",
+        action="store_true",
+        help="draw no story_confusion_matrix.png (as `rasa test core --no-plot`)",
     )
     p.add_argument(
         "--e2e",
@@ -53,7 +59,7 @@ def cmd_stories(args: argparse.Namespace) -> int:
         return code
     stored = run.store.load_items(final.id)
     say(reports.stories_text(stored), end="")
-    for path in reports.write_stories_outputs(stored, args.out):
+    for path in reports.write_stories_outputs(stored, args.out, plots=not args.no_plot):
         say(f"wrote {path}", file=sys.stderr)
     print_diff(run, final, args)
     return outcome_code(items)

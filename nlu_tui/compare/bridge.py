@@ -10,16 +10,23 @@ Stable API (used by ``nlu-tui run --baseline/--thresholds`` and the TUI diff scr
 
 How a run becomes NLU.DevOps utterances:
 
-- expected: the case as a generic utterance (``formats.nludevops.case_to_json``); of several
-  acceptable intents, the predicted one counts as expected when it is among them, otherwise
-  the first. Entities keep their ``matchText``/``matchIndex`` (from text or span) and value.
-- actual: the prediction's intent, confidence as ``score``, entities with ``matchText`` from
-  the engine's span (or text) and ``matchIndex`` counted in the utterance, ``entityValue`` as
-  the engine returned it (structured values stay structured for subtree containment). Where
-  the case gives an entity type only a value (no text or span), the engine's entities of that
-  type carry no ``matchText``, so NLU.DevOps matches them by value.
-- cases whose prediction is an engine error are left out (they are neither right nor wrong),
-  as are cases without a prediction.
+- expected: the case as a generic utterance, exactly as ``nlu-tui export SUITE -f nludevops``
+  writes it (``formats.nludevops.case_to_json``): the first intent as ``intent`` and, for a
+  case with several acceptable intents, all of them in ``nluTui.intents``. Entities keep their
+  ``matchText``/``matchIndex`` (from text or span) and value.
+- actual: exactly what ``nlu-tui show RUN -f nludevops`` writes (:func:`result_json`): the
+  prediction's intent, confidence as ``score``, entities with ``matchText`` from the engine's
+  span (or text) and ``matchIndex`` counted in the utterance, ``entityValue`` as the engine
+  returned it (structured values stay structured for subtree containment). Where the case
+  gives an entity type only a value (no text or span), the engine's entities of that type carry
+  no ``matchText``, so NLU.DevOps matches them by value. An engine error (or no prediction) is
+  ``"intent": null`` with ``nluTui.error``.
+- the pairs then go through ``compare.decisions.compare`` with the settings file's options, so
+  ``nlu-tui compare`` on the two files counts what the gates count. By default (``nluTui:
+  {ownFields: read}``) an acceptable intent the engine gave is the expected one and an engine
+  error is left out (neither right nor wrong, as in the run's summary); with ``ownFields:
+  ignore`` only the first intent is expected and an engine error is an answer without intent,
+  as ``dotnet nlu compare`` reads the same files.
 """
 
 from __future__ import annotations
@@ -48,20 +55,17 @@ __all__ = [
     "expected_json",
     "load_settings",
     "load_statistics",
+    "result_json",
     "save_statistics",
     "statistics_from_run",
 ]
 
 
-def expected_json(case: TestCase, prediction: Prediction | None = None) -> dict[str, Any]:
-    """The case as the expected generic utterance (the acceptable intent that was predicted)."""
+def expected_json(case: TestCase) -> dict[str, Any]:
+    """The case as the expected generic utterance: the item ``export -f nludevops`` writes."""
     from nlu_tui.formats.nludevops import case_to_json
 
-    obj = case_to_json(case)
-    obj.pop("nluTui", None)
-    if prediction is not None and prediction.intent in case.intent_names:
-        obj["intent"] = prediction.intent
-    return obj
+    return case_to_json(case)
 
 
 def _entity_json(utterance: str, entity: PredictedEntity, *, by_value: bool) -> dict[str, Any]:
@@ -98,6 +102,16 @@ def actual_json(case: TestCase, prediction: Prediction) -> dict[str, Any]:
     return obj
 
 
+def result_json(case: TestCase, prediction: Prediction | None) -> dict[str, Any]:
+    """One case's answer as ``show -f nludevops`` writes it: :func:`actual_json`, or for an
+    engine error (or no prediction) ``"intent": null`` with the error under ``nluTui``
+    (NLU.DevOps keeps unknown properties and reads it as "no intent")."""
+    if prediction is not None and prediction.error is None:
+        return actual_json(case, prediction)
+    error = "no prediction" if prediction is None else prediction.error
+    return {"text": case.utterance, "intent": None, "nluTui": {"error": error}}
+
+
 def _pairs(
     cases: Sequence[TestCase], predictions: Sequence[Prediction | None]
 ) -> tuple[list[Utterance], list[Utterance]]:
@@ -106,10 +120,8 @@ def _pairs(
     expected: list[Utterance] = []
     actual: list[Utterance] = []
     for i, (case, prediction) in enumerate(zip(cases, predictions, strict=True)):
-        if prediction is None or prediction.error is not None:
-            continue
-        expected.append(parse_utterance(expected_json(case, prediction), index=i))
-        actual.append(parse_utterance(actual_json(case, prediction), index=i))
+        expected.append(parse_utterance(expected_json(case), index=i))
+        actual.append(parse_utterance(result_json(case, prediction), index=i))
     return expected, actual
 
 

@@ -63,6 +63,18 @@ class CompareSettings:
     unit_test: bool = False
     json_rules: JsonRules = field(default_factory=JsonRules)
     """How entity values compare (``nluTui`` options of the settings file; upstream's default)."""
+    own_fields: str = "read"
+    """``read``: honour the ``nluTui`` object of nlu-tui's own files, so ``compare`` on them
+    counts what ``nlu-tui run --thresholds`` counts: an expected utterance's
+    ``nluTui.intents`` are all acceptable (an actual intent among them is the expected one),
+    and a pair whose actual utterance has ``nluTui.error`` (an engine error) is left out.
+    ``ignore``: read the files as ``dotnet nlu compare`` does (the first intent only; an
+    engine error is an answer without intent). Files NLU.DevOps writes have no ``nluTui``
+    object, so on them both choices are upstream's behaviour."""
+
+    @property
+    def reads_own_fields(self) -> bool:
+        return self.own_fields == "read"
 
 
 @dataclass
@@ -152,6 +164,8 @@ def _intent_decisions(p: _Pair) -> None:
     exp, act = p.expected.intent, p.actual.intent
     text, score = p.expected.text, p.actual.score
     st = p.settings
+    if st.reads_own_fields and act is not None and act in p.expected.acceptable_intents:
+        exp = act  # one of the case's acceptable intents: the one the engine gave is expected
     if _is_none(exp, st) and _is_none(act, st):
         p.emit(TargetKind.INTENT, ResultKind.TN, None, "Both intents are negative.", score, text)
         return
@@ -322,6 +336,8 @@ def compare(
     """All decisions for two equally long utterance lists matched by position.
 
     Order follows NLU.DevOps: every intent decision, then every entity decision, then text.
+    With ``settings.own_fields == "read"`` (the default) the pairs :func:`left_out` names make
+    no decision.
     """
     settings = settings or CompareSettings()
     if len(expected) != len(actual):
@@ -329,9 +345,11 @@ def compare(
             f"expected and actual must hold the same number of utterances "
             f"({len(expected)} expected, {len(actual)} actual)"
         )
+    skipped = set(left_out(actual, settings))
     pairs = [
         _Pair(e.utterance_id or str(i), e, a, settings)
         for i, (e, a) in enumerate(zip(expected, actual, strict=True))
+        if i not in skipped
     ]
     decisions: list[Decision] = []
     for step in (_intent_decisions, _entity_decisions, _text_decisions):
@@ -340,3 +358,13 @@ def compare(
             step(p)
             decisions.extend(p.out)
     return decisions
+
+
+def left_out(actual: Sequence[Utterance], settings: CompareSettings | None = None) -> list[int]:
+    """Positions of the pairs ``compare`` leaves out: those whose actual utterance is an engine
+    error (``nluTui.error``), as a run's own gates and summary leave ERROR cases out; none
+    when the settings say ``ownFields: ignore``."""
+    settings = settings or CompareSettings()
+    if not settings.reads_own_fields:
+        return []
+    return [i for i, a in enumerate(actual) if a.engine_error is not None]

@@ -155,14 +155,23 @@ def nunit_xml(decisions: Sequence[Decision], *, started: datetime | None = None)
     return "\n".join(lines)
 
 
-def write_outputs(out_dir: Path, decisions: Sequence[Decision], stats: Statistics) -> list[Path]:
-    """Write the three files (atomically); returns their paths."""
+def write_outputs(
+    out_dir: Path,
+    decisions: Sequence[Decision],
+    stats: Statistics,
+    spec: dict[str, object] | None = None,
+) -> list[Path]:
+    """Write the three files (atomically), and ``metric_spec.json`` (ours, not NLU.DevOps':
+    the definitions and settings the numbers follow) when ``spec`` is given; returns their
+    paths."""
     out_dir.mkdir(parents=True, exist_ok=True)
     files = {
         "metadata.json": metadata_json(decisions),
         "statistics.json": statistics_json(stats),
         "TestResult.xml": nunit_xml(decisions),
     }
+    if spec is not None:
+        files["metric_spec.json"] = json.dumps(spec, indent=2, ensure_ascii=False) + "\n"
     paths = []
     for name, text in files.items():
         atomic_write_text(out_dir / name, text)

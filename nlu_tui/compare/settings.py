@@ -20,8 +20,15 @@ OPTION_CHOICES: dict[str, tuple[str, ...]] = {
     "numbers": ("token", "value"),
     "expectedNull": ("exact", "any"),
     "dates": ("newtonsoft", "text"),
+    "ownFields": ("read", "ignore"),
 }
-"""``nluTui:`` options, first choice = NLU.DevOps' behaviour (the default); plus ``strict``."""
+"""``nluTui:`` options, first choice = the default; plus ``strict``. The default is
+NLU.DevOps' behaviour, except for ``ownFields``, which is about nlu-tui's own ``nluTui``
+object (upstream's files have none): see ``CompareSettings.own_fields``."""
+
+UPSTREAM_CHOICE = {name: choices[0] for name, choices in OPTION_CHOICES.items()}
+UPSTREAM_CHOICE["ownFields"] = "ignore"
+"""The choice that reads a file as ``dotnet nlu compare`` reads it."""
 
 
 @dataclass
@@ -68,7 +75,8 @@ def _options(raw: Any, path: Path | str | None) -> dict[str, Any]:
             )
         if value not in choices:
             raise InputError(
-                f"must be one of {', '.join(choices)} (the first is NLU.DevOps' behaviour)",
+                f"must be one of {', '.join(choices)} "
+                f"(NLU.DevOps' behaviour: {UPSTREAM_CHOICE[str(name)]})",
                 path=path,
                 field=f"{OPTIONS_KEY}.{name}",
             )
@@ -121,7 +129,11 @@ def parse_settings(data: Any, *, path: Path | str | None = None) -> TestSettings
         dates=str(options.get("dates", "newtonsoft")),
     )
     compare = CompareSettings(
-        tni, lists["strictEntities"], lists["ignoreEntities"], json_rules=rules
+        tni,
+        lists["strictEntities"],
+        lists["ignoreEntities"],
+        json_rules=rules,
+        own_fields=str(options.get("ownFields", "read")),
     )
     return TestSettings(compare, thresholds, warnings)
 

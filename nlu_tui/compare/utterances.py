@@ -13,6 +13,9 @@ from typing import Any
 from nlu_tui.errors import InputError
 from nlu_tui.jsonfile import read_json
 
+OWN_KEY = "nluTui"
+"""nlu-tui's own property of a generic utterance (``formats.nludevops.EXTENSION_KEY``)."""
+
 MAX_MATCH_INDEX_STEPS = 100_000
 """Guard for the LUIS position converter's search loop (it can cycle on overlapping text)."""
 
@@ -53,6 +56,32 @@ class Utterance:
     def string_list(self, name: str) -> list[str]:
         value = self.raw.get(name)
         return [str(v) for v in value] if isinstance(value, list) else []
+
+    @property
+    def own_fields(self) -> dict[str, Any]:
+        """The ``nluTui`` object nlu-tui writes into its own files (NLU.DevOps ignores it)."""
+        value = self.raw.get(OWN_KEY)
+        return value if isinstance(value, dict) else {}
+
+    @property
+    def acceptable_intents(self) -> list[str]:
+        """An expected utterance's acceptable intents: ``nluTui.intents`` when that list starts
+        with ``intent`` (as ``nlu-tui export -f nludevops`` writes a case with several
+        acceptable intents, and as its reader reads it back), else none."""
+        listed = self.own_fields.get("intents")
+        if not isinstance(listed, list) or not listed:
+            return []
+        names = [i.get("name") for i in listed if isinstance(i, dict)]
+        if len(names) != len(listed) or names[0] != self.intent:
+            return []
+        return [n for n in names if isinstance(n, str)]
+
+    @property
+    def engine_error(self) -> str | None:
+        """An actual utterance's ``nluTui.error``: the engine answered with an error
+        (``nlu-tui show RUN -f nludevops`` writes it so, with ``"intent": null``)."""
+        error = self.own_fields.get("error")
+        return error if isinstance(error, str) else None
 
 
 def _number(value: Any) -> float | None:

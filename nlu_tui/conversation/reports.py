@@ -7,7 +7,7 @@ summary naming each failed test case with its file and line, a final count line)
 ``difference``), JUnit XML and JSON. Stories (``rasa test core``): the conversation- and
 action-level figures, ``failed_test_stories.yml``, ``stories_with_warnings.yml`` and
 ``story_report.json`` (scikit-learn's report with Rasa's completion and
-``conversation_accuracy``), and the action confusion.
+``conversation_accuracy``), the action confusion and its ``story_confusion_matrix.png``.
 """
 
 from __future__ import annotations
@@ -24,12 +24,15 @@ import yaml
 
 from nlu_tui.conversation.model import Story
 from nlu_tui.fileio import atomic_write_text
+from nlu_tui.scoring.rasa_charts import ConfusionChart
 from nlu_tui.store.records import RunRecord, StoredItem
 
 FAILED_STORIES_FILE = "failed_test_stories.yml"
 WARNINGS_FILE = "stories_with_warnings.yml"
 SUCCESSFUL_STORIES_FILE = "successful_test_stories.yml"
 STORY_REPORT_FILE = "story_report.json"
+STORY_CONFUSION_FILE = "story_confusion_matrix.png"
+STORY_CONFUSION_TITLE = "Action Confusion matrix"
 
 
 def pad(text: str, char: str = "=", minimum: int = 3, width: int | None = None) -> str:
@@ -368,8 +371,22 @@ def stories_text(items: Sequence[StoredItem]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_stories_outputs(items: Sequence[StoredItem], out_dir: Path) -> list[Path]:
-    """The files ``rasa test core --out DIR`` writes (without its PNG plots)."""
+def story_confusion_chart(items: Sequence[StoredItem]) -> ConfusionChart | None:
+    """``_plot_story_evaluation``'s matrix: the expected actions against the predicted ones
+    (only actions, also with ``--e2e``), over the labels seen on either side; None when no
+    action was scored (Rasa would fail to draw an empty matrix)."""
+    from nlu_tui.scoring.rasa_charts import confusion_chart
+
+    pairs = Counter((expected, predicted) for expected, predicted, _ in action_pairs(items))
+    return confusion_chart(pairs, STORY_CONFUSION_TITLE) if pairs else None
+
+
+def write_stories_outputs(
+    items: Sequence[StoredItem], out_dir: Path, *, plots: bool = True
+) -> list[Path]:
+    """The files ``rasa test core --out DIR`` writes: ``failed_test_stories.yml``,
+    ``stories_with_warnings.yml``, ``story_report.json`` and (unless ``plots`` is false, Rasa's
+    ``--no-plot``) ``story_confusion_matrix.png``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for name, text in (
@@ -379,4 +396,9 @@ def write_stories_outputs(items: Sequence[StoredItem], out_dir: Path) -> list[Pa
     ):
         atomic_write_text(out_dir / name, text)
         written.append(out_dir / name)
+    chart = story_confusion_chart(items) if plots else None
+    if chart is not None:
+        from nlu_tui.reports.rasa_plots import write_plots
+
+        written += write_plots(out_dir, [(STORY_CONFUSION_FILE, chart)])
     return written

@@ -88,6 +88,8 @@ class Engine(abc.ABC):
     """Base of every engine. ``open`` receives the run's shared HTTP client (None if unused)."""
 
     type_name: str = ""
+    inventory_note: str = ""
+    """Why :meth:`list_intents` cannot list the bot's intents, for coverage's message."""
     capabilities: Capabilities = Capabilities()
 
     async def open(self, client: httpx.AsyncClient | None) -> None:
@@ -112,6 +114,11 @@ class Engine(abc.ABC):
         """The bot's intents as the vendor lists them, each with its training phrases where
         the vendor gives them (coverage's inventory); None when the engine cannot list them.
         Called between ``open`` and ``close``."""
+        return None
+
+    async def list_entities(self) -> list[str] | None:
+        """The bot's entities as the engine lists them (coverage's inventory); None when it
+        cannot list them. Called between ``open`` and ``close``, after :meth:`list_intents`."""
         return None
 
     def load_training_config(self, path: Path | None) -> TrainingConfig:

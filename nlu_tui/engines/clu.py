@@ -40,6 +40,7 @@ class CluEngine(HttpEngine):
     ``api_version``."""
 
     type_name = "clu"
+    inventory_note = "CLU gives a project's intents only through an asynchronous project export"
     capabilities = Capabilities(entity_order=True, http=True)
 
     def __init__(self, settings: Mapping[str, Any]) -> None:

@@ -67,6 +67,7 @@ class KoreEngine(HttpEngine):
     threshold settings, for the CSV report's header)."""
 
     type_name = "kore"
+    inventory_note = "Kore.ai gives a bot's intents only through an asynchronous bot export"
     capabilities = Capabilities(parent_intent_context=True, http=True)
 
     def __init__(self, settings: Mapping[str, Any]) -> None:
@@ -179,8 +180,12 @@ def _as_throttled(exc: Any) -> Exception:
     )
 
 
-def _kind(value: Any) -> IntentKind | None:
+def kore_kind(value: Any) -> IntentKind | None:
+    """The intent kind of a Kore.ai ``subType``/``activityType`` (dialog, faq, smalltalk)."""
     return _KINDS.get(value.strip().lower()) if isinstance(value, str) else None
+
+
+_kind = kore_kind
 
 
 def _state(value: Any) -> str | None:

@@ -7,6 +7,11 @@ utterance gets a fresh session id so no dialog state leaks from one case into th
 top interpretation is the prediction; ``FallbackIntent`` means no intent. Lex reports no
 offsets, so entities (filled slots) have a value and the text the user typed, but no span.
 botocore is imported only when a Lex engine is built.
+
+Coverage's inventory comes from the model-building API (``models-v2-lex``, same signing):
+``DescribeBotAlias`` for the alias's bot version, then ``ListIntents`` of that version and
+locale, every page (paths from botocore's ``lexv2-models`` service model). The credentials
+need ``lex:DescribeBotAlias`` and ``lex:ListIntents`` for that.
 """
 
 from __future__ import annotations
@@ -30,6 +35,13 @@ _AUTH_HINTS = {
     401: "AWS did not accept the credentials (access_key_id, secret_access_key, session_token)",
     403: "AWS refused the signature or the credentials (access_key_id, secret_access_key, "
     "session_token, region), or they may not call RecognizeText on this bot alias",
+}
+
+_MODELS_HINTS = {
+    **_AUTH_HINTS,
+    403: "AWS refused the signature or the credentials (access_key_id, secret_access_key, "
+    "session_token, region), or they may not call DescribeBotAlias and ListIntents on this bot",
+    404: "no such bot, alias or locale (bot_id, bot_alias_id, locale) in this region",
 }
 
 
@@ -58,6 +70,12 @@ class LexEngine(HttpEngine):
         if not url.startswith(("http://", "https://")):
             raise EngineError(f"lex engine: url must start with https://, got {url!r}")
         self.url = url.rstrip("/")
+        models = str(
+            settings.get("models_url") or f"https://models-v2-lex.{self.region}.amazonaws.com"
+        )
+        if not models.startswith(("http://", "https://")):
+            raise EngineError(f"lex engine: models_url must start with https://, got {models!r}")
+        self.models_url = models.rstrip("/")
         from botocore.auth import SigV4Auth
         from botocore.credentials import Credentials
 
@@ -94,12 +112,12 @@ class LexEngine(HttpEngine):
             f"{self.url}/bots/{bot}/botAliases/{alias}/botLocales/{locale}/sessions/{session}/text"
         )
 
-    def signed_headers(self, url: str, content: bytes) -> dict[str, str]:
+    def signed_headers(self, url: str, content: bytes, method: str = "POST") -> dict[str, str]:
         """The SigV4 headers (``Authorization``, ``X-Amz-Date``, token) for one request."""
         from botocore.awsrequest import AWSRequest
 
         request = AWSRequest(
-            method="POST", url=url, data=content, headers={"Content-Type": "application/json"}
+            method=method, url=url, data=content, headers={"Content-Type": "application/json"}
         )
         self._signer.add_auth(request)
         return {str(k): str(v) for k, v in request.headers.items()}
@@ -118,6 +136,56 @@ class LexEngine(HttpEngine):
         prediction = parse_lex_answer(body, text)
         prediction.latency_ms = latency
         return prediction
+
+    async def _models_call(self, method: str, path: str, body: Any = None) -> dict[str, Any]:
+        """One signed call to the model-building API (its refusals as clear errors)."""
+        import httpx
+
+        url = self.models_url + path
+        content = orjson.dumps(body) if body is not None else b""
+        try:
+            answer, _latency = await self.request_json(
+                method,
+                url,
+                headers=self.signed_headers(url, content, method),
+                content=content if body is not None else None,
+            )
+        except httpx.HTTPStatusError as exc:
+            raise self.refused(exc, "Amazon Lex", _MODELS_HINTS) from None
+        if not isinstance(answer, dict):
+            raise BadResponseError("Amazon Lex model-building answer is not a JSON object")
+        return answer
+
+    async def list_intents(self) -> list[tuple[str, list[str]]] | None:
+        """The intents of the alias's bot version and locale (``FallbackIntent`` is no intent
+        and left out); Lex lists no sample utterances here."""
+        bot, alias, locale = (
+            quote(p, safe="") for p in (self.bot_id, self.bot_alias_id, self.locale)
+        )
+        described = await self._models_call("GET", f"/bots/{bot}/botaliases/{alias}/")
+        version = described.get("botVersion")
+        if not isinstance(version, str) or not version:
+            raise BadResponseError("Amazon Lex DescribeBotAlias answer has no botVersion")
+        path = f"/bots/{bot}/botversions/{quote(version, safe='')}/botlocales/{locale}/intents/"
+        names: list[str] = []
+        token: str | None = None
+        for _page in range(1000):
+            request: dict[str, Any] = {"maxResults": 1000}
+            if token:
+                request["nextToken"] = token
+            page = await self._models_call("POST", path, request)
+            summaries = page.get("intentSummaries") or []
+            if not isinstance(summaries, list):
+                raise BadResponseError("Amazon Lex ListIntents: 'intentSummaries' is not a list")
+            for item in summaries:
+                name = item.get("intentName") if isinstance(item, dict) else None
+                if isinstance(name, str) and name != FALLBACK_INTENT and name not in names:
+                    names.append(name)
+            next_token = page.get("nextToken")
+            token = next_token if isinstance(next_token, str) and next_token else None
+            if token is None:
+                break
+        return [(name, []) for name in names]
 
     def describe(self) -> dict[str, Any]:
         return {

@@ -17,6 +17,12 @@ The system prompt lists every intent (name, ``description`` from the intent meta
 ``examples`` training examples) and entity type, and asks for one JSON object:
 ``{"intent": NAME|null, "confidence": 0..1, "entities": [{"entity", "value", "text"}]}``. An
 answer naming an unknown intent, or not JSON at all, is a case error ("malformed answer: ...").
+
+Parent-intent context (a case's ``parent_intents``, for follow-up intents): the system prompt
+marks each follow-up intent ``(follow-up of PARENT)`` (intent metadata ``parent:``), and a case
+with a context path gets a second system message between the instructions and the utterance
+(:func:`context_message`), naming the path and the innermost parent's follow-up intents. The
+user message is always the bare utterance.
 """
 
 from __future__ import annotations
@@ -55,13 +61,22 @@ def build_system_prompt(data: TrainingData, examples: int) -> str:
         by_intent.setdefault(example.intent, []).append(example.text)
     for intent in data.intents:
         description = data.intent_metadata.get(intent, {}).get("description")
-        head = f"- {intent}" + (f": {description}" if isinstance(description, str) else "")
+        parent = data.intent_metadata.get(intent, {}).get("parent")
+        head = f"- {intent}"
+        if isinstance(parent, str) and parent:
+            head += f" (follow-up of {parent})"
+        head += f": {description}" if isinstance(description, str) else ""
         lines.append(head)
         for text in by_intent.get(intent, [])[:examples]:
             lines.append(f"    e.g. {json.dumps(text, ensure_ascii=False)}")
     entity_names = data.entity_names
     if entity_names:
         lines += ["", "Entity types: " + ", ".join(entity_names)]
+    if any(data.intent_metadata.get(i, {}).get("parent") for i in data.intents):
+        lines += [
+            "",
+            "A follow-up intent is expected only when the conversation context names its parent.",
+        ]
     lines += [
         "",
         "Answer with one JSON object and nothing else:",
@@ -69,6 +84,24 @@ def build_system_prompt(data: TrainingData, examples: int) -> str:
         '"entities": [{"entity": "<type>", "value": "<normalised value>", '
         '"text": "<exact words from the message>"}]}',
     ]
+    return "\n".join(lines)
+
+
+def context_message(data: TrainingData, parents: list[str]) -> str:
+    """The system message telling the model the case's parent-intent path (outermost first)."""
+    inner = parents[-1]
+    lines = [
+        f"Conversation context: the user is answering inside the intent {inner!r} "
+        f"(context path: {' > '.join(parents)})."
+    ]
+    follow_ups = [i for i in data.follow_ups(inner) if i in data.intents]
+    if follow_ups:
+        lines.append(
+            f"Follow-up intents of {inner!r}: {', '.join(follow_ups)}. Prefer one of them when "
+            "the message fits it; otherwise classify the message as usual."
+        )
+    else:
+        lines.append(f"{inner!r} has no follow-up intents: classify the message as usual.")
     return "\n".join(lines)
 
 
@@ -144,7 +177,7 @@ class LLMEngine(Engine):
     ``llm:`` entry), ``examples`` per intent (default 5)."""
 
     type_name = "llm"
-    capabilities = Capabilities(entity_order=True, http=True)
+    capabilities = Capabilities(parent_intent_context=True, entity_order=True, http=True)
 
     def __init__(self, settings: Mapping[str, Any]) -> None:
         raw_path = settings.get("nlu") or settings.get("training_data")
@@ -187,17 +220,20 @@ class LLMEngine(Engine):
             await self._client.aclose()
             self._client = None
 
-    def messages(self, text: str) -> list[dict[str, str]]:
-        return [
-            {"role": "system", "content": self.system_prompt},
-            {"role": "user", "content": text},
-        ]
+    def messages(self, text: str, parents: list[str] | None = None) -> list[dict[str, str]]:
+        """The chat messages for one utterance; with a parent-intent path, a context message
+        sits between the instructions and the utterance."""
+        out = [{"role": "system", "content": self.system_prompt}]
+        if parents and self.data is not None:
+            out.append({"role": "system", "content": context_message(self.data, list(parents))})
+        out.append({"role": "user", "content": text})
+        return out
 
     async def parse(self, text: str, context: ParseContext) -> Prediction:
         if self._client is None or self.data is None:
             await self.open(None)
         assert self._client is not None and self.data is not None
-        reply = await self._client.chat(self.messages(text))
+        reply = await self._client.chat(self.messages(text, context.parent_intents))
         prediction = parse_llm_answer(reply.text, text, self.data.intents)
         prediction.latency_ms = reply.latency_ms
         return prediction

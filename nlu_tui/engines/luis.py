@@ -42,6 +42,7 @@ class LuisEngine(HttpEngine):
     ``method`` (POST with a JSON body, or GET with ``query=``)."""
 
     type_name = "luis"
+    inventory_note = "LUIS lists an app's intents only to its authoring key, not the prediction key"
     capabilities = Capabilities(entity_order=True, http=True)
 
     def __init__(self, settings: Mapping[str, Any]) -> None:

@@ -59,6 +59,7 @@ ENGINE_KEYS: dict[str, frozenset[str]] = {
         "bot_id",
         "bot_alias_id",
         "locale",
+        "models_url",
         "access_key_id",
         "secret_access_key",
         "session_token",

@@ -32,6 +32,8 @@ from nlu_tui.errors import EngineError, InputError
 PROFILE_FILES = ("engines.yaml", "engines.yml")
 STAGES = ("development", "published")
 RUN_KEYS = ("concurrency", "rate_limit", "timeout", "retries", "max_raw_bytes")
+NEW_SUITES_KEY = "new_suites"
+"""Whether a newly imported suite runs at once on this profile (``nlu_tui.first_runs``)."""
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _BAD_REF = re.compile(r"\$\{(?![A-Za-z_][A-Za-z0-9_]*\})")
 _SECRET_KEY = re.compile(
@@ -158,7 +160,7 @@ def _check_keys(profile: _Profile, kind: str) -> None:
     """Every key of the profile is one its engine type reads (``intnet:`` is not ``intent:``)."""
     from nlu_tui.engines.profile_keys import unknown_keys
 
-    for keys, message in unknown_keys(profile.body, kind, ("type", *RUN_KEYS)):
+    for keys, message in unknown_keys(profile.body, kind, ("type", NEW_SUITES_KEY, *RUN_KEYS)):
         raise _fail(profile, message, *keys)
 
 
@@ -181,6 +183,12 @@ def _check_profile(profile: _Profile) -> None:
     if kind not in engine_types():
         raise _fail(
             profile, f"unknown engine type {kind!r}; known: {', '.join(engine_types())}", "type"
+        )
+    if NEW_SUITES_KEY in body and not isinstance(body[NEW_SUITES_KEY], bool):
+        raise _fail(
+            profile,
+            f"{NEW_SUITES_KEY} must be true or false, got {body[NEW_SUITES_KEY]!r}",
+            NEW_SUITES_KEY,
         )
     for stage in STAGES:
         if stage in body and not isinstance(body[stage], dict):
@@ -351,7 +359,9 @@ def _build(
     secrets: list[str] = []
     resolved = _resolve_env(settings, secrets, where)
     run = _run_settings(resolved)
-    engine_settings = {k: v for k, v in resolved.items() if k not in (*RUN_KEYS, *STAGES, "type")}
+    engine_settings = {
+        k: v for k, v in resolved.items() if k not in (*RUN_KEYS, *STAGES, "type", NEW_SUITES_KEY)
+    }
     engine_settings["timeout"] = run.timeout
     engine_settings[SECRET_VALUES_KEY] = list(secrets)
     try:

@@ -57,6 +57,7 @@ class RasaEngine(HttpEngine):
         self.jwt = str(settings["jwt"]) if settings.get("jwt") else None
         self.server_version: str | None = None
         self._parse_endpoint: Endpoint | None = None
+        self._listed_entities: list[str] | None = None
 
     @property
     def _params(self) -> dict[str, str] | None:
@@ -97,6 +98,23 @@ class RasaEngine(HttpEngine):
         prediction = parse_rasa_answer(body, text)
         prediction.latency_ms = latency
         return prediction
+
+    # --- the bot's inventory (coverage) ------------------------------------------------
+
+    async def list_intents(self) -> list[tuple[str, list[str]]] | None:
+        """The loaded model's intents (``GET /domain``; Rasa lists no training examples)."""
+        from nlu_tui.engines.rasa_dialogue import domain_inventory
+
+        intents, self._listed_entities = await domain_inventory(self)
+        return [(name, []) for name in intents]
+
+    async def list_entities(self) -> list[str] | None:
+        """The domain's entities, read with :meth:`list_intents` (one ``GET /domain``)."""
+        if self._listed_entities is None:
+            from nlu_tui.engines.rasa_dialogue import domain_inventory
+
+            _intents, self._listed_entities = await domain_inventory(self)
+        return list(self._listed_entities)
 
     # --- conversations (nlu_tui.engines.conversation), in rasa_dialogue -------------------
 

@@ -133,8 +133,8 @@ class RasaConversation(Conversation):
         return turn_of(text, new, latency + more)
 
 
-async def dialogue_domain(engine: RasaEngine) -> DialogueDomain:
-    """``GET /domain`` as JSON: slot types, ``from_entity`` mappings, forms."""
+async def _domain_json(engine: RasaEngine) -> dict[str, Any]:
+    """``GET /domain`` with ``Accept: application/json`` (Rasa's ``Domain.as_dict``)."""
     body, _ = await engine.request_json(
         "GET",
         f"{engine.base_url}/domain",
@@ -143,6 +143,33 @@ async def dialogue_domain(engine: RasaEngine) -> DialogueDomain:
     )
     if not isinstance(body, dict):
         raise BadResponseError("Rasa domain answer is not a JSON object")
+    return body
+
+
+def _domain_names(items: Any, key: str) -> list[str]:
+    """Names of a domain list whose items are a name or ``{name: {properties}}`` (Rasa 3's
+    ``intents:`` and ``entities:``, e.g. ``- greet`` or ``- city: {roles: [from, to]}``)."""
+    if not isinstance(items, list):
+        raise BadResponseError(f"Rasa domain answer: {key!r} is not a list")
+    names: list[str] = []
+    for item in items:
+        found = [item] if isinstance(item, str) else list(item) if isinstance(item, dict) else []
+        names += [str(name) for name in found if str(name) not in names]
+    return names
+
+
+async def domain_inventory(engine: RasaEngine) -> tuple[list[str], list[str]]:
+    """(intents, entities) of the loaded model's domain, as ``GET /domain`` lists them."""
+    body = await _domain_json(engine)
+    return (
+        _domain_names(body.get("intents") or [], "intents"),
+        _domain_names(body.get("entities") or [], "entities"),
+    )
+
+
+async def dialogue_domain(engine: RasaEngine) -> DialogueDomain:
+    """``GET /domain`` as JSON: slot types, ``from_entity`` mappings, forms."""
+    body = await _domain_json(engine)
     domain = DialogueDomain()
     slots = body.get("slots") or {}
     for name, slot in slots.items() if isinstance(slots, dict) else ():

@@ -1,7 +1,7 @@
 """``nlu-tui serve``: the embedded engine behind Rasa's HTTP contract, on aiohttp.
 
 It lets the HTTP path (runner, Rasa engine, generic engine, benchmarks) be tried with no bot at
-hand: ``POST /model/parse`` answers like Rasa 3.6, ``GET /version`` and ``GET /`` too.
+hand: ``POST /model/parse`` answers like Rasa 3.6, ``GET /version``, ``GET /`` and ``GET /domain`` (the training data's intents and entities) too.
 An optional fixed latency makes it a stand-in for a slow remote engine. One extension: the
 request may carry ``"parent_intents": [...]`` to exercise the engine's context scoping.
 """
@@ -99,10 +99,48 @@ def build_app(
         )
         return web.json_response(prediction.raw)
 
+    domain: dict[str, Any] | None = None
+
+    async def get_domain(request: web.Request) -> web.Response:
+        """The intents and entities of the training data, in Rasa's ``Domain.as_dict`` shape
+        (no responses, actions or slots: this server understands, it does not converse)."""
+        nonlocal domain
+        if not authorised(request):
+            return _failure(401, "NotAuthenticated", "User is not authenticated.")
+        if domain is None:
+            from nlu_tui.formats.rasa_yaml import load_training_data
+
+            data = await asyncio.to_thread(load_training_data, engine.path)
+            domain = {
+                "version": "3.1",
+                "intents": list(data.intents),
+                "entities": list(data.entity_names),
+                "slots": {},
+                "responses": {},
+                "actions": [],
+                "forms": {},
+                "e2e_actions": [],
+            }
+        accepts = request.headers.get("Accept", "application/json")
+        if accepts.endswith("json"):
+            return web.json_response(domain)
+        if accepts.endswith(("yml", "yaml")):
+            import yaml
+
+            text = yaml.safe_dump(domain, sort_keys=False, allow_unicode=True)
+            return web.Response(text=text, content_type="application/x-yml")
+        return _failure(
+            406,
+            "NotAcceptable",
+            'Invalid Accept header. Domain can be provided as json ("Accept: application/json") '
+            'or yml ("Accept: application/x-yml").',
+        )
+
     app = web.Application(client_max_size=1024 * 1024)
     app.router.add_get("/", hello)
     app.router.add_get("/version", version)
     app.router.add_get("/status", status)
+    app.router.add_get("/domain", get_domain)
     app.router.add_post("/model/parse", parse)
     return app
 

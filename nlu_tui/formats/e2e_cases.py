@@ -112,8 +112,21 @@ def read(path: Path, shown: str | None = None) -> E2EFile:
     """One E2E file; ``shown`` is how test cases name their file (default: ``path`` as given)."""
     root = yn.read_root(path)
     raw = path.read_bytes()
+    return _from_root(root, path, shown, digest_bytes(raw))
+
+
+def parse_text(text: str, path: Path, shown: str | None = None) -> E2EFile:
+    """The E2E file ``path`` would be if it held ``text`` (a save checks its result with it);
+    the digest is that of ``text`` as UTF-8."""
+    from nlu_tui.formats import yaml_loader
+
+    root = yaml_loader.compose(text, path, prefix="invalid YAML")
+    return _from_root(root, path, shown, digest_bytes(text.encode("utf-8")))
+
+
+def _from_root(root: yaml.Node | None, path: Path, shown: str | None, digest: str) -> E2EFile:
     file_name = shown if shown is not None else str(path)
-    result = E2EFile(paths=[file_name], digest=digest_bytes(raw))
+    result = E2EFile(paths=[file_name], digest=digest)
     if root is None:
         raise InputError("empty file: no 'test_cases:' key", path=path)
     if not isinstance(root, yaml.MappingNode):

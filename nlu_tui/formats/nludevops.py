@@ -274,7 +274,8 @@ def case_to_json(case: TestCase, warnings: list[str] | None = None) -> dict[str,
         ]
         if len(case.intents) > 1:
             warnings.append(
-                f"case {case.id}: NLU.DevOps scores only the first of {len(case.intents)} intents"
+                f"case {case.id}: dotnet nlu compare scores only the first of "
+                f"{len(case.intents)} intents (nlu-tui compare accepts each, from nluTui.intents)"
             )
     for key, value in (
         ("traits", case.traits),

@@ -57,6 +57,14 @@ class Proposal:
     def addable(self) -> bool:
         return self.accepted and not self.errors and bool(self.utterance.strip())
 
+    def summary(self) -> str:
+        """What the case expects besides its text, on one line (shown after the utterance)."""
+        return ", ".join(f"{e.name}={e.value}" for e in self.entities)
+
+    def more_lines(self) -> list[str]:
+        """Further lines of the proposal (a flow proposal's later turns)."""
+        return []
+
 
 @dataclass
 class IntentBrief:
@@ -96,8 +104,93 @@ def intent_brief(intent: str, training: TrainingData | None, suite: Suite | None
     return brief
 
 
-class CaseGenerator:
-    """One review session: the proposals shown so far, in order, and what was rejected."""
+class ProposalSession:
+    """What every review session shares (an intent's cases here, a flow's DUT test cases in
+    :mod:`nlu_tui.llm.generate_flow`): the proposals shown so far, in order, the rounds, and
+    "generate more" without repeating anything shown or rejected. A subclass gives the prompt
+    (:meth:`messages`), reads the answer (:meth:`parse`) and checks a proposal (:meth:`check`).
+    """
+
+    what = "test cases"
+
+    def __init__(self, count: int) -> None:
+        if not 1 <= count <= 100:
+            raise InputError("must be within 1..100", field="--count")
+        self.count = count
+        self.proposals: list[Any] = []
+        self.rounds = 0
+        self.dropped_repeats = 0
+        self.last_prompt_tokens: int | None = None
+
+    def messages(self) -> list[dict[str, str]]:
+        raise NotImplementedError
+
+    def parse(self, text: str, where: str) -> list[Any]:
+        raise NotImplementedError
+
+    def check(self, proposal: Any) -> None:
+        raise NotImplementedError
+
+    def shown_lines(self) -> list[str]:
+        """The prompt's "do not repeat" part: every utterance already shown (rejected too)."""
+        shown = [p.utterance for p in self.proposals]
+        if not shown:
+            return []
+        return [
+            "Do not repeat or rephrase any of these (already proposed):",
+            *(f"- {text}" for text in shown),
+        ]
+
+    async def generate(self, client: ChatClient) -> list[Any]:
+        """One round: ask, parse, drop repeats, check. The new proposals (also appended)."""
+        reply = await client.chat(self.messages())
+        self.rounds += 1
+        self.last_prompt_tokens = reply.usage.prompt_tokens
+        where = f"LLM answer (round {self.rounds})"
+        fresh: list[Any] = []
+        seen = {normalise(p.utterance) for p in self.proposals}
+        for item in self.parse(reply.text, where):
+            key = normalise(item.utterance)
+            if not key or key in seen:
+                self.dropped_repeats += 1
+                continue
+            seen.add(key)
+            fresh.append(item)
+        for proposal in fresh:
+            self.check(proposal)
+        self.proposals.extend(fresh)
+        return fresh
+
+    def set_accepted(self, index: int, accepted: bool) -> None:
+        self.proposals[index].accepted = accepted
+
+    def edit(self, index: int, utterance: str) -> Any:
+        raise NotImplementedError
+
+    near: float = DEFAULT_NEAR
+
+    def repeat_flags(self, proposal: Any) -> list[str]:
+        """A flag when the proposal is the same as, or near-identical to, one shown earlier
+        (a rephrased repeat of a rejected proposal must not slip back in)."""
+        earlier = [
+            (p.utterance, "rejected" if not p.accepted else "earlier")
+            for p in self.proposals
+            if p is not proposal
+        ]
+        probe = TestCase(utterance=proposal.utterance, id="proposal")
+        flags = []
+        for dup in find_leaks([probe], earlier, self.near):
+            if dup.identical:
+                flags.append("duplicate of another proposal")
+            else:
+                flags.append(
+                    f"{dup.similarity:.0%} like the {dup.example_intent} proposal {dup.example!r}"
+                )
+        return flags
+
+
+class CaseGenerator(ProposalSession):
+    """One review session for an intent's test cases."""
 
     def __init__(
         self,
@@ -111,19 +204,14 @@ class CaseGenerator:
     ) -> None:
         if not intent.strip():
             raise InputError("give the intent to generate test cases for", field="--intent")
-        if not 1 <= count <= 100:
-            raise InputError("must be within 1..100", field="--count")
+        super().__init__(count)
         self.intent = intent.strip()
         self.suite = suite
         self.training = training
-        self.count = count
         self.with_entities = with_entities
         self.near = near
         self.brief = intent_brief(self.intent, training, suite)
         self.proposals: list[Proposal] = []
-        self.rounds = 0
-        self.dropped_repeats = 0
-        self.last_prompt_tokens: int | None = None
 
     # --- the prompt -------------------------------------------------------------------------
 
@@ -152,10 +240,7 @@ class CaseGenerator:
             lines.append(
                 "Where an utterance mentions an entity, list it with the exact words used."
             )
-        shown = [p.utterance for p in self.proposals]
-        if shown:
-            lines.append("Do not repeat or rephrase any of these (already proposed):")
-            lines += [f"- {text}" for text in shown]
+        lines += self.shown_lines()
         lines.append(
             'Answer with one JSON array and nothing else: [{"utterance": "...", '
             '"entities": [{"entity": "<type>", "value": "<value>", "text": "<exact words>"}]}]'
@@ -168,27 +253,8 @@ class CaseGenerator:
             {"role": "user", "content": "\n".join(lines)},
         ]
 
-    # --- a round ------------------------------------------------------------------------------
-
-    async def generate(self, client: ChatClient) -> list[Proposal]:
-        """One round: ask, parse, drop repeats, check. The new proposals (also appended)."""
-        reply = await client.chat(self.messages())
-        self.rounds += 1
-        self.last_prompt_tokens = reply.usage.prompt_tokens
-        where = f"LLM answer (round {self.rounds})"
-        fresh: list[Proposal] = []
-        seen = {normalise(p.utterance) for p in self.proposals}
-        for item in parse_proposals(reply.text, where):
-            key = normalise(item.utterance)
-            if not key or key in seen:
-                self.dropped_repeats += 1
-                continue
-            seen.add(key)
-            fresh.append(item)
-        for proposal in fresh:
-            self.check(proposal)
-        self.proposals.extend(fresh)
-        return fresh
+    def parse(self, text: str, where: str) -> list[Proposal]:
+        return parse_proposals(text, where)
 
     # --- review ---------------------------------------------------------------------------
 
@@ -204,9 +270,6 @@ class CaseGenerator:
         ]
         self.check(proposal)
         return proposal
-
-    def set_accepted(self, index: int, accepted: bool) -> None:
-        self.proposals[index].accepted = accepted
 
     def check(self, proposal: Proposal) -> None:
         """Flag leakage and duplicates, validate as a hand-written case."""
@@ -225,12 +288,7 @@ class CaseGenerator:
         for dup in find_leaks([case], existing, self.near):
             kind = "duplicate of" if dup.identical else f"{dup.similarity:.0%} like"
             proposal.flags.append(f"{kind} existing case {dup.example!r}")
-        for other in self.proposals:
-            if other is not proposal and normalise(other.utterance) == normalise(
-                proposal.utterance
-            ):
-                proposal.flags.append("duplicate of another proposal")
-                break
+        proposal.flags += self.repeat_flags(proposal)
         for entity in proposal.entities:
             if entity.text and entity.text.lower() not in proposal.utterance.lower():
                 proposal.flags.append(f"entity {entity.name}: {entity.text!r} is not in the text")
@@ -254,7 +312,7 @@ class CaseGenerator:
         return [self.case_of(p) for p in self.proposals if p.addable]
 
 
-def _json_value(text: str, where: str) -> Any:
+def json_answer(text: str, where: str) -> Any:
     from nlu_tui.llm.answer_json import found, loose_json
 
     value = loose_json(text, "[]")
@@ -267,7 +325,7 @@ def _json_value(text: str, where: str) -> Any:
 def parse_proposals(text: str, where: str = "LLM answer") -> list[Proposal]:
     """The model's JSON as proposals: an array of ``{"utterance", "entities"}`` objects or of
     plain strings (``{"utterances": [...]}`` is read too). LLMError when it is neither."""
-    value = _json_value(text, where)
+    value = json_answer(text, where)
     if isinstance(value, dict):
         for key in ("utterances", "test_cases", "cases", "items"):
             if isinstance(value.get(key), list):

@@ -20,7 +20,7 @@ from nlu_tui.fileio import atomic_write_chunks
 from nlu_tui.model import CaseResult, Prediction, ResultType, TestCase
 from nlu_tui.reports.common import ResultRow, RunMeta, iso_time
 from nlu_tui.reports.kore_csv import expected_intent_text, matched_intent_text
-from nlu_tui.reports.metric_spec import KORE
+from nlu_tui.reports.metric_spec import KORE, kore_spec, settings_pairs
 from nlu_tui.reports.prepared import PreparedRun, prepare_run
 from nlu_tui.scoring.case import DEFAULT_OPTIONS, ScoringOptions
 
@@ -208,6 +208,9 @@ def junit_chunks(prepared: PreparedRun, meta: RunMeta, parts: Sequence[JUnitPart
         ("metric_definitions", KORE),
         ("negative_intents", "|".join(prepared.options.negative_intents)),
         ("entity_synonym_groups", str(meta.entity_synonym_groups)),
+    ]
+    props += [
+        (f"metric_{key}", text) for key, text in settings_pairs(kore_spec(meta, prepared.options))
     ]
     stability = meta.stability
     if stability is not None:  # a repeated run: how stable, and which cases were flaky

@@ -33,7 +33,7 @@ from typing import Any
 from nlu_tui.fileio import atomic_write_chunks
 from nlu_tui.model import CaseResult, Prediction, ResultType, Stage, TestCase
 from nlu_tui.reports.common import ResultRow, RunMeta, iso_time, results_of
-from nlu_tui.reports.metric_spec import KORE
+from nlu_tui.reports.metric_spec import KORE, kore_spec, settings_pairs
 from nlu_tui.reports.prepared import PreparedRun
 from nlu_tui.scoring.case import DEFAULT_OPTIONS, ScoringOptions, expected_intents
 from nlu_tui.scoring.intent_report import trait_label
@@ -278,7 +278,12 @@ def _kind_summaries(rows: Sequence[ResultRow]) -> list[tuple[str, Summary]]:
     return [(s.name, s.summary) for s in found if s.name is not None]
 
 
-def _header(meta: RunMeta, summary: Summary, kinds: Sequence[tuple[str, Summary]] = ()) -> str:
+def _header(
+    meta: RunMeta,
+    summary: Summary,
+    kinds: Sequence[tuple[str, Summary]] = (),
+    options: ScoringOptions = DEFAULT_OPTIONS,
+) -> str:
     """The summary block and the column names, each line ending in ``\r\n``."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\r\n")
@@ -317,6 +322,8 @@ def _header(meta: RunMeta, summary: Summary, kinds: Sequence[tuple[str, Summary]
                 ]
             )
     w.writerow(["Metric Definitions", KORE])
+    for key, text in settings_pairs(kore_spec(meta, options)):
+        w.writerow([f"Metric Setting {key}", text])
     w.writerow([])
     w.writerow(COLUMNS)
     return buf.getvalue()
@@ -407,7 +414,7 @@ def render_kore_csv(
 ) -> str:
     summary = prepared.summary if prepared is not None else summarize(results_of(rows))
     kinds = _kind_summaries(prepared.rows if prepared is not None else rows)
-    return _header(meta, summary, kinds) + _lines(rows, meta, options)
+    return _header(meta, summary, kinds, options) + _lines(rows, meta, options)
 
 
 def write_csv_parts(
@@ -415,6 +422,7 @@ def write_csv_parts(
 ) -> list[Path]:
     """Write the report from :func:`csv_rows` parts atomically, as UTF-8 with a BOM so
     spreadsheets read accents right."""
-    header = _header(meta, prepared.summary, _kind_summaries(prepared.rows)).encode("utf-8")
+    kinds = _kind_summaries(prepared.rows)
+    header = _header(meta, prepared.summary, kinds, prepared.options).encode("utf-8")
     atomic_write_chunks(Path(path), ["\ufeff".encode(), header, *parts])
     return [Path(path)]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from nlu_tui.compare.decisions import CompareSettings
     from nlu_tui.reports.common import RunMeta
     from nlu_tui.reports.rasa_report import RasaOptions
     from nlu_tui.scoring.case import ScoringOptions
@@ -25,6 +26,21 @@ LABELS = {KORE: "Kore.ai", RASA: "Rasa", NLUDEVOPS: "NLU.DevOps"}
 
 def label(definition: str) -> str:
     return f"[{LABELS[definition]}]"
+
+
+def settings_pairs(spec: dict[str, Any]) -> list[tuple[str, str]]:
+    """A spec's settings as (name, text) for one-line formats (the CSV header, JUnit
+    properties): lists joined by ``|``, booleans ``true``/``false``."""
+    out = []
+    for key, value in spec["settings"].items():
+        if isinstance(value, list | tuple):
+            text = "|".join(str(v) for v in value)
+        elif isinstance(value, bool):
+            text = "true" if value else "false"
+        else:
+            text = "" if value is None else str(value)
+        out.append((key, text))
+    return out
 
 
 def kore_spec(meta: RunMeta, options: ScoringOptions) -> dict[str, Any]:
@@ -60,8 +76,11 @@ def kore_spec(meta: RunMeta, options: ScoringOptions) -> dict[str, Any]:
     }
 
 
-def rasa_spec(options: RasaOptions) -> dict[str, Any]:
+def rasa_spec(options: RasaOptions, scoring: ScoringOptions | None = None) -> dict[str, Any]:
     """What the files of a Rasa folder follow (``metric_spec.json`` beside them)."""
+    from nlu_tui.scoring.case import DEFAULT_OPTIONS
+
+    scoring = scoring or DEFAULT_OPTIONS
     return {
         "definition": RASA,
         "rules": (
@@ -73,7 +92,16 @@ def rasa_spec(options: RasaOptions) -> dict[str, Any]:
         "settings": {
             "fallback": "undone: the intent the FallbackClassifier replaced is scored",
             "duplicates": "dropped as Rasa's reader drops them (same text, intent, entities)",
-            "no_intent": "examples without an expected intent and ERROR cases are left out",
+            "negative_intents": list(scoring.negative_intents),
+            "no_intent": (
+                "examples without an expected intent (or expecting a negative intent) and "
+                "ERROR cases are left out; an answer without intent is \"\""
+            ),
+            "several_intents": (
+                "target: the predicted intent when it is one of the case's acceptable "
+                "intents, else the first"
+            ),
+            "entity_match": "per token, by label type[.group][.role]; values are not scored",
             "retrieval_intents": "faq/ask_x scored as faq; the whole name in the response report",
             "tokens": "the engine's own (text_tokens), else runs of non-space characters "
             "without edge punctuation",
@@ -84,8 +112,13 @@ def rasa_spec(options: RasaOptions) -> dict[str, Any]:
     }
 
 
-def nludevops_spec() -> dict[str, Any]:
-    """What ``compare`` and the ``--thresholds`` gates follow."""
+def nludevops_spec(settings: CompareSettings | None = None) -> dict[str, Any]:
+    """What ``compare`` and the ``--thresholds`` gates follow, with the settings file's
+    options (``metric_spec.json`` beside ``compare``'s files)."""
+    from nlu_tui.compare.decisions import CompareSettings
+
+    settings = settings or CompareSettings()
+    rules = settings.json_rules
     return {
         "definition": NLUDEVOPS,
         "rules": (
@@ -93,4 +126,27 @@ def nludevops_spec() -> dict[str, Any]:
             "entityValue) TP/FP/FN/TN; a wrong intent is one FN and one FP; precision, recall "
             "and F1 from the pooled counts; gates per NLUAccuracy.CheckThreshold"
         ),
+        "settings": {
+            "negative_intent": settings.true_negative_intent,
+            "mode": "unit test" if settings.unit_test else "performance",
+            "strict_entities": list(settings.strict_entities),
+            "ignore_entities": list(settings.ignore_entities),
+            "several_intents": (
+                "each of nluTui.intents is acceptable: an actual intent among them is the "
+                "expected one (ownFields: read)"
+                if settings.reads_own_fields
+                else "only 'intent' is expected, as dotnet nlu compare reads it (ownFields: ignore)"
+            ),
+            "engine_errors": (
+                "an actual utterance with nluTui.error is left out (ownFields: read)"
+                if settings.reads_own_fields
+                else "an answer without intent (ownFields: ignore)"
+            ),
+            "fallback": "an engine's fallback (Rasa's nlu_fallback) is written as intent null",
+            "entity_match": (
+                "matchText (.NET-normalised) and matchIndex, else by value; entityValue as a "
+                f"JSON subtree (numbers: {rules.numbers}, expectedNull: {rules.expected_null}, "
+                f"dates: {rules.dates})"
+            ),
+        },
     }

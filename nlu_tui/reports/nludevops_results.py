@@ -3,11 +3,12 @@
 ``nlu-tui show RUN -f nludevops -o results.json`` writes what ``dotnet nlu test`` would have
 written for the run: one utterance per case, in case order, so ``nlu-tui compare -e
 expected.json -a results.json`` (expected from ``nlu-tui export SUITE -f nludevops``) works on
-any stored run. Each answer is the bridge's actual utterance (``compare.bridge.actual_json``),
+any stored run. Each answer is the bridge's actual utterance (``compare.bridge.result_json``),
 the very one ``nlu-tui run --baseline/--thresholds`` gates on. A case whose prediction is an
 engine error (or missing) is written with ``"intent": null`` and its error under ``nluTui``
-(NLU.DevOps keeps unknown properties and reads it as "no intent"); the run's own gates leave
-such cases out, so they count differently there.
+(NLU.DevOps keeps unknown properties and reads it as "no intent"); ``nlu-tui compare`` leaves
+such pairs out, as the run's own gates do (unless the settings say ``nluTui: {ownFields:
+ignore}``, where both count it as an answer without intent).
 """
 
 from __future__ import annotations
@@ -24,13 +25,10 @@ from nlu_tui.reports.prepared import PreparedRun
 
 
 def result_json(case: TestCase, prediction: Prediction | None) -> dict[str, Any]:
-    """One case's answer as a generic utterance (see the module docstring for errors)."""
-    from nlu_tui.compare.bridge import actual_json
+    """One case's answer as a generic utterance (``compare.bridge.result_json``)."""
+    from nlu_tui.compare.bridge import result_json as bridged
 
-    if prediction is not None and prediction.error is None:
-        return actual_json(case, prediction)
-    error = "no prediction" if prediction is None else prediction.error
-    return {"text": case.utterance, "intent": None, "nluTui": {"error": error}}
+    return bridged(case, prediction)
 
 
 def nludevops_rows(prepared: PreparedRun, meta: RunMeta, lo: int, hi: int) -> list[dict[str, Any]]:

@@ -38,6 +38,7 @@ Reproduces ``rasa test nlu`` (Rasa 3.x ``rasa/nlu/test.py`` ``evaluate_intents``
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -468,6 +469,16 @@ Plots = list[tuple[str, ConfusionChart | PairedHistogram]]
 """(file name, chart) of the images to draw."""
 
 
+_UNPORTABLE = re.compile(r'[<>:"/\\|?*\x00-\x1f]')
+
+
+def file_stem(extractor: str) -> str:
+    """An extractor's name as the start of a file name on every system: Rasa's extractors
+    (``CRFEntityExtractor``) keep theirs; ``embedded:regex`` becomes ``embedded_regex``, since a
+    colon is not allowed in Windows file names nor in CI artifact uploads."""
+    return _UNPORTABLE.sub("_", extractor) or "_"
+
+
 def _add_plots(
     plots: Plots,
     prefix: str,
@@ -509,7 +520,9 @@ def _entity_plots(plots: Plots, evaluation: ExtractorEvaluation) -> None:
             evaluation.wrong_confidences,
             "Entity Prediction Confidence Distribution",
         )
-    _add_plots(plots, evaluation.extractor, evaluation.pairs, "Entity Confusion matrix", histogram)
+    _add_plots(
+        plots, file_stem(evaluation.extractor), evaluation.pairs, "Entity Confusion matrix", histogram
+    )
 
 
 def _kept_responses(examples: Sequence[Example]) -> list[Example]:
@@ -619,7 +632,7 @@ def entity_files(
         ]
 
     for evaluation in evaluate_entities(examples):
-        name = evaluation.extractor
+        name = file_stem(evaluation.extractor)
         report = rasa_report_from_counts(evaluation.pairs, exclude=NO_ENTITY)
         written.append(_dump(directory / f"{name}_report.json", report))
         if plots is not None:
@@ -667,5 +680,5 @@ def write_rasa_parts(
         from nlu_tui.reports.rasa_plots import write_plots
 
         written += write_plots(directory, plots)
-    written.append(_dump(directory / SPEC_FILE, rasa_spec(options)))
+    written.append(_dump(directory / SPEC_FILE, rasa_spec(options, prepared.options)))
     return written

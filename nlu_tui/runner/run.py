@@ -91,6 +91,9 @@ class Run:
         self._pending: list[tuple[int, TestCase]] = []
         self._buffer: list[tuple[int, Prediction, CaseResult]] = []
         self._attempt_buffer: list[StoredItem] = []
+        self._arrivals: collections.deque[tuple[int, TestCase, Prediction]] = collections.deque()
+        """Answers not yet scored: see :meth:`_arrive`."""
+        self._drain_scheduled = False
         self._repeat = 1
         self._arrived: dict[str, int] = {}
         """Per case: attempts #2..#N stored or arrived (a repeated run, see nlu_tui.repeats)."""
@@ -295,9 +298,6 @@ class Run:
         return True
 
     async def _worker(self, queue: Iterator[tuple[int, TestCase]], limiter: RateLimiter) -> None:
-        from nlu_tui.scoring.case import score_case
-
-        scoring = self._scoring
         for seq, case in queue:
             if self._cancel_requested or self._failed_reason:
                 return
@@ -305,11 +305,44 @@ class Run:
                 prediction = await self._parse(case, limiter)
             except _Dropped:
                 return
-            result = score_case(case, prediction, scoring)
-            if prediction.error and result.result is not ResultType.ERROR:
-                result.result = ResultType.ERROR
-                result.error = prediction.error
-            self._record(seq, case, prediction, result)
+            self._arrive(seq, case, prediction)
+
+    def _arrive(self, seq: int, case: TestCase, prediction: Prediction) -> None:
+        """Queue an answer for scoring and let the worker send its next case first.
+
+        At concurrency 50 answers arrive in bursts; scoring and recording each one before the
+        worker's next request went out delayed every later request of the burst by that work
+        (bench/bench_runner_throughput.py). Scoring runs in one callback right after, in
+        arrival order, and :meth:`_drain` runs again before every flush and at the end, so no
+        answer is ever left unscored.
+        """
+        self._arrivals.append((seq, case, prediction))
+        if not self._drain_scheduled:
+            self._drain_scheduled = True
+            asyncio.get_running_loop().call_soon(self._drain)
+
+    def _drain(self) -> None:
+        """Score and record every queued answer (a scoring bug fails the run, as a crashed
+        worker did)."""
+        from nlu_tui.scoring.case import score_case
+
+        self._drain_scheduled = False
+        scoring, arrivals = self._scoring, self._arrivals
+        while arrivals:
+            seq, case, prediction = arrivals.popleft()
+            try:
+                result = score_case(case, prediction, scoring)
+                if prediction.error and result.result is not ResultType.ERROR:
+                    result.result = ResultType.ERROR
+                    result.error = prediction.error
+                self._record(seq, case, prediction, result)
+            except Exception as exc:
+                log.error("scoring crashed", exc_info=exc)
+                self._failed_reason = self._failed_reason or redact(
+                    f"internal error: {type(exc).__name__}: {exc}", self.options.secrets
+                )
+                if self._stop is not None:
+                    self._stop.set()
 
     async def _parse(self, case: TestCase, limiter: RateLimiter) -> Prediction:
         opts = self.options
@@ -408,7 +441,7 @@ class Run:
         while True:
             await asyncio.sleep(opts.flush_interval)
             now = time.monotonic()
-            if self._buffer or self._attempt_buffer:
+            if self._buffer or self._attempt_buffer or self._arrivals:
                 self._flush()
                 last_beat = now
             elif now - last_beat >= opts.heartbeat_interval:
@@ -419,6 +452,7 @@ class Run:
                 last_progress = now
 
     def _flush(self) -> None:
+        self._drain()
         if self._attempt_buffer:
             # Attempts before results: a case's results row (its last answer) is never stored
             # before its other attempts, so a resume always knows what the case still lacks.

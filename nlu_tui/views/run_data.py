@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from nlu_tui.scoring.histogram import Histogram
     from nlu_tui.scoring.intent_report import IntentReport
     from nlu_tui.scoring.rasa_charts import PairedHistogram
+    from nlu_tui.scoring.slices import Slice
     from nlu_tui.scoring.stability import StabilityReport
     from nlu_tui.scoring.summary import Summary
     from nlu_tui.store.records import RunRecord
@@ -39,6 +40,16 @@ class RunData:
     """A repeated run's stability (``run --repeat N``), from its stored attempts."""
     rasa_histogram: PairedHistogram | None = None
     """Rasa's ``intent_histogram.png`` in numbers (its bins, fallback undone)."""
+    _type_slices: list[Slice] | None = field(default=None, repr=False, compare=False)
+
+    def intent_type_slices(self) -> list[Slice]:
+        """The run's results per intent type (dialog, faq, small_talk, trait; ``None`` for the
+        cases no kind is known of), as Kore.ai shows them, computed once."""
+        if self._type_slices is None:
+            from nlu_tui.scoring.slices import slices
+
+            self._type_slices = slices(self.rows)["intent_kind"]
+        return list(self._type_slices)
 
     @classmethod
     def from_rows(cls, record: RunRecord, rows: Sequence[Row]) -> RunData:

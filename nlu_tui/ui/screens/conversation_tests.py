@@ -56,6 +56,12 @@ def conversation_files(root: Path) -> list[Path]:
     return found
 
 
+def failed_step(data: dict[str, Any]) -> int | None:
+    """The index of the step a stored test case failed at (its first mismatch), if any."""
+    failed = [int(i) for i in data.get("failed_steps") or []]
+    return min(failed) if failed else None
+
+
 def diff_text(item: StoredItem) -> Text:
     """The failed test case's first mismatch in Rasa Pro's diff style: expected ``+`` (green),
     actual ``-`` (red), the conversation before it plain."""
@@ -91,7 +97,14 @@ class ConversationScreen(Screen[None]):
 
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back", id="conv.back", tooltip="Back."),
-        Binding("r", "run", "Run", id="conv.run", tooltip="Run the selected test file."),
+        Binding("r,f5,ctrl+r", "run", "Run", id="conv.run", tooltip="Run the selected test file."),
+        Binding(
+            "f",
+            "edit_failed",
+            "Edit failed step",
+            id="conv.edit-failed",
+            tooltip="Open the selected test case in the editor, on the step it failed at.",
+        ),
         Binding(
             "e", "focus_engine", "Engine", id="conv.engine", tooltip="Change the engine to run."
         ),
@@ -103,13 +116,18 @@ class ConversationScreen(Screen[None]):
         files: list[Path] | None = None,
         *,
         items: list[StoredItem] | None = None,
-        engine: str = DEFAULT_ENGINE,
+        engine: str | None = None,
+        ask_engine: bool = False,
     ) -> None:
-        """``items`` shows stored results without running (snapshots, a past run)."""
+        """``items`` shows stored results without running (snapshots, a past run).
+        ``engine`` defaults to that of the file's latest run, else :data:`DEFAULT_ENGINE`;
+        ``ask_engine`` opens on the engine field (Enter there runs), as F5 on a suite does."""
         super().__init__()
         self.files = files
         self.items: list[StoredItem] = list(items or [])
-        self.engine = engine
+        self.engine = engine or DEFAULT_ENGINE
+        self._engine_given = engine is not None
+        self.ask_engine = ask_engine
         self.run: Any = None
         self.progress = ""
 
@@ -131,6 +149,9 @@ class ConversationScreen(Screen[None]):
         files.add_column("E2E test file", key="file")
         for path in self.files:
             files.add_row(inert(path.name), key=str(path))
+        # one file (a suite opened from the Suites panel): its name goes in the header and the
+        # file list's columns go to the conversation
+        files.display = len(self.files) != 1
         cases = self.query_one("#conv-cases", DataTable)
         cases.add_column("Status", key="status")
         cases.add_column("Test case", key="name")
@@ -144,8 +165,12 @@ class ConversationScreen(Screen[None]):
         ):
             turns.add_column(label, key=key)
         self._show_items()
+        if self.ask_engine:
+            self.progress = "the engine to run against: Enter runs"
+            self.query_one("#conv-engine", Input).focus()
+        else:
+            (cases if self.items or not files.display else files).focus()
         self._header()
-        (cases if self.items else files).focus()
         if not self.items and len(self.files) == 1:
             self._load_latest(self.files[0])
 
@@ -162,14 +187,24 @@ class ConversationScreen(Screen[None]):
             items = store.load_items(latest.id) if latest is not None else []
         except Exception:  # no store yet, or one that cannot be read: nothing to show
             return
+        if latest is not None and not self._engine_given:
+            self.app.call_from_thread(self._last_engine, latest.engine_name)
         if latest is not None and items:
             self.app.call_from_thread(self._show_stored, latest.id, latest.status.value, items)
+
+    def _last_engine(self, engine: str) -> None:
+        """The engine of the file's latest run, unless one was typed meanwhile."""
+        field = self.query_one("#conv-engine", Input)
+        if field.value == DEFAULT_ENGINE and engine:
+            field.value = engine
 
     def _show_stored(self, run_id: str, status: str, items: list[StoredItem]) -> None:
         if self.run is not None or self.items:
             return  # a run started meanwhile: its own results win
         self.items = list(items)
         self.progress = f"last run {run_id}: {status}"
+        if self.focused is self.query_one("#conv-engine", Input):
+            self.progress += " · Enter runs again"
         self._show_items()
         self._header()
 
@@ -177,6 +212,11 @@ class ConversationScreen(Screen[None]):
         return [
             PaletteCommand("conversation: Run", self.action_run, "Run the selected E2E file"),
             PaletteCommand("conversation: Cancel", self.action_cancel, "Cancel the run"),
+            PaletteCommand(
+                "conversation: Edit failed step",
+                self.action_edit_failed,
+                "Open the selected test case in the editor, on its failed step",
+            ),
         ]
 
     # --- showing ----------------------------------------------------------------------------
@@ -185,7 +225,10 @@ class ConversationScreen(Screen[None]):
         passed = sum(i.outcome == "passed" for i in self.items)
         failed = sum(i.outcome == "failed" for i in self.items)
         errors = sum(i.outcome == "error" for i in self.items)
-        text = Text("Conversation tests", style="bold")
+        if self.files is not None and len(self.files) == 1:  # the suite's own screen
+            text = Text(f"⇄ {inert(self.files[0].name)}", style="bold")
+        else:
+            text = Text("Conversation tests", style="bold")
         if self.items or self.progress:
             text.append(f"  {passed} passed, {failed} failed")
             if errors:
@@ -239,25 +282,47 @@ class ConversationScreen(Screen[None]):
 
     @on(DataTable.RowSelected, "#conv-cases")
     def _edit_case(self, event: DataTable.RowSelected) -> None:
-        self.edit(focus_step=0)
+        """Enter on a test case: the editor, on its failed step when it failed."""
+        item = self._selected_item()
+        failed = failed_step(item.data) if item is not None else None
+        self.edit(focus_step=failed or 0)
 
     @on(DataTable.RowSelected, "#conv-turns")
     def _edit_step(self, event: DataTable.RowSelected) -> None:
         self.edit(focus_step=event.cursor_row)
 
+    def action_edit_failed(self) -> None:
+        """Jump from the selected test case's failed step to the editor."""
+        item = self._selected_item()
+        failed = failed_step(item.data) if item is not None else None
+        if failed is None:
+            self.notify("The selected test case has no failed step.", severity="warning")
+            return
+        self.edit(focus_step=failed)
+
     def edit(self, focus_step: int = 0) -> None:
-        """Open the selected test case in the step editor, on ``focus_step``."""
+        """Open the selected test case in the step editor, on ``focus_step`` (its failed step
+        is marked there, with what went wrong)."""
         from nlu_tui.ui.screens.e2e_case_editor import E2ECaseEditor
 
         item = self._selected_item()
         if item is None or not item.data.get("file"):
             return
+        failed = failed_step(item.data)
+        failure = ""
+        if failed is not None:
+            rows = conversation_rows(item.data)
+            row = rows[failed] if failed < len(rows) else None
+            if row is not None:
+                failure = f"expected {row.kind}: {row.expected}; got {row.actual or 'nothing'}"
         try:
             editor = E2ECaseEditor(
                 Path(str(item.data["file"])),
                 str(item.data.get("name")),
                 item.data.get("line"),
                 focus_step,
+                failed_step=failed,
+                failure=failure,
             )
         except Exception as exc:  # the file is gone or no longer reads: said, nothing opens
             self.progress = f"cannot edit: {exc}"
@@ -266,7 +331,9 @@ class ConversationScreen(Screen[None]):
 
         def done(saved: bool | None) -> None:
             if saved:
-                self.progress = f"saved {editor.path.name}"
+                self.progress = f"saved {editor.path.name}" + "".join(
+                    f" ({note})" for note in editor.notes
+                )
                 self._header()
 
         self.app.push_screen(editor, done)
@@ -275,6 +342,12 @@ class ConversationScreen(Screen[None]):
 
     def action_focus_engine(self) -> None:
         self.query_one("#conv-engine", Input).focus()
+
+    @on(Input.Submitted, "#conv-engine")
+    def _engine_entered(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.query_one("#conv-cases", DataTable).focus()
+        self.action_run()
 
     def action_cancel(self) -> None:
         if self.run is not None:

@@ -1,7 +1,9 @@
 """The DUT step editor: a test case's steps as rows, each user step's expected commands as
 editable rows completing from the flows and slots (Tab accepts the suggestion); Ctrl+N adds a
 command to the focused user step, Ctrl+X removes the focused command, Ctrl+S checks every
-command as ``test du`` would read it and saves the file."""
+command as ``test du`` would read it and saves the file. Ctrl+G ("Generate…") asks an LLM for
+test cases that start a flow (:class:`nlu_tui.ui.screens.generate_dialog.GenerateScreen`) and
+appends the accepted ones to the file."""
 
 from __future__ import annotations
 
@@ -33,6 +35,7 @@ class DutEditorScreen(Screen[None]):
         Binding("ctrl+s", "save", "Save", id="dut-editor.save"),
         Binding("ctrl+n", "add_command", "Add command", id="dut-editor.add"),
         Binding("ctrl+x", "remove_command", "Remove command", id="dut-editor.remove"),
+        Binding("ctrl+g", "generate", "Generate…", id="dut-editor.generate"),
         Binding("escape", "close", "Close", id="dut-editor.close"),
     ]
 
@@ -149,8 +152,9 @@ class DutEditorScreen(Screen[None]):
 
     @on(Select.Changed, "#dut-editor-case")
     def _case_chosen(self, event: Select.Changed) -> None:
-        if event.value is not Select.BLANK and int(str(event.value)) != self.case_index:
-            self._load_case(int(str(event.value)))
+        value = event.value  # blank (Select.NULL after set_options) when no case is chosen
+        if isinstance(value, str) and value.isdigit() and int(value) != self.case_index:
+            self._load_case(int(value))
 
     @on(Input.Changed)
     def _edited(self, event: Input.Changed) -> None:
@@ -211,6 +215,43 @@ class DutEditorScreen(Screen[None]):
             return
         self._status(f"saved {self.path}")
         self.app.notify(f"Saved {self.path.name}")
+
+    def action_generate(self) -> None:
+        """DUT test cases for a flow from an LLM, reviewed; the accepted ones are appended to
+        the file (its text kept) and the file is read again (the edits on screen stay)."""
+        from nlu_tui.ui.screens.generate_dialog import GenerateScreen
+
+        if self.path is None or self.data is None:
+            self._status("Open a DUT file first.")
+            return
+        if self.flows is None:
+            self._status(f"No flows file beside {self.path.name}: generation needs the flows.")
+            return
+        path = self.path
+
+        def done(result: list[Any] | None) -> None:
+            from nlu_tui.errors import NluTuiError
+            from nlu_tui.formats.e2e_cases import read
+            from nlu_tui.llm.generate_flow import add_to_dut_file
+
+            if not result:
+                return
+            try:
+                add_to_dut_file(path, result)
+                self.data = read(path)
+            except (OSError, NluTuiError) as exc:
+                self._status(f"not added: {exc}")
+                return
+            cases = self.query_one("#dut-editor-case", Select)
+            cases.set_options([(inert(c.name), str(i)) for i, c in enumerate(self.data.test_cases)])
+            cases.value = str(self.case_index)
+            what = f"Added {len(result)} generated test case{'s' if len(result) != 1 else ''}"
+            self._status(f"{what} to {path.name}")
+            self.app.notify(what)
+
+        self.app.push_screen(
+            GenerateScreen(None, [], flows=self.flows, dut=self.data, dut_path=path), done
+        )
 
     def action_close(self) -> None:
         self.app.pop_screen()

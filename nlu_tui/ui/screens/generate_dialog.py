@@ -1,7 +1,9 @@
 """The Cases tab's "Generate…" dialog: test cases for an intent written by an LLM, reviewed
-before they are added (seed 000: reject some, "Generate more", "Add Test Cases").
+before they are added (seed 000: reject some, "Generate more", "Add Test Cases"). Opened from
+the DUT editor with the flows (``flows=``), it writes DUT test cases that start a flow.
 
-The same :class:`nlu_tui.llm.generate.CaseGenerator` as ``nlu-tui generate`` does the work;
+The same :class:`nlu_tui.llm.generate.CaseGenerator` (for a flow:
+:class:`nlu_tui.llm.generate_flow.FlowCaseGenerator`) as ``nlu-tui generate`` does the work;
 this screen shows the proposals (✓ accepted, ✗ rejected, ! flagged, ⛔ blocked by an error)
 with their checks, toggles them (Space), edits one inline (``e``, Enter applies), asks for more
 (``g``: nothing shown or rejected is proposed again) and answers the accepted cases (``ctrl+s``)
@@ -20,16 +22,17 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, OptionList, Select, Static
+from textual.widgets import Button, Checkbox, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
-from nlu_tui.model import Suite, TestCase
+from nlu_tui.model import Suite
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.compact import make_compact
 
 
-class GenerateScreen(ModalScreen[list[TestCase] | None]):
-    """Answers the accepted, checked cases, or None when canceled."""
+class GenerateScreen(ModalScreen[list[Any] | None]):
+    """Answers the accepted, checked cases (``TestCase`` s; for a flow, DUT ``E2ETestCase`` s),
+    or None when canceled."""
 
     DEFAULT_CSS = """
     GenerateScreen { align: center middle; }
@@ -41,6 +44,7 @@ class GenerateScreen(ModalScreen[list[TestCase] | None]):
     GenerateScreen #gen-top { height: auto; }
     GenerateScreen #gen-top Select { width: 1fr; }
     GenerateScreen #gen-count { width: 10; }
+    GenerateScreen #gen-conversation { width: auto; }
     GenerateScreen #gen-list { height: 1fr; min-height: 4; }
     GenerateScreen #gen-notes { height: auto; max-height: 5; color: $warning; }
     GenerateScreen #gen-status { height: auto; }
@@ -63,9 +67,23 @@ class GenerateScreen(ModalScreen[list[TestCase] | None]):
                 tooltip="Add the accepted proposals to the suite."),
     ]  # fmt: skip
 
-    def __init__(self, suite: Suite, intents: list[str], intent: str | None = None) -> None:
+    def __init__(
+        self,
+        suite: Suite | None,
+        intents: list[str],
+        intent: str | None = None,
+        *,
+        flows: Any = None,
+        dut: Any = None,
+        dut_path: Path | None = None,
+    ) -> None:
         super().__init__()
         self.suite = suite
+        self.flows = flows
+        self.dut = dut
+        self.dut_path = dut_path
+        if flows is not None:
+            intents = list(flows.flows)
         self.intents = intents
         self.initial_intent = intent if intent in intents else (intents[0] if intents else None)
         self.generator: Any = None
@@ -77,15 +95,28 @@ class GenerateScreen(ModalScreen[list[TestCase] | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label("Generate test cases with an LLM", classes="dialog-title")
+            title = (
+                "Generate DUT test cases for a flow with an LLM"
+                if self.flows is not None
+                else "Generate test cases with an LLM"
+            )
+            yield Label(title, classes="dialog-title")
             with Horizontal(id="gen-top"):
                 yield Select(
                     [(name, name) for name in self.intents],
                     value=self.initial_intent if self.initial_intent else Select.BLANK,
-                    prompt="intent",
+                    prompt="flow" if self.flows is not None else "intent",
                     id="gen-intent",
                 )
                 yield Input("10", id="gen-count", type="integer", tooltip="How many per round")
+                if self.flows is not None:
+                    yield Checkbox(
+                        "bot asks open slots",
+                        id="gen-conversation",
+                        compact=True,
+                        tooltip="Go on: the bot asks each slot the message left open, "
+                        "the user answers (set slot).",
+                    )
             yield Static("", id="gen-status")
             yield Static("", id="gen-error")
             yield OptionList(id="gen-list")
@@ -117,8 +148,9 @@ class GenerateScreen(ModalScreen[list[TestCase] | None]):
         except LLMError as exc:
             error = str(exc)
         try:
-            if self.suite.path is not None:
-                path = find_training(self.suite.path, None)
+            source = self.dut_path if self.flows is not None else getattr(self.suite, "path", None)
+            if source is not None:
+                path = find_training(source, None)
                 training = load_training(path)
         except Exception as exc:  # a broken training file: generate without it, say so
             error = (error + "\n" if error else "") + f"training data not used: {exc}"
@@ -127,7 +159,7 @@ class GenerateScreen(ModalScreen[list[TestCase] | None]):
     def _loaded(self, config: Any, error: str | None, training: Any, path: Path | None) -> None:
         self.config, self.config_error = config, error
         self.training, self.training_path = training, path
-        if training is not None:
+        if training is not None and self.flows is None:
             names = [n for n in training.intents if n not in self.intents]
             if names:
                 self.intents = [*self.intents, *names]
@@ -160,17 +192,28 @@ class GenerateScreen(ModalScreen[list[TestCase] | None]):
             return
         intent = self._intent()
         if intent is None:
-            self._show_error("pick the intent to generate test cases for")
+            what = "flow" if self.flows is not None else "intent"
+            self._show_error(f"pick the {what} to generate test cases for")
             return
-        from nlu_tui.llm.generate import CaseGenerator
-
         if self.generator is None or self.generator.intent != intent:
-            self.generator = CaseGenerator(intent, self.suite, self.training, count=self._count())
+            self.generator = self._new_generator(intent)
         self.generator.count = self._count()
+        if self.flows is not None:
+            self.generator.conversation = self.query_one("#gen-conversation", Checkbox).value
         self.busy = True
         self._show_error("")
         self._refresh(f"asking {self.config.model}…")
         self._ask(self.generator)
+
+    def _new_generator(self, name: str) -> Any:
+        if self.flows is not None:
+            from nlu_tui.llm.generate_flow import FlowCaseGenerator
+
+            return FlowCaseGenerator(name, self.flows, self.dut, self.training, count=self._count())
+        from nlu_tui.llm.generate import CaseGenerator
+
+        assert self.suite is not None
+        return CaseGenerator(name, self.suite, self.training, count=self._count())
 
     @work(exclusive=True, group="generate", exit_on_error=False)
     async def _ask(self, generator: Any) -> None:
@@ -257,10 +300,11 @@ class GenerateScreen(ModalScreen[list[TestCase] | None]):
         if index is not None:
             proposal = self.generator.proposals[index]
             notes = [f"⛔ {e}" for e in proposal.errors] + [f"! {f}" for f in proposal.flags]
-            if proposal.entities:
-                notes.append(
-                    "entities: " + ", ".join(f"{e.name}={e.value}" for e in proposal.entities)
-                )
+            summary = proposal.summary()
+            if summary:
+                label = "commands" if self.flows is not None else "entities"
+                notes.append(f"{label}: {summary}")
+            notes += proposal.more_lines()
         self.query_one("#gen-notes", Static).update(Text(inert("\n".join(notes))))
 
     def _refresh(self, status: str = "") -> None:

@@ -201,6 +201,10 @@ class MainScreen(Screen[None]):
         if selected is None:
             self.notify("Select a suite first.", severity="warning")
             return
+        info = panel.infos.get(str(selected))
+        if info is not None and info.kind == "e2e":  # runs in its own screen, same key
+            panel.open_conversation(selected, ask_engine=True)
+            return
         if suite is None or suite.path is None or Path(suite.path) != selected:
             self.notify("The suite is still loading; try again in a moment.", severity="warning")
             return
@@ -313,8 +317,8 @@ class MainScreen(Screen[None]):
         if message.path.name.endswith(CONVERSATION_SUFFIXES):
             self.app.suite = None  # type: ignore[attr-defined]
             view.show_error(
-                f"{message.path.name}: a conversation suite (E2E test cases). Press Enter in "
-                "the suites list to open it, run it and read each conversation."
+                f"{message.path.name}: a conversation suite (E2E test cases). Enter in the "
+                "suites list opens it (its test cases, steps and last run); F5 runs it."
             )
             return
         view.show_loading(message.path)

@@ -72,6 +72,20 @@ INTENT_COLUMNS = [
     ("fn", "FN"),
     ("confused", "Confused with"),
 ]
+TYPE_COLUMNS = [
+    ("type", "Intent type"),
+    ("cases", "Cases"),
+    ("precision", "Precision"),
+    ("recall", "Recall"),
+    ("f1", "F1"),
+    ("tp", "TP"),
+    ("tn", "TN"),
+    ("fp", "FP"),
+    ("fn", "FN"),
+    ("errors", "Errors"),
+]
+"""The results per intent type under the per-intent table (Kore.ai's Dialog / FAQ / Small Talk
+/ Trait figures)."""
 STABILITY_INTENT_COLUMN = ("stability", "Stable")
 """A repeated run's per-intent stability (share of its cases not flaky), before Confused with."""
 
@@ -109,6 +123,7 @@ class ResultsPane(Vertical):
         width: 1fr; height: 2fr; border-left: none; border-top: solid $primary;
     }
     ResultsPane #results-intents { height: 1fr; }
+    ResultsPane #results-types { height: auto; max-height: 7; border-top: solid $primary; }
     ResultsPane #results-confusion { height: 1fr; min-height: 4; }
     ResultsPane #results-cell-cases {
         height: 35%; min-height: 3; max-height: 10; border-top: solid $primary;
@@ -238,6 +253,7 @@ class ResultsPane(Vertical):
                     yield ResultDetail(id="results-detail")
             with TabPane("Per intent", id="tab-res-intents"):
                 yield DataTable(id="results-intents", cursor_type="row", zebra_stripes=True)
+                yield DataTable(id="results-types", cursor_type="row", zebra_stripes=True)
             with TabPane("Confusion", id="tab-res-confusion"):
                 yield DataTable(id="results-confusion", cursor_type="cell")
                 yield OptionList(id="results-cell-cases")
@@ -406,6 +422,7 @@ class ResultsPane(Vertical):
         select.set_options(intents)
         select.value = ""
         self._fill_intents()
+        self._fill_types()
         self._fill_confusion()
         self._fill_charts()
         self.query_one(ThresholdView).set_run(data.record, data.rows)
@@ -492,6 +509,34 @@ class ResultsPane(Vertical):
                 cells.append(pct(r["stability"]))
             cells.append(Text(inert(r["confused"], newlines=False)))
             table.add_row(*cells, key=r["intent"])
+
+    def _fill_types(self) -> None:
+        """Results per intent type (dialog, FAQ, small talk, trait), as Kore.ai shows them;
+        hidden when no case's kind is known."""
+        table = self.query_one("#results-types", DataTable)
+        table.clear(columns=True)
+        found = self.data.intent_type_slices() if self.data is not None else []
+        table.display = any(s.name is not None for s in found)
+        if not table.display:
+            return
+        for col, label in TYPE_COLUMNS:
+            table.add_column(label, key=col)
+        for item in found:
+            s = item.summary
+            name = (item.name or "(none)").replace("_", " ")
+            table.add_row(
+                Text(inert(name, newlines=False)),
+                str(s.cases),
+                num(s.precision),
+                num(s.recall),
+                num(s.f1),
+                str(s.tp),
+                str(s.tn),
+                str(s.fp),
+                str(s.fn),
+                str(s.errors),
+                key=item.name or "",
+            )
 
     @on(DataTable.HeaderSelected, "#results-intents")
     def _intent_header(self, event: DataTable.HeaderSelected) -> None:
@@ -758,6 +803,16 @@ class ResultsPane(Vertical):
         default_dir = export_dir(self.app, data.record.suite_path)
         self.app.push_screen(ExportDialog(formats, default_dir, f"run-{data.record.id}"), chosen)
 
+    def action_slices(self) -> None:
+        """The run's figures per tag, intent kind and parent intent (as ``nlu-tui show``)."""
+        from nlu_tui.scoring.slices import slice_lines, slices
+        from nlu_tui.ui.screens.slices_dialog import SlicesScreen
+
+        if self.data is None:
+            return
+        lines = slice_lines(slices(self.data.rows))
+        self.app.push_screen(SlicesScreen(self.data.record.id, lines))
+
     def palette_commands(self) -> list[PaletteCommand]:
         if self.data is None and self.session is None:
             return []
@@ -794,6 +849,13 @@ class ResultsPane(Vertical):
             commands.append(
                 PaletteCommand(
                     "results: Export…", self.action_export, "Write the run in any report format"
+                )
+            )
+            commands.append(
+                PaletteCommand(
+                    "results: Slices",
+                    self.action_slices,
+                    "Precision, recall and F1 per tag, intent kind and parent intent",
                 )
             )
         if self.data is not None and self.data.stability is not None:

@@ -7,6 +7,7 @@ through :mod:`nlu_tui.workspace`; this widget only shows results and asks the qu
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from rich.console import Group
 from rich.markup import escape
@@ -25,6 +26,9 @@ from nlu_tui.ui.messages import SuiteHighlighted, WorkspaceChanged
 from nlu_tui.views.summary_text import STATUS_ICON
 from nlu_tui.workspace import SuiteInfo, Workspace
 
+CONVERSATION_MARK = "⇄"
+"""Before a conversation suite's name (E2E test cases, run in the conversation tests screen)."""
+
 
 def suite_prompt(info: SuiteInfo) -> Group:
     """The two lines shown for a suite; built from Text pieces so names show literally.
@@ -35,6 +39,8 @@ def suite_prompt(info: SuiteInfo) -> Group:
     name = Text(no_wrap=True, overflow="ellipsis")
     if info.unsaved:  # first, so that a narrow panel never cuts it off
         name.append("● ", style="bold dark_orange")
+    if info.kind == "e2e":  # a conversation suite's mark, before its name
+        name.append(f"{CONVERSATION_MARK} ", style="bold cyan")
     name.append(inert(info.name, newlines=False), style="bold")
     if info.unsaved:
         name.append(" (not saved)", style="bold dark_orange")
@@ -45,16 +51,29 @@ def suite_prompt(info: SuiteInfo) -> Group:
         detail.append("  ⚠ cannot read", style="red")
         return Group(name, detail)
     detail.append("  ")
+    if info.kind == "e2e":  # a conversation suite: Enter opens the conversation tests
+        return Group(name, _conversation_detail(info, detail))
     if info.last_status:
         # the last run first: in a narrow panel the intents count is what gets cut
         detail.append_text(last_run_text(info))
         detail.append(" · ", style="dim")
-    if info.kind == "e2e":  # a conversation suite: Enter opens the conversation tests
-        detail.append(f"{info.case_count} test cases · conversation", style="dim")
-        return Group(name, detail)
     intents = "intents when opened" if info.partial else f"{len(info.intents)} intents"
     detail.append(f"{info.case_count} cases · {intents}", style="dim")
     return Group(name, detail)
+
+
+def _conversation_detail(info: SuiteInfo, detail: Text) -> Text:
+    """A conversation suite's line: its latest run ("✔ 3/7 passed", or "partial 2/7"), else
+    its test cases counted; then "e2e"."""
+    if info.last_status:
+        detail.append_text(last_run_text(info))
+        if info.last_partial is None and info.last_passed is not None:
+            passed, total = info.last_passed
+            detail.append(f" {passed}/{total} passed", style="green" if passed == total else "red")
+        detail.append(" · e2e", style="dim")
+        return detail
+    detail.append(f"{info.case_count} test cases · e2e", style="dim")
+    return detail
 
 
 def last_run_text(info: SuiteInfo) -> Text:
@@ -212,11 +231,19 @@ class SuitesPanel(Vertical):
     def _selected(self, event: OptionList.OptionSelected) -> None:
         info = self.infos.get(event.option.id or "")
         if info is not None and info.kind == "e2e":
-            from nlu_tui.ui.screens.conversation_tests import ConversationScreen
-
-            self.app.push_screen(ConversationScreen([info.path]))
+            self.open_conversation(info.path)
             return
         self.screen.action_focus_cases()  # type: ignore[attr-defined]
+
+    def open_conversation(self, path: Path, *, ask_engine: bool = False) -> None:
+        """A conversation suite opens in the conversation tests screen (``ask_engine``: on its
+        engine field, Enter runs); back here, its entry shows the latest run."""
+        from nlu_tui.ui.screens.conversation_tests import ConversationScreen
+
+        def back(_: None) -> None:
+            self.reload(select=path)
+
+        self.app.push_screen(ConversationScreen([path], ask_engine=ask_engine), back)
 
     # --- actions --------------------------------------------------------------------------------
 
@@ -287,8 +314,41 @@ class SuitesPanel(Vertical):
             if path is not None:
                 self.notify(escape(f"Imported as {path.name}"))
                 self.post_message(WorkspaceChanged(select=path))
+                self._plan_first_runs(path)
 
         self.app.push_screen(ImportScreen(), imported)
+
+    @work(thread=True, group="first-runs", exit_on_error=False, description="first runs")
+    def _plan_first_runs(self, path: Path) -> None:
+        """A new suite runs at once against both versions of the engine configured for it
+        (``nlu_tui.first_runs``), as Kore.ai starts a new test suite's runs."""
+        from nlu_tui.first_runs import plan_first_runs
+
+        plan = plan_first_runs(path, self.workspace.root)
+        if not plan:
+            if "no engine profile" not in plan.reason:  # nothing configured: nothing to say
+                self.app.call_from_thread(self.notify, escape(plan.reason), severity="warning")
+            return
+        try:
+            suite = self.workspace.load(path)
+        except Exception as exc:
+            self.app.call_from_thread(self.notify, escape(str(exc)), severity="error")
+            return
+        if suite.cases:
+            self.app.call_from_thread(self._start_first_runs, suite, plan)
+
+    def _start_first_runs(self, suite: Suite, plan: Any) -> None:
+        from nlu_tui.first_runs import NOTE
+        from nlu_tui.ui.widgets.runs_pane import RunsPane
+
+        panes = self.screen.query(RunsPane)
+        if not panes:
+            self.notify("The Runs pane is not there: no first runs.", severity="warning")
+            return
+        self.notify(escape(f"First runs of {suite.name}: {plan.reason}"), timeout=6)
+        for engine in plan.engines:
+            for stage in plan.stages:
+                panes.first().start_run(suite, engine, stage, NOTE)
 
     def action_coverage(self) -> None:
         """Open the coverage and health view of the selected suite."""

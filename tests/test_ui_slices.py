@@ -1,0 +1,50 @@
+"""The workbench's ``results: Slices`` (Pilot): the run's figures per tag, intent kind and
+parent intent, as ``nlu-tui show`` prints them, with names shown inert."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from ui_runs_support import PaneApp, predictions_v1, screen_text, small_suite, stored_run
+
+from nlu_tui.store import RunStore
+from nlu_tui.ui.screens.slices_dialog import SlicesScreen
+from nlu_tui.ui.widgets.results_pane import ResultsPane
+
+SIZE = (100, 40)
+
+
+async def test_slices_of_the_run_shown(tmp_path: Path) -> None:
+    store = RunStore(tmp_path / "runs.sqlite")
+    suite = small_suite()
+    suite.cases[0] = replace(suite.cases[0], tags=["voice"])
+    suite.cases[1] = replace(suite.cases[1], tags=["voice", "\x1b[2Jevil"])
+    suite.cases[3] = replace(suite.cases[3], parent_intents=["balance"])
+    run_id = stored_run(store, suite, predictions_v1())
+    app = PaneApp(ResultsPane, store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = app.query_one(ResultsPane)
+        pane.show_run(run_id)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        names = [c.name for c in pane.palette_commands()]
+        assert "results: Slices" in names
+        pane.action_slices()
+        await pilot.pause()
+        assert isinstance(app.screen, SlicesScreen)
+        text = screen_text(app)
+        assert f"Slices of run {run_id}" in text
+        assert "  by tag" in text and "  by parent intent" in text
+        assert "by intent kind" not in text  # no case has a kind
+        rows = {
+            line.strip("│ ").split("  ")[0]: line.strip("│ ").split() for line in text.splitlines()
+        }
+        # c1, c2 (voice) TP; c4 (parent balance) FP; c3 FP, c5 TN, c6 an error
+        assert rows["voice"][1:] == ["2", "0", "1.000", "1.000", "1.000", "100.0%"]
+        assert rows["balance"][1:] == ["1", "0", "0.000", "0.000", "0.000", "0.0%"]
+        assert rows["(none)"][1:3] == ["5", "1"]  # by parent intent: the other five
+        assert "\x1b" not in text and "␛[2Jevil" in text
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, SlicesScreen)
