@@ -340,3 +340,95 @@ def test_the_suites_panel_says_how_many_test_cases_passed_last(tmp_path: Path) -
     lines = Console(width=30, record=True)
     lines.print(suite_prompt(info))
     assert lines.export_text().splitlines()[:2] == ["⇄ shop", "  ✔ 1/2 passed · e2e"]
+
+
+def test_a_run_canceled_on_the_screen_resumes_with_u_without_resending(tmp_path: Path) -> None:
+    """c cancels midway, the header offers u, and u finishes the same run: the test cases
+    stored before the cancel are not sent again (the screen had no way to resume before)."""
+    from ui_support import settle
+
+    path = tmp_path / "many.e2e.yml"
+    cases = "".join(
+        f"  - test_case: greet_{n}\n    steps:\n      - user: hello\n      - bot: Hey!\n"
+        for n in range(20)
+    )
+    path.write_text("test_cases:\n" + cases, encoding="utf-8")
+    state = BotState()
+    state.delay = 0.3
+
+    async def scenario(url: str) -> None:
+        class ConvApp(App[None]):
+            run_store: RunStore | None = None
+            run_sessions: dict[str, Any] = {}
+
+            def on_mount(self) -> None:
+                self.push_screen(ConversationScreen([path], engine=f"rasa:{url}"))
+
+        app = ConvApp()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            screen = app.screen
+            assert isinstance(screen, ConversationScreen)
+            await pilot.press("r")
+            for _ in range(200):
+                await pilot.pause(0.02)
+                if screen.items:
+                    break
+            await pilot.press("c")
+            for _ in range(200):
+                await pilot.pause(0.05)
+                if screen.run is None:
+                    break
+            header = str(screen.query_one("#conv-header").render())
+            assert "canceled" in header and "u resumes" in header, header
+            kept = list(screen.items)
+            assert 0 < len(kept) < 20
+            run_id = screen.last_run[0] if screen.last_run else ""
+            sent_before = len(state.messages)
+            await pilot.press("u")
+            for _ in range(200):
+                await pilot.pause(0.05)
+                if screen.run is None and len(screen.items) == 20:
+                    break
+            assert len(screen.items) == 20
+            assert screen.query_one("#conv-cases", DataTable).row_count == 20
+            header = str(screen.query_one("#conv-header").render())
+            assert f"run {run_id}: success" in header and "u resumes" not in header, header
+            later = {s for s, _, _ in state.messages[sent_before:]}
+            assert not later & {i.data["sender_id"] for i in kept}
+            assert len(RunStore().load_items(run_id)) == 20
+
+    with serving(handler_for(state)) as url:
+        asyncio.run(scenario(url))
+
+
+def test_a_run_canceled_before_any_test_case_leaves_no_earlier_conversation_on_screen(
+    tmp_path: Path,
+) -> None:
+    """The case list empties when a new run starts; the conversation and diff of the earlier
+    run's test case went with it (they used to stay, beside an empty list)."""
+    from ui_support import settle
+
+    _items(tmp_path, stable=False)
+    path = tmp_path / "shop.e2e.yml"
+
+    class ConvApp(App[None]):
+        run_store: RunStore | None = None
+        run_sessions: dict[str, Any] = {}
+
+        def on_mount(self) -> None:
+            self.push_screen(ConversationScreen([path]))
+
+    async def scenario() -> None:
+        app = ConvApp()
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            screen = app.screen
+            assert isinstance(screen, ConversationScreen)
+            assert screen.query_one("#conv-turns", DataTable).row_count > 0
+            screen.items = []
+            screen._show_items()
+            assert screen.query_one("#conv-turns", DataTable).row_count == 0
+            assert str(screen.query_one("#conv-diff").render()) == ""
+
+    asyncio.run(scenario())

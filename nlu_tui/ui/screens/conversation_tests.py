@@ -32,6 +32,8 @@ STATUS_STYLE = {
     "error": ("ERROR", "bold magenta"),
     "running": ("…", "dim"),
 }
+RESUMABLE = ("canceled", "interrupted", "failed")
+"""Run statuses ``u`` resumes (those the service accepts)."""
 ROW_STYLE = {MET: ("✓", "green"), MISMATCH: ("✗", "bold red"), NOT_REACHED: ("·", "dim")}
 
 
@@ -109,6 +111,14 @@ class ConversationScreen(Screen[None]):
             "e", "focus_engine", "Engine", id="conv.engine", tooltip="Change the engine to run."
         ),
         Binding("c", "cancel", "Cancel", id="conv.cancel", tooltip="Cancel the running run."),
+        Binding(
+            "u",
+            "resume",
+            "Resume",
+            id="conv.resume",
+            tooltip="Finish the file's canceled or interrupted run (stored test cases are not sent "
+            "again).",
+        ),
     ]
 
     def __init__(
@@ -130,6 +140,8 @@ class ConversationScreen(Screen[None]):
         self.ask_engine = ask_engine
         self.run: Any = None
         self.progress = ""
+        self.last_run: tuple[str, str] | None = None
+        """The shown run of the file: (run id, status), for ``u`` to resume."""
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Conversation tests"), id="conv-header")
@@ -189,7 +201,7 @@ class ConversationScreen(Screen[None]):
             return
         if latest is not None and not self._engine_given:
             self.app.call_from_thread(self._last_engine, latest.engine_name)
-        if latest is not None and items:
+        if latest is not None:  # a run canceled before any test case finished has no items
             self.app.call_from_thread(self._show_stored, latest.id, latest.status.value, items)
 
     def _last_engine(self, engine: str) -> None:
@@ -202,7 +214,8 @@ class ConversationScreen(Screen[None]):
         if self.run is not None or self.items:
             return  # a run started meanwhile: its own results win
         self.items = list(items)
-        self.progress = f"last run {run_id}: {status}"
+        self.last_run = (run_id, status)
+        self.progress = f"last run {run_id}: {status}" + self._resume_hint()
         if self.focused is self.query_one("#conv-engine", Input):
             self.progress += " · Enter runs again"
         self._show_items()
@@ -212,6 +225,11 @@ class ConversationScreen(Screen[None]):
         return [
             PaletteCommand("conversation: Run", self.action_run, "Run the selected E2E file"),
             PaletteCommand("conversation: Cancel", self.action_cancel, "Cancel the run"),
+            PaletteCommand(
+                "conversation: Resume",
+                self.action_resume,
+                "Finish the canceled or interrupted run of the file",
+            ),
             PaletteCommand(
                 "conversation: Edit failed step",
                 self.action_edit_failed,
@@ -250,6 +268,9 @@ class ConversationScreen(Screen[None]):
             )
         if self.items:
             self._show_turns(sorted(self.items, key=lambda i: i.seq)[0])
+        else:  # no test case (yet): no conversation of an earlier run may linger
+            self.query_one("#conv-turns", DataTable).clear()
+            self.query_one("#conv-diff", Static).update("")
 
     def _show_turns(self, item: StoredItem) -> None:
         turns = self.query_one("#conv-turns", DataTable)
@@ -353,6 +374,10 @@ class ConversationScreen(Screen[None]):
         if self.run is not None:
             self.run.cancel()
 
+    def _resume_hint(self) -> str:
+        resumable = self.last_run is not None and self.last_run[1] in RESUMABLE
+        return " · u resumes" if resumable and self.run is None else ""
+
     def action_run(self) -> None:
         if self.run is not None or not self.files:
             return
@@ -362,22 +387,34 @@ class ConversationScreen(Screen[None]):
         engine = self.query_one("#conv-engine", Input).value.strip() or DEFAULT_ENGINE
         self._start(path, engine)
 
+    def action_resume(self) -> None:
+        """Finish the shown run when it was canceled or interrupted: only the test cases not
+        stored are sent (the file must be unchanged since)."""
+        if self.run is not None:
+            return
+        if self.last_run is None or self.last_run[1] not in RESUMABLE:
+            self.notify("No canceled or interrupted run of this file to resume.", severity="warning")
+            return
+        self._start(None, None, resume=self.last_run[0])
+
     @work(exclusive=True, group="conversation-run")
-    async def _start(self, path: Path, engine: str) -> None:
+    async def _start(self, path: Path | None, engine: str | None, resume: str | None = None) -> None:
         from nlu_tui.conversation.service import ConversationRequest, open_conversation_run
         from nlu_tui.runsessions import store_for
 
+        store = store_for(self.app)
         try:
-            run = open_conversation_run(
-                ConversationRequest(kind="e2e", path=path, engine=engine), store_for(self.app)
-            )
+            request = ConversationRequest(kind="e2e", path=path, engine=engine, resume=resume)
+            run = open_conversation_run(request, store)
             run.prepare()
+            stored = store.load_items(run.run_id) if resume else []
         except Exception as exc:  # bad file or engine: one line, nothing stored
-            self.progress = f"cannot run: {exc}"
+            self.progress = f"cannot {'resume' if resume else 'run'}: {exc}"
             self._header()
             return
         self.run = run
-        self.items = []
+        self.last_run = (run.run_id, "running")
+        self.items = list(stored)
         self._show_items()
 
         def on_progress(p: Any) -> None:
@@ -390,9 +427,11 @@ class ConversationScreen(Screen[None]):
         run.on_progress = on_progress
         try:
             final = await run.execute()
+            self.last_run = (final.id, final.status.value)
             self.progress = f"run {final.id}: {final.status.value}" + (
                 f" ({final.reason})" if final.reason else ""
             )
         finally:
             self.run = None
+        self.progress += self._resume_hint()
         self._header()
