@@ -28,6 +28,9 @@ SUITE_SUFFIX = ".suite.yaml"
 TRAINING_SUFFIXES = (".nlu.yml", ".nlu.yaml")
 CONVERSATION_SUFFIXES = (".e2e.yml", ".e2e.yaml")
 """Conversation suites: Rasa Pro E2E test cases (``test_cases:``), run with ``test e2e``."""
+RASA_TESTS_DIR = "tests"
+"""A Rasa project's test folder: its YAML files with ``test_cases:`` are conversation suites
+too, so a Rasa project opened as the workspace lists its E2E tests."""
 """Rasa training files in a workspace; each shows as a read-only "developer defined
 utterances" suite (and trains the embedded engine for ``x.suite.yaml`` beside ``x.nlu.yml``)."""
 TRASH_DIR = ".trash"
@@ -104,12 +107,16 @@ class Workspace:
     # --- reading ----------------------------------------------------------------------------
 
     def conversation_paths(self) -> list[Path]:
-        """Conversation suites (``*.e2e.yml``): E2E test cases, listed with the suites."""
+        """Conversation suites, listed with the suites: ``*.e2e.yml`` files, and the E2E files
+        (``test_cases:``) in ``tests/``, where a Rasa project keeps them."""
         if not self.root.is_dir():
             return []
         found = [
             p for p in self.root.iterdir() if p.is_file() and p.name.endswith(CONVERSATION_SUFFIXES)
         ]
+        tests = self.root / RASA_TESTS_DIR
+        if tests.is_dir():
+            found += [p for p in tests.iterdir() if p.is_file() and is_conversation_file(p)]
         return sorted(found)
 
     def training_paths(self) -> list[Path]:
@@ -161,7 +168,7 @@ class Workspace:
     def info(self, path: Path, runs: dict[str, LastRuns] | None = None) -> SuiteInfo:
         """Summarise one suite file; a broken file yields an info with ``error`` set."""
         last = (runs or {}).get(str(path), LastRuns())
-        if path.name.endswith(CONVERSATION_SUFFIXES):
+        if is_conversation_file(path):
             return _conversation_info(path, last)
         if self.is_unsaved(path):
             info = self._info_of(path, last)
@@ -408,11 +415,29 @@ class Workspace:
             raise
 
 
+def is_conversation_file(path: Path) -> bool:
+    """A conversation suite: ``*.e2e.yml``, or a YAML file with ``test_cases:`` in a ``tests/``
+    folder (a Rasa project's E2E tests)."""
+    if path.name.endswith(CONVERSATION_SUFFIXES):
+        return True
+    from nlu_tui.formats import e2e_cases
+
+    if path.parent.name != RASA_TESTS_DIR or path.suffix not in e2e_cases.EXTENSIONS:
+        return False
+    try:
+        with path.open(encoding="utf-8-sig", errors="replace") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return False
+    return e2e_cases.sniff(path, head)
+
+
 def _conversation_info(path: Path, last: LastRuns) -> SuiteInfo:
     """A conversation suite's entry: its test cases counted (no F1: its runs pass or fail)."""
     from nlu_tui.formats import e2e_cases
 
-    name = path.name[: -len(next(s for s in CONVERSATION_SUFFIXES if path.name.endswith(s)))]
+    suffix = next((s for s in CONVERSATION_SUFFIXES if path.name.endswith(s)), path.suffix)
+    name = path.name[: -len(suffix)]
     try:
         data = e2e_cases.read(path)
     except (InputError, OSError) as exc:

@@ -432,3 +432,42 @@ def test_a_run_canceled_before_any_test_case_leaves_no_earlier_conversation_on_s
             assert str(screen.query_one("#conv-diff").render()) == ""
 
     asyncio.run(scenario())
+
+
+async def test_a_rasa_projects_e2e_tests_are_listed_and_open_from_the_suites_panel(
+    tmp_path: Path,
+) -> None:
+    """`nlu-tui path/to/rasa-project`: its tests/*.yml with test_cases: are conversation suites
+    (the panel used to show "Suites (0)" for the sample bot); test stories and other YAML in
+    tests/ are not."""
+    from ui_support import settle
+
+    from nlu_tui.ui.app import NluTuiApp
+    from nlu_tui.ui.widgets.suites_panel import SuitesPanel
+    from nlu_tui.workspace import Workspace, open_workspace
+
+    root = tmp_path / "bot"
+    (root / "tests").mkdir(parents=True)
+    e2e = root / "tests" / "e2e_test_cases.yml"
+    e2e.write_text("# the bot's E2E tests\n" + CASES, encoding="utf-8")
+    (root / "tests" / "test_stories.yml").write_text(
+        "stories:\n- story: s\n  steps:\n  - intent: greet\n  - action: utter_greet\n",
+        encoding="utf-8",
+    )
+    (root / "domain.yml").write_text("test_cases: []\n", encoding="utf-8")  # not in tests/
+    infos = Workspace(root).list_suites()
+    assert [(i.path, i.kind, i.name, i.case_count) for i in infos] == [
+        (e2e, "e2e", "e2e_test_cases", 2)
+    ]
+    app = NluTuiApp(open_workspace(root), cursor_blink=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        panel = app.screen.query_one(SuitesPanel)
+        assert list(panel.infos) == [str(e2e)]
+        await pilot.press("f2")
+        await settle(pilot)
+        assert app.suite is None  # not opened as a suite of utterances
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ConversationScreen)
+        assert app.screen.files == [e2e]

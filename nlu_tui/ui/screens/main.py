@@ -35,7 +35,7 @@ from nlu_tui.ui.widgets.cases_view import CasesView
 from nlu_tui.ui.widgets.footer import BudgetFooter
 from nlu_tui.ui.widgets.suites_panel import SuitesPanel
 from nlu_tui.views.cases import RowCache
-from nlu_tui.workspace import CONVERSATION_SUFFIXES
+from nlu_tui.workspace import is_conversation_file
 
 EXTRA_PANES: list[tuple[str, str, str]] = [
     ("Runs", "tab-runs", "nlu_tui.ui.widgets.runs_pane:RunsPane"),
@@ -314,7 +314,7 @@ class MainScreen(Screen[None]):
         if self._remembers:
             ui_state.remember_workspace(self._root, suite=message.path.name)
         view = self.query_one(CasesView)
-        if message.path.name.endswith(CONVERSATION_SUFFIXES):
+        if is_conversation_file(message.path):
             self.app.suite = None  # type: ignore[attr-defined]
             view.show_error(
                 f"{message.path.name}: a conversation suite (E2E test cases). Enter in the "
