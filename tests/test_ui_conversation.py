@@ -381,6 +381,7 @@ def test_a_run_canceled_on_the_screen_resumes_with_u_without_resending(tmp_path:
                     break
             header = str(screen.query_one("#conv-header").render())
             assert "canceled" in header and "u resumes" in header, header
+            assert "(canceled)" not in header  # the status once, not repeated as its reason
             kept = list(screen.items)
             assert 0 < len(kept) < 20
             run_id = screen.last_run[0] if screen.last_run else ""

@@ -428,8 +428,9 @@ class ConversationScreen(Screen[None]):
         try:
             final = await run.execute()
             self.last_run = (final.id, final.status.value)
+            reason = final.reason if final.reason != final.status.value else ""
             self.progress = f"run {final.id}: {final.status.value}" + (
-                f" ({final.reason})" if final.reason else ""
+                f" ({reason})" if reason else ""
             )
         finally:
             self.run = None
