@@ -472,3 +472,45 @@ async def test_a_rasa_projects_e2e_tests_are_listed_and_open_from_the_suites_pan
         await settle(pilot)
         assert isinstance(app.screen, ConversationScreen)
         assert app.screen.files == [e2e]
+
+
+def test_a_file_never_run_lists_its_test_cases_and_opens_them_in_the_editor(
+    tmp_path: Path,
+) -> None:
+    """Opened before its first run, the screen used to be empty (no test case, no step, Enter
+    did nothing); now it lists the test cases as not run, their steps unreached, and Enter
+    opens the step editor."""
+    from ui_support import settle
+
+    from nlu_tui.ui.screens.e2e_case_editor import E2ECaseEditor
+
+    path = tmp_path / "shop.e2e.yml"
+    path.write_text(CASES, encoding="utf-8")
+
+    class ConvApp(App[None]):
+        run_store: RunStore | None = None
+        run_sessions: dict[str, Any] = {}
+
+        def on_mount(self) -> None:
+            self.push_screen(ConversationScreen([path]))
+
+    async def scenario() -> None:
+        app = ConvApp()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            screen = app.screen
+            assert isinstance(screen, ConversationScreen)
+            cases = screen.query_one("#conv-cases", DataTable)
+            assert cases.row_count == 2
+            assert [str(cases.get_row_at(r)[0]) for r in range(2)] == ["not run", "not run"]
+            header = str(screen.query_one("#conv-header").render())
+            assert "2 test cases" in header and "not run yet · r runs it" in header, header
+            turns = screen.query_one("#conv-turns", DataTable)
+            assert [str(turns.get_row_at(r)[1]) for r in range(turns.row_count)] == ["·"] * 6
+            cases.focus()
+            await pilot.press("enter")
+            await settle(pilot)
+            assert isinstance(app.screen, E2ECaseEditor)
+            assert app.screen.query_one("#ed-steps", DataTable).row_count == 6
+
+    asyncio.run(scenario())

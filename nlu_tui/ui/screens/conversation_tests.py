@@ -26,11 +26,14 @@ from nlu_tui.ui.widgets.footer import BudgetFooter
 from nlu_tui.views.conversation import MET, MISMATCH, NOT_REACHED, conversation_rows
 
 DEFAULT_ENGINE = "rasa:http://localhost:5005"
+NOT_RUN = "not run"
+"""The outcome of a listed test case of a file that was never run."""
 STATUS_STYLE = {
     "passed": ("passed", "bold green"),
     "failed": ("FAILED", "bold red"),
     "error": ("ERROR", "bold magenta"),
     "running": ("…", "dim"),
+    NOT_RUN: ("not run", "dim"),
 }
 RESUMABLE = ("canceled", "interrupted", "failed")
 """Run statuses ``u`` resumes (those the service accepts)."""
@@ -56,6 +59,28 @@ def conversation_files(root: Path) -> list[Path]:
             if e2e_cases.sniff(path, head):
                 found.append(path)
     return found
+
+
+def not_run_items(path: Path) -> list[StoredItem]:
+    """The test cases of an E2E file not run yet, as items with their steps and no turns (the
+    screen lists them, shows their steps as not reached and opens them in the editor)."""
+    from nlu_tui.conversation.service import E2E_RUN, load_units
+
+    units = load_units(E2E_RUN, path)
+    return [
+        StoredItem(
+            str(case.item_id),
+            seq,
+            NOT_RUN,
+            data={
+                "name": case.name,
+                "file": case.file,
+                "line": case.line,
+                "expected_steps": [step.as_dict() for step in case.steps],
+            },
+        )
+        for seq, case in enumerate(units.order)
+    ]
 
 
 def failed_step(data: dict[str, Any]) -> int | None:
@@ -198,6 +223,13 @@ class ConversationScreen(Screen[None]):
             )
             items = store.load_items(latest.id) if latest is not None else []
         except Exception:  # no store yet, or one that cannot be read: nothing to show
+            latest, items = None, []
+        if latest is None:  # never run: its test cases, to look at and edit before a run
+            try:
+                unrun = not_run_items(path)
+            except Exception:  # a bad file says so when it is run
+                return
+            self.app.call_from_thread(self._show_not_run, unrun)
             return
         if latest is not None and not self._engine_given:
             self.app.call_from_thread(self._last_engine, latest.engine_name)
@@ -218,6 +250,14 @@ class ConversationScreen(Screen[None]):
         self.progress = f"last run {run_id}: {status}" + self._resume_hint()
         if self.focused is self.query_one("#conv-engine", Input):
             self.progress += " · Enter runs again"
+        self._show_items()
+        self._header()
+
+    def _show_not_run(self, items: list[StoredItem]) -> None:
+        if self.run is not None or self.items:
+            return
+        self.items = items
+        self.progress = "not run yet · r runs it"
         self._show_items()
         self._header()
 
@@ -247,7 +287,9 @@ class ConversationScreen(Screen[None]):
             text = Text(f"⇄ {inert(self.files[0].name)}", style="bold")
         else:
             text = Text("Conversation tests", style="bold")
-        if self.items or self.progress:
+        if self.items and all(i.outcome == NOT_RUN for i in self.items):
+            text.append(f"  {len(self.items)} test cases")
+        elif self.items or self.progress:
             text.append(f"  {passed} passed, {failed} failed")
             if errors:
                 text.append(f", {errors} errors")
