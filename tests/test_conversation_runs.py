@@ -258,6 +258,42 @@ def test_cancel_keeps_finished_test_cases_and_resume_sends_only_the_rest(
     assert len(later) == 9 - 2  # one conversation per test case not stored, no more
 
 
+def test_a_run_given_a_relative_path_resumes_without_resending_stored_test_cases(
+    tmp_path: Path, bot: tuple[BotState, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`cd bot && nlu-tui test e2e` (the default tests/e2e_test_cases.yml), Ctrl-C, then
+    --resume: the resumed run reads the stored absolute path, and the test cases' ids once
+    depended on that spelling, so every test case was sent again (done 9/7)."""
+    state, url = bot
+    state.delay = 0.05
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "e2e_test_cases.yml").write_text(CASES, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    store = RunStore()
+    request = ConversationRequest(
+        kind="e2e", path=Path("tests/e2e_test_cases.yml"), engine=f"rasa:{url}", concurrency=1
+    )
+    run = open_conversation_run(request, store)
+
+    def on_progress(p: object) -> None:
+        if getattr(p, "done", 0) == 2:
+            run.cancel()
+
+    run.on_progress = on_progress
+    final = asyncio.run(run.execute())
+    assert final.status == RunStatus.CANCELED
+    kept = store.load_items(final.id)
+    assert len(kept) == 2
+    sent_before = len(state.messages)
+    monkeypatch.chdir(tmp_path / "tests")  # resumed from elsewhere: the stored path is used
+    resumed = open_conversation_run(ConversationRequest(kind="e2e", resume=final.id), store)
+    done = asyncio.run(resumed.execute())
+    assert done.status == RunStatus.SUCCESS and done.done == 9
+    assert len(store.load_items(final.id)) == 9
+    later = {s for s, _, _ in state.messages[sent_before:]}
+    assert len(later) == 9 - 2
+
+
 @pytest.mark.slow
 def test_sigkill_mid_run_then_resume_never_repeats_a_stored_conversation(
     tmp_path: Path, bot: tuple[BotState, str]

@@ -82,6 +82,18 @@ class Units:
     e2e: E2EFile | None = None
     stories: StoryFile | None = None
     order: list[Any] = field(default_factory=list)
+    base: Path | None = None
+    """The folder the test files are named from in item ids (the run's folder, or its file's)."""
+
+    def item_id(self, unit: Any) -> str:
+        """A unit's id in the run's store: its file relative to :attr:`base`, line and name.
+        It must not depend on how the path was spelled: a run of ``tests/x.yml`` is resumed
+        from its stored absolute path, and ids that differed sent every test case again."""
+        file = str(unit.file or "")
+        if file and self.base is not None:
+            with contextlib.suppress(ValueError, OSError):
+                file = Path(file).resolve().relative_to(self.base).as_posix()
+        return f"{file}:{unit.line}:{unit.name}"
 
     @property
     def digest(self) -> str:
@@ -108,7 +120,7 @@ def load_units(kind: str, path: Path) -> Units:
                         line=step.line,
                         field="assertions",
                     )
-        return Units(kind, e2e=data, order=list(data.test_cases))
+        return Units(kind, e2e=data, order=list(data.test_cases), base=_base(path))
     if kind == STORIES_RUN:
         from nlu_tui.conversation.checkpoints import expand
         from nlu_tui.formats import rasa_stories
@@ -117,12 +129,15 @@ def load_units(kind: str, path: Path) -> Units:
         order = expand(stories.stories)
         if not order:
             raise InputError("no test stories found", path=path, field="stories")
-        return Units(kind, stories=stories, order=order)
+        return Units(kind, stories=stories, order=order, base=_base(path))
     raise InputError(f"unknown conversation test kind {kind!r}", field="kind")
 
 
-def _item_id(unit: Any) -> str:
-    return str(unit.item_id)
+def _base(path: Path) -> Path | None:
+    with contextlib.suppress(OSError):
+        resolved = path.resolve()
+        return resolved if resolved.is_dir() else resolved.parent
+    return None
 
 
 class ConversationRun:
@@ -192,7 +207,12 @@ class ConversationRun:
                 digest=self.units.digest,
             )
             done = set()
-        self._pending = [(i, u) for i, u in enumerate(units) if _item_id(u) not in done]
+        self._pending = [
+            (i, u)
+            for i, u in enumerate(units)
+            # str(u.item_id): the ids of runs stored before ids were made relative
+            if self.units.item_id(u) not in done and str(u.item_id) not in done
+        ]
         return self.record
 
     def _count(self, outcome: str) -> None:
@@ -337,7 +357,7 @@ class ConversationRun:
                     continue
                 reason = failure.reason + (f" (after {attempt + 1} attempts)" if attempt else "")
                 return StoredItem(
-                    item_id=_item_id(unit),
+                    item_id=self.units.item_id(unit),
                     seq=seq,
                     outcome="error",
                     latency_ms=(time.perf_counter() - began) * 1000.0,
@@ -366,7 +386,7 @@ class ConversationRun:
                 error_line=result.error_line,
             )
             outcome = "passed" if result.pass_status else "failed"
-            return StoredItem(_item_id(unit), seq, outcome, result.latency_ms, data)
+            return StoredItem(self.units.item_id(unit), seq, outcome, result.latency_ms, data)
         from nlu_tui.conversation.story_eval import evaluate_story
 
         began = time.perf_counter()
@@ -392,7 +412,7 @@ class ConversationRun:
         }
         outcome = "passed" if story_result.passed else "failed"
         return StoredItem(
-            _item_id(unit), seq, outcome, (time.perf_counter() - began) * 1000.0, data
+            self.units.item_id(unit), seq, outcome, (time.perf_counter() - began) * 1000.0, data
         )
 
     def _emit(self, item: StoredItem | None, *, final: bool = False) -> None:
