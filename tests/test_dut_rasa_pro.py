@@ -205,3 +205,50 @@ def test_cancel_keeps_finished_cases_and_resume_completes(tmp_path: Path) -> Non
     # the stored test case was not sent again: only the first test case's 2 simulated
     # messages and its 3 steps
     assert len(state.messages) - sent_before == 5
+
+
+def test_resume_with_the_path_spelled_otherwise_sends_no_stored_case_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run as `test du dut.yml` from its folder, resumed as `test du /abs/dut.yml --resume`:
+    the test cases' ids once held the path as typed, so the stored one was sent again."""
+    import asyncio
+
+    from nlu_tui.dut.runner import DutRunSettings
+    from nlu_tui.dut.service import DutRequest, run_dut
+    from nlu_tui.model import RunStatus
+    from nlu_tui.store.runstore import RunStore
+
+    tests = tmp_path / "dut.yml"
+    tests.write_text(DUT, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    with rasa_pro_server() as (url, state):
+        state.slow = {"just Bart"}
+
+        async def cancel_after_first() -> object:
+            request = DutRequest(
+                Path("dut.yml"), f"rasa-pro:{url}", settings=DutRunSettings(concurrency=2)
+            )
+            task = asyncio.create_task(run_dut(request))
+            for _ in range(200):
+                await asyncio.sleep(0.02)
+                with RunStore() as store:
+                    runs = store.list_runs()
+                    if runs and store.load_items(runs[0].id):
+                        break
+            task.cancel()
+            return await task
+
+        outcome = asyncio.run(cancel_after_first())
+        assert outcome.canceled  # type: ignore[attr-defined]
+        with RunStore() as store:
+            (run,) = store.list_runs()
+            assert len(store.load_items(run.id)) == 1
+        sent_before = len(state.messages)
+        state.slow = set()
+        resumed = asyncio.run(run_dut(DutRequest(tests.resolve(), resume=run.id)))
+    assert resumed.run.status is RunStatus.SUCCESS
+    assert resumed.report["number_of_failed_tests"] + resumed.report["number_of_passed_tests"] == 2
+    with RunStore() as store:
+        assert len(store.load_items(run.id)) == 2
+    assert len(state.messages) - sent_before == 5  # the stored test case was not sent again

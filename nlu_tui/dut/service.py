@@ -8,6 +8,7 @@ shows it); gates read it (``f1<0.9``, ``set_slot.f1<0.9``...).
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -153,8 +154,22 @@ def _item_data(result: DutCaseResult) -> dict[str, Any]:
     }
 
 
-def item_id(case: DutCase) -> str:
-    return f"{case.file}:{case.line}:{case.name}"
+def _item_id(case: DutCase, base: Path | None = None) -> str:
+    """A test case's id in the run's store: its file relative to ``base`` (the run's folder, or
+    its file's), line and name, so a run resumed with the path spelled otherwise (relative,
+    absolute, from another folder) finds the test cases it stored."""
+    file = str(case.file)
+    if base is not None:
+        with contextlib.suppress(ValueError, OSError):
+            file = Path(file).resolve().relative_to(base).as_posix()
+    return f"{file}:{case.line}:{case.name}"
+
+
+def _ids_base(path: Path) -> Path | None:
+    with contextlib.suppress(OSError):
+        resolved = path.resolve()
+        return resolved if resolved.is_dir() else resolved.parent
+    return None
 
 
 def result_from_item(case: DutCase, data: dict[str, Any]) -> DutCaseResult:
@@ -238,11 +253,18 @@ async def run_dut(
             )
         else:
             run = store.resume_run(previous.id, pid=os.getpid())
+        base = _ids_base(request.path)
+
+        def item_id(case: DutCase) -> str:
+            return _item_id(case, base)
+
         stored = {i.item_id: i for i in store.load_items(run.id)}
         results: dict[str, DutCaseResult] = {}
         for case in suite.cases:
-            if item_id(case) in stored:
-                results[item_id(case)] = result_from_item(case, stored[item_id(case)].data)
+            # _item_id(case): the ids of runs stored before ids were made relative
+            found = stored.get(item_id(case)) or stored.get(_item_id(case))
+            if found is not None:
+                results[item_id(case)] = result_from_item(case, found.data)
         todo = [c for c in suite.cases if item_id(c) not in results]
         seq = {item_id(c): n for n, c in enumerate(suite.cases)}
         total = len(suite.cases)
