@@ -514,3 +514,41 @@ def test_a_file_never_run_lists_its_test_cases_and_opens_them_in_the_editor(
             assert app.screen.query_one("#ed-steps", DataTable).row_count == 6
 
     asyncio.run(scenario())
+
+
+def test_the_expected_column_fits_the_shown_test_case_not_the_longest_seen(
+    tmp_path: Path,
+) -> None:
+    """Moving from a test case with a long step to a short one: Expected shrinks back, so what
+    the bot did (Actual) gets the room (its width used to only grow)."""
+    from ui_support import settle
+
+    items = _items(tmp_path)
+
+    class ConvApp(App[None]):
+        run_store: RunStore | None = None
+        run_sessions: dict[str, Any] = {}
+
+        def on_mount(self) -> None:
+            self.push_screen(ConversationScreen([tmp_path / "shop.e2e.yml"], items=items))
+
+    def expected_width(screen: ConversationScreen) -> int:
+        turns = screen.query_one("#conv-turns", DataTable)
+        (column,) = [c for c in turns.columns.values() if str(c.label) == "Expected"]
+        return column.content_width
+
+    async def scenario() -> None:
+        app = ConvApp()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            screen = app.screen
+            assert isinstance(screen, ConversationScreen)
+            book, greet = sorted(screen.items, key=lambda i: i.seq)
+            screen._show_turns(book)
+            await settle(pilot)
+            assert expected_width(screen) == len("slot_was_set: cuisine: italian")
+            screen._show_turns(greet)
+            await settle(pilot)
+            assert expected_width(screen) == len("user: hello")
+
+    asyncio.run(scenario())

@@ -61,6 +61,16 @@ def conversation_files(root: Path) -> list[Path]:
     return found
 
 
+def _turn_columns(turns: DataTable[Any]) -> None:
+    for key, label in (
+        ("step", "Step"),
+        ("ok", ""),
+        ("expected", "Expected"),
+        ("actual", "Actual"),
+    ):
+        turns.add_column(label, key=key)
+
+
 def not_run_items(path: Path) -> list[StoredItem]:
     """The test cases of an E2E file not run yet, as items with their steps and no turns (the
     screen lists them, shows their steps as not reached and opens them in the editor)."""
@@ -193,14 +203,7 @@ class ConversationScreen(Screen[None]):
         cases.add_column("Status", key="status")
         cases.add_column("Test case", key="name")
         cases.add_column("Line", key="line")
-        turns = self.query_one("#conv-turns", DataTable)
-        for key, label in (
-            ("step", "Step"),
-            ("ok", ""),
-            ("expected", "Expected"),
-            ("actual", "Actual"),
-        ):
-            turns.add_column(label, key=key)
+        _turn_columns(self.query_one("#conv-turns", DataTable))
         self._show_items()
         if self.ask_engine:
             self.progress = "the engine to run against: Enter runs"
@@ -317,13 +320,21 @@ class ConversationScreen(Screen[None]):
     def _show_turns(self, item: StoredItem) -> None:
         turns = self.query_one("#conv-turns", DataTable)
         turns.clear()
+        cells = []
         for row in conversation_rows(item.data):
             mark, style = ROW_STYLE.get(row.status, ("", ""))
             expected = Text(f"{row.kind}: {inert(row.expected)}" if row.expected else row.kind)
             actual = Text(inert(row.actual), style="red" if row.status == MISMATCH else "")
             if row.status == MISMATCH:
                 expected.stylize("green")
-            turns.add_row(str(row.position + 1), Text(mark, style=style), expected, actual)
+            cells.append((Text(str(row.position + 1)), Text(mark, style=style), expected, actual))
+            turns.add_row(*cells[-1])
+        # the widths fit this test case: the table's own only grow, so one long step of another
+        # test case kept Expected wide and cut what the bot did (Actual) off the screen
+        for n, column in enumerate(turns.columns.values()):
+            column.content_width = max(
+                [column.label.cell_len, *(row[n].cell_len for row in cells)]
+            )
         self.query_one("#conv-diff", Static).update(diff_text(item))
 
     @on(DataTable.RowHighlighted, "#conv-cases")
