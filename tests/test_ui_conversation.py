@@ -285,6 +285,8 @@ def test_step_editor_from_a_failed_step_edits_reorders_and_saves(tmp_path: Path)
             await pilot.press("enter")  # the expectation now matches what the bot does
             assert editor.focused is table
             await pilot.press("K")  # ... and is moved above the user message (row 2)
+            # the move is said (the message used to stay at the edit's "step 4 changed")
+            assert "step 4 moved up to 3" in str(editor.query_one("#ed-message").render())
             await pilot.press("down", "down", "down")
             await pilot.press("d")  # the last step goes
             await pilot.press("ctrl+s")

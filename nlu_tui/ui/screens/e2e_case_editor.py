@@ -346,6 +346,8 @@ class E2ECaseEditor(ModalScreen[bool]):
         if self.steps and 0 <= to < len(self.steps):
             self.steps[at], self.steps[to] = self.steps[to], self.steps[at]
             self._refill(to)
+            way = "up" if delta < 0 else "down"
+            self._say(f"step {at + 1} moved {way} to {to + 1} (Ctrl+S saves)", "green")
 
     def action_back(self) -> None:
         table = self.query_one("#ed-steps", DataTable)
