@@ -252,3 +252,49 @@ def test_resume_with_the_path_spelled_otherwise_sends_no_stored_case_again(
     with RunStore() as store:
         assert len(store.load_items(run.id)) == 2
     assert len(state.messages) - sent_before == 5  # the stored test case was not sent again
+
+
+def test_cli_resume_without_a_path_uses_the_runs_own_test_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`nlu-tui test du --resume RUN`, as the cancel message says, from anywhere: it used to
+    look for the default dialogue_understanding_tests/ folder and exit 2."""
+    import asyncio
+
+    from nlu_tui.dut.runner import DutRunSettings
+    from nlu_tui.dut.service import DutRequest, run_dut
+    from nlu_tui.model import RunStatus
+    from nlu_tui.store.runstore import RunStore
+
+    tests = tmp_path / "dut.yml"
+    tests.write_text(DUT, encoding="utf-8")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    with rasa_pro_server() as (url, state):
+        state.slow = {"just Bart"}
+
+        async def cancel_after_first() -> object:
+            request = DutRequest(tests, f"rasa-pro:{url}", settings=DutRunSettings(concurrency=2))
+            task = asyncio.create_task(run_dut(request))
+            for _ in range(200):
+                await asyncio.sleep(0.02)
+                with RunStore() as store:
+                    runs = store.list_runs()
+                    if runs and store.load_items(runs[0].id):
+                        break
+            task.cancel()
+            return await task
+
+        assert asyncio.run(cancel_after_first()).canceled  # type: ignore[attr-defined]
+        with RunStore() as store:
+            (run,) = store.list_runs()
+        state.slow = set()
+        sent_before = len(state.messages)
+        code = cli(["test", "du", "--resume", run.id, "--no-output"])
+    err = capsys.readouterr().err
+    assert code == 1, err  # one of its two test cases fails, as written
+    with RunStore() as store:
+        assert store.get_run(run.id).status is RunStatus.SUCCESS
+        assert len(store.load_items(run.id)) == 2
+    assert len(state.messages) - sent_before == 5

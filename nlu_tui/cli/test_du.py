@@ -29,7 +29,7 @@ def register(kinds: argparse._SubParsersAction[Any]) -> None:
     p.add_argument(
         "paths",
         nargs="*",
-        default=[DEFAULT_PATH],
+        default=[],
         metavar="PATH",
         help=f"test file or folder (default {DEFAULT_PATH}); or convert-e2e PATH / convert-dsl",
     )
@@ -169,12 +169,20 @@ def _run(args: argparse.Namespace) -> int:
     from nlu_tui.fileio import atomic_write_text
     from nlu_tui.textsafe import inert
 
-    if len(args.paths) != 1:
+    paths = args.paths
+    if not paths and args.resume:  # the resumed run's own test files, as `test e2e` does
+        from nlu_tui.store.runstore import RunStore
+
+        with RunStore() as store:
+            stored = store.get_run(args.resume).suite_path
+        paths = [stored] if stored else []
+    paths = paths or [DEFAULT_PATH]
+    if len(paths) != 1:
         raise InputError("give one test file or folder", field="path")
     if args.concurrency < 1 or args.retries < 0 or args.timeout <= 0:
         raise InputError("concurrency >= 1, retries >= 0, timeout > 0", field="concurrency")
     request = DutRequest(
-        path=Path(args.paths[0]),
+        path=Path(paths[0]),
         engine=args.engine,
         flows=args.flows,
         spec=_spec(args),
