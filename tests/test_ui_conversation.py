@@ -554,3 +554,45 @@ def test_the_expected_column_fits_the_shown_test_case_not_the_longest_seen(
             assert expected_width(screen) == len("user: hello")
 
     asyncio.run(scenario())
+
+
+def test_a_canceled_runs_unsent_test_cases_are_listed_as_not_run(tmp_path: Path) -> None:
+    """The file's latest run was canceled after one test case: the screen lists that one and
+    the rest as `not run` (what `u` will send); it used to list only the stored one."""
+    from ui_support import settle
+
+    path = tmp_path / "shop.e2e.yml"
+    path.write_text(CASES, encoding="utf-8")
+    state = BotState()
+    state.delay = 0.05
+    with serving(handler_for(state)) as url:
+        request = ConversationRequest(kind="e2e", path=path, engine=f"rasa:{url}", concurrency=1)
+        run = open_conversation_run(request, RunStore())
+
+        def on_progress(p: Any) -> None:
+            if p.done == 1:
+                run.cancel()
+
+        run.on_progress = on_progress
+        final = asyncio.run(run.execute())
+    assert final.status.value == "canceled" and len(RunStore().load_items(final.id)) == 1
+
+    class ConvApp(App[None]):
+        run_store: RunStore | None = None
+        run_sessions: dict[str, Any] = {}
+
+        def on_mount(self) -> None:
+            self.push_screen(ConversationScreen([path]))
+
+    async def scenario() -> None:
+        app = ConvApp()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            screen = app.screen
+            assert isinstance(screen, ConversationScreen)
+            cases = screen.query_one("#conv-cases", DataTable)
+            statuses = sorted(str(cases.get_row_at(r)[0]) for r in range(cases.row_count))
+            assert statuses == ["FAILED", "not run"]  # "book" ran (and failed), "greet" did not
+            assert "u resumes" in str(screen.query_one("#conv-header").render())
+
+    asyncio.run(scenario())

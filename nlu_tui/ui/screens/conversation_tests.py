@@ -8,6 +8,7 @@ app's event loop; this screen only starts it and shows what it stores.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -79,7 +80,7 @@ def not_run_items(path: Path) -> list[StoredItem]:
     units = load_units(E2E_RUN, path)
     return [
         StoredItem(
-            str(case.item_id),
+            units.item_id(case),
             seq,
             NOT_RUN,
             data={
@@ -236,6 +237,10 @@ class ConversationScreen(Screen[None]):
             return
         if latest is not None and not self._engine_given:
             self.app.call_from_thread(self._last_engine, latest.engine_name)
+        if latest.status.value in RESUMABLE:  # what `u` would still send, listed as not run
+            stored = {i.item_id for i in items}
+            with contextlib.suppress(Exception):
+                items += [i for i in not_run_items(path) if i.item_id not in stored]
         if latest is not None:  # a run canceled before any test case finished has no items
             self.app.call_from_thread(self._show_stored, latest.id, latest.status.value, items)
 
