@@ -404,3 +404,20 @@ def test_show_prints_a_stored_conversation_run_again(
     report = first[first.index("=== FAILURES") - 1 :]
     assert shown.startswith(f"run {run_id}: e2e.yml (e2e) on rasa:{url}, success")
     assert report.strip() in shown
+
+
+def test_diff_pairs_test_cases_of_a_run_stored_with_the_path_as_typed() -> None:
+    """Runs stored before item ids named the file relative to the run's folder have ids like
+    `tests/e2e.yml:3:greet`; a new run's `e2e.yml:3:greet` is the same test case (it used to
+    come out as one test case new and one gone)."""
+    from nlu_tui.conversation.rundiff import diff_items
+    from nlu_tui.store.records import StoredItem
+
+    def item(item_id: str, outcome: str, file: str) -> StoredItem:
+        return StoredItem(item_id, 0, outcome, data={"name": "greet", "file": file, "line": 3})
+
+    before = [item("tests/e2e.yml:3:greet", "failed", "tests/e2e.yml")]
+    after = [item("e2e.yml:3:greet", "passed", "/bot/tests/e2e.yml")]
+    diff = diff_items(before, after)
+    assert diff.fixed == ["greet (/bot/tests/e2e.yml:3)"]
+    assert diff.added == [] and diff.removed == []

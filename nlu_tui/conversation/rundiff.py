@@ -5,6 +5,7 @@ their id (file, line and name), as suite runs pair cases by id."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from nlu_tui.store.records import StoredItem
 
@@ -35,10 +36,22 @@ def _name(item: StoredItem) -> str:
     return f"{d.get('name')} ({d.get('file')}:{d.get('line')})"
 
 
+def _loose(item: StoredItem) -> tuple[str, str, str]:
+    d = item.data
+    return (Path(str(d.get("file") or "")).name, str(d.get("line")), str(d.get("name")))
+
+
 def diff_items(before: list[StoredItem], after: list[StoredItem]) -> ItemDiff:
     """``before`` → ``after``; an item that errored counts as not passing."""
     old = {i.item_id: i for i in before}
     new = {i.item_id: i for i in after}
+    # runs stored before item ids named the file relative to the run's folder held the path as
+    # typed: those are matched by file name, line and test case name
+    loose = {_loose(i): k for k, i in old.items()}
+    for item_id, item in new.items():
+        was = loose.get(_loose(item))
+        if item_id not in old and was is not None and was in old and was not in new:
+            old[item_id] = old.pop(was)
     diff = ItemDiff()
     for item_id, item in new.items():
         prior = old.get(item_id)
