@@ -376,6 +376,8 @@ def test_a_run_canceled_on_the_screen_resumes_with_u_without_resending(tmp_path:
                 await pilot.pause(0.02)
                 if screen.items:
                     break
+            # the footer has no room for c at 80 columns: the header says it while a run goes
+            assert "c cancels" in str(screen.query_one("#conv-header").render())
             await pilot.press("c")
             for _ in range(200):
                 await pilot.pause(0.05)

@@ -476,7 +476,9 @@ class ConversationScreen(Screen[None]):
         self._show_items()
 
         def on_progress(p: Any) -> None:
-            self.progress = f"{p.done}/{p.total} done" + (" (finished)" if p.final else "")
+            self.progress = f"{p.done}/{p.total} done" + (
+                " (finished)" if p.final else " · c cancels"
+            )
             if p.last is not None:
                 self.items.append(p.last)
                 self._show_items()
