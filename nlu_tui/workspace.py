@@ -356,18 +356,30 @@ class Workspace:
 
     def delete(self, path: Path) -> Path:
         """Move a suite into the trash; returns where it went (pass it to :meth:`restore`)."""
-        self.trash.mkdir(parents=True, exist_ok=True)
+        trash = self.trash
+        if path.parent.name == RASA_TESTS_DIR and path.parent.parent == self.root:
+            trash = trash / RASA_TESTS_DIR  # a Rasa project's E2E file goes back to tests/
+        trash.mkdir(parents=True, exist_ok=True)
         self.discard_unsaved(path)
-        target = self.trash / f"{int(time.time() * 1000)}-{path.name}"
+        target = trash / f"{int(time.time() * 1000)}-{path.name}"
         shutil.move(str(path), target)
         return target
 
     def restore(self, trashed: Path) -> Path:
         """Undo a delete: put the file back under its name (or a free one if that is taken)."""
         name = trashed.name.split("-", 1)[1] if "-" in trashed.name else trashed.name
-        target = self.root / name
-        if target.exists():
+        folder = self.root
+        if trashed.parent == self.trash / RASA_TESTS_DIR:
+            folder = self.root / RASA_TESTS_DIR
+            folder.mkdir(exist_ok=True)
+        target = folder / name
+        if target.exists() and name.endswith(SUITE_SUFFIX):
             target = self.free_path(suite_stem(target))
+        stem, _, ext = name.partition(".")
+        n = 2
+        while target.exists():  # another kind of file keeps its kind (``x-2.e2e.yml``)
+            target = folder / f"{stem}-{n}.{ext}"
+            n += 1
         shutil.move(str(trashed), target)
         return target
 

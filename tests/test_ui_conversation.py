@@ -598,3 +598,28 @@ def test_a_canceled_runs_unsent_test_cases_are_listed_as_not_run(tmp_path: Path)
             assert "u resumes" in str(screen.query_one("#conv-header").render())
 
     asyncio.run(scenario())
+
+
+def test_deleting_a_rasa_projects_e2e_file_and_undoing_puts_it_back_in_tests(
+    tmp_path: Path,
+) -> None:
+    """Delete + undo of tests/e2e_test_cases.yml: it went back to the workspace's top folder,
+    where a plain .yml is not a suite, so it vanished from the panel."""
+    from nlu_tui.workspace import Workspace
+
+    root = tmp_path / "bot"
+    (root / "tests").mkdir(parents=True)
+    e2e = root / "tests" / "e2e_test_cases.yml"
+    e2e.write_text(CASES, encoding="utf-8")
+    ws = Workspace(root)
+    trashed = ws.delete(e2e)
+    assert not e2e.exists() and ws.list_suites() == []
+    assert ws.restore(trashed) == e2e
+    assert [i.path for i in ws.list_suites()] == [e2e]
+    e2e2 = root / "shop.e2e.yml"
+    e2e2.write_text(CASES, encoding="utf-8")
+    trashed = ws.delete(e2e2)
+    e2e2.write_text(CASES, encoding="utf-8")  # the name was taken meanwhile
+    again = ws.restore(trashed)
+    assert again == root / "shop-2.e2e.yml"  # still a conversation suite, not a .suite.yaml
+    assert {i.path for i in ws.list_suites()} == {e2e, e2e2, again}
