@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.widgets import DirectoryTree
 from test_ui_runs_rundiff import _palette, _wait_for
 from ui_support import SAMPLE, SIZE, make_workspace, new_app, settle
 
@@ -39,6 +40,14 @@ async def test_import_dialog_saves_and_previews_the_samples(tmp_path: Path) -> N
             root / "banking_bot.kore.csv"
         ).is_file()
         assert screen.previewed is not None and len(screen.previewed.cases) == 54
+        # the file picker shows the files just written (the CSV is picked from it next)
+        tree = screen.query_one("#tree", DirectoryTree)
+
+        def listed() -> set[str]:
+            return {Path(str(n.data.path)).name for n in tree.root.children if n.data}
+
+        await _wait_for(pilot, lambda: "banking_bot.kore.csv" in listed(), timeout=5)
+        assert set(SAMPLE_FILES) <= listed()
 
 
 @pytest.mark.slow

@@ -294,5 +294,10 @@ class ImportScreen(ModalScreen[Path | None]):
             self.notify(escape(f"Cannot save the samples: {exc}"), severity="error")
             return
         self.notify(escape(f"Saved {', '.join(p.name for p in written)} in {folder}"))
+        tree = self.query_one("#tree", DirectoryTree)  # show the new files, ready to pick
+        if Path(tree.path).resolve() == folder.resolve():
+            tree.reload()
+        else:
+            tree.path = folder
         self.query_one("#path", Input).value = str(written[0])
         self.action_preview()
