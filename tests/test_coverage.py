@@ -327,3 +327,29 @@ def test_cli_coverage_reads_the_domain_of_a_real_rasa(tmp_path: Path) -> None:
     assert sorted(doc["untested"]) == sorted(set(domain) - {"greet", "goodbye", "book_table"})
     assert doc["unknown"] == [{"intent": "play_music", "cases": 1}]
     assert (doc["entities_untested"], doc["entities_unknown"]) == (["cuisine"], [])
+
+
+def test_a_faq_case_taken_for_a_dialog_intent_counts_as_faq() -> None:
+    """Results per type in the coverage report: a case naming no kind is typed by its expected
+    intent's kind in the bot, not by the kind of the wrong intent the engine answered (Kore.ai
+    says which kind it matched: that is the answer's kind, not the test case's)."""
+    cases = [
+        TestCase("what does it cost", [ExpectedIntent("faq/ask_fees")], id="a"),
+        TestCase("fees please", [ExpectedIntent("faq/ask_fees")], id="b"),
+        TestCase("pay it", [ExpectedIntent("pay_bill")], id="c"),
+    ]
+    suite = Suite(name="s", cases=cases)
+    answers = {
+        "a": ("pay_bill", IntentKind.DIALOG),  # FP: a FAQ case answered by a dialog intent
+        "b": ("faq/ask_fees", IntentKind.FAQ),
+        "c": ("pay_bill", IntentKind.DIALOG),
+    }
+    rows = []
+    for case in cases:
+        intent, kind = answers[case.id]
+        prediction = Prediction(intent, 0.9, intent_kind=kind)
+        rows.append((case, prediction, score_case(case, prediction)))
+    report = coverage(suite, INVENTORY)
+    add_performance(report, rows, "run-1", kinds=INVENTORY.kinds)
+    by_type = {row["name"]: (row["cases"], row["tp"], row["fp"]) for row in report.by_type}
+    assert by_type == {"faq": (2, 1, 1), "dialog": (1, 1, 0)}

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import DirectoryTree
 from test_ui_runs_rundiff import _palette, _wait_for
+from textual.widgets import DirectoryTree
 from ui_support import SAMPLE, SIZE, make_workspace, new_app, settle
 
 from nlu_tui.samples import SAMPLE_FILES, save_sample_files
