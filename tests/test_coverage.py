@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -195,19 +196,31 @@ def test_cli_coverage_refuses_what_it_cannot_use(tmp_path: Path) -> None:
         "    key: ${W_TOKEN}\n",
         encoding="utf-8",
     )
-    vendor = subprocess.run(
-        [sys.executable, "-m", "nlu_tui", "coverage", suite, "--engine", "w", "--no-run"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
-        env={**os.environ, "W_TOKEN": "abc123456789", "NLU_TUI_DATA_DIR": str(tmp_path / "d")},
-    )
+    alone = tmp_path / "bank.suite.yaml"  # no training data beside it
+    shutil.copyfile(suite, alone)
+
+    def on_vendor() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "nlu_tui", "coverage", str(alone), "--engine", "w", "--no-run"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=tmp_path,
+            env={**os.environ, "W_TOKEN": "abc123456789", "NLU_TUI_DATA_DIR": str(tmp_path / "d")},
+        )
+
+    vendor = on_vendor()
     assert vendor.returncode == 2
     assert (
         "does not list its intents here (LUIS lists an app's intents only to its authoring key, "
-        "not the prediction key); give its training data with --training FILE"
+        "not the prediction key); give its training data with --training FILE, or save it "
+        "beside the suite as bank.nlu.yml (Rasa NLU YAML)"
     ) in vendor.stderr
+    # the workbench has no --training: the training data beside the suite is the inventory
+    shutil.copyfile(SAMPLE / "banking_bot.nlu.yml", tmp_path / "bank.nlu.yml")
+    beside = on_vendor()
+    assert beside.returncode == 0, beside.stderr
+    assert "against bank.nlu.yml: 17 intents" in beside.stdout
     given = _cli(
         tmp_path, "coverage", suite, "--training", str(SAMPLE / "banking_bot.nlu.yml"), "--no-run"
     )
