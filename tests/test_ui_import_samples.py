@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from test_ui_runs_rundiff import _palette, _wait_for
-from textual.widgets import DirectoryTree
+from textual.widgets import DataTable, DirectoryTree
 from ui_support import SAMPLE, SIZE, make_workspace, new_app, settle
 
 from nlu_tui.samples import SAMPLE_FILES, save_sample_files
@@ -28,7 +28,7 @@ async def test_import_dialog_saves_and_previews_the_samples(tmp_path: Path) -> N
 
     root = make_workspace(tmp_path)
     app = new_app(root)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         app.push_screen(ImportScreen())
         await settle(pilot)
@@ -48,6 +48,13 @@ async def test_import_dialog_saves_and_previews_the_samples(tmp_path: Path) -> N
 
         await _wait_for(pilot, lambda: "banking_bot.kore.csv" in listed(), timeout=5)
         assert set(SAMPLE_FILES) <= listed()
+        # at 80 columns the preview still shows #, Utterance and Intents: long utterances are cut with "…"
+        table = screen.query_one("#preview", DataTable)
+        await pilot.pause()
+        widths = [column.get_render_width(table) for column in table.columns.values()]
+        assert len(widths) == 4 and sum(widths[:3]) < table.size.width, (widths, table.size)
+        cells = [str(table.get_row_at(i)[1]) for i in range(table.row_count)]
+        assert any(c.endswith("…") for c in cells)
 
 
 @pytest.mark.slow
