@@ -1,8 +1,10 @@
 """Coverage and health as one service call for the CLI and the workbench.
 
 :func:`build_coverage` finds the bot's inventory (``--training FILE``, else the training
-data of the engine's profile: the embedded engine's ``nlu``; a vendor engine without one
-is refused, naming ``--training``), loads the suite, computes :func:`nlu_tui.coverage.coverage`
+data of the engine's profile: the embedded engine's ``nlu``, else the intents the engine
+lists; an engine that cannot list them reads ``x.nlu.yml`` beside ``x.suite.yaml``, so the
+workbench, which has no ``--training``, can show it too, and without one is refused, naming
+``--training`` and that file), loads the suite, computes :func:`nlu_tui.coverage.coverage`
 and adds the performance of the suite's newest finished run on that engine (or of the run
 given). :func:`coverage_text` is what ``nlu-tui coverage`` prints and the workbench shows.
 """
@@ -70,16 +72,23 @@ def _inventory(request: CoverageRequest) -> tuple[Inventory, str | None]:
             source = resolved.engine.training_suite_source()
             if source is None:
                 listed = _listed(resolved)
-                if listed is None:
+                if listed is not None:
+                    return listed, engine_name
+                from nlu_tui.engines.profiles import sibling_training_data
+
+                training = sibling_training_data(request.suite_path)
+                if training is None:
                     note = resolved.engine.inventory_note
+                    stem = request.suite_path.name.split(".", 1)[0]
                     raise InputError(
                         f"engine {resolved.name!r} ({resolved.engine.type_name}) does not list "
                         f"its intents here{f' ({note})' if note else ''}; give its training "
-                        "data with --training FILE",
+                        f"data with --training FILE, or save it beside the suite as "
+                        f"{stem}.nlu.yml (Rasa NLU YAML)",
                         field="--engine",
                     )
-                return listed, engine_name
-            training = Path(source)
+            else:
+                training = Path(source)
     assert training is not None
     if not training.is_file():
         raise InputError("no such training data file", path=training, field="--training")
