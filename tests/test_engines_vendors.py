@@ -857,6 +857,19 @@ async def test_lex_keys_from_a_credentials_file_beside_the_profile(tmp_path: Pat
     )
     with pytest.raises(InputError, match=r"credentials_file has no \[missing\] section"):
         resolve_engine("bot", workspace=tmp_path)
+    # a file that is not there: a clear input error naming it (botocore's ConfigNotFound was
+    # a traceback, exit 1)
+    (tmp_path / "engines.yaml").write_text(
+        "engines:\n  bot:\n    type: lex\n    region: us-east-1\n    bot_id: ABCDEFGHIJ\n"
+        "    bot_alias_id: TSTALIASID\n    credentials_file: nope/credentials\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError) as caught:
+        resolve_engine("bot", workspace=tmp_path)
+    assert (
+        f"cannot read credentials_file {tmp_path / 'nope' / 'credentials'}: No such file"
+        in caught.value.message
+    )
 
 
 async def test_lex_lists_the_aliass_intents_through_the_signed_model_building_api() -> None:
