@@ -136,6 +136,8 @@ class Coverage:
     kinds: dict[str, dict[str, int]] = field(default_factory=dict)
     """Per intent kind (dialog, faq, small_talk): intents in the inventory and tested."""
     run_id: str | None = None
+    run_stage: str | None = None
+    """The version the run tested (development, published), when known."""
     health: list[IntentHealth] = field(default_factory=list)
     by_type: list[dict[str, Any]] = field(default_factory=list)
     """The run's results per intent type (dialog, faq, small_talk, trait): cases, errors,
@@ -225,6 +227,7 @@ class Coverage:
                 ],
             },
             "run_id": self.run_id,
+            "run_stage": self.run_stage,
             "results_by_type": self.by_type,
             "target_recall": self.target_recall,
             "performance": [

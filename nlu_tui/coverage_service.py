@@ -154,7 +154,8 @@ def build_coverage(request: CoverageRequest, store: RunStore | None) -> Coverage
         runs = [
             r
             for r in store.list_runs(request.suite_path)
-            if r.status in finished and (engine_name is None or r.engine_name == engine_name)
+            if r.status in finished
+            and (engine_name is None or (r.engine_name == engine_name and r.stage == request.stage))
         ]
         if not runs:
             return report
@@ -166,7 +167,7 @@ def build_coverage(request: CoverageRequest, store: RunStore | None) -> Coverage
     options = ScoringOptions().for_suite(
         Suite(name=run.suite_name, cases=[c for c, _p, _r in rows])
     )
-    return add_performance(
+    add_performance(
         report,
         rows,
         run.id,
@@ -174,6 +175,8 @@ def build_coverage(request: CoverageRequest, store: RunStore | None) -> Coverage
         options=options,
         kinds=inventory.kinds,
     )
+    report.run_stage = run.stage
+    return report
 
 
 def default_engine(suite_path: Path, store: RunStore) -> str:
@@ -239,7 +242,8 @@ def coverage_text(report: Coverage) -> str:
     if report.run_id is None:
         lines.append("performance (no finished run of this suite on this engine yet)")
     else:
-        lines.append(f"performance run {report.run_id}")
+        stage = f" [{report.run_stage}]" if report.run_stage else ""
+        lines.append(f"performance run {report.run_id}{stage}")
         if report.by_type:
             parts = [
                 f"{row['name'].replace('_', ' ')} {row['cases']} cases F1 {row['f1']:.3f}"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -366,3 +367,32 @@ def test_a_faq_case_taken_for_a_dialog_intent_counts_as_faq() -> None:
     add_performance(report, rows, "run-1", kinds=INVENTORY.kinds)
     by_type = {row["name"]: (row["cases"], row["tp"], row["fp"]) for row in report.by_type}
     assert by_type == {"faq": (2, 1, 1), "dialog": (1, 1, 0)}
+
+
+@pytest.mark.slow
+def test_cli_coverage_reads_the_run_of_the_stage_asked_for(tmp_path: Path) -> None:
+    """A new suite's first runs test both versions, published last: `coverage` reads the
+    development run unless `--stage published` is given (it read the newest of either), and
+    says which version it read."""
+    shutil.copyfile(SAMPLE / "banking_bot.suite.yaml", tmp_path / "bank.suite.yaml")
+    shutil.copyfile(SAMPLE / "banking_bot.nlu.yml", tmp_path / "bank.nlu.yml")
+    (tmp_path / "engines.yaml").write_text(
+        "engines:\n  bot:\n    type: embedded\n    nlu: bank.nlu.yml\n"
+        "    published: {threshold: 0.99}\n",
+        encoding="utf-8",
+    )
+    ids = {}
+    for stage in ("development", "published"):
+        ran = _cli(tmp_path, "run", "bank.suite.yaml", "--engine", "bot", "--stage", stage)
+        assert ran.returncode == 0, ran.stderr
+        found = re.search(r"run ([0-9a-f]{12}) ", ran.stdout + ran.stderr)
+        assert found is not None
+        ids[stage] = found.group(1)
+    dev = _cli(tmp_path, "coverage", "bank.suite.yaml", "--engine", "bot", "--json", "c.json")
+    assert dev.returncode == 0, dev.stderr
+    assert f"performance run {ids['development']} [development]" in dev.stdout
+    doc = json.loads((tmp_path / "c.json").read_text(encoding="utf-8"))
+    assert (doc["run_id"], doc["run_stage"]) == (ids["development"], "development")
+    pub = _cli(tmp_path, "coverage", "bank.suite.yaml", "--engine", "bot", "--stage", "published")
+    assert pub.returncode == 0, pub.stderr
+    assert f"performance run {ids['published']} [published]" in pub.stdout
