@@ -97,3 +97,5 @@ async def test_an_imported_suite_runs_on_both_versions_in_the_workbench(tmp_path
                    for s in sessions)  # fmt: skip
         dev, pub = (s.record for s in sessions)
         assert dev is not None and pub is not None and pub.tp < dev.tp
+        # one after the other, as the command line runs them (not both at once on one bot)
+        assert dev.finished_at is not None and pub.started_at >= dev.finished_at
