@@ -136,6 +136,8 @@ class Coverage:
     kinds: dict[str, dict[str, int]] = field(default_factory=dict)
     """Per intent kind (dialog, faq, small_talk): intents in the inventory and tested."""
     run_id: str | None = None
+    run_stage: str | None = None
+    """The version the run tested (development, published), when known."""
     health: list[IntentHealth] = field(default_factory=list)
     by_type: list[dict[str, Any]] = field(default_factory=list)
     """The run's results per intent type (dialog, faq, small_talk, trait): cases, errors,
@@ -225,6 +227,7 @@ class Coverage:
                 ],
             },
             "run_id": self.run_id,
+            "run_stage": self.run_stage,
             "results_by_type": self.by_type,
             "target_recall": self.target_recall,
             "performance": [
@@ -356,28 +359,33 @@ def coverage(
     )
 
 
-@dataclass
-class _Kind:
-    """Stands in for a prediction in :func:`nlu_tui.scoring.slices.slices`: only its kind."""
-
-    intent_kind: IntentKind | None
-
-
 def _results_by_type(
     rows: Sequence[tuple[TestCase, Prediction | None, CaseResult]],
     kinds: Mapping[str, IntentKind],
     options: ScoringOptions,
 ) -> list[dict[str, Any]]:
-    from nlu_tui.scoring.slices import slices
+    """Results per intent type. A case whose file names no kind is typed by its first
+    expected intent: its kind in the bot, else as the engine reported them in the run, else
+    dialog (a FAQ case the engine took for a dialog intent is still a FAQ case); a case
+    expecting no intent by what the engine matched."""
+    from dataclasses import replace
 
+    from nlu_tui.scoring.slices import engine_kinds, slices
+
+    known = {**engine_kinds(rows), **kinds}
     typed: list[tuple[TestCase, Any, CaseResult]] = []
     for case, prediction, result in rows:
-        kind = prediction.intent_kind if prediction is not None else None
-        if kind is None and not any(i.kind for i in case.intents):
-            names = case_intents(case, options)
-            if names:
-                kind = kinds.get(names[0], IntentKind.DIALOG)
-        typed.append((case, _Kind(kind), result))
+        names = case_intents(case, options)
+        if names and not any(i.kind for i in case.intents):
+            first = names[0]  # typed by its first intent, as the coverage lines count it
+            kind = known.get(first, IntentKind.DIALOG)
+            case = replace(
+                case,
+                intents=[
+                    replace(i, kind=kind) if i.name.strip() == first else i for i in case.intents
+                ],
+            )
+        typed.append((case, prediction, result))
     return [s.as_dict() for s in slices(typed)["intent_kind"] if s.name is not None]
 
 

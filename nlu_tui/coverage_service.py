@@ -1,8 +1,10 @@
 """Coverage and health as one service call for the CLI and the workbench.
 
 :func:`build_coverage` finds the bot's inventory (``--training FILE``, else the training
-data of the engine's profile: the embedded engine's ``nlu``; a vendor engine without one
-is refused, naming ``--training``), loads the suite, computes :func:`nlu_tui.coverage.coverage`
+data of the engine's profile: the embedded engine's ``nlu``, else the intents the engine
+lists; an engine that cannot list them reads ``x.nlu.yml`` beside ``x.suite.yaml``, so the
+workbench, which has no ``--training``, can show it too, and without one is refused, naming
+``--training`` and that file), loads the suite, computes :func:`nlu_tui.coverage.coverage`
 and adds the performance of the suite's newest finished run on that engine (or of the run
 given). :func:`coverage_text` is what ``nlu-tui coverage`` prints and the workbench shows.
 """
@@ -70,16 +72,23 @@ def _inventory(request: CoverageRequest) -> tuple[Inventory, str | None]:
             source = resolved.engine.training_suite_source()
             if source is None:
                 listed = _listed(resolved)
-                if listed is None:
+                if listed is not None:
+                    return listed, engine_name
+                from nlu_tui.engines.profiles import sibling_training_data
+
+                training = sibling_training_data(request.suite_path)
+                if training is None:
                     note = resolved.engine.inventory_note
+                    stem = request.suite_path.name.split(".", 1)[0]
                     raise InputError(
                         f"engine {resolved.name!r} ({resolved.engine.type_name}) does not list "
                         f"its intents here{f' ({note})' if note else ''}; give its training "
-                        "data with --training FILE",
+                        f"data with --training FILE, or save it beside the suite as "
+                        f"{stem}.nlu.yml (Rasa NLU YAML)",
                         field="--engine",
                     )
-                return listed, engine_name
-            training = Path(source)
+            else:
+                training = Path(source)
     assert training is not None
     if not training.is_file():
         raise InputError("no such training data file", path=training, field="--training")
@@ -145,7 +154,8 @@ def build_coverage(request: CoverageRequest, store: RunStore | None) -> Coverage
         runs = [
             r
             for r in store.list_runs(request.suite_path)
-            if r.status in finished and (engine_name is None or r.engine_name == engine_name)
+            if r.status in finished
+            and (engine_name is None or (r.engine_name == engine_name and r.stage == request.stage))
         ]
         if not runs:
             return report
@@ -157,7 +167,7 @@ def build_coverage(request: CoverageRequest, store: RunStore | None) -> Coverage
     options = ScoringOptions().for_suite(
         Suite(name=run.suite_name, cases=[c for c, _p, _r in rows])
     )
-    return add_performance(
+    add_performance(
         report,
         rows,
         run.id,
@@ -165,6 +175,8 @@ def build_coverage(request: CoverageRequest, store: RunStore | None) -> Coverage
         options=options,
         kinds=inventory.kinds,
     )
+    report.run_stage = run.stage
+    return report
 
 
 def default_engine(suite_path: Path, store: RunStore) -> str:
@@ -230,7 +242,8 @@ def coverage_text(report: Coverage) -> str:
     if report.run_id is None:
         lines.append("performance (no finished run of this suite on this engine yet)")
     else:
-        lines.append(f"performance run {report.run_id}")
+        stage = f" [{report.run_stage}]" if report.run_stage else ""
+        lines.append(f"performance run {report.run_id}{stage}")
         if report.by_type:
             parts = [
                 f"{row['name'].replace('_', ' ')} {row['cases']} cases F1 {row['f1']:.3f}"

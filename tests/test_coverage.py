@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -195,19 +197,31 @@ def test_cli_coverage_refuses_what_it_cannot_use(tmp_path: Path) -> None:
         "    key: ${W_TOKEN}\n",
         encoding="utf-8",
     )
-    vendor = subprocess.run(
-        [sys.executable, "-m", "nlu_tui", "coverage", suite, "--engine", "w", "--no-run"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
-        env={**os.environ, "W_TOKEN": "abc123456789", "NLU_TUI_DATA_DIR": str(tmp_path / "d")},
-    )
+    alone = tmp_path / "bank.suite.yaml"  # no training data beside it
+    shutil.copyfile(suite, alone)
+
+    def on_vendor() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "nlu_tui", "coverage", str(alone), "--engine", "w", "--no-run"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=tmp_path,
+            env={**os.environ, "W_TOKEN": "abc123456789", "NLU_TUI_DATA_DIR": str(tmp_path / "d")},
+        )
+
+    vendor = on_vendor()
     assert vendor.returncode == 2
     assert (
         "does not list its intents here (LUIS lists an app's intents only to its authoring key, "
-        "not the prediction key); give its training data with --training FILE"
+        "not the prediction key); give its training data with --training FILE, or save it "
+        "beside the suite as bank.nlu.yml (Rasa NLU YAML)"
     ) in vendor.stderr
+    # the workbench has no --training: the training data beside the suite is the inventory
+    shutil.copyfile(SAMPLE / "banking_bot.nlu.yml", tmp_path / "bank.nlu.yml")
+    beside = on_vendor()
+    assert beside.returncode == 0, beside.stderr
+    assert "against bank.nlu.yml: 17 intents" in beside.stdout
     given = _cli(
         tmp_path, "coverage", suite, "--training", str(SAMPLE / "banking_bot.nlu.yml"), "--no-run"
     )
@@ -327,3 +341,58 @@ def test_cli_coverage_reads_the_domain_of_a_real_rasa(tmp_path: Path) -> None:
     assert sorted(doc["untested"]) == sorted(set(domain) - {"greet", "goodbye", "book_table"})
     assert doc["unknown"] == [{"intent": "play_music", "cases": 1}]
     assert (doc["entities_untested"], doc["entities_unknown"]) == (["cuisine"], [])
+
+
+def test_a_faq_case_taken_for_a_dialog_intent_counts_as_faq() -> None:
+    """Results per type in the coverage report: a case naming no kind is typed by its expected
+    intent's kind in the bot, not by the kind of the wrong intent the engine answered (Kore.ai
+    says which kind it matched: that is the answer's kind, not the test case's)."""
+    cases = [
+        TestCase("what does it cost", [ExpectedIntent("faq/ask_fees")], id="a"),
+        TestCase("fees please", [ExpectedIntent("faq/ask_fees")], id="b"),
+        TestCase("pay it", [ExpectedIntent("pay_bill")], id="c"),
+    ]
+    suite = Suite(name="s", cases=cases)
+    answers = {
+        "a": ("pay_bill", IntentKind.DIALOG),  # FP: a FAQ case answered by a dialog intent
+        "b": ("faq/ask_fees", IntentKind.FAQ),
+        "c": ("pay_bill", IntentKind.DIALOG),
+    }
+    rows = []
+    for case in cases:
+        intent, kind = answers[case.id]
+        prediction = Prediction(intent, 0.9, intent_kind=kind)
+        rows.append((case, prediction, score_case(case, prediction)))
+    report = coverage(suite, INVENTORY)
+    add_performance(report, rows, "run-1", kinds=INVENTORY.kinds)
+    by_type = {row["name"]: (row["cases"], row["tp"], row["fp"]) for row in report.by_type}
+    assert by_type == {"faq": (2, 1, 1), "dialog": (1, 1, 0)}
+
+
+@pytest.mark.slow
+def test_cli_coverage_reads_the_run_of_the_stage_asked_for(tmp_path: Path) -> None:
+    """A new suite's first runs test both versions, published last: `coverage` reads the
+    development run unless `--stage published` is given (it read the newest of either), and
+    says which version it read."""
+    shutil.copyfile(SAMPLE / "banking_bot.suite.yaml", tmp_path / "bank.suite.yaml")
+    shutil.copyfile(SAMPLE / "banking_bot.nlu.yml", tmp_path / "bank.nlu.yml")
+    (tmp_path / "engines.yaml").write_text(
+        "engines:\n  bot:\n    type: embedded\n    nlu: bank.nlu.yml\n"
+        "    published: {threshold: 0.99}\n",
+        encoding="utf-8",
+    )
+    ids = {}
+    for stage in ("development", "published"):
+        ran = _cli(tmp_path, "run", "bank.suite.yaml", "--engine", "bot", "--stage", stage)
+        assert ran.returncode == 0, ran.stderr
+        found = re.search(r"run ([0-9a-f]{12}) ", ran.stdout + ran.stderr)
+        assert found is not None
+        ids[stage] = found.group(1)
+    dev = _cli(tmp_path, "coverage", "bank.suite.yaml", "--engine", "bot", "--json", "c.json")
+    assert dev.returncode == 0, dev.stderr
+    assert f"performance run {ids['development']} [development]" in dev.stdout
+    doc = json.loads((tmp_path / "c.json").read_text(encoding="utf-8"))
+    assert (doc["run_id"], doc["run_stage"]) == (ids["development"], "development")
+    pub = _cli(tmp_path, "coverage", "bank.suite.yaml", "--engine", "bot", "--stage", "published")
+    assert pub.returncode == 0, pub.stderr
+    assert f"performance run {ids['published']} [published]" in pub.stdout

@@ -421,8 +421,10 @@ def test_an_unreadable_or_foreign_key_file_is_refused(tmp_path: Path) -> None:
             f"engines:\n  bot:\n    type: dialogflow-es\n    credentials_file: {name}\n",
             encoding="utf-8",
         )
-        with pytest.raises(InputError, match=message):
+        with pytest.raises(InputError, match=message) as caught:
             resolve_engine("bot", workspace=tmp_path)
+        if name == "missing.json":  # which file: the path as resolved beside engines.yaml
+            assert f"credentials_file {tmp_path / name}: No such file" in caught.value.message
 
 
 async def test_es_and_cx_list_intents_with_training_phrases_every_page(tmp_path: Path) -> None:

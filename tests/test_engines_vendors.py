@@ -857,6 +857,19 @@ async def test_lex_keys_from_a_credentials_file_beside_the_profile(tmp_path: Pat
     )
     with pytest.raises(InputError, match=r"credentials_file has no \[missing\] section"):
         resolve_engine("bot", workspace=tmp_path)
+    # a file that is not there: a clear input error naming it (botocore's ConfigNotFound was
+    # a traceback, exit 1)
+    (tmp_path / "engines.yaml").write_text(
+        "engines:\n  bot:\n    type: lex\n    region: us-east-1\n    bot_id: ABCDEFGHIJ\n"
+        "    bot_alias_id: TSTALIASID\n    credentials_file: nope/credentials\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError) as caught:
+        resolve_engine("bot", workspace=tmp_path)
+    assert (
+        f"cannot read credentials_file {tmp_path / 'nope' / 'credentials'}: No such file"
+        in caught.value.message
+    )
 
 
 async def test_lex_lists_the_aliass_intents_through_the_signed_model_building_api() -> None:
@@ -907,3 +920,25 @@ async def test_lex_lists_the_aliass_intents_through_the_signed_model_building_ap
     assert "DescribeBotAlias and ListIntents" in str(refused.value)
     assert "not-the-right-secret-key-000" not in str(refused.value)
     assert "no such bot, alias or locale" in str(not_found.value)
+
+
+async def test_the_run_reason_counts_a_refusal_after_a_retry_as_the_same_refusal(
+    tmp_path: Path,
+) -> None:
+    """Two cases refused with 401, the first after a 429 it waited out: the run's reason says
+    the refusal came twice (`(×2)`), not once (the retried one's "(after 2 attempts)" made it
+    another reason)."""
+    refused: Answer = (401, {}, {"error": {"code": "401", "message": "Access denied"}})
+    busy: Answer = (429, {"Retry-After": "0"}, {"error": {"code": "429", "message": "busy"}})
+    peer = VendorPeer(lambda _seen: refused, script=[busy])
+    suite = Suite(
+        name="s",
+        cases=[TestCase("hi", [ExpectedIntent("greet")]), TestCase("yo", [ExpectedIntent("x")])],
+    )
+    with peer:
+        store = RunStore(tmp_path / "runs.sqlite3")
+        record = await run_suite(suite, Resolved(_luis(peer.url)), store, options=FAST)
+    errors = [r.error or "" for _c, _p, r in store.load_results(record.id)]
+    assert sum("(after 2 attempts)" in e for e in errors) == 1  # the case keeps its detail
+    assert record.reason is not None and record.reason.endswith("(×2)"), record.reason
+    assert "after 2 attempts" not in record.reason

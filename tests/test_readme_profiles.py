@@ -46,3 +46,16 @@ def test_the_readme_profile_example_builds(
     for stage in ("development", "published"):
         resolved = resolve_engine(name, tmp_path / "x.suite.yaml", stage, tmp_path)
         assert resolved.engine.type_name == kind and resolved.profile_public["stage"] == stage
+
+
+def test_the_profiles_section_lists_every_engine_type() -> None:
+    """The `type:` line of README's engines.yaml outline names each registered engine type (it
+    listed seven of thirteen: no kore, dialogflow-es/cx, rasa-pro, llm)."""
+    from nlu_tui.engines.base import engine_types
+
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("### Profiles (`engines.yaml`) and secrets") :]
+    line = re.search(r"^    type: (.+)$", section, re.MULTILINE)
+    assert line is not None
+    listed = {t.strip() for t in line.group(1).split("|")}
+    assert listed == set(engine_types())

@@ -148,3 +148,31 @@ def test_show_summary_lists_slices() -> None:
     assert voice.split() == ["voice", "3", "1", "0.500", "1.000", "0.667", "50.0%"]
     assert "  by intent kind" in lines and "  by parent intent" in lines
     assert any(line.split()[:4] == ["pay", ">>", "amount", "1"] for line in lines)
+
+
+def test_untyped_cases_take_their_expected_intents_kind_not_the_wrong_answers() -> None:
+    """A suite without kinds (an imported Kore.ai file): each case is typed by the kind the
+    engine gave its expected intent where it matched it in the run. A FAQ case the engine
+    took for a dialog intent is a FAQ FP, not a dialog one; a case whose intent the engine
+    never matched has no known type; a case expecting no intent takes what the engine matched."""
+    faq, dialog, talk = IntentKind.FAQ, IntentKind.DIALOG, IntentKind.SMALL_TALK
+    spec = [
+        # expected, answer, the kind the engine gave its answer
+        ("ask_fees", "ask_fees", faq),  # TP
+        ("ask_fees", "check_balance", dialog),  # FP: still a FAQ case
+        ("check_balance", "check_balance", dialog),  # TP
+        ("report_fraud", None, None),  # FN: report_fraud never matched, type unknown
+        (None, "greet", talk),  # FP on a case expecting no intent: what the engine matched
+    ]
+    rows: list[tuple[TestCase, Prediction | None, CaseResult]] = []
+    for exp, got, kind in spec:
+        case = TestCase("u", intents=[ExpectedIntent(exp)] if exp else [])
+        pred = Prediction(intent=got, confidence=0.9 if got else None, intent_kind=kind)
+        rows.append((case, pred, score_case(case, pred)))
+    kinds = {s.name: s.summary for s in slices(iter(rows))["intent_kind"]}
+    assert {k: (s.cases, s.tp, s.fp, s.fn) for k, s in kinds.items()} == {
+        "faq": (2, 1, 1, 0),
+        "dialog": (1, 1, 0, 0),
+        "small_talk": (1, 0, 0, 1),  # no intent expected, small talk matched: FN (Kore.ai)
+        None: (1, 0, 0, 1),
+    }

@@ -104,3 +104,9 @@ def test_cli_imports_a_kore_export(tmp_path: Path) -> None:
     missing = _cli(tmp_path, "data", "successes", "nope.json", "--out", "x.suite.yaml")
     assert missing.returncode == 2 and "neither an SQLAlchemy URL" in missing.stderr
     assert not (tmp_path / "x.suite.yaml").exists()
+    # again onto the same file: refused, saying how to overwrite it (as `import` does)
+    again = _cli(tmp_path, "data", "successes", str(FIXTURE), "--out", "k.suite.yaml")
+    assert again.returncode == 2
+    assert "k.suite.yaml: already exists; pass --force to overwrite it" in again.stderr
+    forced = _cli(tmp_path, "data", "successes", str(FIXTURE), "--out", "k.suite.yaml", "--force")
+    assert forced.returncode == 0, forced.stderr

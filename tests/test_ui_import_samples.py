@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from test_ui_runs_rundiff import _palette, _wait_for
+from textual.widgets import DataTable, DirectoryTree
 from ui_support import SAMPLE, SIZE, make_workspace, new_app, settle
 
 from nlu_tui.samples import SAMPLE_FILES, save_sample_files
@@ -27,7 +28,7 @@ async def test_import_dialog_saves_and_previews_the_samples(tmp_path: Path) -> N
 
     root = make_workspace(tmp_path)
     app = new_app(root)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         app.push_screen(ImportScreen())
         await settle(pilot)
@@ -39,6 +40,21 @@ async def test_import_dialog_saves_and_previews_the_samples(tmp_path: Path) -> N
             root / "banking_bot.kore.csv"
         ).is_file()
         assert screen.previewed is not None and len(screen.previewed.cases) == 54
+        # the file picker shows the files just written (the CSV is picked from it next)
+        tree = screen.query_one("#tree", DirectoryTree)
+
+        def listed() -> set[str]:
+            return {Path(str(n.data.path)).name for n in tree.root.children if n.data}
+
+        await _wait_for(pilot, lambda: "banking_bot.kore.csv" in listed(), timeout=5)
+        assert set(SAMPLE_FILES) <= listed()
+        # at 80 columns the preview still shows #, Utterance and Intents: long utterances are cut with "…"
+        table = screen.query_one("#preview", DataTable)
+        await pilot.pause()
+        widths = [column.get_render_width(table) for column in table.columns.values()]
+        assert len(widths) == 4 and sum(widths[:3]) < table.size.width, (widths, table.size)
+        cells = [str(table.get_row_at(i)[1]) for i in range(table.row_count)]
+        assert any(c.endswith("…") for c in cells)
 
 
 @pytest.mark.slow
@@ -81,3 +97,5 @@ async def test_an_imported_suite_runs_on_both_versions_in_the_workbench(tmp_path
                    for s in sessions)  # fmt: skip
         dev, pub = (s.record for s in sessions)
         assert dev is not None and pub is not None and pub.tp < dev.tp
+        # one after the other, as the command line runs them (not both at once on one bot)
+        assert dev.finished_at is not None and pub.started_at >= dev.finished_at

@@ -67,13 +67,14 @@ def _expand(url: str) -> str:
 
 
 def cmd_successes(args: argparse.Namespace) -> int:
+    from nlu_tui.errors import InputError
     from nlu_tui.formats.native import save_suite
     from nlu_tui.successes import read_tracker_store, successful_suite
 
     if args.out.is_dir():
-        from nlu_tui.errors import InputError
-
         raise InputError("is a folder; give a file name", path=args.out, field="--out")
+    if args.out.exists() and not args.force:  # said before a big tracker store is read
+        raise InputError("already exists; pass --force to overwrite it", path=args.out)
     if "://" not in args.url:
         return _from_kore(args)
     events = read_tracker_store(_expand(args.url), args.table)

@@ -42,7 +42,9 @@ class ServiceAccount:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, ValueError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            raise EngineError(f"{engine} engine: cannot read credentials_file: {reason}") from None
+            raise EngineError(
+                f"{engine} engine: cannot read credentials_file {path}: {reason}"
+            ) from None
         if not isinstance(data, dict) or data.get("type", "service_account") != "service_account":
             raise EngineError(
                 f"{engine} engine: credentials_file is not a service account key "

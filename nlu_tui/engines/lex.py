@@ -87,14 +87,21 @@ class LexEngine(HttpEngine):
         """Keys from an AWS shared credentials file (``credentials_file``, section
         ``aws_profile``, default ``default``), read with botocore's own parser."""
         from botocore.configloader import raw_config_parse
-        from botocore.exceptions import ConfigParseError
+        from botocore.exceptions import ConfigNotFound, ConfigParseError
 
         path = str(settings.get("credentials_file"))
         section = str(settings.get("aws_profile") or "default")
         try:
             sections = raw_config_parse(path)
+        except ConfigNotFound:
+            raise EngineError(
+                f"lex engine: cannot read credentials_file {path}: No such file"
+            ) from None
         except (ConfigParseError, OSError, UnicodeDecodeError) as exc:
-            raise EngineError(f"lex engine: cannot read credentials_file: {exc}") from None
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise EngineError(
+                f"lex engine: cannot read credentials_file {path}: {reason}"
+            ) from None
         found = sections.get(section)
         if not isinstance(found, dict):
             raise EngineError(f"lex engine: credentials_file has no [{section}] section")

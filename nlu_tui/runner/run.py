@@ -13,6 +13,7 @@ import asyncio
 import collections
 import contextlib
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -30,6 +31,10 @@ from nlu_tui.runner.retry import backoff_delay, classify
 from nlu_tui.store.codec import cap_raw
 from nlu_tui.store.records import RunRecord, StoredItem
 from nlu_tui.store.runstore import RunStore
+
+_ATTEMPTS = re.compile(r" \(after \d+ attempts\)$")
+"""The note a case's error gets when it failed after retries; the run's "most often" reason
+counts the same failure as one, retried or not."""
 
 SYNONYMS_KEY = "entity_synonyms"
 """Where a run's record keeps the entity synonym groups it scores with (to resume with them)."""
@@ -413,7 +418,7 @@ class Run:
         self._counts.add(result)
         self._session_done += 1
         if result.result is ResultType.ERROR:
-            self._reasons[result.error or "unknown error"] += 1
+            self._reasons[_ATTEMPTS.sub("", result.error or "") or "unknown error"] += 1
             done, errors = self._counts.done, self._counts.errors
             opts = self.options
             too_many = errors / done > opts.max_error_rate

@@ -9,11 +9,11 @@ written ``A >> B``. Cases without a tag, a kind or a parent form the slice named
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from nlu_tui.model import CaseResult, ResultType, TestCase
+from nlu_tui.model import CaseResult, IntentKind, ResultType, TestCase
 from nlu_tui.scoring.case import PATH_SEPARATOR
 from nlu_tui.scoring.summary import Summary, _finish
 from nlu_tui.textsafe import inert
@@ -48,15 +48,28 @@ class Slice:
 _NONE: list[str | None] = [None]
 
 
+def engine_kinds(rows: Iterable[tuple[TestCase, Any, CaseResult]]) -> dict[str, IntentKind]:
+    """The kind the engine gave each intent it matched in these results (Kore.ai's dialog,
+    FAQ, Small Talk; the first answer naming one wins)."""
+    known: dict[str, IntentKind] = {}
+    for _case, prediction, _result in rows:
+        kind = getattr(prediction, "intent_kind", None)
+        intent = getattr(prediction, "intent", None)
+        if kind is not None and isinstance(intent, str) and intent not in known:
+            known[intent] = kind
+    return known
+
+
 def _keys(
-    case: TestCase, prediction: Any = None
+    case: TestCase, prediction: Any = None, known: Mapping[str, IntentKind] | None = None
 ) -> tuple[list[str | None], list[str | None], str | None]:
     """(tags, intent kinds, parent path) of a case, each tag and kind once.
 
-    A case's kinds are its expected intents' kinds, plus ``trait`` when it expects traits;
-    a case that names no kind takes the kind of intent the engine matched, when the engine
-    says (Kore.ai's dialog, FAQ and Small Talk), so a suite without kinds still gets
-    results per intent type."""
+    A case's kinds are its expected intents' kinds, plus ``trait`` when it expects traits.
+    A case that names no kind takes its expected intents' kinds as the engine reported them
+    (``known``: where it matched those intents in the run), so a suite without kinds still
+    gets results per intent type, and a FAQ case the engine took for a dialog intent stays a
+    FAQ case; a case expecting no intent takes the kind of what the engine matched."""
     tags: list[str | None] = _NONE
     if case.tags:
         tags = list(dict.fromkeys(t.strip() for t in case.tags if t.strip())) or _NONE
@@ -70,7 +83,10 @@ def _keys(
         kinds = list(dict.fromkeys(i.kind.value for i in intents if i.kind is not None)) or _NONE
     if case.traits:
         kinds = list(dict.fromkeys([*(k for k in kinds if k is not None), "trait"]))
-    if kinds is _NONE and prediction is not None:
+    if kinds is _NONE and intents:
+        found = (known.get(i.name) for i in intents) if known else ()
+        kinds = list(dict.fromkeys(k.value for k in found if k is not None)) or _NONE
+    elif kinds is _NONE and prediction is not None:
         engine_kind = getattr(prediction, "intent_kind", None)
         if engine_kind is not None:
             kinds = [engine_kind.value]
@@ -100,11 +116,14 @@ def slices(rows: Iterable[tuple[TestCase, Any, CaseResult]]) -> dict[str, list[S
     Counts are gathered in one pass (a full :func:`summarize` per slice cost 0.45 s on 100,000
     tagged cases, inside every JSON export); latency figures are not part of a slice.
     """
+    if not isinstance(rows, Sequence):
+        rows = list(rows)
+    known = engine_kinds(rows)
     groups: dict[str, dict[str | None, list[int]]] = {d: {} for d in DIMENSIONS}
     tag_groups, kind_groups, parent_groups = (groups[d] for d in DIMENSIONS)
     column = {ResultType.ERROR: 1, ResultType.TP: 2, ResultType.TN: 3, ResultType.FP: 4}
     for case, prediction, result in rows:
-        tags, kinds, parent = _keys(case, prediction)
+        tags, kinds, parent = _keys(case, prediction, known)
         col = column.get(result.result, 5)
         ents = result.entities
         n_ent = len(ents) if col != 1 else 0

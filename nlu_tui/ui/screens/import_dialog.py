@@ -39,6 +39,13 @@ def import_errors(exc: BaseException) -> list[str]:
     return [str(exc)]
 
 
+def _cut(text: str, width: int) -> str:
+    """``text`` in at most ``width`` cells, ending in "…" when it was cut."""
+    from rich.cells import cell_len, set_cell_size
+
+    return text if cell_len(text) <= width else set_cell_size(text, width - 1) + "…"
+
+
 def unique_name(name: str, taken: set[str]) -> str:
     """``name``, or ``name (2)``, ``name (3)``... when a suite of the workspace has it."""
     if name not in taken:
@@ -224,11 +231,16 @@ class ImportScreen(ModalScreen[Path | None]):
         )
         table = self.query_one("#preview", DataTable)
         table.clear()
+        # long utterances must not push Intents and Entities off the preview: the utterance
+        # gets about half of the width, the intents a third of the rest, each cut with "…"
+        room = max(30, table.size.width - 10)
+        utterance_width = max(14, room // 2)
+        intents_width = max(10, (room - utterance_width) * 2 // 5)
         for n, case in enumerate(suite.cases[:PREVIEW_ROWS], 1):
             table.add_row(
                 str(n),
-                Text(inert(one_line(case.utterance), newlines=False)),
-                Text(inert(format_intents(case), newlines=False)),
+                Text(_cut(inert(one_line(case.utterance), newlines=False), utterance_width)),
+                Text(_cut(inert(format_intents(case), newlines=False), intents_width)),
                 Text(inert(one_line(format_entities(case)), newlines=False)),
             )
         self.query_one("#import-btn", Button).disabled = False
@@ -294,5 +306,10 @@ class ImportScreen(ModalScreen[Path | None]):
             self.notify(escape(f"Cannot save the samples: {exc}"), severity="error")
             return
         self.notify(escape(f"Saved {', '.join(p.name for p in written)} in {folder}"))
+        tree = self.query_one("#tree", DirectoryTree)  # show the new files, ready to pick
+        if Path(tree.path).resolve() == folder.resolve():
+            tree.reload()
+        else:
+            tree.path = folder
         self.query_one("#path", Input).value = str(written[0])
         self.action_preview()

@@ -639,6 +639,17 @@ class RunsPane(Vertical):
         ``repeat`` sends each case that many times (a resume keeps the stored run's count)."""
         self._run_worker(suite, engine, stage, note, resume_run_id, repeat)
 
+    def start_runs_in_order(self, suite: Suite, runs: list[tuple[str, str, str]]) -> None:
+        """Start the runs ``(engine, stage, note)`` one after the other, each when the one
+        before has ended: a new suite's first runs test development, then published, as the
+        command line does (two runs at once would double the load on a rate-limited bot)."""
+        self._runs_in_order(suite, runs)
+
+    @work(group="run", exit_on_error=False, description="Running a suite on both versions")
+    async def _runs_in_order(self, suite: Suite, runs: list[tuple[str, str, str]]) -> None:
+        for engine, stage, note in runs:
+            await self._run_one(suite, engine, stage, note, None)
+
     @work(group="run", exit_on_error=False, description="Running a suite")
     async def _run_worker(
         self,
@@ -649,6 +660,18 @@ class RunsPane(Vertical):
         resume_run_id: str | None,
         repeat: int = 1,
     ) -> None:
+        await self._run_one(suite, engine, stage, note, resume_run_id, repeat)
+
+    async def _run_one(
+        self,
+        suite: Suite,
+        engine: str,
+        stage: str,
+        note: str,
+        resume_run_id: str | None,
+        repeat: int = 1,
+    ) -> None:
+        """Open the run, show it, run it to its end (errors are notified, never raised)."""
         from nlu_tui.runservice import RunRequest, open_run
 
         workspace = getattr(getattr(self.app, "workspace", None), "root", None)

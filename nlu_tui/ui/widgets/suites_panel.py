@@ -346,9 +346,8 @@ class SuitesPanel(Vertical):
             self.notify("The Runs pane is not there: no first runs.", severity="warning")
             return
         self.notify(escape(f"First runs of {suite.name}: {plan.reason}"), timeout=6)
-        for engine in plan.engines:
-            for stage in plan.stages:
-                panes.first().start_run(suite, engine, stage, NOTE)
+        runs = [(engine, stage, NOTE) for engine in plan.engines for stage in plan.stages]
+        panes.first().start_runs_in_order(suite, runs)
 
     def action_coverage(self) -> None:
         """Open the coverage and health view of the selected suite."""
