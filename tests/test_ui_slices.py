@@ -80,3 +80,35 @@ async def test_slices_fit_and_scroll_at_80x24(tmp_path: Path) -> None:
             await pilot.press("right")
         await pilot.pause()
         assert "intent" in screen_text(app)
+
+
+async def test_palette_opens_each_results_tab(tmp_path: Path) -> None:
+    """Every Results tab has a palette entry (the guide: an entry for every action); the
+    Thresholds tab, otherwise reached only with the mouse or Shift+Tab, shows the analysis."""
+    from textual.widgets import TabbedContent
+
+    store = RunStore(tmp_path / "runs.sqlite")
+    run_id = stored_run(store, small_suite(), predictions_v1())
+    app = PaneApp(ResultsPane, store)
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = app.query_one(ResultsPane)
+        pane.show_run(run_id)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        commands = {c.name: c for c in pane.palette_commands()}
+        tabs = pane.query_one("#results-tabs", TabbedContent)
+        for name, tab in [
+            ("results: Open Thresholds", "tab-res-thresholds"),
+            ("results: Open Charts", "tab-res-charts"),
+            ("results: Open Confusion", "tab-res-confusion"),
+            ("results: Open Per intent", "tab-res-intents"),
+            ("results: Open Cases", "tab-res-cases"),
+        ]:
+            commands[name].callback()
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert tabs.active == tab, name
+            focused = app.focused
+            assert focused is not None and tabs.get_pane(tab) in focused.ancestors_with_self
+            if tab == "tab-res-thresholds":
+                assert "best F1" in screen_text(app)
