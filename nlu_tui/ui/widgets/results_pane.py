@@ -108,7 +108,11 @@ RESULT_TABS = [
     ("tab-res-intents", "Per intent", "Precision, recall and F1 per intent and intent type"),
     ("tab-res-confusion", "Confusion", "Expected × predicted counts; a cell lists its cases"),
     ("tab-res-charts", "Charts", "Confidence histograms (Kore.ai and Rasa) and latencies"),
-    ("tab-res-thresholds", "Thresholds", "Precision, recall, F1 and fallback as the threshold sweeps"),
+    (
+        "tab-res-thresholds",
+        "Thresholds",
+        "Precision, recall, F1 and fallback as the threshold sweeps",
+    ),
 ]
 """The Results tabs (id, title, what it shows), each opened by a palette command."""
 
