@@ -107,6 +107,9 @@ async def test_without_endpoint_the_dialog_says_how_to_configure(
         assert isinstance(dialog, GenerateScreen)
         error = _text(dialog.query_one("#gen-error", Static))
         assert "no LLM endpoint is configured" in error and "base_url" in error
+        # the status line sits above the help: it points down to it, not "above"
+        status = _text(dialog.query_one("#gen-status", Static))
+        assert "No LLM endpoint" in status and "below" in status and "above" not in status
         assert dialog.query_one("#gen-more", Button).disabled
         await pilot.press("escape")
         await pilot.pause()
