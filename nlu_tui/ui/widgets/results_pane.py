@@ -827,6 +827,8 @@ class ResultsPane(Vertical):
         def chosen(value: tuple[str, Path, dict[str, bool]] | None) -> None:
             if value is not None:
                 fmt, path, switches = value
+                # the Rasa folder's plots take seconds: say at once that it is under way
+                self.notify(escape(f"Writing {path}…"), title=f"Exporting {fmt}", timeout=3)
                 self._export(fmt, path, data, switches)
 
         default_dir = export_dir(self.app, data.record.suite_path)
