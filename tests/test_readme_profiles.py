@@ -46,3 +46,15 @@ def test_the_readme_profile_example_builds(
     for stage in ("development", "published"):
         resolved = resolve_engine(name, tmp_path / "x.suite.yaml", stage, tmp_path)
         assert resolved.engine.type_name == kind and resolved.profile_public["stage"] == stage
+
+
+def test_the_profiles_section_lists_every_engine_type() -> None:
+    """The `type:` line of README's "Profiles (`engines.yaml`)" block names every engine type
+    a profile can have (it stopped at lex: no llm, rasa-pro, dialogflow, kore...)."""
+    from nlu_tui.engines.profiles import engine_types
+
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("### Profiles (`engines.yaml`)") :]
+    line = next(ln for ln in section.splitlines() if ln.strip().startswith("type:"))
+    listed = {t.strip() for t in line.split(":", 1)[1].split("|")}
+    assert set(engine_types()) <= listed, sorted(set(engine_types()) - listed)
