@@ -316,6 +316,18 @@ def cmd_show(args: argparse.Namespace) -> int:
 
     store = _store()
     run = store.get_run(args.run_id)
+    if run.kind != "suite" and (
+        args.output is not None or args.charts or args.format not in ("summary", "json")
+    ):
+        from nlu_tui.errors import InputError
+
+        asked = "--charts" if args.charts else ("-o" if args.output is not None else "-f")
+        raise InputError(
+            f"run {run.id} is a {run.kind} run: show prints its report, or -f json; "
+            "the report formats (-f csv/junit/rasa/nludevops, -o) and --charts are for "
+            "batch-test runs",
+            field=asked,
+        )
     if run.kind in ("e2e", "stories"):  # conversation tests: their own report
         from nlu_tui.cli.conversation_run import show_run
 
