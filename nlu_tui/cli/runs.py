@@ -377,6 +377,12 @@ def cmd_show(args: argparse.Namespace) -> int:
         say(render(args.format, run, rows, stability), end="")
     elif args.format in ("json", "rasa", "nludevops"):
         write_json(render(args.format, run, rows, stability))
+        if args.format == "rasa":
+            say(
+                "(intent_report.json only; -o DIR writes the whole `rasa test nlu` folder: "
+                "entity and response reports, errors, plots)",
+                file=sys.stderr,
+            )
     else:
         write_machine(render(args.format, run, rows, stability))
     return exitcodes.OK
