@@ -219,3 +219,18 @@ def test_ctrl_c_at_the_review_prompt_ends_it_and_adds_nothing(tmp_path: Path) ->
         assert "canceled" in term.expect(r"canceled", timeout=10)
         assert term.process.wait(timeout=10) == 130
     assert (tmp_path / "banking_bot.suite.yaml").read_bytes() == before
+
+
+def test_review_numbers_take_n_n_m_and_all_and_refuse_half_ranges() -> None:
+    """`r 2 4-5 all`; a half range (`1-`, `-3`) or a word is refused with the syntax, where
+    `r 1-` used to reject proposal 1 alone, silently."""
+    import pytest
+
+    from nlu_tui.cli.generate import _numbers
+
+    assert _numbers(["2", "4-5"], 6) == [1, 3, 4]
+    assert _numbers(["all"], 3) == [0, 1, 2]
+    for bad in ("1-", "-3", "x", "2-1", "7"):
+        with pytest.raises(ValueError) as err:
+            _numbers([bad], 6)
+        assert bad in str(err.value) and "1..6" in str(err.value)

@@ -200,8 +200,11 @@ def _numbers(words: list[str], total: int) -> list[int]:
         if word == "all":
             out.extend(range(total))
             continue
-        low, _, high = word.partition("-")
-        first, last = int(low), int(high or low)
+        low, dash, high = word.partition("-")
+        try:
+            first, last = int(low), int(high if dash else low)
+        except ValueError:
+            raise ValueError(f"no proposal {word} (N, N-M or all; 1..{total})") from None
         if not 1 <= first <= last <= total:
             raise ValueError(f"no proposal {word} (1..{total})")
         out.extend(range(first - 1, last))
