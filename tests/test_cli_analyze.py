@@ -119,3 +119,18 @@ def test_analyze_of_an_embedded_run_reproduces_it_at_its_threshold(tmp_path: Pat
         k: as_run[k] for k in ("tp", "tn", "fp", "fn", "fallback")
     }
     assert doc["best_f1"]["f1"] >= as_run["f1"]
+
+
+def test_analyze_refuses_a_run_that_is_not_a_batch_test(tmp_path: Path) -> None:
+    """A DUT or conversation run has no intent answers to threshold: a clear error (exit 2)
+    naming its kind, not a sweep of zeros ("scored 0 ... P 0.000 R 0.000")."""
+    store = RunStore()
+    run = store.create_run(
+        Suite(name="contacts.dut.yml"), engine_name="loop", cases=[], kind="dut", total=1
+    )
+    store.finish_run(run.id, RunStatus.SUCCESS)
+    store.close()
+    ran = _cli("analyze", run.id, "--json", str(tmp_path / "a.json"))
+    assert ran.returncode == 2, ran.stdout
+    assert ran.stderr.startswith("nlu-tui: error: ") and "dut" in ran.stderr
+    assert ran.stdout == "" and not (tmp_path / "a.json").exists()

@@ -4,13 +4,16 @@ then the accepted ones are added to the suite file; quitting adds nothing."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import pty
 import re
 import select
+import signal
 import subprocess
 import sys
+import termios
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -26,13 +29,29 @@ ROUND_1 = ["how much cash is in savings rn", "check my balance", "balance for my
 ROUND_2 = ["how much cash is in savings rn", "what do i have left in checking"]
 
 
+def _default_sigint() -> None:
+    """In the child, on its own session: the pseudo-terminal becomes its controlling terminal
+    (so Ctrl+C typed there is a SIGINT to it), and SIGINT is not ignored (a test runner
+    started in the background ignores it, and children inherit that)."""
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Terminal:
     """A process on a pseudo-terminal: what it printed so far, and keys to type."""
 
     def __init__(self, args: list[str], cwd: Path, env: dict[str, str]) -> None:
         self.master, slave = pty.openpty()
         self.process = subprocess.Popen(
-            args, stdin=slave, stdout=slave, stderr=slave, cwd=cwd, env=env, close_fds=True
+            args,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            cwd=cwd,
+            env=env,
+            close_fds=True,
+            start_new_session=True,  # its own terminal: Ctrl+C there is its own SIGINT
+            preexec_fn=_default_sigint,
         )
         os.close(slave)
         self.output = ""
@@ -180,3 +199,38 @@ def test_quit_adds_nothing_and_a_flow_review_adds_dut_cases(tmp_path: Path) -> N
         "add @tim_k to my contacts",
         ["start flow add_contact", "set slot handle @tim_k"],
     )
+
+
+def test_ctrl_c_at_the_review_prompt_ends_it_and_adds_nothing(tmp_path: Path) -> None:
+    """Ctrl+C at ``review>`` cancels at once (exit 130, "canceled"), as everywhere else.
+    The prompt used to block inside the event loop, whose Ctrl+C handler only cancels the
+    task at its next await: the process went on waiting for a line."""
+    _copy(tmp_path, "banking_bot.suite.yaml", "banking_bot.nlu.yml")
+    before = (tmp_path / "banking_bot.suite.yaml").read_bytes()
+    peer = LLMPeer([Reply(json.dumps(ROUND_1))])
+    with (
+        peer.serving() as url,
+        generate_in_terminal(
+            tmp_path, url, "banking_bot.suite.yaml", "--intent", "check_balance"
+        ) as term,
+    ):
+        term.expect(r"review \(3 shown, 3 to add\)> ")
+        os.write(term.master, b"\x03")  # the terminal turns it into SIGINT
+        assert "canceled" in term.expect(r"canceled", timeout=10)
+        assert term.process.wait(timeout=10) == 130
+    assert (tmp_path / "banking_bot.suite.yaml").read_bytes() == before
+
+
+def test_review_numbers_take_n_n_m_and_all_and_refuse_half_ranges() -> None:
+    """`r 2 4-5 all`; a half range (`1-`, `-3`) or a word is refused with the syntax, where
+    `r 1-` used to reject proposal 1 alone, silently."""
+    import pytest
+
+    from nlu_tui.cli.generate import _numbers
+
+    assert _numbers(["2", "4-5"], 6) == [1, 3, 4]
+    assert _numbers(["all"], 3) == [0, 1, 2]
+    for bad in ("1-", "-3", "x", "2-1", "7"):
+        with pytest.raises(ValueError) as err:
+            _numbers([bad], 6)
+        assert bad in str(err.value) and "1..6" in str(err.value)

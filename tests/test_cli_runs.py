@@ -271,3 +271,47 @@ def test_progress_says_the_engine_opens_before_cases_flow(tmp_path: Path) -> Non
     )
     assert trained.returncode == 0, trained.stderr
     assert trained.stdout.splitlines()[1] == "training the engine…", trained.stdout
+
+
+def test_show_of_a_dut_or_conversation_run_refuses_what_it_cannot_write(tmp_path: Path) -> None:
+    """`show RUN -f rasa -o DIR` (or csv/junit/nludevops, or --charts) of a DUT or conversation
+    run is a clear error (exit 2): it used to print the run's summary, write nothing and exit 0.
+    Its own report and `-f json` stay."""
+    from nlu_tui.model import RunStatus, Suite
+
+    store = RunStore()
+    ids = []
+    for kind in ("dut", "e2e"):
+        run = store.create_run(
+            Suite(name=f"t.{kind}.yml"), engine_name="loop", cases=[], kind=kind, total=0
+        )
+        store.finish_run(run.id, RunStatus.SUCCESS)
+        ids.append((kind, run.id))
+    store.close()
+    for kind, run_id in ids:
+        for args in (["-f", "rasa", "-o", str(tmp_path / "r")], ["-f", "csv"], ["--charts"]):
+            ran = _cli("show", run_id, *args)
+            assert ran.returncode == 2, (kind, args, ran.stdout)
+            assert ran.stderr.startswith("nlu-tui: error: ") and kind in ran.stderr
+        assert _cli("show", run_id).returncode == 0
+        assert _cli("show", run_id, "-f", "json").returncode == 0
+    assert not (tmp_path / "r").exists()
+
+
+def test_show_rasa_without_a_folder_prints_the_intent_report_and_says_so(tmp_path: Path) -> None:
+    """`show RUN -f rasa` without `-o DIR` prints intent_report.json only; stderr says how to
+    get the whole folder (entity and response reports, errors, plots), which it silently left out."""
+    from nlu_tui.model import ExpectedIntent, Prediction, RunStatus, Suite, TestCase
+    from nlu_tui.scoring.case import score_case
+
+    case = TestCase("pay my bill", [ExpectedIntent("pay")], id="c1")
+    store = RunStore()
+    run = store.create_run(Suite(name="s", cases=[case]), engine_name="loop")
+    pred = Prediction(intent="pay", confidence=0.9)
+    store.add_results(run.id, [(0, pred, score_case(case, pred))])
+    store.finish_run(run.id, RunStatus.SUCCESS)
+    store.close()
+    ran = _cli("show", run.id, "-f", "rasa")
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout)["pay"]["support"] == 1
+    assert "intent_report.json" in ran.stderr and "-o DIR" in ran.stderr

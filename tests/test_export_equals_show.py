@@ -135,3 +135,18 @@ def test_rasa_folder_file_names_are_portable(
     names = sorted(p.name for p in out.iterdir())
     assert "embedded_regex_report.json" in names, names
     assert not [n for n in names if set(n) & set('<>:"\\|?*')], names
+
+
+@pytest.mark.slow
+def test_the_notice_names_a_file_or_counts_a_folder(
+    stored_run: tuple[Path, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The workbench's "Exported" notice: a single file is named; the Rasa folder is counted
+    (it listed all 18 paths, too long to read in a toast at 80 columns)."""
+    data_dir, run_id = stored_run
+    monkeypatch.setenv("NLU_TUI_DATA_DIR", str(data_dir))
+    data = RunData.load(RunStore(), run_id)
+    assert write_export("json", tmp_path / "r.json", data) == str(tmp_path / "r.json")
+    folder = tmp_path / "rasa"
+    said = write_export("rasa", folder, data, rasa_switches={"plots": False})
+    assert said == f"{len(list(folder.iterdir()))} files in {folder}"

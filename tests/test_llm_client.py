@@ -162,3 +162,37 @@ def test_config_from_settings_and_missing_help(
     (tmp_path / "settings.yaml").write_text("llm:\n  base_url: x\n", encoding="utf-8")
     with pytest.raises(LLMError, match="base_url must be"):
         load_llm_config()
+
+
+def test_environment_overrides_each_field_of_the_settings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """README: NLU_TUI_LLM_BASE_URL / _MODEL / _API_KEY override the file — field by field.
+    Only a base_url in the environment used to drop the file's model ("model must name the
+    model"), and a model or key alone in the environment was silently ignored."""
+    for var in ("NLU_TUI_LLM_BASE_URL", "NLU_TUI_LLM_MODEL", "NLU_TUI_LLM_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("NLU_TUI_CONFIG_DIR", str(tmp_path))
+    (tmp_path / "settings.yaml").write_text(
+        "llm:\n  base_url: http://127.0.0.1:11434/v1\n  model: llama3.1\n  timeout: 7\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("NLU_TUI_LLM_BASE_URL", "http://127.0.0.1:8080/v1")
+    cfg = load_llm_config()
+    assert (cfg.base_url, cfg.model, cfg.timeout) == ("http://127.0.0.1:8080/v1", "llama3.1", 7)
+    monkeypatch.delenv("NLU_TUI_LLM_BASE_URL")
+    monkeypatch.setenv("NLU_TUI_LLM_MODEL", "qwen2.5")
+    monkeypatch.setenv("NLU_TUI_LLM_API_KEY", SECRET)
+    cfg = load_llm_config()
+    assert (cfg.base_url, cfg.model, cfg.api_key) == (
+        "http://127.0.0.1:11434/v1",
+        "qwen2.5",
+        SECRET,
+    )
+    # without the file, the environment alone still configures it; a model alone does not
+    (tmp_path / "settings.yaml").unlink()
+    with pytest.raises(LLMNotConfiguredError):
+        load_llm_config()
+    monkeypatch.setenv("NLU_TUI_LLM_BASE_URL", "http://127.0.0.1:8080/v1")
+    cfg = load_llm_config()
+    assert (cfg.base_url, cfg.model, cfg.timeout) == ("http://127.0.0.1:8080/v1", "qwen2.5", 60)

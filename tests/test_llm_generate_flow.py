@@ -274,3 +274,29 @@ def test_conversation_answers_follow_the_flow_slot_order() -> None:
         ("utter", "utter_ask_transfer_money_final_confirmation", None),
         ("user", "yes", ["set slot transfer_money_final_confirmation True"]),
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize("indented", [True, False])
+def test_appended_cases_follow_the_files_list_layout(tmp_path: Path, indented: bool) -> None:
+    """Generated DUT test cases appended to a file whose lists are indented under their key
+    (`steps:` then `  - user:`, as the sample and Rasa's docs write them) are indented the
+    same way, and an indentless file stays indentless (the appended block used PyYAML's
+    indentless layout in both)."""
+    from nlu_tui.conversation.model import E2EStep, E2ETestCase, StepKind
+
+    pad = "  " if indented else ""
+    dut = tmp_path / "t.dut.yml"
+    dut.write_text(
+        "# my tests\ntest_cases:\n  - test_case: one\n    steps:\n"
+        f"    {pad}- user: hi\n    {pad}  commands:\n      {pad}{pad}- start flow greet\n",
+        encoding="utf-8",
+    )
+    case = E2ETestCase(
+        "generated greet 1",
+        [E2EStep(StepKind.USER, "hello there", commands=["start flow greet"])],
+    )
+    assert add_to_dut_file(dut, [case]) is True
+    text = dut.read_text(encoding="utf-8")
+    added = text[text.index("  - test_case: generated greet 1") :]
+    assert f"\n    {pad}- user: hello there\n" in added
+    assert f"\n      {pad}{pad}- start flow greet\n" in added

@@ -107,6 +107,9 @@ async def test_without_endpoint_the_dialog_says_how_to_configure(
         assert isinstance(dialog, GenerateScreen)
         error = _text(dialog.query_one("#gen-error", Static))
         assert "no LLM endpoint is configured" in error and "base_url" in error
+        # the status line sits above the help: it points down to it, not "above"
+        status = _text(dialog.query_one("#gen-status", Static))
+        assert "No LLM endpoint" in status and "below" in status and "above" not in status
         assert dialog.query_one("#gen-more", Button).disabled
         await pilot.press("escape")
         await pilot.pause()
@@ -143,3 +146,21 @@ async def test_a_malformed_answer_is_shown_and_nothing_is_added(
             await pilot.press("escape")
             await pilot.pause()
     assert (root / "banking_bot.suite.yaml").read_bytes() == before
+
+
+async def test_the_palette_opens_generate_from_anywhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """README: "the Cases tab's Generate… (`G`, or the palette)". `G` needs the Cases table's
+    focus; the palette entry (there was none) opens the dialog from the suites panel too."""
+    root = _workspace(tmp_path)
+    monkeypatch.delenv("NLU_TUI_LLM_BASE_URL", raising=False)
+    monkeypatch.setenv("NLU_TUI_CONFIG_DIR", str(tmp_path / "config"))
+    app = new_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        commands = {c.name: c for c in app.palette_commands()}
+        assert "cases: Generate…" in commands
+        commands["cases: Generate…"].callback()
+        await settle(pilot)
+        assert isinstance(app.screen, GenerateScreen)

@@ -423,3 +423,26 @@ async def test_reopening_on_results_keeps_its_cases_tab(tmp_path: Path) -> None:
         await settle(pilot)
         assert tabs.active == "tab-res-cases"
         assert app.focused is not None and pane.table in app.focused.ancestors_with_self
+
+
+async def test_export_says_at_once_that_it_is_writing(tmp_path: Path) -> None:
+    """The Rasa folder takes seconds (its plots): the dialog closes and a notice says at once
+    that the export is under way, then what was written (before, nothing showed meanwhile)."""
+    from textual.widgets import Input
+
+    root = make_workspace(tmp_path)
+    app = new_app(root)
+    async with app.run_test(size=WIDE) as pilot:
+        pane = await _show_results(pilot, _small_run())
+        pane.action_export()
+        await pilot.pause()
+        target = tmp_path / "out.json"
+        app.screen.query_one("#export-path", Input).value = str(target)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        titles = [n.title for n in app._notifications]
+        assert titles and titles[0] == "Exporting json"
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert target.is_file()
+        assert "Exported json" in [n.title for n in app._notifications]

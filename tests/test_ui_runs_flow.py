@@ -530,3 +530,31 @@ async def test_problems_first_second_run_asks_history_sort_and_delete(tmp_path: 
             await settle(pilot)
             assert store.find_run(worse) is None
             await wait_for(pilot, lambda: len(pane.history) == 2)
+
+
+async def test_enter_in_the_runs_table_opens_the_results(tmp_path: Path) -> None:
+    """The Runs tab's title says "enter: results": Enter on the history row (the DataTable
+    has focus, and consumes Enter as its own select key) opens that run in Results, as `o` does."""
+    from ui_runs_support import predictions_v1, small_suite, stored_run
+
+    root = make_workspace(tmp_path, SAMPLE)
+    app = new_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_runs_tab(pilot)
+        store = store_for(app)
+        suite = small_suite()
+        suite.name = app.suite.name if app.suite else suite.name
+        run_id = stored_run(store, suite, predictions_v1())
+        pane.reload()
+        await settle(pilot)
+        await wait_for(pilot, lambda: len(pane.history) == 1)
+        assert "enter: results" in screen_text(app)
+        table = pane.query_one("#runs-table")
+        table.focus()
+        table.move_cursor(row=0)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen.query_one("#main-tabs").active == "tab-results"
+        results = app.screen.query_one(ResultsPane)
+        await wait_for(pilot, lambda: results.data is not None)
+        assert results.data is not None and results.data.record.id == run_id

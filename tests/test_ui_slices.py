@@ -48,3 +48,67 @@ async def test_slices_of_the_run_shown(tmp_path: Path) -> None:
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, SlicesScreen)
+
+
+async def test_slices_fit_and_scroll_at_80x24(tmp_path: Path) -> None:
+    """Many tags at 80x24: the dialog stays on screen with its key line, the list scrolls
+    down to the last slice and right to the intent column (it used to be cut off, unscrollable)."""
+    store = RunStore(tmp_path / "runs.sqlite")
+    suite = small_suite()
+    for n, case in enumerate(suite.cases):
+        suite.cases[n] = replace(case, tags=[f"tag{n}{k:02d}" for k in range(5)])
+    suite.cases[3] = replace(suite.cases[3], parent_intents=["balance"])
+    run_id = stored_run(store, suite, predictions_v1())
+    app = PaneApp(ResultsPane, store)
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = app.query_one(ResultsPane)
+        pane.show_run(run_id)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        pane.action_slices()
+        await pilot.pause()
+        assert isinstance(app.screen, SlicesScreen)
+        text = screen_text(app)
+        assert "Esc close" in text and "tag000" in text
+        assert "by parent intent" not in text  # 30 tag lines above it: below the fold
+        await pilot.press("end")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "by parent intent" in text and "Esc close" in text
+        assert "intent " not in text.splitlines()[2]
+        for _ in range(10):
+            await pilot.press("right")
+        await pilot.pause()
+        assert "intent" in screen_text(app)
+
+
+async def test_palette_opens_each_results_tab(tmp_path: Path) -> None:
+    """Every Results tab has a palette entry (the guide: an entry for every action); the
+    Thresholds tab, otherwise reached only with the mouse or Shift+Tab, shows the analysis."""
+    from textual.widgets import TabbedContent
+
+    store = RunStore(tmp_path / "runs.sqlite")
+    run_id = stored_run(store, small_suite(), predictions_v1())
+    app = PaneApp(ResultsPane, store)
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = app.query_one(ResultsPane)
+        pane.show_run(run_id)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        commands = {c.name: c for c in pane.palette_commands()}
+        tabs = pane.query_one("#results-tabs", TabbedContent)
+        for name, tab in [
+            ("results: Open Thresholds", "tab-res-thresholds"),
+            ("results: Open Charts", "tab-res-charts"),
+            ("results: Open Confusion", "tab-res-confusion"),
+            ("results: Open Per intent", "tab-res-intents"),
+            ("results: Open Cases", "tab-res-cases"),
+        ]:
+            commands[name].callback()
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert tabs.active == tab, name
+            focused = app.focused
+            assert focused is not None and tabs.get_pane(tab) in focused.ancestors_with_self
+            if tab == "tab-res-thresholds":
+                assert "best F1" in screen_text(app)

@@ -76,6 +76,13 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     _check(args)  # before anything is read or written
     store = _store()
     run = store.get_run(args.run_id)
+    if run.kind != "suite":
+        from nlu_tui.errors import InputError
+
+        raise InputError(
+            f"run {run.id} is a {run.kind} run (conversation or dialogue understanding tests): "
+            "it has no intent answers to threshold; analyze a batch-test run (`nlu-tui run`)"
+        )
     rows = store.load_results(run.id)
     analysis = analyze(
         rows,

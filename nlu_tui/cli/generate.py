@@ -138,33 +138,37 @@ def cmd_generate(args: argparse.Namespace) -> int:
             say(f"--- {message['role']} ---\n{message['content']}")
         say("---")
     interactive = not args.yes and sys.stdin.isatty()
-    return asyncio.run(_generate(args, session, label, config, interactive))
-
-
-async def _generate(
-    args: argparse.Namespace, session: Any, label: str, config: Any, interactive: bool
-) -> int:
-    from nlu_tui.llm import ChatClient
-
-    async with ChatClient(config) as client:
-        for _ in range(args.rounds):
-            await session.generate(client)
-        say(
-            f"{len(session.proposals)} proposals for {label} from {config.model} "
-            f"({session.rounds} round(s), {session.dropped_repeats} repeat(s) dropped, "
-            f"prompt tokens {session.last_prompt_tokens if session.last_prompt_tokens is not None else '?'})"
-        )
-        if args.yes:
-            for proposal in session.proposals:
-                proposal.accepted = not proposal.errors and (not proposal.flags or args.add_flagged)
-        _list(session, range(len(session.proposals)))
-        if interactive:
-            return await _review(args, session, client)
+    # The first rounds run in an event loop; the review reads the terminal outside of it
+    # (Ctrl+C at a prompt inside a running loop only cancels the task at its next await,
+    # so the prompt went on waiting), and "generate more" runs one round in a loop of its own.
+    asyncio.run(_rounds(session, config, args.rounds))
+    say(
+        f"{len(session.proposals)} proposals for {label} from {config.model} "
+        f"({session.rounds} round(s), {session.dropped_repeats} repeat(s) dropped, "
+        f"prompt tokens {session.last_prompt_tokens if session.last_prompt_tokens is not None else '?'})"
+    )
+    if args.yes:
+        for proposal in session.proposals:
+            proposal.accepted = not proposal.errors and (not proposal.flags or args.add_flagged)
+    _list(session, range(len(session.proposals)))
+    if interactive:
+        return _review(args, session, config)
     if not args.yes:
         if session.proposals:
             say("nothing added (review on a terminal, or --yes to add the clean proposals)")
         return exitcodes.OK
     return _add(args, session)
+
+
+async def _rounds(session: Any, config: Any, rounds: int) -> list[Any]:
+    """``rounds`` rounds of generation with one client; the new proposals."""
+    from nlu_tui.llm import ChatClient
+
+    fresh: list[Any] = []
+    async with ChatClient(config) as client:
+        for _ in range(rounds):
+            fresh += await session.generate(client)
+    return fresh
 
 
 def _line(n: int, proposal: Any) -> str:
@@ -196,8 +200,11 @@ def _numbers(words: list[str], total: int) -> list[int]:
         if word == "all":
             out.extend(range(total))
             continue
-        low, _, high = word.partition("-")
-        first, last = int(low), int(high or low)
+        low, dash, high = word.partition("-")
+        try:
+            first, last = int(low), int(high if dash else low)
+        except ValueError:
+            raise ValueError(f"no proposal {word} (N, N-M or all; 1..{total})") from None
         if not 1 <= first <= last <= total:
             raise ValueError(f"no proposal {word} (1..{total})")
         out.extend(range(first - 1, last))
@@ -213,7 +220,7 @@ def _ask(prompt: str) -> str | None:
         return None
 
 
-async def _review(args: argparse.Namespace, session: Any, client: Any) -> int:
+def _review(args: argparse.Namespace, session: Any, config: Any) -> int:
     say(REVIEW_HELP)
     while True:
         answer = _ask(f"review ({_status(session)})> ")
@@ -235,8 +242,8 @@ async def _review(args: argparse.Namespace, session: Any, client: Any) -> int:
                     session.edit(index, text)
                 _list(session, [index])
             elif command == "g":
-                say(f"asking {client.config.model}…")
-                fresh = await session.generate(client)
+                say(f"asking {config.model}…")
+                fresh = asyncio.run(_rounds(session, config, 1))
                 start = len(session.proposals) - len(fresh)
                 say(f"{len(fresh)} new proposal(s)")
                 _list(session, range(start, len(session.proposals)))

@@ -336,6 +336,18 @@ def cmd_show(args: argparse.Namespace) -> int:
 
     store = _store()
     run = store.get_run(args.run_id)
+    if run.kind != "suite" and (
+        args.output is not None or args.charts or args.format not in ("summary", "json")
+    ):
+        from nlu_tui.errors import InputError
+
+        asked = "--charts" if args.charts else ("-o" if args.output is not None else "-f")
+        raise InputError(
+            f"run {run.id} is a {run.kind} run: show prints its report, or -f json; "
+            "the report formats (-f csv/junit/rasa/nludevops, -o) and --charts are for "
+            "batch-test runs",
+            field=asked,
+        )
     if run.kind in ("e2e", "stories"):  # conversation tests: their own report
         from nlu_tui.cli.conversation_run import show_run
 
@@ -365,6 +377,12 @@ def cmd_show(args: argparse.Namespace) -> int:
         say(render(args.format, run, rows, stability), end="")
     elif args.format in ("json", "rasa", "nludevops"):
         write_json(render(args.format, run, rows, stability))
+        if args.format == "rasa":
+            say(
+                "(intent_report.json only; -o DIR writes the whole `rasa test nlu` folder: "
+                "entity and response reports, errors, plots)",
+                file=sys.stderr,
+            )
     else:
         write_machine(render(args.format, run, rows, stability))
     return exitcodes.OK

@@ -12,7 +12,7 @@ Once, in the user config folder's ``settings.yaml`` (the file the theme choice l
 
 An ``engines.yaml`` profile of ``type: llm`` takes the same keys (see
 :mod:`nlu_tui.engines.llm`). ``NLU_TUI_LLM_BASE_URL`` / ``NLU_TUI_LLM_MODEL`` /
-``NLU_TUI_LLM_API_KEY`` override the file (handy in CI). Literal keys are refused: a secret
+``NLU_TUI_LLM_API_KEY`` override the file's keys one by one (handy in CI). Literal keys are refused: a secret
 only ever comes from the environment.
 """
 
@@ -160,24 +160,31 @@ def llm_config_from_mapping(raw: Mapping[str, Any], where: str = "llm") -> LLMCo
 
 
 def load_llm_config(settings_file: Path | None = None) -> LLMConfig:
-    """The configured endpoint: environment overrides, else ``llm:`` in the user settings.
-    LLMNotConfiguredError (with :func:`configuration_help`) when there is none."""
+    """The configured endpoint: ``llm:`` in the user settings, each of its ``base_url``,
+    ``model`` and ``api_key`` overridden by ``NLU_TUI_LLM_BASE_URL`` / ``_MODEL`` /
+    ``_API_KEY`` when set (the file's other keys stay). LLMNotConfiguredError (with
+    :func:`configuration_help`) when neither gives a base_url."""
     from nlu_tui import themes
 
-    env_url = os.environ.get("NLU_TUI_LLM_BASE_URL")
-    if env_url:
-        raw: dict[str, Any] = {"base_url": env_url, "model": os.environ.get("NLU_TUI_LLM_MODEL")}
-        if os.environ.get("NLU_TUI_LLM_API_KEY"):
-            raw["api_key"] = "${NLU_TUI_LLM_API_KEY}"
-        return llm_config_from_mapping(raw, "NLU_TUI_LLM_BASE_URL")
     path = settings_file or themes.settings_path()
-    settings = _read_settings(path)
-    entry = settings.get("llm")
-    if entry is None:
+    overrides: dict[str, Any] = {}
+    if os.environ.get("NLU_TUI_LLM_BASE_URL"):
+        overrides["base_url"] = os.environ["NLU_TUI_LLM_BASE_URL"]
+    if os.environ.get("NLU_TUI_LLM_MODEL"):
+        overrides["model"] = os.environ["NLU_TUI_LLM_MODEL"]
+    if os.environ.get("NLU_TUI_LLM_API_KEY"):
+        overrides["api_key"] = "${NLU_TUI_LLM_API_KEY}"
+    entry = _read_settings(path).get("llm")
+    if entry is None and "base_url" not in overrides:
         raise LLMNotConfiguredError(configuration_help())
-    if not isinstance(entry, Mapping):
+    if entry is not None and not isinstance(entry, Mapping):
         raise LLMError(f"{path}: 'llm' must be a mapping with base_url and model")
-    return llm_config_from_mapping(entry, f"{path}: llm")
+    if not overrides:
+        assert entry is not None
+        return llm_config_from_mapping(entry, f"{path}: llm")
+    names = " and ".join(f"NLU_TUI_LLM_{key.upper()}" for key in overrides)
+    where = names if entry is None else f"{path}: llm with {names}"
+    return llm_config_from_mapping({**(entry or {}), **overrides}, where)
 
 
 def _read_settings(path: Path) -> dict[str, Any]:

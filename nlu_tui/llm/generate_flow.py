@@ -406,11 +406,23 @@ def add_to_dut_file(path: Path, cases: Sequence[E2ETestCase]) -> bool:
     if not path.is_file():
         write(E2EFile(test_cases=list(cases)), path)
         return True
+
+    class IndentedDumper(yaml.SafeDumper):
+        """Block lists indented under their key (``steps:`` then ``  - user:``), as the
+        sample files and Rasa's documentation write them."""
+
+        def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
+            return super().increase_indent(flow, False)
+
     old = read(path)
     text = path.read_text(encoding="utf-8")
     indent = _item_indent(text)
-    block = yaml.safe_dump(
-        [case_to_data(c) for c in cases], sort_keys=False, allow_unicode=True, width=100
+    block = yaml.dump(
+        [case_to_data(c) for c in cases],
+        Dumper=IndentedDumper if _lists_indented(text) else yaml.SafeDumper,
+        sort_keys=False,
+        allow_unicode=True,
+        width=100,
     )
     block = "".join(
         " " * indent + line if line.strip() else line for line in block.splitlines(True)
@@ -424,6 +436,20 @@ def add_to_dut_file(path: Path, cases: Sequence[E2ETestCase]) -> bool:
     old.test_cases.extend(cases)
     write(old, path)
     return False
+
+
+def _lists_indented(text: str) -> bool:
+    """Whether the file's first ``steps:`` list is indented under its key (else, as PyYAML
+    writes it, at the key's column); True when there is none."""
+    lines = text.splitlines()
+    for n, line in enumerate(lines):
+        if line.strip() != "steps:":
+            continue
+        key = len(line) - len(line.lstrip(" "))
+        for item in lines[n + 1 :]:
+            if item.strip() and not item.lstrip().startswith("#"):
+                return len(item) - len(item.lstrip(" ")) > key
+    return True
 
 
 def _item_indent(text: str) -> int:

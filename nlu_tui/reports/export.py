@@ -23,7 +23,8 @@ def export_formats() -> list[tuple[str, str, str]]:
 def write_export(
     fmt: str, path: Path, data: RunData, rasa_switches: Mapping[str, bool] | None = None
 ) -> str:
-    """Write the run as ``fmt`` to ``path``; returns what was written, for the notice.
+    """Write the run as ``fmt`` to ``path``; returns what was written, for the notice (the
+    file, or how many files a folder received).
 
     ``rasa_switches`` (``successes``, ``errors``, ``plots``) are the Rasa folder's
     ``rasa test nlu`` switches, as the CLI's ``--rasa-successes/--rasa-no-errors/--rasa-no-plot``.
@@ -36,4 +37,6 @@ def write_export(
     if data.stability is not None:
         meta.stability = data.stability.as_dict()
     written = write_reports({fmt: Path(path)}, meta, data.rows, rasa=rasa)
+    if len(written) > 1:  # the Rasa folder: its count, not a toast-filling list
+        return f"{len(written)} files in {path}"
     return ", ".join(str(p) for p in written) or str(path)

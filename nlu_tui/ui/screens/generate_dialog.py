@@ -324,7 +324,7 @@ class GenerateScreen(ModalScreen[list[Any] | None]):
         if self.config is None and self.config_error is None:
             line = "reading the LLM settings…"
         elif self.config is None:
-            line = "No LLM endpoint: generation is off until one is configured (see above)."
+            line = "No LLM endpoint: generation is off until one is configured (how: below)."
         else:
             source = self.training_path.name if self.training_path else "none (no leakage check)"
             line = (

@@ -16,7 +16,7 @@ from nlu_tui.textsafe import inert
 
 
 class SlicesScreen(ModalScreen[None]):
-    """Plain text of the slices; Escape closes."""
+    """Plain text of the slices, scrolling in both directions; Escape closes."""
 
     DEFAULT_CSS = """
     SlicesScreen { align: center middle; }
@@ -25,9 +25,9 @@ class SlicesScreen(ModalScreen[None]):
         border: round $primary; background: $surface; padding: 0 1;
     }
     SlicesScreen .dialog-title { text-style: bold; }
-    SlicesScreen VerticalScroll { height: auto; max-height: 30; overflow-x: auto; }
+    SlicesScreen VerticalScroll { height: auto; max-height: 100%; overflow-x: auto; }
     SlicesScreen #slices-text { width: auto; }
-    SlicesScreen #slices-keys { color: $text-muted; }
+    SlicesScreen #slices-keys { color: $text-muted; dock: bottom; height: 1; }
     """
     BINDINGS = [Binding("escape,q", "close", "Close", id="slices.close")]
 
@@ -47,6 +47,11 @@ class SlicesScreen(ModalScreen[None]):
             with VerticalScroll():
                 yield Static(Text(body), id="slices-text")
             yield Static("Esc close", id="slices-keys")
+
+    def on_mount(self) -> None:
+        # Focused, so arrows, Page keys and Home/End scroll a list taller or wider than the
+        # terminal (the key line is docked, always visible).
+        self.query_one(VerticalScroll).focus()
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -866,6 +866,11 @@ class CasesView(Vertical):
                 PaletteCommand("cases: Add", self.action_add, "Add cases, one per line"),
                 PaletteCommand("cases: Edit", self.action_edit, "Edit the case under the cursor"),
                 PaletteCommand("cases: Tag", self.action_tag, "Tag the marked cases"),
+                PaletteCommand(
+                    "cases: Generate…",
+                    self.action_generate,
+                    "Generate test cases for an intent with an LLM, review them, add them (G)",
+                ),
                 PaletteCommand("cases: Delete", self.action_delete, "Delete the marked cases"),
                 PaletteCommand("cases: Move", self.action_move, "Move them to another suite"),
                 PaletteCommand("cases: Undo", self.action_undo, "Undo the last change"),

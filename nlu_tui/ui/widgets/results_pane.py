@@ -11,6 +11,7 @@ columns, built in a worker thread) the table is reloaded from them plus the stre
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +101,20 @@ def export_dir(app: Any, suite_path: str | Path | None) -> Path:
     workspace = getattr(app, "workspace", None)
     root = getattr(workspace, "root", None)
     return Path(root) if root is not None else Path.cwd()
+
+
+RESULT_TABS = [
+    ("tab-res-cases", "Cases", "The results table with its filters and the case detail"),
+    ("tab-res-intents", "Per intent", "Precision, recall and F1 per intent and intent type"),
+    ("tab-res-confusion", "Confusion", "Expected × predicted counts; a cell lists its cases"),
+    ("tab-res-charts", "Charts", "Confidence histograms (Kore.ai and Rasa) and latencies"),
+    (
+        "tab-res-thresholds",
+        "Thresholds",
+        "Precision, recall, F1 and fallback as the threshold sweeps",
+    ),
+]
+"""The Results tabs (id, title, what it shows), each opened by a palette command."""
 
 
 class ResultsPane(Vertical):
@@ -263,6 +278,20 @@ class ResultsPane(Vertical):
                 yield Chart(id="chart-rasa-histogram")
             with TabPane("Thresholds", id="tab-res-thresholds"):
                 yield ThresholdView(id="results-thresholds")
+
+    def show_tab(self, tab_id: str) -> None:
+        """Bring one of the result tabs forward and focus what it holds (the palette's
+        ``results: Open …``: the tabs are otherwise reached only by mouse or Shift+Tab)."""
+        from textual.widgets import TabbedContent, TabPane
+
+        self.query_one("#results-tabs", TabbedContent).active = tab_id
+        if tab_id == "tab-res-cases":
+            self.call_after_refresh(self.table.focus_table)
+            return
+        pane = self.query_one(f"#{tab_id}", TabPane)
+        targets = [w for w in pane.query("*") if w.focusable]
+        if targets:
+            self.call_after_refresh(targets[0].focus)
 
     @property
     def table(self) -> ResultsTable:
@@ -798,6 +827,8 @@ class ResultsPane(Vertical):
         def chosen(value: tuple[str, Path, dict[str, bool]] | None) -> None:
             if value is not None:
                 fmt, path, switches = value
+                # the Rasa folder's plots take seconds: say at once that it is under way
+                self.notify(escape(f"Writing {path}…"), title=f"Exporting {fmt}", timeout=3)
                 self._export(fmt, path, data, switches)
 
         default_dir = export_dir(self.app, data.record.suite_path)
@@ -856,6 +887,14 @@ class ResultsPane(Vertical):
                     "results: Slices",
                     self.action_slices,
                     "Precision, recall and F1 per tag, intent kind and parent intent",
+                )
+            )
+        for tab_id, title, about in RESULT_TABS:
+            commands.append(
+                PaletteCommand(
+                    f"results: Open {title}",
+                    partial(self.show_tab, tab_id),
+                    about,
                 )
             )
         if self.data is not None and self.data.stability is not None:

@@ -798,6 +798,13 @@ class RunsPane(Vertical):
         if panes:
             panes.first().table.focus_table()
 
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        # The focused DataTable takes Enter as its own select key before the pane's
+        # binding sees it; a selected history row opens its results, as `o` does.
+        if event.data_table.id == "runs-table":
+            event.stop()
+            self.action_open_results()
+
     def action_open_results(self) -> None:
         run_id = self.selected_run_id()
         if run_id is None:
