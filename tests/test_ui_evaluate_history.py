@@ -1,0 +1,106 @@
+"""The Evaluate view and the workbench's history, as a new user meets them (issue 12): the Runs
+tab of the training file lists an evaluation's runs as soon as it ends (it kept the history it
+had read before), says which `test nlu` made each, refuses to diff a comparison (it has no case
+results), the Results header of a comparison shows its F1 table instead of "Cases 0/8", and a
+mode change takes the comparison's offered configurations out again."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+from textual.widgets import Input, Select, Static
+from ui_support import SIZE, make_workspace, new_app, settle
+
+from nlu_tui.runsessions import store_for
+from nlu_tui.ui.screens.evaluate import EvaluateScreen
+from nlu_tui.ui.screens.run_diff import DiffScreen
+from nlu_tui.ui.widgets.runs_pane import RunsPane
+from tests.conftest import SAMPLES
+
+CONFIGS = ("embedded_default.config.yml", "embedded_words_nb.config.yml")
+
+
+def _workspace(tmp_path: Path) -> Path:
+    root = make_workspace(tmp_path, SAMPLES / "banking_bot.nlu.yml")
+    for name in CONFIGS:
+        shutil.copy(SAMPLES / name, root / name)
+    return root
+
+
+async def _evaluate(app: Any, pilot: Any, root: Path, mode: str, **values: str) -> None:
+    screen = EvaluateScreen(root / "banking_bot.nlu.yml", root)
+    await app.push_screen(screen)
+    await settle(pilot)
+    screen.query_one("#eval-mode", Select).value = mode
+    await pilot.pause()
+    for widget_id, value in values.items():
+        screen.query_one(f"#{widget_id}", Input).value = value
+    screen.action_start()
+    await settle(pilot, rounds=10)
+    app.pop_screen()
+    await settle(pilot)
+
+
+async def test_runs_tab_lists_evaluations_and_tells_them_apart(tmp_path: Path) -> None:
+    root = _workspace(tmp_path)
+    app = new_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        pane = app.screen.query_one(RunsPane)
+        assert pane.suite is not None and pane.suite.path == root / "banking_bot.nlu.yml"
+        assert pane.history == []  # read before anything ran
+        await _evaluate(app, pilot, root, "cross-validation", **{"eval-folds": "3"})
+        await _evaluate(
+            app, pilot, root, "comparison", **{"eval-runs": "1", "eval-percentages": "0 50"}
+        )
+        comparison, cv = store_for(app).list_runs()
+        assert [r.record.id for r in pane.history] == [comparison.id, cv.id]
+        # the line under the table says which evaluation the selected run is
+        pane.query_one("#runs-table").move_cursor(row=1)
+        await pilot.pause()
+        reason = str(pane.query_one("#runs-reason", Static).render())
+        assert "test nlu cross-validation · 3 folds · seed 42" in reason
+        # a comparison has no case results: no diff of it
+        pane.marked = [comparison.id, cv.id]
+        pane.action_diff()
+        await pilot.pause()
+        assert not isinstance(app.screen, DiffScreen)
+        assert any("no case results to diff" in str(n.message) for n in app._notifications)
+        # its Results header: the F1 table, not empty case counts
+        from nlu_tui.ui.widgets.results_pane import ResultsPane
+
+        results = app.screen.query_one(ResultsPane)
+        results.show_run(comparison.id)
+        await settle(pilot)
+        header = str(results.query_one("#results-header", Static).render())
+        assert "Cases 0/" not in header
+        assert "Label-weighted F1 on the test set" in header
+        assert "4/4 models trained and tested" in header
+
+
+async def test_mode_change_takes_the_offered_configs_out(tmp_path: Path) -> None:
+    root = _workspace(tmp_path)
+    app = new_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = EvaluateScreen(root / "banking_bot.nlu.yml", root)
+        await app.push_screen(screen)
+        await settle(pilot)
+        configs = screen.query_one("#eval-configs", Input)
+        mode = screen.query_one("#eval-mode", Select)
+        mode.value = "comparison"
+        await pilot.pause()
+        assert configs.value.split() == list(CONFIGS)
+        mode.value = "split"
+        await pilot.pause()
+        assert configs.value == ""  # a split takes one configuration, or none
+        screen.action_start()
+        await settle(pilot, rounds=8)
+        assert "intent accuracy" in str(screen.query_one("#eval-text", Static).render())
+        # a configuration typed by hand stays
+        configs.value = CONFIGS[1]
+        mode.value = "cross-validation"
+        await pilot.pause()
+        assert configs.value == CONFIGS[1]
