@@ -105,3 +105,38 @@ def test_show_prints_what_the_evaluation_measured(
     assert "Label-weighted F1 on the test set, mean ± std over runs:" in out
     first = comparison.summary["results"]["embedded_default.config"][0][0]
     assert f"{first:.3f} ± 0.000" in out
+
+
+def test_ctrl_c_says_which_runs_were_kept(tmp_path: Path) -> None:
+    """Ctrl-C during a cross-validation: exit 130, and the folds finished so far are stored in a
+    canceled run that the command names (it only said "canceled")."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "nlu_tui", "test", "nlu", "--nlu", str(BANK),
+         "--cross-validation", "--folds", "10", "--runs", "20", "--random-seed", "8",
+         "--no-cache", "--no-plot", "--out", str(tmp_path / "cv")],
+        stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=dict(os.environ),
+    )  # fmt: skip
+    assert proc.stderr is not None
+    deadline = time.monotonic() + 60
+    for line in proc.stderr:  # wait until a fold of the second run is stored
+        if "run 2 fold 2: done" in line or time.monotonic() > deadline:
+            break
+    proc.send_signal(signal.SIGINT)
+    _out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    store = RunStore()
+    try:
+        first, second = sorted(store.list_runs(), key=lambda r: r.started_at)[:2]
+    finally:
+        store.close()
+    assert first.status is RunStatus.SUCCESS
+    assert second.status is RunStatus.CANCELED and 0 < second.done < second.total
+    assert f"run {first.id}: success, {first.done}/{first.total} cases kept" in err
+    assert f"run {second.id}: canceled, {second.done}/{second.total} cases kept" in err
+    assert f"nlu-tui show {second.id}" in err
