@@ -104,3 +104,23 @@ async def test_mode_change_takes_the_offered_configs_out(tmp_path: Path) -> None
         mode.value = "cross-validation"
         await pilot.pause()
         assert configs.value == CONFIGS[1]
+
+
+async def test_evaluate_from_a_suite_opens_its_training_data(tmp_path: Path) -> None:
+    """The workbench opens on a suite; "run: Evaluate training data" there evaluates the
+    x.nlu.yml beside x.suite.yaml (it only said "Select a training file (*.nlu.yml) first")."""
+    from nlu_tui.ui.screens.main import MainScreen
+
+    root = make_workspace(
+        tmp_path, SAMPLES / "banking_bot.suite.yaml", SAMPLES / "banking_bot.nlu.yml"
+    )
+    app = new_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.suite is not None and app.suite.path == root / "banking_bot.suite.yaml"
+        main = app.screen
+        assert isinstance(main, MainScreen)
+        main.action_evaluate()
+        await settle(pilot)
+        assert isinstance(app.screen, EvaluateScreen)
+        assert app.screen.path == (root / "banking_bot.nlu.yml").resolve()
