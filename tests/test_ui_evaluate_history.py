@@ -124,3 +124,18 @@ async def test_evaluate_from_a_suite_opens_its_training_data(tmp_path: Path) -> 
         await settle(pilot)
         assert isinstance(app.screen, EvaluateScreen)
         assert app.screen.path == (root / "banking_bot.nlu.yml").resolve()
+
+
+async def test_split_option_title_is_whole_at_80_columns(tmp_path: Path) -> None:
+    """The split's one option read "train fra…" at 80×24."""
+    root = _workspace(tmp_path)
+    app = new_app(root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = EvaluateScreen(root / "banking_bot.nlu.yml", root)
+        await app.push_screen(screen)
+        await settle(pilot)
+        screen.query_one("#eval-mode", Select).value = "split"
+        await settle(pilot)
+        shown = app.export_screenshot().replace("&#160;", " ")
+        assert "train fraction" in shown and "train fra…" not in shown

@@ -64,7 +64,7 @@ class EvaluateScreen(Screen[None]):
     EvaluateScreen #eval-engine { width: 1fr; }
     EvaluateScreen #eval-seed { width: 10; }
     EvaluateScreen #eval-folds, EvaluateScreen #eval-runs { width: 11; }
-    EvaluateScreen #eval-fraction { width: 16; }
+    EvaluateScreen #eval-fraction { width: 20; }  /* "train fraction" whole in the border */
     EvaluateScreen #eval-percentages { width: 1fr; }
     EvaluateScreen #eval-configs { width: 2fr; }
     EvaluateScreen Button { min-width: 8; width: auto; }
