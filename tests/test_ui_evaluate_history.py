@@ -76,7 +76,9 @@ async def test_runs_tab_lists_evaluations_and_tells_them_apart(tmp_path: Path) -
         await settle(pilot)
         header = str(results.query_one("#results-header", Static).render())
         assert "Cases 0/" not in header
-        assert "Label-weighted F1 on the test set" in header
+        f1 = comparison.summary["results"]["embedded_default.config"][0]
+        assert f"embedded_default.config: {f1[0]:.3f} {f1[1]:.3f}" in header
+        assert "mean F1 with 0/50 % left out" in header
         assert "4/4 models trained and tested" in header
 
 

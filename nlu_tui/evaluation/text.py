@@ -221,3 +221,25 @@ def stored_lines(record: RunRecord) -> list[str]:
         outcome = service.EvalOutcome(service.HELD_OUT, record.status, metrics=summary["intent"])
         out += held_out_lines(outcome)
     return out
+
+
+def comparison_compact_lines(record: RunRecord) -> list[str]:
+    """A stored comparison in a narrow space (the workbench's Results header): one line of
+    mean F1s per configuration, then what the columns are."""
+    from nlu_tui.evaluation.curve_svg import curve_points
+
+    summary = record.summary or {}
+    results = summary.get("results") or {}
+    percentages = list(summary.get("percentages") or [])
+    examples = list(summary.get("examples") or [])
+    out = []
+    for name, runs in results.items():
+        points = curve_points(runs, len(percentages))
+        cells = " ".join("failed" if p is None else f"{p[0]:.3f}" for p in points)
+        out.append(f"{name}: {cells}")
+    if percentages:
+        left = "/".join(str(p) for p in percentages)
+        sizes = "/".join(str(n) for n in examples)
+        out.append(f"mean F1 with {left} % left out ({sizes} training examples)")
+    out += [f"FAILED {failure}" for failure in summary.get("failures") or []]
+    return out

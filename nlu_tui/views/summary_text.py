@@ -88,14 +88,13 @@ def summary_text(
 ) -> Text:
     """The header of a finished (or stopped) run; a repeated run's stability line with it; a
     ``test nlu`` run's mode (a comparison's F1 table instead of case counts it does not have)."""
-    from nlu_tui.evaluation.text import stored_lines, stored_title
+    from nlu_tui.evaluation.text import comparison_compact_lines, stored_title
 
     text = run_title(record)
     text.append("\n")
     if record.kind == "nlu-comparison":
-        text.append(
-            inert("\n".join(stored_lines(record) or [stored_title(record) or "comparison"]))
-        )
+        title = stored_title(record) or "comparison"
+        text.append(inert("\n".join([title, *comparison_compact_lines(record)])))
         text.append(f"\n{record.done}/{record.total} models trained and tested; no cases to list")
         return text
     evaluation = stored_title(record)
