@@ -350,13 +350,38 @@ def test_yaml_composer_calls_the_resolver_hooks() -> None:
 # --- argparse (standard library): cli/main.py ----------------------------------------------
 
 
-def test_argparse_subparsers_are_found_through_private_actions() -> None:
-    """cli.main._command_names walks ArgumentParser._actions for argparse._SubParsersAction."""
-    from nlu_tui.cli.main import _command_names, build_parser
+def _registered(parser: argparse.ArgumentParser) -> set[str]:
+    """The command names a parser's subparsers hold (argparse keeps them in the private
+    ``_actions`` list as an ``argparse._SubParsersAction`` whose ``choices`` map names)."""
+    found = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    assert found, "argparse no longer keeps subparsers in _actions"
+    return set(found[0].choices)
 
-    parser = build_parser()
-    assert any(isinstance(a, argparse._SubParsersAction) for a in parser._actions)
-    assert {"run", "runs", "validate"} <= _command_names(parser)
+
+def test_the_static_command_table_is_what_each_module_registers() -> None:
+    """cli.main.COMMANDS names each module's commands so that one command builds only its own
+    parser (and the workbench none); it must say exactly what ``register`` adds."""
+    from nlu_tui.cli.main import COMMANDS, build_parser
+
+    for names in COMMANDS.values():
+        for name in names:
+            assert _registered(build_parser(only=name)) == set(names), name
+    assert _registered(build_parser()) == {n for names in COMMANDS.values() for n in names}
+
+
+def test_one_command_imports_only_its_own_module() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from nlu_tui.cli.main import build_parser\n"
+        "build_parser(only='analyze')\n"
+        "print(sorted(m for m in sys.modules if m.startswith('nlu_tui.cli.')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "nlu_tui.cli.analyze" in out.stdout
+    assert "nlu_tui.cli.runs" not in out.stdout and "nlu_tui.cli.testing" not in out.stdout
 
 
 async def test_textual_binding_chain_and_check_bindings_for_tab_typeahead() -> None:

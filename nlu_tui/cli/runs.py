@@ -208,6 +208,25 @@ def _request(args: argparse.Namespace) -> RunRequest:
     )
 
 
+def _quiet_collector() -> None:
+    """Keep Python's cyclic collector out of the run's way (this process ends with the run).
+
+    Measured on 20,000 cases against a 20 ms server (bench/bench_runner_throughput.py), the
+    collector took 0.57 s of an 11 s run, each pass stalling every request in flight: about
+    500 young passes (an answer allocates a few dozen containers, nearly all freed by
+    reference counting at once, yet the default threshold of 700 starts a pass every ~20
+    answers, each walking the state of the 50 requests in flight), and three full passes of
+    0.1 s that walked the suite's cases again. The suite and the run's cases, which live
+    until the process exits, are parked outside the collector (``gc.freeze``), and young
+    passes start every 5,000 net allocations: 0.02 s in all, and cycles are still collected.
+    """
+    import gc
+
+    gc.freeze()
+    threshold0, threshold1, threshold2 = gc.get_threshold()
+    gc.set_threshold(max(threshold0, 5000), threshold1, threshold2)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """Run (or resume) through the run service; this face shows progress and maps exit codes."""
     import asyncio
@@ -220,6 +239,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     request = _request(args)
     check_request(request)  # before the store is opened: bad input changes nothing
     job = open_run(request, _store(), warn=say_warning)
+    _quiet_collector()
     view = ProgressView(sys.stdout)
     job.on_progress = view
     say(f"run {job.run_id}: {job.record.suite_name} on {job.engine_name} [{job.stage}]", flush=True)

@@ -39,6 +39,7 @@ from nlu_tui.formats.native_splice import (
     _has_alias,
     _item_spans,
     _line_end,
+    apply_edits,
 )
 from nlu_tui.model import digest_bytes
 
@@ -152,16 +153,7 @@ def splice_case(text: str, path: Path, index: int, edited: E2ETestCase) -> str:
         indentless = _slot_lists_indentless(cases)
         edits.append(_steps_edit(text, steps, old_items, new_items, newline, indentless))
     edits.sort()
-    out: list[str] = []
-    at = 0
-    for start, end, replacement in edits:
-        if start < at:
-            raise NoSplice("overlapping changes")
-        out.append(text[at:start])
-        out.append(replacement)
-        at = end
-    out.append(text[at:])
-    return "".join(out)
+    return apply_edits(text, edits)
 
 
 def _scalar(value: str) -> str:

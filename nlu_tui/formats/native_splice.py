@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -127,10 +128,16 @@ def splice(
                 if text[colon : colon + 1] == ":":
                     edits.append((colon + 1, colon + 1, -1, " []"))
     edits.sort(key=lambda e: (e[0], e[1], e[2]))
+    return apply_edits(text, [(start, end, replacement) for start, end, _o, replacement in edits])
+
+
+def apply_edits(text: str, edits: Iterable[tuple[int, int, str]]) -> str:
+    """``text`` with each ``(start, end, replacement)`` span replaced; the spans come sorted
+    and must not overlap (:class:`NoSplice` otherwise)."""
     out: list[str] = []
     at = 0
-    for start, end, _order, replacement in edits:
-        if start < at:  # pragma: no cover - spans are checked to be in order
+    for start, end, replacement in edits:
+        if start < at:
             raise NoSplice("overlapping changes")
         out.append(text[at:start])
         out.append(replacement)

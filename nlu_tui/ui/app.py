@@ -154,6 +154,7 @@ class NluTuiApp(App[int]):
         self.push_screen(MainScreen())
         # after the first paint and the first suite's load have had their turn
         self.set_timer(0.5, self.load_training_intents)
+        self.set_timer(COLLECTOR_RESUMES_AFTER, resume_collector)
 
     @work(thread=True, exclusive=True, group="training-intents", exit_on_error=False)
     def load_training_intents(self) -> None:
@@ -426,6 +427,21 @@ def run_app(workspace: str | Path | None) -> int:
     _preload_in_background()
     result = app.run()
     return int(result or 0)
+
+
+COLLECTOR_RESUMES_AFTER = 1.0
+"""Seconds after mounting when the cyclic collector, paused for start-up by
+``cli.tui.open_workbench``, runs again: the first full screen is up by then."""
+
+
+def resume_collector() -> None:
+    """Park what start-up built (it lives as long as the app) outside the cyclic collector and
+    turn the collector back on; a no-op when it was never paused (tests, embedding)."""
+    import gc
+
+    if not gc.isenabled():
+        gc.freeze()
+        gc.enable()
 
 
 PRELOAD = ("nlu_tui.formats.native", "textual_fastdatatable")

@@ -1,0 +1,39 @@
+"""The workbench pauses Python's cyclic collector for its start-up (``cli.tui.open_workbench``)
+and the app turns it back on once the first screen is up, with what start-up built parked
+outside it (``ui.app.resume_collector``): a collector left off would let cyclic garbage grow
+for the whole session."""
+
+from __future__ import annotations
+
+import gc
+from pathlib import Path
+
+from ui_support import SIZE, make_workspace, new_app
+
+from nlu_tui.ui.app import COLLECTOR_RESUMES_AFTER
+from tests.conftest import SAMPLES
+
+
+async def test_the_collector_paused_for_start_up_runs_again(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path, SAMPLES / "banking_bot.suite.yaml")
+    gc.disable()
+    try:
+        app = new_app(root)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause(COLLECTOR_RESUMES_AFTER + 0.5)
+            assert gc.isenabled()
+            assert gc.get_freeze_count() > 0  # start-up's objects were parked
+    finally:
+        gc.unfreeze()
+        gc.enable()
+
+
+async def test_a_collector_that_was_never_paused_is_left_alone(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path, SAMPLES / "banking_bot.suite.yaml")
+    assert gc.isenabled()
+    before = gc.get_freeze_count()
+    app = new_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(COLLECTOR_RESUMES_AFTER + 0.5)
+        assert gc.isenabled()
+        assert gc.get_freeze_count() == before
