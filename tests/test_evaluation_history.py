@@ -140,3 +140,24 @@ def test_ctrl_c_says_which_runs_were_kept(tmp_path: Path) -> None:
     assert f"run {first.id}: success, {first.done}/{first.total} cases kept" in err
     assert f"run {second.id}: canceled, {second.done}/{second.total} cases kept" in err
     assert f"nlu-tui show {second.id}" in err
+
+
+def test_each_repeated_cross_validation_names_its_own_seed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--runs 2 --random-seed 42` folds with seeds 42 and 43; both stored runs were printed
+    as "(seed 42)"."""
+    code = run(
+        ["test", "nlu", "--nlu", str(BANK), "--cross-validation", "--folds", "3", "--runs", "2",
+         "--random-seed", "42", "--out", str(tmp_path / "cv"), "--no-plot"]
+    )  # fmt: skip
+    assert code == 0
+    out = capsys.readouterr().out
+    store = RunStore()
+    try:
+        second, first = store.list_runs()
+    finally:
+        store.close()
+    assert (first.engine_profile["seed"], second.engine_profile["seed"]) == (42, 43)
+    assert f"run {first.id}: success, 193/193 cases (seed 42)" in out
+    assert f"run {second.id}: success, 193/193 cases (seed 43)" in out

@@ -141,9 +141,11 @@ def outcome_lines(
     else:
         out = []
     out += [f"FAILED {failure}" for failure in outcome.failures]
-    seeded = f" (seed {outcome.seed})" if outcome.mode not in (service.HELD_OUT,) else ""
     for record in outcome.runs:
         unit = "models" if record.kind != "suite" else "cases"
+        # each run of `--runs R` has its own seed (N, N+1, ...): the one it stored
+        seed = record.engine_profile.get("seed", outcome.seed)
+        seeded = f" (seed {seed})" if outcome.mode != service.HELD_OUT else ""
         out.append(
             f"run {record.id}: {record.status.value}, {record.done}/{record.total} {unit}{seeded}"
         )
