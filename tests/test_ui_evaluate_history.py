@@ -141,3 +141,37 @@ async def test_split_option_title_is_whole_at_80_columns(tmp_path: Path) -> None
         await settle(pilot)
         shown = app.export_screenshot().replace("&#160;", " ")
         assert "train fraction" in shown and "train fra…" not in shown
+
+
+async def test_escape_asks_before_leaving_an_evaluation_under_way(tmp_path: Path) -> None:
+    """Esc left the view at once, and leaving canceled the evaluation under way."""
+    from nlu_tui.evaluation.service import Cancel
+    from nlu_tui.ui.screens.dialogs import ConfirmDialog
+
+    root = _workspace(tmp_path)
+    app = new_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = EvaluateScreen(root / "banking_bot.nlu.yml", root)
+        await app.push_screen(screen)
+        await settle(pilot)
+        cancel = Cancel()
+        screen._cancel = cancel  # an evaluation under way
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmDialog)
+        await pilot.press("n")  # stay
+        await pilot.pause()
+        assert app.screen is screen and not cancel.requested
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("y")  # leave: the evaluation stops after the unit under way
+        await pilot.pause()
+        assert app.screen is not screen and cancel.requested
+        # nothing under way: Esc goes straight back
+        idle = EvaluateScreen(root / "banking_bot.nlu.yml", root)
+        await app.push_screen(idle)
+        await settle(pilot)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is not idle and not isinstance(app.screen, ConfirmDialog)

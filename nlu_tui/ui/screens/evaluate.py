@@ -80,7 +80,11 @@ class EvaluateScreen(Screen[None]):
 
     BINDINGS = [
         Binding(
-            "escape", "app.pop_screen", "Back", id="eval.back", tooltip="Back to the workbench."
+            "escape",
+            "back",
+            "Back",
+            id="eval.back",
+            tooltip="Back to the workbench (asks first while an evaluation is under way).",
         ),
         Binding("ctrl+s", "start", "Start", id="eval.start", tooltip="Train and test."),
         Binding(
@@ -291,6 +295,28 @@ class EvaluateScreen(Screen[None]):
         self.query_one("#eval-fold-table", DataTable).display = False
         self.query_one("#eval-tabs", TabbedContent).active = "eval-tab-progress"
         self._evaluate(request)
+
+    def action_back(self) -> None:
+        """Back to the workbench; leaving stops an evaluation under way, so that asks first."""
+        if self._cancel is None:
+            self.app.pop_screen()
+            return
+        from nlu_tui.ui.screens.dialogs import ConfirmDialog
+
+        def leave(confirmed: bool | None) -> None:
+            if confirmed and self.is_attached and self.app.screen is self:
+                self.action_cancel()
+                self.app.pop_screen()
+
+        self.app.push_screen(
+            ConfirmDialog(
+                "Leave and cancel the evaluation?",
+                "The folds and configurations finished so far stay in the store.",
+                yes="Leave (y)",
+                no="Stay (n)",
+            ),
+            leave,
+        )
 
     @on(Button.Pressed, "#eval-cancel")
     def action_cancel(self) -> None:
