@@ -447,6 +447,13 @@ def _resumed_run(request: RunRequest, store: RunStore) -> RunRecord:
             f"run {previous.id} was not repeated: it has no flaky cases to quarantine",
             field="--quarantine-flaky",
         )
+    if previous.evaluation is not None and previous.done < previous.total:
+        raise InputError(
+            f"run {previous.id} is a `test nlu` {previous.evaluation} run: its cases were "
+            "tested on models trained for it, so it cannot be resumed; run the evaluation "
+            "again (its trained models are cached)",
+            field="--resume",
+        )
     if not previous.resumable:
         raise InputError(
             f"run {previous.id} is {previous.status.value} with {previous.done}/"

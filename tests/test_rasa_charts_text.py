@@ -38,3 +38,15 @@ def test_histogram_rows_are_rasas_bins_from_the_top() -> None:
     rows = dict(zip(labels, lines[2:], strict=True))
     assert rows["1.00"].split()[0] == "1" and rows["1.00"].split()[-1] == "0"
     assert rows["0.70"].split()[0] == "0" and rows["0.70"].split()[-1] == "1"
+
+
+def test_the_empty_label_is_named_as_the_intent_reports_name_it() -> None:
+    """A prediction of no intent is the label "" in the matrix file; the grid and the list of
+    largest confusions call it "(no intent)", as the per-intent report beside them does."""
+    chart = confusion_chart({("greet", ""): 2, ("greet", "greet"): 5}, "M")
+    lines = confusion_text(chart, 80).plain.splitlines()
+    assert lines[2].split() == ["1", "(no", "intent)", "·", "·"]
+    assert lines[3].split() == ["2", "greet", "2", "5"]
+    pairs = {(f"intent_{i:02d}", f"intent_{i:02d}"): 5 for i in range(40)}
+    pairs[("intent_03", "")] = 4
+    assert "4 intent_03 → (no intent)" in confusion_text(confusion_chart(pairs, "M"), 80).plain

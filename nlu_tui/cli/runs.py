@@ -356,6 +356,10 @@ def cmd_show(args: argparse.Namespace) -> int:
         from nlu_tui.cli.test_du import show_dut_run
 
         return show_dut_run(run, args.format)
+    if run.kind == "nlu-comparison" and args.format == "summary" and args.output is None:
+        # a pipeline comparison stores models, not cases: its F1 table is its result
+        say(comparison_summary(run), end="")
+        return exitcodes.OK
     rows = store.load_results(run.id)
     stability = run_stability(store, run, rows)
     if args.charts:
@@ -375,6 +379,10 @@ def cmd_show(args: argparse.Namespace) -> int:
             say(f"wrote {path}", file=sys.stderr)
     elif args.format == "summary":
         say(render(args.format, run, rows, stability), end="")
+        from nlu_tui.evaluation.text import stored_lines
+
+        for line in stored_lines(run):  # a `test nlu` run: its own figures too
+            say(line)
     elif args.format in ("json", "rasa", "nludevops"):
         write_json(render(args.format, run, rows, stability))
         if args.format == "rasa":
@@ -386,6 +394,25 @@ def cmd_show(args: argparse.Namespace) -> int:
     else:
         write_machine(render(args.format, run, rows, stability))
     return exitcodes.OK
+
+
+def comparison_summary(run: Any) -> str:
+    """``show`` of a ``test nlu`` comparison: what ran, how it ended, the F1 table."""
+    from nlu_tui.evaluation.text import stored_lines
+    from nlu_tui.store.records import iso
+
+    lines = [
+        f"run        {run.id}",
+        f"suite      {run.suite_name}" + (f" ({run.suite_path})" if run.suite_path else ""),
+        f"engine     {run.engine_name} [{run.stage}]",
+        f"status     {run.status.value}" + (f" ({run.reason})" if run.reason else ""),
+        f"started    {iso(run.started_at)}",
+        f"finished   {iso(run.finished_at) or '-'}",
+        f"models     {run.done} of {run.total} trained and tested",
+    ]
+    if run.note:
+        lines.append(f"note       {run.note.splitlines()[0]}")
+    return "\n".join([*lines, *stored_lines(run)]) + "\n"
 
 
 def cmd_note(args: argparse.Namespace) -> int:

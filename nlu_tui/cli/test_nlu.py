@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -131,8 +132,12 @@ def cmd_test_nlu(args: argparse.Namespace) -> int:
         cutoff = args.folds if mode == service.CROSS_VALIDATION else service.COMPARISON_CUTOFF
         say(f"dropped {len(plan.dropped)} intent(s) with fewer than {cutoff} examples: {listed}")
     store = RunStore()
+    started = time.time()
     try:
         outcome = asyncio.run(service.evaluate(plan, store, _progress))
+    except KeyboardInterrupt:  # Ctrl-C: say what was kept, then exit 130 ("canceled")
+        _say_kept(store, request.nlu, started)
+        raise
     finally:
         store.close()
     show(outcome, request)
@@ -143,6 +148,18 @@ def cmd_test_nlu(args: argparse.Namespace) -> int:
     if outcome.status is RunStatus.FAILED or outcome.failures:
         return exitcodes.RUN_FAILED
     return exitcodes.OK
+
+
+def _say_kept(store: Any, nlu: Path, since: float) -> None:
+    """The runs this evaluation stored before it was canceled (finished folds are kept)."""
+    for record in reversed(store.list_runs(nlu)):
+        if record.started_at >= since - 1.0:
+            unit = "models" if record.kind != "suite" else "cases"
+            say(
+                f"run {record.id}: {record.status.value}, {record.done}/{record.total} {unit} "
+                f"kept (nlu-tui show {record.id})",
+                file=sys.stderr,
+            )
 
 
 def show(outcome: EvalOutcome, request: Any) -> None:

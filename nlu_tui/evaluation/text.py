@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from nlu_tui.evaluation.service import EvalOutcome, FoldFigures
+    from nlu_tui.store.records import RunRecord
 
 
 def mean_std_text(pair: tuple[float, float]) -> str:
@@ -140,9 +141,11 @@ def outcome_lines(
     else:
         out = []
     out += [f"FAILED {failure}" for failure in outcome.failures]
-    seeded = f" (seed {outcome.seed})" if outcome.mode not in (service.HELD_OUT,) else ""
     for record in outcome.runs:
         unit = "models" if record.kind != "suite" else "cases"
+        # each run of `--runs R` has its own seed (N, N+1, ...): the one it stored
+        seed = record.engine_profile.get("seed", outcome.seed)
+        seeded = f" (seed {seed})" if outcome.mode != service.HELD_OUT else ""
         out.append(
             f"run {record.id}: {record.status.value}, {record.done}/{record.total} {unit}{seeded}"
         )
@@ -152,4 +155,93 @@ def outcome_lines(
             f"{len(outcome.files)} report files in {', '.join(directories[:3])}"
             + (" ..." if len(directories) > 3 else "")
         )
+    return out
+
+
+def stored_title(record: RunRecord) -> str | None:
+    """What a stored ``test nlu`` run was, in one line (None for an ordinary run):
+    ``test nlu cross-validation · 5 folds · seed 42 · config embedded_words_nb.config``."""
+    mode = record.evaluation
+    if mode is None:
+        return None
+    profile = record.engine_profile
+    parts = [f"test nlu {mode}"]
+    if profile.get("folds"):
+        parts.append(f"{profile['folds']} folds")
+    if profile.get("seed") is not None:
+        parts.append(f"seed {profile['seed']}")
+    if profile.get("config"):
+        parts.append(f"config {profile['config']}")
+    if profile.get("configs"):
+        parts.append("configs " + ", ".join(str(c) for c in profile["configs"]))
+    return " · ".join(parts)
+
+
+def stored_lines(record: RunRecord) -> list[str]:
+    """A stored ``test nlu`` run's own figures, from what it stored when it ended: the intent
+    (and entity) figures of a cross-validation as mean ± std over its folds, a held-out test's
+    intent figures, or a comparison's F1 table and failures ([] for an ordinary run, or an
+    evaluation stopped before any figure was stored)."""
+    from nlu_tui.evaluation import service
+
+    title = stored_title(record)
+    summary = record.summary or {}
+    if title is None:
+        return []
+    out = [title]
+    mode = record.evaluation
+    if mode == service.CROSS_VALIDATION:
+        outcome = service.EvalOutcome(service.CROSS_VALIDATION, record.status)
+        for f in summary.get("per_fold") or []:
+            entities = f.get("entities") or {}
+            outcome.folds.append(
+                service.FoldFigures(
+                    0,
+                    int(f.get("fold", 1)) - 1,
+                    int(summary.get("seed") or 0),
+                    f.get("train"),
+                    f.get("test"),
+                    float(f.get("train_seconds") or 0.0),
+                    float(f.get("test_seconds") or 0.0),
+                    False,
+                    f.get("error"),
+                    entities.get("train"),
+                    entities.get("test"),
+                )
+            )
+        out += fold_lines(outcome) if outcome.folds else []
+    elif mode == service.COMPARISON and summary.get("results"):
+        outcome = service.EvalOutcome(
+            service.COMPARISON,
+            record.status,
+            results=summary["results"],
+            examples=list(summary.get("examples") or []),
+        )
+        out += comparison_lines(outcome, summary.get("percentages") or [])
+        out += [f"FAILED {failure}" for failure in summary.get("failures") or []]
+    elif summary.get("intent"):
+        outcome = service.EvalOutcome(service.HELD_OUT, record.status, metrics=summary["intent"])
+        out += held_out_lines(outcome)
+    return out
+
+
+def comparison_compact_lines(record: RunRecord) -> list[str]:
+    """A stored comparison in a narrow space (the workbench's Results header): one line of
+    mean F1s per configuration, then what the columns are."""
+    from nlu_tui.evaluation.curve_svg import curve_points
+
+    summary = record.summary or {}
+    results = summary.get("results") or {}
+    percentages = list(summary.get("percentages") or [])
+    examples = list(summary.get("examples") or [])
+    out = []
+    for name, runs in results.items():
+        points = curve_points(runs, len(percentages))
+        cells = " ".join("failed" if p is None else f"{p[0]:.3f}" for p in points)
+        out.append(f"{name}: {cells}")
+    if percentages:
+        left = "/".join(str(p) for p in percentages)
+        sizes = "/".join(str(n) for n in examples)
+        out.append(f"mean F1 with {left} % left out ({sizes} training examples)")
+    out += [f"FAILED {failure}" for failure in summary.get("failures") or []]
     return out

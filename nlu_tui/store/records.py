@@ -85,9 +85,23 @@ class RunRecord:
         return self.counts().f1
 
     @property
+    def evaluation(self) -> str | None:
+        """The ``test nlu`` mode that made this run (``held-out``, ``cross-validation``,
+        ``comparison``), None for an ordinary run. Its cases were tested on models trained
+        for it (per fold, per split), so only that evaluation can add to it."""
+        mode = self.engine_profile.get("evaluation") if self.engine_profile else None
+        return str(mode) if mode else None
+
+    @property
     def resumable(self) -> bool:
-        return self.status in (RunStatus.CANCELED, RunStatus.INTERRUPTED, RunStatus.FAILED) and (
-            self.done < self.total
+        """Whether sending the missing cases finishes it: an unfinished canceled, interrupted
+        or failed run, but never an evaluation's (the engine as it is now would test the
+        missing folds on a model that learned them: start the evaluation again instead, its
+        trained folds are cached)."""
+        return (
+            self.status in (RunStatus.CANCELED, RunStatus.INTERRUPTED, RunStatus.FAILED)
+            and self.done < self.total
+            and self.evaluation is None
         )
 
     def to_json(self) -> dict[str, Any]:

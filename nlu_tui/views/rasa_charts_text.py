@@ -39,8 +39,12 @@ def paired_histogram_text(chart: PairedHistogram, width: int = 80, title: str = 
     return hits_misses_chart(rows[::-1], width, title or chart.title, sides=("Correct", "Wrong"))
 
 
+NO_INTENT = "(no intent)"
+"""The empty label (nothing predicted), named as the per-intent reports name it."""
+
+
 def _label(label: str) -> str:
-    text = inert(label or '""', newlines=False)
+    text = inert(label, newlines=False) if label else NO_INTENT
     return text if len(text) <= MAX_LABEL else text[: MAX_LABEL - 1] + "…"
 
 

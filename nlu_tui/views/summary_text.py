@@ -86,9 +86,20 @@ def run_title(record: RunRecord) -> Text:
 def summary_text(
     record: RunRecord, summary: Summary, stability: StabilityReport | None = None
 ) -> Text:
-    """The header of a finished (or stopped) run; a repeated run's stability line with it."""
+    """The header of a finished (or stopped) run; a repeated run's stability line with it; a
+    ``test nlu`` run's mode (a comparison's F1 table instead of case counts it does not have)."""
+    from nlu_tui.evaluation.text import comparison_compact_lines, stored_title
+
     text = run_title(record)
     text.append("\n")
+    if record.kind == "nlu-comparison":
+        title = stored_title(record) or "comparison"
+        text.append(inert("\n".join([title, *comparison_compact_lines(record)])))
+        text.append(f"\n{record.done}/{record.total} models trained and tested; no cases to list")
+        return text
+    evaluation = stored_title(record)
+    if evaluation is not None:
+        text.append(inert(evaluation, newlines=False) + "\n", style="bold")
     text.append(
         f"Cases {summary.cases}/{record.total}  TP {summary.tp}  TN {summary.tn}  "
         f"FP {summary.fp}  FN {summary.fn}  Errors {summary.errors}\n"

@@ -64,7 +64,7 @@ class EvaluateScreen(Screen[None]):
     EvaluateScreen #eval-engine { width: 1fr; }
     EvaluateScreen #eval-seed { width: 10; }
     EvaluateScreen #eval-folds, EvaluateScreen #eval-runs { width: 11; }
-    EvaluateScreen #eval-fraction { width: 16; }
+    EvaluateScreen #eval-fraction { width: 20; }  /* "train fraction" whole in the border */
     EvaluateScreen #eval-percentages { width: 1fr; }
     EvaluateScreen #eval-configs { width: 2fr; }
     EvaluateScreen Button { min-width: 8; width: auto; }
@@ -80,7 +80,11 @@ class EvaluateScreen(Screen[None]):
 
     BINDINGS = [
         Binding(
-            "escape", "app.pop_screen", "Back", id="eval.back", tooltip="Back to the workbench."
+            "escape",
+            "back",
+            "Back",
+            id="eval.back",
+            tooltip="Back to the workbench (asks first while an evaluation is under way).",
         ),
         Binding("ctrl+s", "start", "Start", id="eval.start", tooltip="Train and test."),
         Binding(
@@ -126,6 +130,8 @@ class EvaluateScreen(Screen[None]):
         """Units under way: when they started (their seconds count up)."""
         self._unit_columns: list[ColumnKey] = []
         self._report_dirs: list[tuple[str, Path]] = []
+        self._auto_configs: str | None = None
+        """The configurations the comparison mode filled in (taken out again for the others)."""
         self.outcome: EvalOutcome | None = None
 
     def compose(self) -> ComposeResult:
@@ -213,7 +219,10 @@ class EvaluateScreen(Screen[None]):
         if mode in DEFAULT_RUNS and runs.value in DEFAULT_RUNS.values():
             runs.value = DEFAULT_RUNS[mode]
         if mode == "comparison" and not configs.value.strip():
-            configs.value = " ".join(workspace_configs(self.workspace))
+            configs.value = self._auto_configs = " ".join(workspace_configs(self.workspace))
+        elif mode != "comparison" and configs.value and configs.value == self._auto_configs:
+            # the configurations offered for a comparison are not this mode's (it takes one)
+            configs.value = ""
 
     @on(Select.Changed, "#eval-mode")
     def _mode_changed(self, event: Select.Changed) -> None:
@@ -287,6 +296,28 @@ class EvaluateScreen(Screen[None]):
         self.query_one("#eval-tabs", TabbedContent).active = "eval-tab-progress"
         self._evaluate(request)
 
+    def action_back(self) -> None:
+        """Back to the workbench; leaving stops an evaluation under way, so that asks first."""
+        if self._cancel is None:
+            self.app.pop_screen()
+            return
+        from nlu_tui.ui.screens.dialogs import ConfirmDialog
+
+        def leave(confirmed: bool | None) -> None:
+            if confirmed and self.is_attached and self.app.screen is self:
+                self.action_cancel()
+                self.app.pop_screen()
+
+        self.app.push_screen(
+            ConfirmDialog(
+                "Leave and cancel the evaluation?",
+                "The folds and configurations finished so far stay in the store.",
+                yes="Leave (y)",
+                no="Stay (n)",
+            ),
+            leave,
+        )
+
     @on(Button.Pressed, "#eval-cancel")
     def action_cancel(self) -> None:
         cancel = self._cancel
@@ -331,8 +362,7 @@ class EvaluateScreen(Screen[None]):
         try:
             plan = await asyncio.to_thread(service.plan, request)
         except NluTuiError as exc:
-            text.update(inert(str(exc)))
-            self.query_one("#eval-tabs", TabbedContent).active = "eval-tab-figures"
+            self._failed(exc)
             return
         cancel = service.Cancel()
         self._cancel = cancel
@@ -341,14 +371,33 @@ class EvaluateScreen(Screen[None]):
         try:
             outcome = await service.evaluate(plan, store_for(self.app), self._progress, cancel)
         except NluTuiError as exc:
-            text.update(inert(str(exc)))
-            self.query_one("#eval-tabs", TabbedContent).active = "eval-tab-figures"
+            self._failed(exc)
             return
         finally:
             self._cancel = None
             self._under_way.clear()
             self.query_one("#eval-cancel", Button).disabled = True
+            self._history_changed()
         self.show_outcome(outcome, plan.request, plan.dropped)
+
+    def _failed(self, exc: NluTuiError) -> None:
+        """Bad input or a failed training: the message in the Figures tab and as a toast
+        (the tab's text does not wrap; the toast does, at any width)."""
+        self.query_one("#eval-text", Static).update(inert(str(exc)))
+        self.query_one("#eval-tabs", TabbedContent).active = "eval-tab-figures"
+        self.notify(inert(str(exc)), severity="error", markup=False, timeout=10)
+
+    def _history_changed(self) -> None:
+        """The evaluation stored runs (finished, canceled or failed): the workbench's Runs tab
+        and suites panel under this screen read the history again."""
+        from nlu_tui.ui.widgets.runs_pane import RunsPane
+
+        for screen in self.app.screen_stack:
+            for pane in screen.query(RunsPane):
+                pane.reload()
+        refresh_suites = getattr(self.app, "refresh_suites", None)
+        if refresh_suites is not None:
+            refresh_suites()
 
     # --- results ------------------------------------------------------------------------------
 

@@ -284,11 +284,18 @@ class MainScreen(Screen[None]):
 
     def action_evaluate(self) -> None:
         """Open the Evaluate view for the selected training file (``*.nlu.yml``)."""
+        from nlu_tui.engines.profiles import sibling_training_data
         from nlu_tui.ui.screens.evaluate import EvaluateScreen
 
         selected = self.query_one(SuitesPanel).selected_path
-        if selected is None or not selected.name.endswith((".nlu.yml", ".nlu.yaml")):
-            self.notify("Select a training file (*.nlu.yml) first.", severity="warning")
+        if selected is not None and not selected.name.endswith((".nlu.yml", ".nlu.yaml")):
+            # a suite: the training data it is run against (x.nlu.yml beside x.suite.yaml)
+            selected = sibling_training_data(selected)
+        if selected is None:
+            self.notify(
+                "Select a training file (*.nlu.yml), or a suite with x.nlu.yml beside it, first.",
+                severity="warning",
+            )
             return
         self.app.push_screen(EvaluateScreen(selected, self._root))
 

@@ -505,6 +505,11 @@ class RunsPane(Vertical):
         if record is not None:
             text.append_text(status_text(record.status))
             text.append(f"  run {record.id}")
+            from nlu_tui.evaluation.text import stored_title
+
+            evaluation = stored_title(record)
+            if evaluation is not None:  # which `test nlu` made it: folds, split, comparison
+                text.append(" · " + inert(evaluation, newlines=False))
             if record.reason:
                 style = "red" if record.status is RunStatus.FAILED else "dark_orange"
                 text.append(" · reason: ", style="bold")
@@ -849,6 +854,17 @@ class RunsPane(Vertical):
                 return
             ids = [order[order.index(selected) - 1], selected]
         started = {r.record.id: r.record.started_at for r in self.history}
+        caseless = [
+            r.record.id for r in self.history if r.record.id in ids and r.record.kind != "suite"
+        ]
+        if caseless:  # a `test nlu` comparison stores trained models, not case results
+            self.notify(
+                f"Run {caseless[0]} has no case results to diff (a pipeline comparison); "
+                "mark two runs with cases.",
+                severity="warning",
+                markup=False,
+            )
+            return
         before, after = sorted(ids, key=lambda i: started.get(i, 0.0))
         self.app.push_screen(DiffScreen(before, after))
 
@@ -858,8 +874,14 @@ class RunsPane(Vertical):
             return
         if not record.resumable:
             self.notify(
-                "Only canceled, interrupted or failed runs with missing cases can be resumed.",
+                f"A `test nlu` {record.evaluation} run cannot be resumed (its cases were tested "
+                "on models trained for it): evaluate the training file again, its trained "
+                "models are cached."
+                if record.evaluation is not None and record.done < record.total
+                else "Only canceled, interrupted or failed runs with missing cases can be "
+                "resumed.",
                 severity="warning",
+                markup=False,
             )
             return
         if any(s.run_id == record.id for s in active_sessions(self.app)):
