@@ -12,6 +12,7 @@ sees them.
 from __future__ import annotations
 
 import logging
+import ssl
 
 import httpx
 
@@ -43,6 +44,41 @@ def guard_http_logs() -> None:
             logger.addFilter(RedactingFilter())
 
 
+class _Preload:
+    """The HTTP stack (aiohttp) and httpx's default SSL context, made in a thread.
+
+    Both cost ~0.12 s, most of it loading CA bundles (aiohttp makes two SSL contexts when it
+    is imported, httpx one for the transport), which OpenSSL does without the interpreter
+    lock: started early, they are ready by the time the suite is read and the run stored.
+    """
+
+    def __init__(self) -> None:
+        import threading
+
+        self.context: ssl.SSLContext | None = None
+        self._thread = threading.Thread(target=self._load, name="nlu-tui-http", daemon=True)
+        self._thread.start()
+
+    def _load(self) -> None:
+        import httpx_aiohttp  # noqa: F401  (imports aiohttp)
+
+        self.context = httpx.create_ssl_context()
+
+    def ssl_context(self) -> ssl.SSLContext | None:
+        self._thread.join()
+        return self.context
+
+
+_preload: _Preload | None = None
+
+
+def preload_http() -> None:
+    """Start importing the HTTP stack in the background (once; see :class:`_Preload`)."""
+    global _preload
+    if _preload is None:
+        _preload = _Preload()
+
+
 def make_client(*, concurrency: int, timeout: float) -> httpx.AsyncClient:
     from httpx_aiohttp import AiohttpTransport
 
@@ -50,5 +86,6 @@ def make_client(*, concurrency: int, timeout: float) -> httpx.AsyncClient:
     limits = httpx.Limits(
         max_connections=max(concurrency, 1), max_keepalive_connections=max(concurrency, 1)
     )
-    transport = AiohttpTransport(limits=limits)
+    context = _preload.ssl_context() if _preload is not None else None
+    transport = AiohttpTransport(limits=limits, verify=context if context is not None else True)
     return httpx.AsyncClient(transport=transport, timeout=httpx.Timeout(timeout), limits=limits)

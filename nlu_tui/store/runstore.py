@@ -57,6 +57,10 @@ def new_run_id() -> str:
     return uuid.uuid4().hex[:12]
 
 
+ResultRow = tuple[str, str, int, str, float | None, str, str]
+"""One ``results`` row: run id, case id, seq, result, latency, prediction and result JSON."""
+
+
 def suite_digest(suite: Suite) -> str:
     """The suite file's digest when it was loaded from one, else a digest of its cases."""
     if suite.loaded_digest:
@@ -416,7 +420,15 @@ class RunStore:
 
         Returns how many were new. Counters and the heartbeat move in the same transaction.
         """
-        rows = [
+        return self.insert_result_rows(run_id, self.result_rows(run_id, items))
+
+    @staticmethod
+    def result_rows(
+        run_id: str, items: Iterable[tuple[int, Prediction, CaseResult]]
+    ) -> list[ResultRow]:
+        """The rows :meth:`add_results` writes: encoding them is Python work, best done where
+        the objects live; :meth:`insert_result_rows` is SQLite's, and may run in a thread."""
+        return [
             (
                 run_id,
                 res.case_id,
@@ -428,6 +440,9 @@ class RunStore:
             )
             for seq, pred, res in items
         ]
+
+    def insert_result_rows(self, run_id: str, rows: Sequence[ResultRow]) -> int:
+        """Commit rows made by :meth:`result_rows` (thread-safe); returns how many were new."""
         if not rows:
             return 0
         with self._tx() as conn:
