@@ -434,6 +434,7 @@ class EvaluateScreen(Screen[None]):
             chart.set_f1_curve(outcome.results, outcome.examples)
         tabs = self.query_one("#eval-tabs", TabbedContent)
         tabs.active = "eval-tab-curve" if outcome.mode == service.COMPARISON else "eval-tab-figures"
+        self.call_after_refresh(chart.redraw)  # the curve tab's height is known once it shows
 
     @on(Select.Changed, "#eval-report")
     def _report_chosen(self, event: Select.Changed) -> None:

@@ -55,6 +55,11 @@ class Chart(Static):
     def on_resize(self) -> None:
         self._redraw()
 
+    def redraw(self) -> None:
+        """Draw again for the current layout: a curve takes its container's height, which a
+        hidden tab only gets once shown (the chart's own size may not change then)."""
+        self._redraw()
+
     def _redraw(self) -> None:
         width = max(self.size.width - 2, 40) if self.size.width else 76
         if self._hm is not None:
