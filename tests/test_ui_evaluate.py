@@ -229,3 +229,28 @@ async def test_cancel_key_works_from_an_option_field(tmp_path: Path) -> None:
         await pilot.press("ctrl+k")
         await pilot.pause()
         assert cancel.requested and folds.value == "5"
+
+
+async def test_jobs_train_folds_in_processes_from_the_workbench(tmp_path: Path) -> None:
+    """The jobs field trains folds in worker processes (a fresh fork server, since the
+    workbench runs threads) and gives the very figures one process gives."""
+    root = _workspace(tmp_path)
+    app = new_app(root)
+    figures: dict[str, list[str]] = {}
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open(app, pilot, root)
+        assert screen.query_one("#eval-jobs", Input).display  # cross-validation shows it
+        for jobs in ("1", "2"):
+            screen.query_one("#eval-folds", Input).value = "3"
+            screen.query_one("#eval-jobs", Input).value = jobs
+            screen.action_start()
+            await settle(pilot, rounds=12)
+            table = screen.query_one("#eval-progress", DataTable)
+            assert _column(table, 1) == ["done"] * 3, jobs
+            figures[jobs] = _column(screen.query_one("#eval-fold-table", DataTable), 5)
+        runs = store_for(app).list_runs()
+        assert [r.options.get("jobs") for r in runs].count(2) <= 1  # stored as any run
+        screen.query_one("#eval-mode", Select).value = "split"
+        await pilot.pause()
+        assert not screen.query_one("#eval-jobs", Input).display  # one unit: nothing to share
+    assert figures["1"] == figures["2"] and len(figures["1"]) == 3

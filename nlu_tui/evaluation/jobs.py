@@ -101,6 +101,30 @@ def _worker_init() -> None:
     limit_blas_threads()
 
 
+def _start_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker with a real standard error.
+
+    The tracker hands its child ``sys.stderr.fileno()``; in the workbench Textual has replaced
+    ``sys.stderr`` with a capture whose ``fileno()`` is -1, and starting the fork server then
+    fails with "bad value(s) in fds_to_keep". The tracker starts once per process, so this
+    lends it the process's own standard error for that moment only.
+    """
+    import sys
+    from multiprocessing import resource_tracker
+
+    try:
+        usable = sys.stderr is not None and sys.stderr.fileno() >= 0
+    except (AttributeError, OSError, ValueError):
+        usable = False
+    if usable or sys.__stderr__ is None:
+        return
+    captured, sys.stderr = sys.stderr, sys.__stderr__
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        sys.stderr = captured
+
+
 async def _run_in_processes(
     units: Sequence[Unit], jobs: int, use_disk: bool, progress: Progress | None
 ) -> AsyncIterator[UnitResult]:
@@ -126,6 +150,7 @@ async def _run_in_processes(
 
         context = multiprocessing.get_context("fork")
     else:
+        _start_resource_tracker()
         context = multiprocessing.get_context("forkserver")
     pool = ProcessPoolExecutor(
         max_workers=min(jobs, len(units)) or 1, mp_context=context, initializer=_worker_init

@@ -40,8 +40,8 @@ MODES = (
 )
 OPTIONS: dict[str, tuple[str, ...]] = {
     "split": ("eval-fraction", "eval-configs"),
-    "cross-validation": ("eval-folds", "eval-runs", "eval-configs"),
-    "comparison": ("eval-runs", "eval-percentages", "eval-configs"),
+    "cross-validation": ("eval-folds", "eval-runs", "eval-jobs", "eval-configs"),
+    "comparison": ("eval-runs", "eval-percentages", "eval-jobs", "eval-configs"),
 }
 """The option inputs each mode shows (the others are hidden)."""
 DEFAULT_RUNS = {"cross-validation": "1", "comparison": "3"}
@@ -63,7 +63,7 @@ class EvaluateScreen(Screen[None]):
     EvaluateScreen #eval-mode { width: 26; }
     EvaluateScreen #eval-engine { width: 1fr; }
     EvaluateScreen #eval-seed { width: 10; }
-    EvaluateScreen #eval-folds, EvaluateScreen #eval-runs { width: 11; }
+    EvaluateScreen #eval-folds, EvaluateScreen #eval-runs, EvaluateScreen #eval-jobs { width: 11; }
     EvaluateScreen #eval-fraction { width: 20; }  /* "train fraction" whole in the border */
     EvaluateScreen #eval-percentages { width: 1fr; }
     EvaluateScreen #eval-configs { width: 2fr; }
@@ -147,6 +147,12 @@ class EvaluateScreen(Screen[None]):
             yield Input("5", placeholder="5", id="eval-folds")
             yield Input("1", placeholder="1", id="eval-runs")
             yield Input("0 25 50 75", placeholder="0 25 50 75", id="eval-percentages")
+            yield Input(
+                "1",
+                placeholder="1",
+                id="eval-jobs",
+                tooltip="Folds or configurations trained at once, in processes (embedded engine)",
+            )
             yield Input("", placeholder="config files, space-separated", id="eval-configs")
         with TabbedContent(id="eval-tabs", initial="eval-tab-progress"):
             with TabPane("Progress", id="eval-tab-progress"):
@@ -192,6 +198,7 @@ class EvaluateScreen(Screen[None]):
             "eval-folds": "folds",
             "eval-runs": "runs",
             "eval-percentages": "exclude %",
+            "eval-jobs": "jobs",
             "eval-configs": "configs",
         }
         for widget_id, title in titles.items():
@@ -211,7 +218,7 @@ class EvaluateScreen(Screen[None]):
 
     def _show_options(self, mode: str) -> None:
         shown = OPTIONS.get(mode, ())
-        for widget_id in ("eval-fraction", "eval-folds", "eval-runs", "eval-percentages"):
+        for widget_id in ("eval-fraction", "eval-folds", "eval-runs", "eval-percentages", "eval-jobs"):
             self.query_one(f"#{widget_id}", Input).display = widget_id in shown
         configs = self.query_one("#eval-configs", Input)
         configs.border_title = "configs to compare" if mode == "comparison" else "config"
@@ -246,6 +253,7 @@ class EvaluateScreen(Screen[None]):
         seed = self._number("eval-seed", int, "seed") if seed_text else None
         folds = self._number("eval-folds", int, "folds") if mode == service.CROSS_VALIDATION else 5
         runs = self._number("eval-runs", int, "runs") if mode != service.SPLIT else 1
+        jobs = self._number("eval-jobs", int, "jobs") if mode != service.SPLIT else 1
         fraction = (
             self._number("eval-fraction", float, "train fraction") if mode == service.SPLIT else 0.8
         )
@@ -270,6 +278,7 @@ class EvaluateScreen(Screen[None]):
             folds=folds,
             seed=seed,
             runs=runs,
+            jobs=jobs,
             percentages=percentages,
             training_fraction=fraction,
             out=self.workspace / "results" / f"{self.path.name.split('.')[0]}-{mode}",
