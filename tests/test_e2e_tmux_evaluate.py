@@ -34,7 +34,7 @@ def test_compare_configurations_in_tmux(tmp_path: Path) -> None:
         wait_for_screen(session, r"Evaluate banking_bot\.nlu\.yml")
         _keys(session, "Enter", "Down", "Enter")  # the mode list: Compare configs
         wait_for_screen(session, r"configs to compare")
-        wait_for_screen(session, r"embedded_default\.config\.yml embedded_wor")
+        wait_for_screen(session, r"embedded_default\.config\.yml embed")
         _keys(session, "Tab", "Tab", "Tab", "Tab")  # engine, seed, Start, runs
         _keys(session, "End", "BSpace", "2")
         _keys(session, "C-s")
