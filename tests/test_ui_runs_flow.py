@@ -489,9 +489,12 @@ async def test_problems_first_second_run_asks_history_sort_and_delete(tmp_path: 
             await pilot.press("r")
             await pilot.pause()
             await pilot.press("y")  # past the validation problems again
-            await pilot.pause()
+            await wait_for(pilot, lambda: isinstance(app.screen, StartRunDialog))
             await pilot.press("ctrl+s")
-            await pilot.pause()
+            # under load the question may take a moment: wait for it, or for a second run
+            await wait_for(
+                pilot, lambda: isinstance(app.screen, ConfirmDialog) or len(sessions(app)) > 1
+            )
             assert isinstance(app.screen, ConfirmDialog)
             assert "already running" in screen_text(app)
             await pilot.press("n")
