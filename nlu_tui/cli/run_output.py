@@ -257,12 +257,27 @@ def metric_line(run: RunRecord) -> str:
     )
 
 
+def header_lines(run: RunRecord, reason: str = ": {}") -> list[str]:
+    """The lines that open ``show``: run, suite, engine, status (with ``reason`` formatting
+    why it ended, if it says), started and finished."""
+    from nlu_tui.store.records import iso
+
+    why = reason.format(run.reason) if run.reason else ""
+    return [
+        f"run        {run.id}",
+        f"suite      {run.suite_name}" + (f" ({run.suite_path})" if run.suite_path else ""),
+        f"engine     {run.engine_name} [{run.stage}]",
+        f"status     {run.status.value}{why}",
+        f"started    {iso(run.started_at)}",
+        f"finished   {iso(run.finished_at) or '-'}",
+    ]
+
+
 def summary_text(
     run: RunRecord, rows: list[StoredResult], stability: StabilityReport | None = None
 ) -> str:
     from nlu_tui.model import RunStatus
     from nlu_tui.scoring.summary import summarize
-    from nlu_tui.store.records import iso
 
     s = summarize([r for _c, _p, r in rows])
     # A failed run, or one that scored nothing, has no figures: "-", not 0.0000.
@@ -272,12 +287,7 @@ def summary_text(
         return format(value, fmt) if measured else "-"
 
     lines = [
-        f"run        {run.id}",
-        f"suite      {run.suite_name}" + (f" ({run.suite_path})" if run.suite_path else ""),
-        f"engine     {run.engine_name} [{run.stage}]",
-        f"status     {run.status.value}" + (f": {run.reason}" if run.reason else ""),
-        f"started    {iso(run.started_at)}",
-        f"finished   {iso(run.finished_at) or '-'}",
+        *header_lines(run),
         f"cases      {s.cases} of {run.total} (errors {s.errors})",
         f"TP/TN/FP/FN {s.tp}/{s.tn}/{s.fp}/{s.fn}",
         f"metrics    {metric_line(run)}",

@@ -400,16 +400,11 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def comparison_summary(run: Any) -> str:
     """``show`` of a ``test nlu`` comparison: what ran, how it ended, the F1 table."""
+    from nlu_tui.cli.run_output import header_lines
     from nlu_tui.evaluation.text import stored_lines
-    from nlu_tui.store.records import iso
 
     lines = [
-        f"run        {run.id}",
-        f"suite      {run.suite_name}" + (f" ({run.suite_path})" if run.suite_path else ""),
-        f"engine     {run.engine_name} [{run.stage}]",
-        f"status     {run.status.value}" + (f" ({run.reason})" if run.reason else ""),
-        f"started    {iso(run.started_at)}",
-        f"finished   {iso(run.finished_at) or '-'}",
+        *header_lines(run, reason=" ({})"),
         f"models     {run.done} of {run.total} trained and tested",
     ]
     if run.note:
