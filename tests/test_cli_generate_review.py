@@ -201,6 +201,22 @@ def test_quit_adds_nothing_and_a_flow_review_adds_dut_cases(tmp_path: Path) -> N
     )
 
 
+def _wait_until_reading(pid: int, timeout: float = 10.0) -> None:
+    """Wait until ``pid`` sleeps in a read of its terminal. The prompt is printed just before
+    that read; a Ctrl+C landing in between is a SIGINT that CPython only notices at the next
+    key (the read itself is not interrupted), so a test typing it at once raced the read."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            syscall = Path(f"/proc/{pid}/syscall").read_text().split()[0]
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return  # no /proc here: nothing better than typing at once
+        if state == "S" and syscall in {"0", "7", "23", "270", "271"}:  # read, poll, select
+            return
+        time.sleep(0.02)
+
+
 def test_ctrl_c_at_the_review_prompt_ends_it_and_adds_nothing(tmp_path: Path) -> None:
     """Ctrl+C at ``review>`` cancels at once (exit 130, "canceled"), as everywhere else.
     The prompt used to block inside the event loop, whose Ctrl+C handler only cancels the
@@ -215,6 +231,7 @@ def test_ctrl_c_at_the_review_prompt_ends_it_and_adds_nothing(tmp_path: Path) ->
         ) as term,
     ):
         term.expect(r"review \(3 shown, 3 to add\)> ")
+        _wait_until_reading(term.process.pid)
         os.write(term.master, b"\x03")  # the terminal turns it into SIGINT
         assert "canceled" in term.expect(r"canceled", timeout=10)
         assert term.process.wait(timeout=10) == 130
