@@ -3,9 +3,11 @@
     .venv/bin/python bench/bench_startup.py [--rounds 7] [--size 120x35]
 
 Starts ``nlu-tui WORKSPACE`` (the console script's own code path: ``python -m nlu_tui``) in a
-real pseudo-terminal, reads what it paints, and stops the clock when the first full screen is
-there: the suites panel lists the workspace's suite and the footer shows its keys. In the same
-run, and interleaved with it, the same is measured for
+real pseudo-terminal, reads what it paints, and notes the time of three stages: the suites
+panel lists the workspace's suite and the footer shows its keys; the first cases are shown (the
+first full screen: the target); the cases table itself is ready (its status line counts the
+rows it shows: until then the first rows are a preview drawn without Arrow). In the same run,
+and interleaved with it, the same is measured for
 
 - the floor: a minimal Textual app (a Static and the Footer) started the same way, i.e. Python
   start-up, importing Textual, the driver and the first paint, which no Textual app can beat;
@@ -216,6 +218,9 @@ def main() -> None:
                 [
                     ("suites panel and footer", [b"Banking bot", b"Quit"]),
                     ("first cases shown (first full screen)", [b"how much money"]),
+                    # the cases table itself (its status line counts the rows it shows), which
+                    # replaces the first rows' preview once Arrow is loaded
+                    ("cases table ready", [b"54 of 54 cases"]),
                 ],
             ),
             floor: ([sys.executable, "-c", FLOOR_APP], [("painted", [b"Banking bot", b"Quit"])]),
@@ -247,8 +252,8 @@ def main() -> None:
                 f"{_median(cpu[name, label]):5.2f}  ({rounds})"
             )
         print(f"{'python -c pass':58} {min(python_alone):6.3f} {_median(python_alone):6.3f}")
-        full = wall[ours, programs[ours][1][-1][0]]
-        full_cpu = cpu[ours, programs[ours][1][-1][0]]
+        first_full = "first cases shown (first full screen)"
+        full, full_cpu = wall[ours, first_full], cpu[ours, first_full]
         base, base_cpu = wall[floor, "painted"], cpu[floor, "painted"]
         print(
             f"ratio first full screen / floor: wall (min) {min(full) / min(base):.2f}, "

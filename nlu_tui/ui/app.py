@@ -444,9 +444,11 @@ def resume_collector() -> None:
         gc.enable()
 
 
-PRELOAD = ("nlu_tui.formats.native", "textual_fastdatatable")
-"""Modules the first full screen needs from worker threads (reading the suites, the cases
-table's Arrow backend: pyarrow and numpy alone take about 80 ms to import)."""
+PRELOAD = ("nlu_tui.formats.native",)
+"""Modules the first full screen needs from worker threads (reading the suites). Not the cases
+table's Arrow backend: pyarrow and numpy take about 0.1 s to import, and imported here they
+slowed every step of the first screen (the UI thread waits for the GIL); the first rows are
+drawn without them (``TablePreview``) and the table's worker imports them after that paint."""
 
 
 def _preload_in_background() -> None:

@@ -8,6 +8,7 @@ of the UI can land first.
 from __future__ import annotations
 
 import importlib
+import threading
 import time
 from pathlib import Path
 
@@ -42,6 +43,13 @@ EXTRA_PANES: list[tuple[str, str, str]] = [
     ("Results", "tab-results", "nlu_tui.ui.widgets.results_pane:ResultsPane"),
 ]
 """(tab title, pane id, "module:WidgetClass") for panes supplied by other modules."""
+
+EXTRA_PANES_AT_LATEST = 1.0
+"""Seconds after mounting by which the Runs and Results panes are mounted even when no suite
+has been shown (an empty workspace); normally they follow the first full screen."""
+PREVIEW_WAIT = 1.0
+"""Longest a suite-loading worker waits for the first rows' preview to be painted before it
+builds the Arrow table (the build would otherwise compete with the paint for the GIL)."""
 
 PARTIAL_INTERVAL = 0.25
 """Seconds between two updates of a still-loading suite's table (a swap of 100,000 rows costs
@@ -136,8 +144,9 @@ class MainScreen(Screen[None]):
         suite_name = remembered.get("suite")
         root: Path = self.app.workspace.root  # type: ignore[attr-defined]
         panel.reload(select=root / suite_name if isinstance(suite_name, str) else None)
-        # the run and results panes (and their imports) come after the first paint
-        self.call_after_refresh(self._mount_extra_panes)
+        # the run and results panes (their imports, styles and first queries) come after the
+        # first full screen: CasesView.FirstShown, a key that needs them, or this timer
+        self.set_timer(EXTRA_PANES_AT_LATEST, self._mount_extra_panes)
 
     @property
     def _root(self) -> Path:
@@ -155,13 +164,26 @@ class MainScreen(Screen[None]):
             return {}
         return ui_state.workspace_state(self.app.workspace.root)  # type: ignore[attr-defined]
 
+    @on(CasesView.FirstShown)
+    def _first_screen_shown(self) -> None:
+        self.call_after_refresh(self._mount_extra_panes)
+
     def _mount_extra_panes(self) -> None:
+        """Mount the Runs and Results panes (once; later calls do nothing)."""
         tabs = self.query_one("#main-tabs", TabbedContent)
+        mounted = False
         for _title, pane_id, target in EXTRA_PANES:
             pane = tabs.get_pane(pane_id)
             if not pane.children:
                 pane.mount(_extra_pane(target))
-        self.call_after_refresh(self._restore)
+                mounted = True
+        if mounted:
+            self.call_after_refresh(self._restore)
+
+    def ensure_extra_panes(self) -> None:
+        """Mount the Runs and Results panes now if the first screen has not done it yet (a
+        key pressed that early)."""
+        self._mount_extra_panes()
 
     def _restore(self) -> None:
         self._restoring = False
@@ -208,6 +230,7 @@ class MainScreen(Screen[None]):
         if suite is None or suite.path is None or Path(suite.path) != selected:
             self.notify("The suite is still loading; try again in a moment.", severity="warning")
             return
+        self.ensure_extra_panes()
         pane = self.query_one("#main-tabs", TabbedContent).get_pane("tab-runs")
         runs = pane.children[0] if pane.children else None
         start = getattr(runs, "action_start_run", None)
@@ -233,6 +256,7 @@ class MainScreen(Screen[None]):
         if pane_id == "tab-cases":
             self.action_focus_cases()
             return
+        self.ensure_extra_panes()
         tabs = self.query_one("#main-tabs", TabbedContent)
         tabs.active = pane_id
         pane = tabs.get_pane(pane_id)
@@ -357,6 +381,13 @@ class MainScreen(Screen[None]):
                 if chunk.suite is not None:
                     suite = chunk.suite
                     continue
+                if view.wants_preview:  # the first rows on screen before Arrow is imported
+                    painted = threading.Event()
+                    total = len(chunk.cases) + (1 if chunk.fraction < 1 else 0)
+                    self.app.call_from_thread(
+                        view.show_preview, path, chunk.cases, total, painted.set
+                    )
+                    painted.wait(PREVIEW_WAIT)
                 rows.add(chunk.cases)
                 now = time.monotonic()
                 if shown_at is None or now - shown_at >= PARTIAL_INTERVAL:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,6 +20,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input, Label, Static
 from textual.worker import get_current_worker
@@ -38,6 +39,7 @@ from nlu_tui.views.cases import (
     SEL_MARK,
     RowCache,
     build_arrow,
+    format_row,
     validate_problems,
     view_table,
 )
@@ -51,6 +53,8 @@ at 120 columns; below that the table scrolls right a column at a time."""
 SHRINK_FIRST = ["tags", "order", "parent", "entities", "intents", "utterance"]
 """Which columns give up width first when the table is narrower than the columns."""
 UNDO_DEPTH = 20
+SCROLLBAR_WIDTH = 2
+"""Cells of a table's vertical scrollbar (Textual's default ``scrollbar-size-vertical``)."""
 NO_SUITE = (
     "No suite open: pick one on the left, or in the suites panel (F2) press n for a new suite"
     " or i to import a file (Kore.ai, Rasa, NLU.DevOps, LUIS)."
@@ -208,6 +212,16 @@ class CasesView(Vertical):
         self.loading_fraction = 0.0
         self.partial_views = 0
         """How many times a still-loading suite's rows were put on screen."""
+        self.wants_preview = True
+        """True until the first suite's first rows are drawn: they are drawn by a
+        :class:`TablePreview` at once, while the table and its Arrow data are built."""
+        self.previewing = False
+        """A preview is on screen (the real table is being built)."""
+        self._announced = False
+
+    class FirstShown(Message):
+        """The cases area first shows a suite's table (or why it cannot): the first screen is
+        complete and usable, and the main screen mounts what it deferred."""
 
     @property
     def workspace(self) -> Workspace:
@@ -237,7 +251,9 @@ class CasesView(Vertical):
         self.loading_fraction = 0.0
         self.view_cases = []
         self.view_positions = None
-        self._set_host(Static(inert(f"Loading {path.name}…"), classes="placeholder", markup=False))
+        self._set_host(
+            Static(inert(f"Loading {path.name}…"), classes="placeholder loading", markup=False)
+        )
         self._update_status()
 
     def show_error(self, text: str) -> None:
@@ -266,12 +282,55 @@ class CasesView(Vertical):
             return
         self._set_host(self._new_table(backend, [label for _, label, _ in COLUMNS]))
 
-    def _set_host(self, widget: Widget, cursor_row: int | None = None) -> None:
-        """Swap what the table area shows; swaps run one at a time, in order."""
-        self._pending_swaps += 1
-        self.call_later(self._swap, widget, cursor_row)
+    def show_preview(
+        self,
+        path: Path | None,
+        cases: Sequence[TestCase],
+        total_rows: int,
+        then: Callable[[], object],
+    ) -> None:
+        """Draw the first screenful of ``cases`` (a :class:`TablePreview`), then call ``then``
+        once it is on screen, to build the real table. Stale (another suite is being opened
+        by now): nothing is drawn and ``then`` is called at once."""
+        self.wants_preview = False
+        current = self.loading_path or (self.suite.path if self.suite is not None else None)
+        if path != current:
+            then()
+            return
+        from nlu_tui.ui.widgets.table_preview import TablePreview
 
-    async def _swap(self, widget: Widget, cursor_row: int | None) -> None:
+        labels, widths, mins, order = self._fit()
+        page = max(self.size.height, 50)
+        rows = [(n, "", None, *format_row(case)[:6]) for n, case in enumerate(cases[:page], 1)]
+        self.previewing = True
+        preview = TablePreview(
+            labels,
+            rows,
+            total_rows=total_rows,
+            widths=widths,
+            min_widths=mins,
+            shrink_order=order,
+            id="cases-preview",
+        )
+        self._set_host(preview, then=then)
+
+    def _set_host(
+        self,
+        widget: Widget,
+        cursor_row: int | None = None,
+        *,
+        then: Callable[[], object] | None = None,
+    ) -> None:
+        """Swap what the table area shows; swaps run one at a time, in order. ``then`` is
+        called once the new content has been painted."""
+        self._pending_swaps += 1
+        if widget.id != "cases-preview":
+            self.previewing = False
+        self.call_later(self._swap, widget, cursor_row, then)
+
+    async def _swap(
+        self, widget: Widget, cursor_row: int | None, then: Callable[[], object] | None = None
+    ) -> None:
         async with self._swap_lock:
             host = self.query_one("#cases-host")
             old = self.table
@@ -286,6 +345,15 @@ class CasesView(Vertical):
                 self.views_shown += 1
             self._pending_swaps -= 1
             self._update_status()
+            if then is not None:
+                self.call_after_refresh(then)
+            if widget.id != "cases-preview" and "loading" not in widget.classes:
+                self._announce()  # the table, or why there is none
+
+    def _announce(self) -> None:
+        if not self._announced:
+            self._announced = True
+            self.post_message(self.FirstShown())
 
     @property
     def table(self) -> Any:
@@ -312,6 +380,12 @@ class CasesView(Vertical):
         self.problems = {}
         self.problem_text = {}
         self._invalidate()
+        if suite is not None and suite.cases and self.wants_preview and self.table is None:
+            self.show_preview(suite.path, suite.cases, len(suite.cases), self._rebuild_validated)
+            return
+        self.rebuild(validate=True)
+
+    def _rebuild_validated(self) -> None:
         self.rebuild(validate=True)
 
     def rebuild(self, *, validate: bool = False, keep_cursor: str | None = None) -> None:
@@ -362,6 +436,9 @@ class CasesView(Vertical):
                 found = pc.index(positions, at + 1).as_py()
                 row = found if found >= 0 else None
         backend = make_backend(table)
+        # the table widget's module, imported here rather than in the UI thread
+        import textual_fastdatatable.data_table  # noqa: F401
+
         elapsed = (time.perf_counter() - started) * 1000
         if worker.is_cancelled:
             return
@@ -396,29 +473,46 @@ class CasesView(Vertical):
             return
         self._set_host(self._new_table(backend, labels), row)
 
+    @staticmethod
+    def _fit() -> tuple[list[str], list[int], list[int], list[int]]:
+        """The table's column labels, content widths, narrowest widths and shrink order."""
+        keys = [key for key, _, _ in COLUMNS]
+        widths = [w for _, _, w in COLUMNS]
+        mins = [MIN_WIDTHS.get(key, w) for key, w in zip(keys, widths, strict=True)]
+        return (
+            [label for _, label, _ in COLUMNS],
+            widths,
+            mins,
+            [keys.index(k) for k in SHRINK_FIRST],
+        )
+
     def _new_table(self, backend: Any, labels: list[str]) -> Widget:
         from textual_fastdatatable import DataTable
 
+        _, widths, mins, order = self._fit()
         table = CasesTable(
             backend=backend,
             id="cases-table",
             cursor_type="row",
             render_markup=False,
             column_labels=labels,
-            column_widths=[w for _, _, w in COLUMNS],
+            column_widths=widths,
             max_column_content_width=60,
             zebra_stripes=True,
         )
         assert isinstance(table, DataTable)
         fit: Any = table
-        keys = [key for key, _, _ in COLUMNS]
-        widths = [w for _, _, w in COLUMNS]
         fit.set_fit(
-            widths,
-            [MIN_WIDTHS.get(key, w) for key, w in zip(keys, widths, strict=True)],
-            shrink_order=[keys.index(key) for key in SHRINK_FIRST],
+            widths, mins, shrink_order=order, width_hint=self._table_width(backend.row_count)
         )
         return table
+
+    def _table_width(self, rows: int) -> int:
+        """The width the table's cells will have in the table area: its width, less the
+        vertical scrollbar when the rows (and the header) do not fit its height."""
+        host = self.query_one("#cases-host")
+        width, height = host.size
+        return width - (SCROLLBAR_WIDTH if rows + 1 > height else 0)
 
     def _validate_later(self, suite: Suite) -> None:
         self._validate_worker(suite, suite.cases)
@@ -476,6 +570,9 @@ class CasesView(Vertical):
             return
         suite = self.suite
         if suite is None:
+            return
+        if self.previewing:  # the first rows are drawn; the table is on its way
+            self.query_one("#cases-status", Label).update(f"{len(suite.cases)} cases")
             return
         shown = self.shown_count
         parts = [f"{shown} of {len(suite.cases)} cases"]

@@ -137,6 +137,9 @@ def wide_table_class() -> type:
         keep_columns: int | None = None
         shrink_order: list[int] | None = None
         shrink_evenly: bool = False
+        width_hint: int | None = None
+        """The width the table will have, for the fit before it is first laid out (without
+        it, the first frame shows the unfitted widths until the first resize)."""
 
         def set_fit(
             self,
@@ -146,6 +149,7 @@ def wide_table_class() -> type:
             keep: int | None = None,
             shrink_order: list[int] | None = None,
             even: bool = False,
+            width_hint: int | None = None,
         ) -> None:
             """Remember how the columns fit and fit them now (and on every resize)."""
             self.natural_widths = list(natural)
@@ -153,12 +157,15 @@ def wide_table_class() -> type:
             self.keep_columns = keep
             self.shrink_order = shrink_order
             self.shrink_evenly = even
+            self.width_hint = width_hint
             self.refit()
 
         def refit(self) -> None:
             if self.natural_widths is None or self.min_widths is None:
                 return
-            available = self.scrollable_content_region.width or self.size.width
+            available = (
+                self.scrollable_content_region.width or self.size.width or self.width_hint or 0
+            )
             if available <= 0:
                 return
             widths = fit_widths(

@@ -341,6 +341,9 @@ class SuitesPanel(Vertical):
         from nlu_tui.first_runs import NOTE
         from nlu_tui.ui.widgets.runs_pane import RunsPane
 
+        ensure = getattr(self.screen, "ensure_extra_panes", None)
+        if ensure is not None:
+            ensure()
         panes = self.screen.query(RunsPane)
         if not panes:
             self.notify("The Runs pane is not there: no first runs.", severity="warning")

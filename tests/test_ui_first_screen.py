@@ -1,0 +1,170 @@
+"""The workbench's first screen: the first suite's rows are drawn before Arrow is loaded, exactly
+as the cases table then draws them, and the Runs and Results panes come after that screen.
+
+(How fast that screen is, is measured by bench/bench_startup.py, not here.)
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.style import Style
+from textual.widgets import Label, TabbedContent
+from ui_support import SIZE, make_workspace, new_app, settle
+
+from nlu_tui.formats import suite_cache
+from nlu_tui.formats.native import dump_suite
+from nlu_tui.model import ExpectedIntent, Suite, TestCase
+from nlu_tui.ui.screens import main as main_screen
+from nlu_tui.ui.widgets.cases_view import CasesView
+from nlu_tui.ui.widgets.runs_pane import RunsPane
+from nlu_tui.ui.widgets.table_preview import TablePreview
+
+
+def _cells(strip: Any, width: int) -> list[tuple[str, tuple[Any, ...]]]:
+    """Each of the first ``width`` cells of a rendered line: its character and how it looks
+    (colours and attributes; the table's mouse metadata left out)."""
+    out: list[tuple[str, tuple[Any, ...]]] = []
+    for segment in strip.crop(0, width):
+        style: Style = segment.style or Style()
+        look = (
+            style.color,
+            style.bgcolor,
+            bool(style.bold),
+            bool(style.italic),
+            bool(style.underline),
+            bool(style.reverse),
+        )
+        out.extend((char, look) for char in segment.text)
+    return out
+
+
+async def _wait_for(pilot: Any, predicate: Any, timeout: float = 30.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        assert loop.time() < deadline, "timed out"
+        await pilot.pause(0.01)
+
+
+class HeldBuild:
+    """Holds the cases table's first build until released, so a test can look at the preview
+    (normally replaced within a tenth of a second)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.views: list[CasesView] = []
+
+        def hold(view: CasesView) -> None:
+            self.views.append(view)
+
+        monkeypatch.setattr(CasesView, "_rebuild_validated", hold)
+
+    def release(self) -> None:
+        for view in self.views:
+            view.rebuild(validate=True)
+
+
+@pytest.mark.parametrize("theme", ["nlu-dark", "textual-light"])
+async def test_the_first_rows_are_drawn_as_the_table_then_draws_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, theme: str
+) -> None:
+    held = HeldBuild(monkeypatch)
+    app = new_app(make_workspace(tmp_path))
+    assert theme in app.available_themes
+    app.theme = theme
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.screen.query_one(CasesView)
+        await _wait_for(pilot, lambda: held.views and view.query(TablePreview))
+        await pilot.pause()
+        preview = view.query_one(TablePreview)
+        assert view.table is None  # nothing to act on yet: the preview is read-only
+        assert not preview.can_focus
+        status = str(view.query_one("#cases-status", Label).content)
+        assert status == "54 cases"
+        width = preview.cells_width()
+        rows = preview.size.height
+        drawn = [_cells(preview.render_line(y), width) for y in range(rows)]
+        assert "how much money is in" in "".join(c for c, _ in drawn[1])
+
+        held.release()
+        await _wait_for(pilot, lambda: view.table is not None and view.views_shown > 0)
+        await settle(pilot)
+        table = view.table
+        assert not view.query(TablePreview)
+        # the same cells: the preview left the scrollbar's place free
+        assert table.scrollable_content_region.width == width
+        for y in range(rows):
+            assert _cells(table.render_line(y), width) == drawn[y], f"line {y} differs"
+        assert str(view.query_one("#cases-status", Label).content).startswith("54 of 54 cases")
+
+
+async def test_the_runs_and_results_panes_follow_the_cases_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    panes_at_preview: list[bool] = []
+    original = TablePreview.on_mount if hasattr(TablePreview, "on_mount") else None
+
+    def on_mount(self: TablePreview) -> None:
+        panes_at_preview.append(bool(self.screen.query(RunsPane)))
+        if original is not None:
+            original(self)
+
+    monkeypatch.setattr(TablePreview, "on_mount", on_mount, raising=False)
+    app = new_app(make_workspace(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await _wait_for(pilot, lambda: bool(panes_at_preview))
+        assert panes_at_preview == [False]  # the first screen did not wait for them ...
+        await _wait_for(pilot, lambda: bool(app.screen.query(RunsPane)))  # ... they follow
+        await settle(pilot)
+        assert app.screen.query("ResultsPane")
+
+
+async def test_a_key_pressed_before_the_panes_are_there_mounts_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # an empty workspace shows no rows, so only the fallback timer (made long here) or the key
+    monkeypatch.setattr(main_screen, "EXTRA_PANES_AT_LATEST", 60.0)
+    root = tmp_path / "ws"
+    root.mkdir()
+    app = new_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert not app.screen.query(RunsPane)
+        await pilot.press("f4")
+        await _wait_for(pilot, lambda: bool(app.screen.query(RunsPane)))
+        tabs = app.screen.query_one("#main-tabs", TabbedContent)
+        assert tabs.active == "tab-runs"
+
+
+async def test_a_big_suite_is_previewed_before_its_first_chunk_is_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(CasesView, "chunk_size", 500)
+    monkeypatch.setattr(suite_cache, "MIN_BYTES", 1 << 40)  # read in chunks, not from the cache
+    root = tmp_path / "ws"
+    root.mkdir()
+    cases = [
+        TestCase(utterance=f"case {i}", intents=[ExpectedIntent("x")], id=f"c{i:05d}")
+        for i in range(3000)
+    ]
+    (root / "big.suite.yaml").write_text(dump_suite(Suite(name="Big", cases=cases)), "utf-8")
+    seen: list[tuple[int, bool, int]] = []
+
+    def on_mount(self: TablePreview) -> None:
+        view = self.screen.query_one(CasesView)
+        seen.append((view.partial_views, view.loading_path is not None, self.total_rows))
+
+    monkeypatch.setattr(TablePreview, "on_mount", on_mount, raising=False)
+    app = new_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await _wait_for(pilot, lambda: app.suite is not None)  # type: ignore[attr-defined]
+        await settle(pilot)
+        view = app.screen.query_one(CasesView)
+        # drawn while the suite was still being read, before any Arrow table of it; the rows
+        # beyond the first chunk are known to exist (the preview leaves the scrollbar's place)
+        assert seen == [(0, True, 501)]
+        assert view.table.row_count == 3000
+        assert not view.query(TablePreview)
