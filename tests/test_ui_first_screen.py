@@ -67,15 +67,18 @@ class HeldBuild:
             view.rebuild(validate=True)
 
 
-@pytest.mark.parametrize("theme", ["nlu-dark", "textual-light"])
+@pytest.mark.parametrize(
+    ("theme", "size"),
+    [("nlu-dark", SIZE), ("textual-light", SIZE), ("nlu-dark", (80, 24))],
+)
 async def test_the_first_rows_are_drawn_as_the_table_then_draws_them(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, theme: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, theme: str, size: tuple[int, int]
 ) -> None:
     held = HeldBuild(monkeypatch)
     app = new_app(make_workspace(tmp_path))
     assert theme in app.available_themes
     app.theme = theme
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         view = app.screen.query_one(CasesView)
         await _wait_for(pilot, lambda: held.views and view.query(TablePreview))
         await pilot.pause()
@@ -86,6 +89,7 @@ async def test_the_first_rows_are_drawn_as_the_table_then_draws_them(
         assert status == "54 cases"
         width = preview.cells_width()
         rows = preview.size.height
+        scrolls_right = preview.scrolls_right()
         drawn = [_cells(preview.render_line(y), width) for y in range(rows)]
         assert "how much money is in" in "".join(c for c, _ in drawn[1])
 
@@ -94,10 +98,16 @@ async def test_the_first_rows_are_drawn_as_the_table_then_draws_them(
         await settle(pilot)
         table = view.table
         assert not view.query(TablePreview)
-        # the same cells: the preview left the scrollbar's place free
+        # the same cells: the preview left the scrollbars' places free
         assert table.scrollable_content_region.width == width
-        for y in range(rows):
+        # ... and the horizontal scrollbar's line, when the columns are wider than that
+        assert table.show_horizontal_scrollbar == scrolls_right
+        table_rows = table.scrollable_content_region.height
+        assert table_rows == rows - (1 if scrolls_right else 0)
+        for y in range(table_rows):
             assert _cells(table.render_line(y), width) == drawn[y], f"line {y} differs"
+        for line in drawn[table_rows:]:
+            assert {char for char, _ in line} == {" "}
         assert str(view.query_one("#cases-status", Label).content).startswith("54 of 54 cases")
 
 

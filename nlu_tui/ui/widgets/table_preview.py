@@ -83,15 +83,25 @@ class TablePreview(Widget, can_focus=False):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return self.total_rows + 1  # the header, then every row of the table
 
-    def on_resize(self) -> None:
+    def on_resize(self) -> None:  # new widths, and maybe a scrollbar line
         self._lines.clear()
 
+    def scrolls_right(self) -> bool:
+        """Whether the columns are wider than the cells' width: the real table then has a
+        horizontal scrollbar on its last line, which the preview leaves blank too."""
+        widths = self.column_widths()
+        return sum(widths) + CELL_PADDING * len(widths) > self.cells_width()
+
     def render_line(self, y: int) -> Strip:
-        width = self.size.width
+        width, height = self.size
         key = (y, width)
         line = self._lines.get(key)
         if line is None:
-            line = self._lines[key] = self._render_row(y, width)
+            if y == height - 1 and self.scrolls_right():
+                line = Strip.blank(width, self.rich_style)
+            else:
+                line = self._render_row(y, width)
+            self._lines[key] = line
         return line
 
     def _render_row(self, y: int, width: int) -> Strip:
