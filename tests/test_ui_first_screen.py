@@ -178,3 +178,27 @@ async def test_a_big_suite_is_previewed_before_its_first_chunk_is_built(
         assert seen == [(0, True, 501)]
         assert view.table.row_count == 3000
         assert not view.query(TablePreview)
+
+
+async def test_reopened_on_the_runs_tab_it_shows_that_tab_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from nlu_tui import ui_state
+    from nlu_tui.ui.app import NluTuiApp
+    from nlu_tui.workspace import open_workspace
+
+    root = make_workspace(tmp_path)
+    ui_state.remember_workspace(root, suite="banking_bot.suite.yaml", tab="tab-runs")
+    tab_at_preview: list[str] = []
+
+    def on_mount(self: TablePreview) -> None:
+        tab_at_preview.append(str(self.screen.query_one("#main-tabs", TabbedContent).active))
+
+    monkeypatch.setattr(TablePreview, "on_mount", on_mount, raising=False)
+    app = NluTuiApp(open_workspace(root), cursor_blink=False)  # reads the remembered state
+    async with app.run_test(size=SIZE) as pilot:
+        await _wait_for(pilot, lambda: bool(tab_at_preview))
+        # not the Cases tab first and a jump to Runs once the cases table is built
+        assert tab_at_preview == ["tab-runs"]
+        await settle(pilot)
+        assert app.screen.query_one("#main-tabs", TabbedContent).active == "tab-runs"

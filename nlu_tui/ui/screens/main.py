@@ -144,9 +144,12 @@ class MainScreen(Screen[None]):
         suite_name = remembered.get("suite")
         root: Path = self.app.workspace.root  # type: ignore[attr-defined]
         panel.reload(select=root / suite_name if isinstance(suite_name, str) else None)
-        # the run and results panes (their imports, styles and first queries) come after the
-        # first full screen: CasesView.FirstShown, a key that needs them, or this timer
-        self.set_timer(EXTRA_PANES_AT_LATEST, self._mount_extra_panes)
+        if self._restore_tab is not None:  # reopened on Runs or Results: they are the screen
+            self.call_after_refresh(self._mount_extra_panes)
+        else:
+            # the run and results panes (their imports, styles and first queries) come after
+            # the first full screen: CasesView.FirstShown, a key that needs them, or this timer
+            self.set_timer(EXTRA_PANES_AT_LATEST, self._mount_extra_panes)
 
     @property
     def _root(self) -> Path:
