@@ -295,3 +295,22 @@ async def test_developer_utterances_suite_is_read_only(tmp_path: Path) -> None:
         "banking_bot.nlu.yml",
         "banking_bot.suite.yaml",
     ]
+
+
+async def test_two_training_files_are_told_apart_in_a_narrow_panel(tmp_path: Path) -> None:
+    from textual.geometry import Region
+    from ui_support import SAMPLE
+
+    root = make_workspace(
+        tmp_path, SAMPLE.parent / "banking_bot.nlu.yml", SAMPLE.parent / "contacts.nlu.yml"
+    )
+    app = new_app(root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        options = app.screen.query_one("#suites").query_one(OptionList)
+        width, height = options.size
+        shown = [strip.text for strip in options.render_lines(Region(0, 0, width, height))]
+        names = [line.strip() for line in shown if "developer" in line]
+        # each entry starts with its training file (the panel is 24 cells wide at 80 columns)
+        assert [n.split(":")[0] for n in names] == ["banking_bot", "contacts"], shown
+        assert all(n.endswith("…") for n in names)  # the rest is cut, not the file's name

@@ -24,10 +24,20 @@ from nlu_tui.textsafe import inert
 from nlu_tui.ui.commands import PaletteCommand
 from nlu_tui.ui.messages import SuiteHighlighted, WorkspaceChanged
 from nlu_tui.views.summary_text import STATUS_ICON
-from nlu_tui.workspace import SuiteInfo, Workspace
+from nlu_tui.workspace import DEVELOPER_SUITE_PREFIX, SuiteInfo, Workspace
 
 CONVERSATION_MARK = "⇄"
 """Before a conversation suite's name (E2E test cases, run in the conversation tests screen)."""
+
+
+def shown_name(info: SuiteInfo) -> str:
+    """The name the panel shows: a training file's suite of developer defined utterances
+    leads with its file's name, which a narrow panel would otherwise cut off (every such
+    suite then read "Developer defined utter…")."""
+    prefix = f"{DEVELOPER_SUITE_PREFIX} ("
+    if info.read_only and info.name.startswith(prefix) and info.name.endswith(")"):
+        return f"{info.name[len(prefix) : -1]}: developer defined utterances"
+    return info.name
 
 
 def suite_prompt(info: SuiteInfo) -> Group:
@@ -41,7 +51,7 @@ def suite_prompt(info: SuiteInfo) -> Group:
         name.append("● ", style="bold dark_orange")
     if info.kind == "e2e":  # a conversation suite's mark, before its name
         name.append(f"{CONVERSATION_MARK} ", style="bold cyan")
-    name.append(inert(info.name, newlines=False), style="bold")
+    name.append(inert(shown_name(info), newlines=False), style="bold")
     if info.unsaved:
         name.append(" (not saved)", style="bold dark_orange")
     if info.read_only:
