@@ -202,3 +202,32 @@ async def test_reopened_on_the_runs_tab_it_shows_that_tab_first(
         assert tab_at_preview == ["tab-runs"]
         await settle(pilot)
         assert app.screen.query_one("#main-tabs", TabbedContent).active == "tab-runs"
+
+
+async def test_the_preview_shows_untrusted_text_inert(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    held = HeldBuild(monkeypatch)
+    root = tmp_path / "ws"
+    root.mkdir()
+    cases = [
+        TestCase(
+            utterance="[bold red]x[/] \x1b]52;c;ZXZpbA==\x07 \x1b[2J",
+            intents=[ExpectedIntent("[link=http://example.com]click[/link]")],
+            id="c00001",
+        )
+    ]
+    (root / "hostile.suite.yaml").write_text(
+        dump_suite(Suite(name="Hostile", cases=cases)), "utf-8"
+    )
+    app = new_app(root)
+    async with app.run_test(size=(160, 24)) as pilot:
+        view = app.screen.query_one(CasesView)
+        await _wait_for(pilot, lambda: held.views and view.query(TablePreview))
+        await pilot.pause()
+        line = view.query_one(TablePreview).render_line(1)
+        text = line.text
+        assert "\x1b" not in text and "\x07" not in text
+        assert "[bold red]x[/] ␛]52;c;ZXZpbA==␇ ␛[2J" in text  # literally, made visible
+        assert "[link=http://example." in text  # the cell is cut, but literally
+        assert all(not segment.style or not segment.style.link for segment in line)
