@@ -145,11 +145,11 @@ class MainScreen(Screen[None]):
         root: Path = self.app.workspace.root  # type: ignore[attr-defined]
         panel.reload(select=root / suite_name if isinstance(suite_name, str) else None)
         if self._restore_tab is not None:  # reopened on Runs or Results: they are the screen
-            self.call_after_refresh(self._mount_extra_panes)
+            self.call_after_refresh(self.ensure_extra_panes)
         else:
             # the run and results panes (their imports, styles and first queries) come after
             # the first full screen: CasesView.FirstShown, a key that needs them, or this timer
-            self.set_timer(EXTRA_PANES_AT_LATEST, self._mount_extra_panes)
+            self.set_timer(EXTRA_PANES_AT_LATEST, self.ensure_extra_panes)
 
     @property
     def _root(self) -> Path:
@@ -169,10 +169,11 @@ class MainScreen(Screen[None]):
 
     @on(CasesView.FirstShown)
     def _first_screen_shown(self) -> None:
-        self.call_after_refresh(self._mount_extra_panes)
+        self.call_after_refresh(self.ensure_extra_panes)
 
-    def _mount_extra_panes(self) -> None:
-        """Mount the Runs and Results panes (once; later calls do nothing)."""
+    def ensure_extra_panes(self) -> None:
+        """Mount the Runs and Results panes, once: after the first full screen, or earlier when
+        a key needs them (later calls do nothing)."""
         tabs = self.query_one("#main-tabs", TabbedContent)
         mounted = False
         for _title, pane_id, target in EXTRA_PANES:
@@ -182,11 +183,6 @@ class MainScreen(Screen[None]):
                 mounted = True
         if mounted:
             self.call_after_refresh(self._restore)
-
-    def ensure_extra_panes(self) -> None:
-        """Mount the Runs and Results panes now if the first screen has not done it yet (a
-        key pressed that early)."""
-        self._mount_extra_panes()
 
     def _restore(self) -> None:
         self._restoring = False
