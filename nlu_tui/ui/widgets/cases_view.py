@@ -53,8 +53,6 @@ at 120 columns; below that the table scrolls right a column at a time."""
 SHRINK_FIRST = ["tags", "order", "parent", "entities", "intents", "utterance"]
 """Which columns give up width first when the table is narrower than the columns."""
 UNDO_DEPTH = 20
-SCROLLBAR_WIDTH = 2
-"""Cells of a table's vertical scrollbar (Textual's default ``scrollbar-size-vertical``)."""
 NO_SUITE = (
     "No suite open: pick one on the left, or in the suites panel (F2) press n for a new suite"
     " or i to import a file (Kore.ai, Rasa, NLU.DevOps, LUIS)."
@@ -508,11 +506,11 @@ class CasesView(Vertical):
         return table
 
     def _table_width(self, rows: int) -> int:
-        """The width the table's cells will have in the table area: its width, less the
-        vertical scrollbar when the rows (and the header) do not fit its height."""
-        host = self.query_one("#cases-host")
-        width, height = host.size
-        return width - (SCROLLBAR_WIDTH if rows + 1 > height else 0)
+        """The width the table's cells will have in the table area."""
+        from nlu_tui.ui.widgets.fast_table import cells_width
+
+        width, height = self.query_one("#cases-host").size
+        return cells_width(width, height, rows)
 
     def _validate_later(self, suite: Suite) -> None:
         self._validate_worker(suite, suite.cases)

@@ -47,6 +47,14 @@ def swap_backend(
 
 CELL_PADDING = 2
 """Cells a fastdatatable column adds to its content width (one space either side)."""
+SCROLLBAR_WIDTH = 2
+"""Cells of a table's vertical scrollbar (Textual's default ``scrollbar-size-vertical``)."""
+
+
+def cells_width(width: int, height: int, rows: int, scrollbar: int = SCROLLBAR_WIDTH) -> int:
+    """The width a table's cells get in a ``width`` x ``height`` box holding ``rows`` rows and
+    a header: the box's width, less the vertical scrollbar when they do not fit its height."""
+    return width - (scrollbar if rows + 1 > height else 0)
 
 
 def fit_widths(

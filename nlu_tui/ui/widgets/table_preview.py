@@ -24,7 +24,7 @@ from textual.renderables.styled import Styled
 from textual.strip import Strip
 from textual.widget import Widget
 
-from nlu_tui.ui.widgets.fast_table import CELL_PADDING, fit_widths
+from nlu_tui.ui.widgets.fast_table import CELL_PADDING, cells_width, fit_widths
 
 Cell = str | int | None
 """A value as the table gets it: text, a number (right-aligned), or None (an empty cell)."""
@@ -72,7 +72,7 @@ class TablePreview(Widget, can_focus=False):
         """The width of the real table's cells: this width, less its vertical scrollbar when
         the rows (and the header) do not fit (the scrollbar's place is left blank)."""
         width, height = self.size
-        return width - (self.styles.scrollbar_size_vertical if self.total_rows + 1 > height else 0)
+        return cells_width(width, height, self.total_rows, self.styles.scrollbar_size_vertical)
 
     def column_widths(self) -> list[int]:
         """Content widths fitted to the space the real table's cells would have."""
