@@ -22,6 +22,7 @@ start: setup
 
 lint: setup
 	$(BIN)/ruff check nlu_tui tests bench
+	$(BIN)/ruff format --check nlu_tui tests bench
 	$(BIN)/mypy
 
 # Tests run in parallel (pytest-xdist, one worker per CPU; PYTEST_WORKERS=0 runs them serially).

@@ -64,7 +64,9 @@ def clinc_yaml(target: Path) -> int:
     return len(data["train"])
 
 
-def cross_validate(nlu: Path, engine: str, config: Path | None, jobs: int, out: Path) -> tuple[float, object]:
+def cross_validate(
+    nlu: Path, engine: str, config: Path | None, jobs: int, out: Path
+) -> tuple[float, object]:
     from nlu_tui.evaluation import service
     from nlu_tui.store.runstore import RunStore
 
@@ -172,7 +174,9 @@ def part_rasa(work: Path) -> None:
     print(f"  rasa test nlu --cross-validation:       {rasa_s:8.1f} s")
     print(f"  nlu-tui test nlu --cross-validation:    {ours_s:8.1f} s   test F1 {test_f1(outcome)}")
     print(f"  nlu-tui again (models loaded, cached):  {again_s:8.1f} s")
-    print(f"  ratio rasa/nlu-tui: {rasa_s / ours_s:.2f}x, rasa/nlu-tui cached: {rasa_s / again_s:.2f}x")
+    print(
+        f"  ratio rasa/nlu-tui: {rasa_s / ours_s:.2f}x, rasa/nlu-tui cached: {rasa_s / again_s:.2f}x"
+    )
 
 
 def main() -> None:

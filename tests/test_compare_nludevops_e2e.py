@@ -86,9 +86,9 @@ def test_run_show_nludevops_then_compare_gives_the_runs_own_numbers(tmp_path: Pa
     # with `ownFields: ignore`, as `dotnet nlu compare` reads the same files: the counts of
     # `compare` are the run's own, and the same threshold file prints the same gates.
     several = [c for c in cases if len(c.intent_names) > 1]
-    assert several and any(
-        p is not None and p.intent in c.intent_names[1:] for c, p, _r in rows
-    ), "the sample suite has a case answered with a second acceptable intent"
+    assert several and any(p is not None and p.intent in c.intent_names[1:] for c, p, _r in rows), (
+        "the sample suite has a case answered with a second acceptable intent"
+    )
     ignore = tmp_path / "ignore.yml"
     ignore.write_text("nluTui: {ownFields: ignore}\n" + THRESHOLDS, encoding="utf-8")
     counted, gate_lines = [], []

@@ -164,8 +164,9 @@ def test_parent_intent_context_reaches_the_prompt_in_a_real_run(tmp_path: Path) 
 
     def answer(request: Request) -> Reply:
         system = [m["content"] for m in request.messages if m["role"] == "system"]
-        if len(system) == 2 and "Follow-up intents of 'transfer_money': confirm_transfer" in (
-            system[1]
+        if (
+            len(system) == 2
+            and "Follow-up intents of 'transfer_money': confirm_transfer" in (system[1])
         ):
             return Reply('{"intent": "confirm_transfer", "confidence": 0.9}')
         return Reply('{"intent": "affirm", "confidence": 0.6}')

@@ -150,7 +150,9 @@ def test_comparison_two_configs_and_a_broken_one(
     assert results["config_bad"] == [[None, None]]
     text = capsys.readouterr().out
     assert "FAILED run 1 · 0% · config_bad" in text and "NoSuchClassifier" in text
-    assert (out / "run_1" / "50%_exclusion" / "config_words_report" / "intent_report.json").is_file()
+    assert (
+        out / "run_1" / "50%_exclusion" / "config_words_report" / "intent_report.json"
+    ).is_file()
 
 
 def test_data_split_keeps_rasa_data_split_counts(

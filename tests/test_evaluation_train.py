@@ -38,7 +38,9 @@ def test_folds_equal_sklearn_stratified_kfold(seed: int) -> None:
 
     labels = _labels(BANK)
     ours = stratified_folds(labels, 5, seed)
-    theirs = list(StratifiedKFold(n_splits=5, shuffle=True, random_state=seed).split(labels, labels))
+    theirs = list(
+        StratifiedKFold(n_splits=5, shuffle=True, random_state=seed).split(labels, labels)
+    )
     assert len(ours) == 5
     for (train, test), (t_train, t_test) in zip(ours, theirs, strict=True):
         assert train == list(t_train)
@@ -147,7 +149,13 @@ def _runs() -> list[Any]:
         (["--config", str(DEFAULT_CFG), "BADCFG", "--runs", "1"], "unknown component"),
         (["--engine", "http:http://127.0.0.1:9/parse", "--cross-validation"], "cannot train"),
         (
-            ["--engine", "http:http://127.0.0.1:9/parse", "--config", str(DEFAULT_CFG), str(NB_CFG)],
+            [
+                "--engine",
+                "http:http://127.0.0.1:9/parse",
+                "--config",
+                str(DEFAULT_CFG),
+                str(NB_CFG),
+            ],
             "cannot train",
         ),
         (["--cross-validation", "--folds", "40"], "at least 2 are needed"),
@@ -187,9 +195,16 @@ def test_held_out_trains_and_stores_a_suite_run(tmp_path: Path) -> None:
     out = tmp_path / "results"
     code = run(
         [
-            "test", "nlu", "--nlu", str(split / "test_data.yml"),
-            "--train", str(split / "training_data.yml"), "--config", str(NB_CFG),
-            "--out", str(out),
+            "test",
+            "nlu",
+            "--nlu",
+            str(split / "test_data.yml"),
+            "--train",
+            str(split / "training_data.yml"),
+            "--config",
+            str(NB_CFG),
+            "--out",
+            str(out),
         ]
     )
     assert code == 0
@@ -204,8 +219,18 @@ def test_held_out_trains_and_stores_a_suite_run(tmp_path: Path) -> None:
 def _cv(tmp_path: Path, out: Path, *extra: str) -> int:
     return run(
         [
-            "test", "nlu", "--nlu", str(BANK), "--cross-validation", "--folds", "3",
-            "--random-seed", "5", "--out", str(out), *extra,
+            "test",
+            "nlu",
+            "--nlu",
+            str(BANK),
+            "--cross-validation",
+            "--folds",
+            "3",
+            "--random-seed",
+            "5",
+            "--out",
+            str(out),
+            *extra,
         ]
     )
 
@@ -218,9 +243,12 @@ def test_cross_validation_reports_all_folds_and_repeat_with_seed(tmp_path: Path)
     for name in ("intent_report.json", "intent_errors.json"):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
     first, second = sorted(_runs(), key=lambda r: r.started_at)
-    strip = [{k: v for k, v in f.items() if not k.endswith("seconds")} for f in first.summary["per_fold"]]
+    strip = [
+        {k: v for k, v in f.items() if not k.endswith("seconds")} for f in first.summary["per_fold"]
+    ]
     assert strip == [
-        {k: v for k, v in f.items() if not k.endswith("seconds")} for f in second.summary["per_fold"]
+        {k: v for k, v in f.items() if not k.endswith("seconds")}
+        for f in second.summary["per_fold"]
     ]
     examples = load_training_data(BANK).examples
     assert first.total == len(examples) == first.done  # every example tested, once
@@ -256,8 +284,19 @@ def test_cross_validation_drops_and_lists_rare_intents(
         BANK.read_text() + "- intent: rare_one\n  examples: |\n    - only me\n    - and me\n"
     )
     code = run(
-        ["test", "nlu", "--nlu", str(data), "--cross-validation", "--folds", "3",
-         "--random-seed", "1", "--out", str(tmp_path / "o")]
+        [
+            "test",
+            "nlu",
+            "--nlu",
+            str(data),
+            "--cross-validation",
+            "--folds",
+            "3",
+            "--random-seed",
+            "1",
+            "--out",
+            str(tmp_path / "o"),
+        ]
     )
     assert code == 0
     out = capsys.readouterr().out
@@ -273,8 +312,22 @@ def test_comparison_results_json_in_rasa_shape(
     out = tmp_path / "cmp"
     code = run(
         [
-            "test", "nlu", "--nlu", str(BANK), "--config", str(DEFAULT_CFG), str(NB_CFG),
-            "--runs", "2", "--percentages", "0", "50", "--random-seed", "3", "--out", str(out),
+            "test",
+            "nlu",
+            "--nlu",
+            str(BANK),
+            "--config",
+            str(DEFAULT_CFG),
+            str(NB_CFG),
+            "--runs",
+            "2",
+            "--percentages",
+            "0",
+            "50",
+            "--random-seed",
+            "3",
+            "--out",
+            str(out),
             "--no-plot",
         ]
     )
@@ -286,10 +339,13 @@ def test_comparison_results_json_in_rasa_shape(
         assert all(0.0 < f1 <= 1.0 for r in runs for f1 in r)
     # the F1 of one model is scikit-learn's weighted F1 of its report's test predictions
     report = json.loads(
-        (out / "run_1" / "0%_exclusion" / "embedded_default.config_report" / "intent_report.json")
-        .read_text()
+        (
+            out / "run_1" / "0%_exclusion" / "embedded_default.config_report" / "intent_report.json"
+        ).read_text()
     )
-    assert results["embedded_default.config"][0][0] == pytest.approx(report["weighted avg"]["f1-score"])
+    assert results["embedded_default.config"][0][0] == pytest.approx(
+        report["weighted avg"]["f1-score"]
+    )
     assert (out / "nlu_model_comparison_graph.svg").read_text().startswith("<svg")
     assert (out / "run_2" / "test.yml").is_file()
     assert (out / "run_1" / "50%_exclusion" / "train" / "train.yml").is_file()

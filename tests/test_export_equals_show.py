@@ -95,9 +95,7 @@ def test_each_export_states_its_definitions_and_settings(
     assert header["Metric Setting entity_match"].startswith("value")
 
     write_export("junit", tmp_path / "r.xml", data)
-    props = {
-        p.get("name"): p.get("value") for p in ET.parse(tmp_path / "r.xml").iter("property")
-    }
+    props = {p.get("name"): p.get("value") for p in ET.parse(tmp_path / "r.xml").iter("property")}
     assert props["metric_definitions"] == KORE
     assert props["metric_negative_intents"] == "None"
     assert "nlu_fallback" in (props["metric_fallback"] or "")

@@ -379,8 +379,7 @@ def test_more_than_a_thousand_utterances_is_accepted_with_a_warning(tmp_path: Pa
     suite, warnings = kore_csv.load(write(tmp_path, "big.csv", "input,intent\n" + rows))
     assert len(suite.cases) == 1_001
     assert any(
-        "1,001 utterances" in w and "1,000 Kore.ai accepts" in w and "10,000" in w
-        for w in warnings
+        "1,001 utterances" in w and "1,000 Kore.ai accepts" in w and "10,000" in w for w in warnings
     )
     ok, ok_warnings = kore_csv.load(
         write(tmp_path, "ok.csv", "input,intent\n" + rows[: rows.index("utterance 1000")])

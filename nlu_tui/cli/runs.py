@@ -355,7 +355,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
         return show_run(run, list(store.load_items(run.id)), args.format)
     if run.kind == "dut":  # dialogue understanding tests: Rasa Pro's report
-        from nlu_tui.cli.test_du import show_dut_run
+        from nlu_tui.cli.du import show_dut_run
 
         return show_dut_run(run, args.format)
     if run.kind == "nlu-comparison" and args.format == "summary" and args.output is None:

@@ -11,10 +11,10 @@ import importlib
 from typing import Any
 
 TEST_MODULES: tuple[str, ...] = (
-    "nlu_tui.cli.test_nlu",
-    "nlu_tui.cli.test_stories",
-    "nlu_tui.cli.test_e2e",
-    "nlu_tui.cli.test_du",
+    "nlu_tui.cli.nlu_eval",
+    "nlu_tui.cli.stories",
+    "nlu_tui.cli.e2e",
+    "nlu_tui.cli.du",
 )
 """Modules with ``register(test_subparsers)``, one per kind of test."""
 

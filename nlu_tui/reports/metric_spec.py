@@ -95,7 +95,7 @@ def rasa_spec(options: RasaOptions, scoring: ScoringOptions | None = None) -> di
             "negative_intents": list(scoring.negative_intents),
             "no_intent": (
                 "examples without an expected intent (or expecting a negative intent) and "
-                "ERROR cases are left out; an answer without intent is \"\""
+                'ERROR cases are left out; an answer without intent is ""'
             ),
             "several_intents": (
                 "target: the predicted intent when it is one of the case's acceptable "

@@ -521,7 +521,11 @@ def _entity_plots(plots: Plots, evaluation: ExtractorEvaluation) -> None:
             "Entity Prediction Confidence Distribution",
         )
     _add_plots(
-        plots, file_stem(evaluation.extractor), evaluation.pairs, "Entity Confusion matrix", histogram
+        plots,
+        file_stem(evaluation.extractor),
+        evaluation.pairs,
+        "Entity Confusion matrix",
+        histogram,
     )
 
 

@@ -337,9 +337,7 @@ class ConversationScreen(Screen[None]):
         # the widths fit this test case: the table's own only grow, so one long step of another
         # test case kept Expected wide and cut what the bot did (Actual) off the screen
         for n, column in enumerate(turns.columns.values()):
-            column.content_width = max(
-                [column.label.cell_len, *(row[n].cell_len for row in cells)]
-            )
+            column.content_width = max([column.label.cell_len, *(row[n].cell_len for row in cells)])
         self.query_one("#conv-diff", Static).update(diff_text(item))
 
     @on(DataTable.RowHighlighted, "#conv-cases")
@@ -451,12 +449,16 @@ class ConversationScreen(Screen[None]):
         if self.run is not None:
             return
         if self.last_run is None or self.last_run[1] not in RESUMABLE:
-            self.notify("No canceled or interrupted run of this file to resume.", severity="warning")
+            self.notify(
+                "No canceled or interrupted run of this file to resume.", severity="warning"
+            )
             return
         self._start(None, None, resume=self.last_run[0])
 
     @work(exclusive=True, group="conversation-run")
-    async def _start(self, path: Path | None, engine: str | None, resume: str | None = None) -> None:
+    async def _start(
+        self, path: Path | None, engine: str | None, resume: str | None = None
+    ) -> None:
         from nlu_tui.conversation.service import ConversationRequest, open_conversation_run
         from nlu_tui.runsessions import store_for
 

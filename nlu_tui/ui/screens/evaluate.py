@@ -218,7 +218,13 @@ class EvaluateScreen(Screen[None]):
 
     def _show_options(self, mode: str) -> None:
         shown = OPTIONS.get(mode, ())
-        for widget_id in ("eval-fraction", "eval-folds", "eval-runs", "eval-percentages", "eval-jobs"):
+        for widget_id in (
+            "eval-fraction",
+            "eval-folds",
+            "eval-runs",
+            "eval-percentages",
+            "eval-jobs",
+        ):
             self.query_one(f"#{widget_id}", Input).display = widget_id in shown
         configs = self.query_one("#eval-configs", Input)
         configs.border_title = "configs to compare" if mode == "comparison" else "config"

@@ -878,8 +878,7 @@ class RunsPane(Vertical):
                 "on models trained for it): evaluate the training file again, its trained "
                 "models are cached."
                 if record.evaluation is not None and record.done < record.total
-                else "Only canceled, interrupted or failed runs with missing cases can be "
-                "resumed.",
+                else "Only canceled, interrupted or failed runs with missing cases can be resumed.",
                 severity="warning",
                 markup=False,
             )
