@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -75,6 +76,9 @@ def app_in_tmux(
         "NLU_TUI_DATA_DIR": str(tmp_path / "data"),
         "NLU_TUI_CONFIG_DIR": str(tmp_path / "config"),
         "TERM": "xterm-256color",
+        # A tmux server keeps the environment of whoever started it: pass the caller's import path
+        # on, so that a checkout tested with PYTHONPATH runs its own code in the session too.
+        **({"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else {}),
         **(extra_env or {}),
     }
     exports = " ".join(f"{k}={v}" for k, v in env.items())
