@@ -33,6 +33,7 @@ test_cases:
       - user: which flows?
         commands:
           - disambiguate flows
+      - utter: utter_clarify
       - user: "yes"
         commands:
           - set slot confirm true

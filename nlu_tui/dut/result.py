@@ -111,6 +111,10 @@ def failed_step(
         info["prompts"] = prompts
     if prediction.error:
         info["error"] = prediction.error
+    if prediction.not_evaluated:
+        info["not_evaluated"] = prediction.not_evaluated
+    if prediction.output is not None and prediction.output.history_note:
+        info["history_note"] = prediction.output.history_note
     info["diff"] = command_comparison(
         info["expected_commands"], [c.to_dsl(version) for c in prediction.predicted()]
     )
