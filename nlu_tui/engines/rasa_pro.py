@@ -127,6 +127,16 @@ class _Simulation:
     """Why the simulation stopped (the bot's responses differed from the test's)."""
     diverged: list[str] = field(default_factory=list)
     """Replayed messages whose server-run commands differ from the expected ones."""
+    expected: dict[int, dict[str, Any]] = field(default_factory=dict)
+    """The ``parse_data`` each replayed user event carries, by event index."""
+
+    def apply_expected(self, events: list[dict[str, Any]]) -> None:
+        """The server's events with each replayed user event's ``parse_data`` as Rasa's
+        simulator sends it."""
+        self.events = events
+        for index, parse in self.expected.items():
+            if index < len(events):
+                events[index] = {**events[index], "parse_data": parse}
 
 
 @dataclass(frozen=True)
@@ -183,7 +193,7 @@ class RasaProEngine(RasaEngine, CommandEngine):
         text = user.text or ""
         await sim.conversation.send(text, request.metadata)
         sim.sent.append(text)
-        sim.events = await self._tracker(sim.conversation.sender_id)
+        sim.apply_expected(await self._tracker(sim.conversation.sender_id))
         start = sim.before_user[-1] + 1 if sim.before_user else 0
         index = next(
             (
@@ -209,14 +219,12 @@ class RasaProEngine(RasaEngine, CommandEngine):
                 f"the server ran other commands than the test's at '{text}', so the history "
                 "holds its slots and flows (Rasa Pro's DUT runner executes the test's)"
             )
-        sim.events[index] = {
-            **event,
-            "parse_data": {
-                "intent": {},
-                "entities": [],
-                "commands": [rasa_as_dict(c) for c in user.commands],
-            },
+        sim.expected[index] = {
+            "intent": {},
+            "entities": [],
+            "commands": [rasa_as_dict(c) for c in user.commands],
         }
+        sim.apply_expected(sim.events)
         if not bot_responses_match(sim.events, bots):
             sim.stopped = (
                 f"not evaluated: the bot's responses after '{text}' differ from the test's "
