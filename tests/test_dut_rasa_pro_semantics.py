@@ -422,6 +422,42 @@ def test_d7_simulation_stops_where_the_bot_responses_differ(tmp_path: Path) -> N
     assert "it's @barts" not in [text for _sender, text in state.messages]
 
 
+FAILS_THEN_STOPS = """\
+test_cases:
+  - test_case: fails then stops
+    steps:
+      - user: it's @barts
+        commands: [set slot handle @barts]
+      - utter: utter_ask_handle
+      - user: just Bart
+        commands: [set slot name Bart]
+"""
+
+
+def test_d7_a_failing_case_lists_its_unevaluated_steps(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A failed test case lists every user step that did not pass, evaluated or not
+    (``du_test_result._create_failed_steps_from_results`` over
+    ``DialogueUnderstandingTestCase.failed_user_steps``), and in the command metrics an
+    unevaluated step's expected commands are false negatives (no predicted commands,
+    ``_update_metrics_true_positive_and_false_negative``): set_slot total 2, tp 0, fp 1 (the
+    bot's ``set slot name @barts``), fn 2."""
+    path = tmp_path / "t.yml"
+    path.write_text(FAILS_THEN_STOPS, encoding="utf-8")
+    with rasa_pro_server() as (url, _state):
+        code, report = _du(tmp_path, path, f"rasa-pro:{url}")
+    assert code == 1
+    metrics = report["command_metrics"]["set_slot"]
+    assert (metrics["total_count"], metrics["tp"], metrics["fp"], metrics["fn"]) == (2, 0, 1, 2)
+    first, second = report["failed_test_steps"]
+    assert first["failed_user_utterance"] == "it's @barts" and "not_evaluated" not in first
+    assert second["failed_user_utterance"] == "just Bart"
+    assert second["predicted_commands"] == []
+    assert "it's @barts" in second["not_evaluated"]
+    assert "-- NOT EVALUATED -- " in capsys.readouterr().out
+
+
 HISTORY = """\
 test_cases:
   - test_case: history follows the test

@@ -237,6 +237,10 @@ def console_lines(
                 out += ["", "-- CONVERSATION --", *step["conversation"], *step["diff"]]
                 if step.get("error"):
                     out += ["", f"-- ERROR -- {step['error']}"]
+                if step.get("not_evaluated"):
+                    out += ["", f"-- NOT EVALUATED -- {step['not_evaluated']}"]
+                if step.get("history_note"):
+                    out += ["", f"-- HISTORY -- {step['history_note']}"]
                 for component, items in (step.get("prompts") or {}).items():
                     for item in items:
                         if "choices" in item:
@@ -322,6 +326,9 @@ def junit_xml(report: dict[str, Any], results: Sequence[DutCaseResult], suite_na
                 body += step["diff"]
                 if step.get("error"):
                     body.append(f"error: {step['error']}")
+                for key in ("not_evaluated", "history_note"):
+                    if step.get(key):
+                        body.append(f"{key.replace('_', ' ')}: {step[key]}")
             count = len(failed_steps.get(name, []))
             lines.append(
                 f"<failure message={quoteattr(f'{count} failed step(s)')}>"

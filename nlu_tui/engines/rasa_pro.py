@@ -125,8 +125,8 @@ class _Simulation:
     events: list[dict[str, Any]] = field(default_factory=list)
     stopped: str | None = None
     """Why the simulation stopped (the bot's responses differed from the test's)."""
-    diverged: list[str] = field(default_factory=list)
-    """Replayed messages whose server-run commands differ from the expected ones."""
+    diverged: dict[int, str] = field(default_factory=dict)
+    """By replayed message: where the server ran other commands than the expected ones."""
     expected: dict[int, dict[str, Any]] = field(default_factory=dict)
     """The ``parse_data`` each replayed user event carries, by event index."""
 
@@ -174,9 +174,8 @@ class RasaProEngine(RasaEngine, CommandEngine):
             if sim.sent[:shared] != texts[:shared]:
                 raise BadResponseError("steps of one test case disagree on its conversation")
             step = len(earlier)
-            note = None
-            if sim.diverged[:step]:
-                note = "; ".join(sim.diverged[:step])
+            notes = [n for i, n in sorted(sim.diverged.items()) if i < step]
+            note = "; ".join(notes) if notes else None
             if step < len(sim.sent):
                 return _History(sim.events[: sim.before_user[step]], note=note)
             if sim.stopped is not None:
@@ -215,7 +214,7 @@ class RasaProEngine(RasaEngine, CommandEngine):
             if c is not None
         ]
         if not are_command_lists_equal(list(user.commands), ran):
-            sim.diverged.append(
+            sim.diverged[len(sim.sent) - 1] = (
                 f"the server ran other commands than the test's at '{text}', so the history "
                 "holds its slots and flows (Rasa Pro's DUT runner executes the test's)"
             )
