@@ -95,6 +95,9 @@ class RasaProState:
     def __init__(self) -> None:
         self.slow: set[str] = set()
         """Messages answered only after a long pause (for cancel tests)."""
+        self.lose_answer_once: set[str] = set()
+        """Messages whose turn is processed and recorded on a simulated conversation (a sender
+        ending in ``-sim``), but whose answer is a 502 once (a proxy that lost the response)."""
         self.lock = threading.Lock()
         self.trackers: dict[str, list[dict[str, Any]]] = {}
         self.messages: list[tuple[str, str]] = []
@@ -186,6 +189,10 @@ def handler_for(state: RasaProState, *, record: bool = True) -> type[QuietHandle
                     events.append(
                         {"event": "bot", "text": reply, "metadata": {"utter_action": name}}
                     )
+                if text in state.lose_answer_once and sender.endswith("-sim"):
+                    state.lose_answer_once.discard(text)
+                    self.send_json(b'{"error": "bad gateway"}', 502)
+                    return
                 with contextlib.suppress(BrokenPipeError):  # the client gave up (canceled run)
                     self.send_json(json.dumps([{"recipient_id": sender, "text": reply}]).encode())
                 return

@@ -130,6 +130,16 @@ class _Simulation:
     expected: dict[int, dict[str, Any]] = field(default_factory=dict)
     """The ``parse_data`` each replayed user event carries, by event index."""
 
+    attempt: int = 0
+    """How many times the simulation failed and was started again (on a new sender)."""
+
+    def reset(self) -> None:
+        """Forget a simulation that failed half-way: the next attempt starts it again on a
+        new sender, so no message is in its tracker twice."""
+        self.conversation, self.sent, self.before_user, self.events = None, [], [], []
+        self.stopped, self.diverged, self.expected = None, {}, {}
+        self.attempt += 1
+
     def apply_expected(self, events: list[dict[str, Any]]) -> None:
         """The server's events with each replayed user event's ``parse_data`` as Rasa's
         simulator sends it."""
@@ -164,12 +174,17 @@ class RasaProEngine(RasaEngine, CommandEngine):
         earlier = user_and_bot_steps(request.conversation)
         texts = [u.text or "" for u, _ in earlier]
         async with sim.lock:
-            if sim.conversation is None:
-                sim.conversation = self.conversation(f"{key}-sim")
-                await sim.conversation.begin(request.slots)
-                sim.events = await self._tracker(sim.conversation.sender_id)
-            while len(sim.sent) < len(earlier) and sim.stopped is None:
-                await self._replay(sim, *earlier[len(sim.sent)], request)
+            try:
+                if sim.conversation is None:
+                    retry = f"-retry{sim.attempt}" if sim.attempt else ""
+                    sim.conversation = self.conversation(f"{key}{retry}-sim")
+                    await sim.conversation.begin(request.slots)
+                    sim.events = await self._tracker(sim.conversation.sender_id)
+                while len(sim.sent) < len(earlier) and sim.stopped is None:
+                    await self._replay(sim, *earlier[len(sim.sent)], request)
+            except BaseException:
+                sim.reset()
+                raise
             shared = min(len(sim.sent), len(texts))
             if sim.sent[:shared] != texts[:shared]:
                 raise BadResponseError("steps of one test case disagree on its conversation")
