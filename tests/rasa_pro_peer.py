@@ -102,6 +102,8 @@ class RasaProState:
         self.trackers: dict[str, list[dict[str, Any]]] = {}
         self.messages: list[tuple[str, str]] = []
         self.replaced: list[tuple[str, int]] = []
+        self.metadata: list[tuple[str, str, Any]] = []
+        """Each REST message's sender, text and metadata."""
         self.requests: list[tuple[str, str, Any]] = []
         """Every request: method, path, JSON body (None without one)."""
         self.tracker_bodies: dict[str, list[dict[str, Any]]] = {}
@@ -146,6 +148,7 @@ def handler_for(state: RasaProState, *, record: bool = True) -> type[QuietHandle
                     events = state.trackers.setdefault(sender, [])
                     history = [e["text"] for e in events if e.get("event") == "user"]
                     state.messages.append((sender, text))
+                    state.metadata.append((sender, text, body.get("metadata")))
                     commands, reply, name = _commands_for(text, history, events)
                     parse: dict[str, Any] = {
                         "text": text,

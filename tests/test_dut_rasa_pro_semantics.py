@@ -551,3 +551,37 @@ def test_d7_bot_response_matching_rules() -> None:
     assert user_and_bot_steps(turns) == [
         (Turn("user", text="a"), [Turn("bot", text="welcome"), Turn("bot", text="b")])
     ]
+
+
+METADATA = """\
+metadata:
+  - device: {channel: phone}
+  - first: {step: one}
+  - second: {step: two}
+test_cases:
+  - test_case: each message its metadata
+    metadata: device
+    steps:
+      - user: I want to add someone to my contact list
+        metadata: first
+        commands: [start flow add_contact]
+      - bot: "What's the handle of the user you want to add?"
+      - user: it's @barts
+        metadata: second
+        commands: [set slot handle @barts]
+"""
+
+
+def test_d7_replayed_messages_carry_their_own_metadata(tmp_path: Path) -> None:
+    """``TestCaseTrackerSimulator._create_user_message`` sends each simulated message with
+    ``filter_metadata(self.test_case, user_step, ...)`` (``dialogue_understanding_test/
+    utils.py``): the test case's metadata merged with *that* step's, not the metadata of the
+    step being evaluated."""
+    path = tmp_path / "t.yml"
+    path.write_text(METADATA, encoding="utf-8")
+    with rasa_pro_server() as (url, state):
+        _du(tmp_path, path, f"rasa-pro:{url}")
+    replayed = [m for s, _t, m in state.metadata if s.endswith("-sim")]
+    assert replayed == [{"channel": "phone", "step": "one"}]
+    sent = {t: m for s, t, m in state.metadata if not s.endswith("-sim")}
+    assert sent["it's @barts"] == {"channel": "phone", "step": "two"}

@@ -23,9 +23,13 @@ class DutStep:
     line: int | None = None
     commands: list[Command] = field(default_factory=list)
     metadata: str | None = None
+    metadata_values: dict[str, Any] = field(default_factory=dict)
+    """The metadata sent with the message: the test case's, then the step's own."""
 
     def turn(self) -> Turn:
-        return Turn(self.actor, self.text, self.template, tuple(self.commands))
+        return Turn(
+            self.actor, self.text, self.template, tuple(self.commands), self.metadata_values
+        )
 
 
 @dataclass

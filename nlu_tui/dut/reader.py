@@ -95,8 +95,12 @@ def read_dut(path: Path, spec: CommandSpec, flow_ids: frozenset[str] | None = No
                             field="commands",
                         )
                     parsed.extend(found)
+                values: dict[str, Any] = {}
+                for name in (case.metadata_name, step.metadata_name):  # Rasa's filter_metadata
+                    if name and name in source.metadata:
+                        values.update(source.metadata[name].values)
                 steps.append(
-                    DutStep("user", step.text, None, step.line, parsed, step.metadata_name)
+                    DutStep("user", step.text, None, step.line, parsed, step.metadata_name, values)
                 )
             elif step.kind is StepKind.BOT:
                 steps.append(DutStep("bot", step.text, None, step.line))

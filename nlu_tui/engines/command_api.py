@@ -8,6 +8,7 @@ LLM output when it has them (the shape Rasa Pro records in a user event's ``pars
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,9 @@ class Turn:
     commands: tuple[Command, ...] = ()
     """A user step's expected commands: Rasa Pro's DUT runner replays the earlier user
     messages with these in ``parse_data`` (``TestCaseTrackerSimulator._create_user_message``)."""
+    metadata: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    """A user step's metadata (its test case's, then its own: Rasa's ``filter_metadata``),
+    sent with the message when it is replayed."""
 
     def readable(self) -> str:
         """Rasa's ``to_str``: ``user: ...``, ``bot: ...`` or ``utter: utter_x``."""

@@ -181,7 +181,7 @@ class RasaProEngine(RasaEngine, CommandEngine):
                     await sim.conversation.begin(request.slots)
                     sim.events = await self._tracker(sim.conversation.sender_id)
                 while len(sim.sent) < len(earlier) and sim.stopped is None:
-                    await self._replay(sim, *earlier[len(sim.sent)], request)
+                    await self._replay(sim, *earlier[len(sim.sent)])
             except BaseException:
                 sim.reset()
                 raise
@@ -197,15 +197,13 @@ class RasaProEngine(RasaEngine, CommandEngine):
                 return _History([], not_evaluated=sim.stopped)
             return _History(list(sim.events), note=note)
 
-    async def _replay(
-        self, sim: _Simulation, user: Turn, bots: list[Turn], request: CommandRequest
-    ) -> None:
+    async def _replay(self, sim: _Simulation, user: Turn, bots: list[Turn]) -> None:
         """Send one earlier user message, record the expected commands in its user event and
         check the bot's responses against the test's bot steps."""
         from nlu_tui.dut.compare import are_command_lists_equal
 
         text = user.text or ""
-        await sim.conversation.send(text, request.metadata)
+        await sim.conversation.send(text, dict(user.metadata) or None)
         sim.sent.append(text)
         sim.apply_expected(await self._tracker(sim.conversation.sender_id))
         start = sim.before_user[-1] + 1 if sim.before_user else 0
