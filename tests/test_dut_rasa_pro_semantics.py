@@ -585,3 +585,26 @@ def test_d7_replayed_messages_carry_their_own_metadata(tmp_path: Path) -> None:
     assert replayed == [{"channel": "phone", "step": "one"}]
     sent = {t: m for s, t, m in state.metadata if not s.endswith("-sim")}
     assert sent["it's @barts"] == {"channel": "phone", "step": "two"}
+
+
+def test_d7_unevaluated_steps_have_no_latency() -> None:
+    """A step after the simulation stopped gets no ``dialogue_understanding_output``
+    (``du_test_runner.run_test_case`` returns first), so it adds nothing to the latency
+    percentiles (``DialogueUnderstandingTestSuiteResult.get_latency_metrics``)."""
+    from nlu_tui.dut.model import DutCase, DutCaseResult, DutStep, StepPrediction
+    from nlu_tui.dut.result import summarise
+    from nlu_tui.engines.command_api import CommandOutput
+
+    hi = parse_commands("offtopic reply", V2)
+    case = DutCase("t", [DutStep("user", "a", commands=hi), DutStep("user", "b", commands=hi)])
+    result = DutCaseResult(
+        case,
+        {
+            0: StepPrediction(CommandOutput({"G": hi}, latency_ms=10.0)),
+            1: StepPrediction(CommandOutput(latency_ms=5000.0, not_evaluated="stopped")),
+        },
+    )
+    report = summarise([result], "v2")
+    assert report["latency"]["total"]["p99"] == pytest.approx(0.01)
+    assert report["number_of_passed_tests"] == 1
+    assert report["number_of_failed_user_utterances"] == 1

@@ -162,8 +162,8 @@ def summarise(
     completion_tokens: dict[str, list[float]] = {}
     for result in failing + passing:
         for prediction in result.predictions.values():
-            if prediction.output is None:
-                continue
+            if prediction.output is None or prediction.not_evaluated:
+                continue  # a step not evaluated has no output in Rasa, so no latency
             if prediction.output.latency_ms:
                 latencies.setdefault("total", []).append(prediction.output.latency_ms / 1000.0)
             for component, items in prompt_info(prediction).items():
