@@ -114,7 +114,8 @@ class Command:
                 # Rasa's Command.as_dict: the dataclass fields, then "command"
                 data = {f: a for f, a in zip(custom.fields, self.args, strict=False)}
                 data["command"] = self.name
-            elif self.args:
+            else:  # no fields declared: a shape of our own that reads back without them
+                data["custom"] = self.custom
                 data["args"] = list(self.args)
         return data
 
