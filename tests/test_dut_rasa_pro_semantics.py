@@ -608,3 +608,35 @@ def test_d7_unevaluated_steps_have_no_latency() -> None:
     assert report["latency"]["total"]["p99"] == pytest.approx(0.01)
     assert report["number_of_passed_tests"] == 1
     assert report["number_of_failed_user_utterances"] == 1
+
+
+def test_d7_embedded_generator_follows_the_expected_commands() -> None:
+    """Rasa's DUT history follows the test's expected commands whatever the bot predicted
+    (``TestCaseTrackerSimulator._create_user_message``). The embedded command generator's
+    active flow before a step comes from the earlier steps' expected commands: here the
+    classifier reads the earlier message as ``remove_contact``, the test says ``start flow
+    add_contact``, so ``add_contact`` is active and asking for it again starts nothing."""
+    import asyncio
+
+    from nlu_tui.dut.commands import start_flow
+    from nlu_tui.dut.flows import load_flows
+    from nlu_tui.engines.base import ParseContext
+    from nlu_tui.engines.command_api import CommandRequest, Turn
+    from nlu_tui.engines.command_nlu import NluCommandGenerator
+    from nlu_tui.engines.embedded.engine import EmbeddedEngine
+
+    samples = Path(__file__).parents[1] / "sample_suites"
+    flows = load_flows(samples / "contacts.flows.yml")
+    gen = NluCommandGenerator(EmbeddedEngine({"nlu": str(samples / "contacts.nlu.yml")}), flows)
+    earlier = "remove someone from my contacts"
+
+    async def go() -> tuple[str | None, list[Any]]:
+        await gen.open(None)
+        classified = (await gen.parse(earlier, ParseContext())).intent
+        turn = Turn("user", earlier, commands=(start_flow("add_contact"),))
+        output = await gen.predict_commands(CommandRequest("add a new contact", (turn,)))
+        return classified, output.all_commands()
+
+    classified, commands = asyncio.run(go())
+    assert classified == "remove_contact"
+    assert commands == []
