@@ -192,6 +192,28 @@ def test_a_plugin_that_fails_to_import_is_one_line_naming_it_and_its_distributio
     assert "ModuleNotFoundError" in message and "a_module_that_is_not_installed" in message
 
 
+def test_a_profile_of_a_broken_plugin_names_the_file_line_and_plugin(
+    site: Site, tmp_path: Path
+) -> None:
+    from nlu_tui.engines.profiles import resolve_engine
+
+    site.add(
+        "nlu-broken",
+        {"nlu_tui.engines": {"broken": "nlu_broken:Engine"}},
+        {"nlu_broken": "raise ImportError('needs libfoo')\n"},
+    )
+    (tmp_path / "engines.yaml").write_text(
+        "engines:\n  b:\n    url: http://x\n    type: broken\n", encoding="utf-8"
+    )
+    with pytest.raises(InputError) as caught:
+        resolve_engine("b", workspace=tmp_path)
+    assert str(caught.value) == (
+        f"{tmp_path / 'engines.yaml'}, line 4, field 'engines.b.type': plug-in 'broken' "
+        "(nlu_tui.engines, from nlu-broken 1.0) failed to import nlu_broken:Engine: "
+        "ImportError: needs libfoo"
+    )
+
+
 def test_a_missing_attribute_is_named(site: Site) -> None:
     site.add("nlu-echo", {"nlu_tui.engines": {"e": "nlu_echo:Nope"}}, {"nlu_echo": ENGINE_MODULE})
     with pytest.raises(plugins.PluginError, match=r"plug-in 'e' .*nlu-echo 1.0.*AttributeError"):
