@@ -119,8 +119,13 @@ def _discover(group: str) -> tuple[tuple[str, str, str], ...]:
         dist = getattr(point, "dist", None)
         name = str(dist.metadata["Name"]) if dist is not None else "an unknown distribution"
         version = f" {dist.version}" if dist is not None and dist.version else ""
-        found.append((point.name, point.value, f"{name}{version}"))
+        found.append((_printable(point.name), point.value, _printable(f"{name}{version}")))
     return tuple(found)
+
+
+def _printable(text: str) -> str:
+    """Metadata is another package's text: no control characters reach a message."""
+    return "".join(ch if ch.isprintable() else "?" for ch in text)
 
 
 def _is_own(distribution: str) -> bool:
@@ -131,7 +136,8 @@ def _is_own(distribution: str) -> bool:
 def _warn(message: str) -> None:
     if message not in _warned:
         _warned.add(message)
-        warnings.warn(message, PluginWarning, stacklevel=3)
+        # shown as one line, "nlu-tui:0: PluginWarning: ...", not a line of nlu-tui's source
+        warnings.warn_explicit(message, PluginWarning, "nlu-tui", 0)
 
 
 def load_group(group: str, builtins: Mapping[str, str] | None = None) -> dict[str, Plugin]:

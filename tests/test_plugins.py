@@ -308,6 +308,44 @@ def test_engine_type_value_needs_the_plugin_to_name_its_setting(site: Site, tmp_
         resolve_engine("echo-url:http://127.0.0.1:9/x?token=abc", workspace=tmp_path)
 
 
+def test_plugins_command_lists_checks_and_names_what_was_ignored(
+    site: Site, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from nlu_tui.cli.main import run
+
+    site.add(
+        "nlu-mixed",
+        {
+            "nlu_tui.engines": {"echo": "nlu_mixed:Echo", "rasa": "nlu_mixed:Echo"},
+            "nlu_tui.formats": {"broken": "nlu_mixed:NotAnEngine"},
+        },
+        {"nlu_mixed": ENGINE_MODULE},
+        version="0.2",
+    )
+    assert run(["plugins"]) == 0
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert lines[0] == "nlu_tui.engines:"
+    assert [line.split()[:2] for line in lines if "nlu-mixed" in line] == [
+        ["echo", "nlu-mixed"],
+        ["broken", "nlu-mixed"],
+    ]
+    assert "rasa           built-in" in out
+    assert err == (
+        "nlu-tui: warning: plug-in 'rasa' (nlu_tui.engines, from nlu-mixed 0.2) is ignored: "
+        "'rasa' is a built-in name, which a plug-in cannot replace; rename its entry point\n"
+    )
+
+    assert run(["plugins", "--check"]) == 2
+    out, err = capsys.readouterr()
+    assert [line.split()[0] for line in out.splitlines() if line.endswith("BROKEN")] == ["broken"]
+    assert err.splitlines()[-1] == (
+        "nlu-tui: error: plug-in 'broken' (nlu_tui.formats, from nlu-mixed 0.2): "
+        "nlu_mixed:NotAnEngine does not define sniff, read, write (a format defines sniff, "
+        "read and write)"
+    )
+
+
 # --- formats ---------------------------------------------------------------------------------
 
 LINES_FORMAT = """

@@ -187,14 +187,15 @@ BUILTIN_ENGINES = {
 install whose metadata is older than an engine, still finds every built-in."""
 
 
-def _engine_plugins() -> dict[str, plugins.Plugin]:
+def engine_plugins() -> dict[str, plugins.Plugin]:
+    """Every engine type's plug-in entry, built-ins first (imports none)."""
     return plugins.load_group(ENGINE_GROUP, BUILTIN_ENGINES)
 
 
 def engine_types() -> list[str]:
     """Every engine type: the built-ins, installed plug-ins and types registered in-process.
     Reads names only; no engine module is imported."""
-    return sorted(set(_REGISTRY) | set(_engine_plugins()))
+    return sorted(set(_REGISTRY) | set(engine_plugins()))
 
 
 def builtin_engine_type(type_name: str) -> bool:
@@ -221,7 +222,7 @@ def engine_factory(type_name: str) -> EngineFactory:
     EngineError for an unknown type; PluginError (one line, naming the plug-in and its
     distribution) when a plug-in fails to import or is not an engine factory.
     """
-    plugin = _engine_plugins().get(type_name)
+    plugin = engine_plugins().get(type_name)
     if plugin is not None:
         factory: EngineFactory = plugin.load(_engine_problem)
         return factory
@@ -232,7 +233,7 @@ def engine_factory(type_name: str) -> EngineFactory:
 
 def loaded_engine_factory(type_name: str) -> EngineFactory | None:
     """The factory of ``type_name`` if it is already imported (imports nothing), else None."""
-    plugin = _engine_plugins().get(type_name)
+    plugin = engine_plugins().get(type_name)
     if plugin is not None:
         loaded: EngineFactory | None = plugin.loaded
         return loaded
@@ -242,7 +243,7 @@ def loaded_engine_factory(type_name: str) -> EngineFactory | None:
 def create_engine(type_name: str, settings: Mapping[str, Any]) -> Engine:
     """Build an engine from a resolved profile (secrets already substituted)."""
     factory = engine_factory(type_name)
-    plugin = _engine_plugins().get(type_name)
+    plugin = engine_plugins().get(type_name)
     if plugin is None or plugin.builtin:
         return factory(settings)
     try:

@@ -57,13 +57,14 @@ class FormatModule(Protocol):
     def write(self, suite: Suite, path: Path) -> list[str]: ...
 
 
-def _format_plugins() -> dict[str, plugins.Plugin]:
+def format_plugins() -> dict[str, plugins.Plugin]:
+    """Every format's plug-in entry, built-ins first in detection order (imports none)."""
     return plugins.load_group(FORMAT_GROUP, FORMAT_MODULES)
 
 
 def format_names() -> list[str]:
     """Every format: the built-ins in detection order, then plug-ins by name (imports none)."""
-    return list(_format_plugins())
+    return list(format_plugins())
 
 
 def builtin_format(name: str) -> bool:
@@ -85,7 +86,7 @@ def _format_problem(found: Any) -> str | None:
 
 def format_module(name: str) -> FormatModule:
     """The format named ``name``, imported on first use (PluginError for a broken plug-in)."""
-    plugin = _format_plugins().get(name)
+    plugin = format_plugins().get(name)
     if plugin is None:
         raise InputError(
             f"unknown format {name!r}; known: {', '.join(format_names())}", field="--format"
