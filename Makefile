@@ -21,8 +21,8 @@ start: setup
 	$(BIN)/nlu-tui
 
 lint: setup
-	$(BIN)/ruff check nlu_tui tests bench docs
-	$(BIN)/ruff format --check nlu_tui tests bench docs
+	$(BIN)/ruff check nlu_tui tests bench docs/screenshots.py docs/_hooks
+	$(BIN)/ruff format --check nlu_tui tests bench docs/screenshots.py docs/_hooks
 	$(BIN)/mypy
 
 # The documentation site (mkdocs.yml, docs/): --strict makes every warning, a broken link or

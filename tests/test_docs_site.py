@@ -3,7 +3,9 @@
 - every command and sub-command of ``nlu-tui`` has a reference page that shows its ``--help``
   (the build hook, docs/_hooks/cli_help.py, writes it from the parser itself);
 - every registered engine type and file format has its reference page, in the nav;
-- ``mkdocs build --strict`` passes, and a broken link or anchor makes it fail.
+- ``mkdocs build --strict`` passes, and a broken link or anchor makes it fail;
+- README.md (outside the site, so mkdocs does not check it) is short and links only to files
+  that exist.
 """
 
 from __future__ import annotations
@@ -120,3 +122,23 @@ def test_a_broken_link_fails_the_build(tmp_path: Path, broken: str) -> None:
     output = done.stdout + done.stderr
     assert done.returncode != 0
     assert "Aborted with 1 warnings in strict mode" in output, output
+
+
+def test_the_readme_is_short_and_its_links_resolve() -> None:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) < 250
+    targets = re.findall(r"\]\(([^)\s]+)\)", text)
+    assert targets
+    for target in targets:
+        if "://" in target:
+            continue
+        path = target.split("#", 1)[0]
+        assert (REPO / path).exists(), f"README.md links to {target}, which does not exist"
+
+
+def test_the_readmes_test_command_is_make_test() -> None:
+    """CI runs the README's test command: it stays `make test` (lint, docs, every test)."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    assert re.search(r"^make test +# ", text, re.MULTILINE)
+    makefile = (REPO / "Makefile").read_text(encoding="utf-8")
+    assert re.search(r"^test: .*\bdocs\b", makefile, re.MULTILINE)
