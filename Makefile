@@ -28,7 +28,7 @@ lint: setup
 # The documentation site (mkdocs.yml, docs/): --strict makes every warning, a broken link or
 # anchor included, fail the build. `make test` (and so CI) runs it.
 docs: setup
-	$(BIN)/mkdocs build --strict --site-dir site
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 # Redraw the screenshots in docs/images/ with the workbench itself (and their text, which
 # tests/test_docs_screenshots.py compares with a fresh drawing).
