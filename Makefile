@@ -24,6 +24,7 @@ lint: setup
 	$(BIN)/ruff check nlu_tui tests bench
 	$(BIN)/ruff format --check nlu_tui tests bench
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 # Tests run in parallel (pytest-xdist, one worker per CPU; PYTEST_WORKERS=0 runs them serially).
 # Tests of one xdist_group share a worker (tests/conftest.py: the Rasa peer, the tmux tests).

@@ -12,7 +12,7 @@ describes.
         model: llama3.1
         api_key: ${OPENAI_API_KEY}
 
-The prompt is :func:`nlu_tui.dut.llm_prompt.render_prompt`; the answer is read one command
+The prompt is :func:`nlu_tui.engines.llm_command_prompt.render_prompt`; the answer is read one command
 per line with the V2 parser (commands naming an unknown flow are dropped, as Rasa Pro does).
 Each step's prompt, answer, latency and token usage are recorded in Rasa Pro's ``prompts``
 shape, so ``--output-prompt`` and the token metrics show them.
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     import httpx
 
     from nlu_tui.dut.flows import Flows
-    from nlu_tui.llm import ChatClient
+    from nlu_tui.engines.llm_client import ChatClient
     from nlu_tui.model import Prediction
 
 COMPONENT = "LLMCommandGenerator"
@@ -81,7 +81,7 @@ class LLMCommandGenerator(Engine, CommandEngine):
                 "or give `nlu-tui test du --flows FILE`"
             )
         if self._client is None:
-            from nlu_tui.llm import ChatClient
+            from nlu_tui.engines.llm_client import ChatClient
 
             self._client = ChatClient(self.llm)
 
@@ -98,13 +98,13 @@ class LLMCommandGenerator(Engine, CommandEngine):
 
     def prompt(self, request: CommandRequest) -> str:
         """The user prompt of one step (what ``--output-prompt`` shows)."""
-        from nlu_tui.dut.llm_prompt import render_prompt
+        from nlu_tui.engines.llm_command_prompt import render_prompt
 
         assert self.flows is not None
         return render_prompt(self.flows, request.conversation, request.text, request.slots)
 
     async def predict_commands(self, request: CommandRequest) -> CommandOutput:
-        from nlu_tui.dut.llm_prompt import parse_answer
+        from nlu_tui.engines.llm_command_prompt import parse_answer
 
         if self._client is None or self.flows is None:
             await self.open(None)

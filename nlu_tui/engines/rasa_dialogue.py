@@ -16,7 +16,7 @@ import urllib.parse
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from nlu_tui.conversation.model import EventKind, ObservedEvent, Turn
+from nlu_tui.conversation_model import EventKind, ObservedEvent, Turn
 from nlu_tui.engines.conversation import ActionPrediction, Conversation, DialogueDomain
 from nlu_tui.engines.httpcall import BadResponseError
 

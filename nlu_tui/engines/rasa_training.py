@@ -75,7 +75,7 @@ def training_body(data: TrainingData, config: TrainingConfig) -> str:
     """The one YAML document ``POST /model/train`` takes: NLU data, then the config's keys."""
     import yaml
 
-    from nlu_tui.evaluation.data import training_yaml
+    from nlu_tui.formats.rasa_yaml import training_yaml
 
     settings = {k: v for k, v in dict(config.settings["config"]).items() if k != "engine"}
     return training_yaml(data) + yaml.safe_dump(settings, sort_keys=False, allow_unicode=True)

@@ -1,5 +1,5 @@
 """Rasa Pro end-to-end test cases (``test_cases:``, ``fixtures:``, ``metadata:``,
-``stub_custom_actions:``), read into :mod:`nlu_tui.conversation.model` and written back.
+``stub_custom_actions:``), read into :mod:`nlu_tui.conversation_model` and written back.
 
 The shapes follow Rasa Pro's schema (``rasa/e2e_test/schema/e2e_test_schema.yml``) and
 ``TestCase.from_dict``: a step is one of ``user``, ``bot``, ``utter``, ``slot_was_set`` or
@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from nlu_tui.conversation.model import (
+from nlu_tui.conversation_model import (
     E2EFile,
     E2EStep,
     E2ETestCase,

@@ -233,9 +233,9 @@ def iter_suite_chunks(
 
 def _parse_whole(text: str, path: Path | str | None) -> tuple[Suite, bool]:
     """The suite, and whether its name came from the file name (the cache must know)."""
-    reader = _Reader(path)
+    reader = SuiteReader(path)
     with gc_paused(promote=True):
-        suite = reader.suite(_compose(text, path))  # the node tree is freed before GC resumes
+        suite = reader.suite(compose(text, path))  # the node tree is freed before GC resumes
     return suite, reader.name_from_path
 
 
@@ -319,7 +319,7 @@ def peek_suite(path: Path | str, data: bytes | None = None) -> tuple[str, int] |
     count = sum(len(items) for _, _, items, _ in split.chunks)
     try:
         with gc_paused(promote=True):
-            head = _Progressive(split, path)._head(_compose(split.skeleton, path))
+            head = _Progressive(split, path)._head(compose(split.skeleton, path))
     except Exception:  # anything odd: the caller's whole-file load reports it properly
         return None
     return head.name, count
@@ -353,16 +353,16 @@ class _Progressive:
     def __init__(self, split: _Split, path: Path | str | None) -> None:
         self.split = split
         self.path = path
-        self.reader = _Reader(path)
+        self.reader = SuiteReader(path)
         self.head: Suite | None = None
 
     def chunks(self) -> Iterator[tuple[list[TestCase], float]]:
         with gc_paused(promote=True):
-            self.head = self._head(_compose(self.split.skeleton, self.path))
+            self.head = self._head(compose(self.split.skeleton, self.path))
         seen: dict[str, int] = {}
         for offset, body, items, fraction in self.split.chunks:
             with gc_paused(promote=True):
-                cases = self._cases(_compose(body, self.path), offset, items, seen)
+                cases = self._cases(compose(body, self.path), offset, items, seen)
             yield cases, fraction
 
     def _head(self, node: yaml.Node) -> Suite:
@@ -416,7 +416,7 @@ def _decode(data: bytes, path: Path | str | None) -> str:
         raise InputError("not valid UTF-8 text", path=path, line=line) from None
 
 
-def _compose(text: str, path: Path | str | None) -> yaml.Node:
+def compose(text: str, path: Path | str | None) -> yaml.Node:
     """The single document's node tree; syntax errors name the file and line. Nesting and
     alias expansion are bounded (see :mod:`nlu_tui.formats.yaml_loader`)."""
     try:
@@ -450,7 +450,7 @@ def case_id_for(utterance: str, occurrence: int) -> str:
     return digest[:12]
 
 
-class _Reader:
+class SuiteReader:
     """Turns composed YAML nodes into the model, checking keys and types with line numbers."""
 
     def __init__(self, path: Path | str | None) -> None:
@@ -586,7 +586,7 @@ class _Reader:
                 )
         name = self.text(keys["name"][1], "name", "the suite") if "name" in keys else ""
         if not name and self.path is not None:
-            name = _stem(Path(self.path))
+            name = suite_stem(Path(self.path))
             self.name_from_path = True
         description = (
             self.opt_text(keys["description"][1], "description", "the suite") or ""
@@ -706,7 +706,7 @@ class _Reader:
         return entity
 
 
-def _stem(path: Path) -> str:
+def suite_stem(path: Path) -> str:
     name = path.name
     for ext in (*EXTENSIONS, ".yaml", ".yml"):
         if name.lower().endswith(ext):
@@ -741,7 +741,7 @@ def _reads_as_text(text: str) -> bool:
 _NOT_PRINTABLE = re.compile("[\\x7f-\\x9f\\u2028\\u2029\\ud800-\\udfff\\ufffe\\uffff]")
 
 
-def _scalar(text: str) -> str:
+def yaml_scalar(text: str) -> str:
     """``text`` as a YAML scalar that reads back as exactly ``text`` (a string)."""
     if (
         _PLAIN.fullmatch(text)
@@ -755,13 +755,13 @@ def _scalar(text: str) -> str:
 
 
 def _flow_list(items: list[str]) -> str:
-    return "[" + ", ".join(_scalar(i) for i in items) + "]"
+    return "[" + ", ".join(yaml_scalar(i) for i in items) + "]"
 
 
 def _inline(value: Any) -> str:
     """A scalar or an empty container on one line."""
     if isinstance(value, str):
-        return _scalar(value)
+        return yaml_scalar(value)
     if isinstance(value, dict):
         return "{}"
     if isinstance(value, list | tuple):
@@ -803,7 +803,7 @@ def _free(value: Any, indent: int) -> list[str]:
     return [" " + _inline(value)]
 
 
-def _key(out: list[str], pad: str, key: str, value: Any) -> None:
+def key_lines(out: list[str], pad: str, key: str, value: Any) -> None:
     lines = _free(value, len(pad) + 2)
     out.append(f"{pad}{key}:{lines[0]}")
     out.extend(lines[1:])
@@ -815,25 +815,25 @@ def _texts(out: list[str], pad: str, key: str, items: list[str]) -> None:
         out.append(f"{pad}{key}: {line}")
     else:
         out.append(f"{pad}{key}:")
-        out.extend(f"{pad}  - {_scalar(i)}" for i in items)
+        out.extend(f"{pad}  - {yaml_scalar(i)}" for i in items)
 
 
 def _intent_flow(intent: ExpectedIntent) -> str:
     if intent.kind is None and intent.bot is None:
-        return _scalar(intent.name)
-    parts = [f"name: {_scalar(intent.name)}"]
+        return yaml_scalar(intent.name)
+    parts = [f"name: {yaml_scalar(intent.name)}"]
     if intent.kind is not None:
         parts.append(f"kind: {intent.kind.value}")
     if intent.bot is not None:
-        parts.append(f"bot: {_scalar(intent.bot)}")
+        parts.append(f"bot: {yaml_scalar(intent.bot)}")
     return "{" + ", ".join(parts) + "}"
 
 
 def _entity_lines(entity: ExpectedEntity, pad: str) -> list[str]:
     """One ``- {...}`` line when short and simple, else a block mapping."""
-    parts: list[tuple[str, str]] = [("name", _scalar(entity.name))]
+    parts: list[tuple[str, str]] = [("name", yaml_scalar(entity.name))]
     if entity.value != "":
-        parts.append(("value", _scalar(entity.value)))
+        parts.append(("value", yaml_scalar(entity.value)))
     if entity.kind is not ValueKind.AUTO:
         parts.append(("kind", entity.kind.value))
     if entity.alternatives:
@@ -841,18 +841,18 @@ def _entity_lines(entity: ExpectedEntity, pad: str) -> list[str]:
     for key in ("text", "start", "end", "match_index", "role", "group"):
         value = getattr(entity, key)
         if value is not None:
-            parts.append((key, _scalar(value) if isinstance(value, str) else str(value)))
+            parts.append((key, yaml_scalar(value) if isinstance(value, str) else str(value)))
     flow = "{" + ", ".join(f"{k}: {v}" for k, v in parts) + "}"
     if entity.json_value is None and len(flow) <= _FLOW_LIMIT:
         return [f"{pad}- {flow}"]
     lines = [f"{pad}{'- ' if i == 0 else '  '}{k}: {v}" for i, (k, v) in enumerate(parts)]
     if entity.json_value is not None:
-        _key(lines, pad + "  ", "json_value", entity.json_value)
+        key_lines(lines, pad + "  ", "json_value", entity.json_value)
     return lines
 
 
-def _case_lines(case: TestCase) -> list[str]:
-    out = [f"  - id: {_scalar(case.id)}", f"    utterance: {_scalar(case.utterance)}"]
+def case_lines(case: TestCase) -> list[str]:
+    out = [f"  - id: {yaml_scalar(case.id)}", f"    utterance: {yaml_scalar(case.utterance)}"]
     pad = "    "
     if case.intents:
         items = [_intent_flow(i) for i in case.intents]
@@ -875,25 +875,25 @@ def _case_lines(case: TestCase) -> list[str]:
     if case.tags:
         _texts(out, pad, "tags", case.tags)
     if case.extra:
-        _key(out, pad, "extra", dict(case.extra))
+        key_lines(out, pad, "extra", dict(case.extra))
     return out
 
 
 def dump_suite(suite: Suite) -> str:
     """The suite as native YAML text: deterministic, keys in schema order, Unicode as is."""
-    out = [f"nlu_tui_suite: {FORMAT_VERSION}", f"name: {_scalar(suite.name)}"]
+    out = [f"nlu_tui_suite: {FORMAT_VERSION}", f"name: {yaml_scalar(suite.name)}"]
     if suite.description:
-        out.append(f"description: {_scalar(suite.description)}")
+        out.append(f"description: {yaml_scalar(suite.description)}")
     if suite.cases:
         out.append("cases:")
         for case in suite.cases:
-            out.extend(_case_lines(case))
+            out.extend(case_lines(case))
     else:
         out.append("cases: []")
     if suite.training:
-        _key(out, "", "training", suite.training)
+        key_lines(out, "", "training", suite.training)
     if suite.extra:
-        _key(out, "", "extra", suite.extra)
+        key_lines(out, "", "extra", suite.extra)
     return "\n".join(out) + "\n"
 
 

@@ -68,8 +68,8 @@ def splice(
         text += newline
     try:
         with gc_paused(promote=True):
-            root = native._compose(text, path)
-            old = native._Reader(path).suite(root)
+            root = native.compose(text, path)
+            old = native.SuiteReader(path).suite(root)
     except Exception as exc:  # the caller decides; a broken base cannot be spliced
         raise NoSplice(f"the file as loaded cannot be read again ({exc})") from None
     if not isinstance(root, yaml.MappingNode) or root.flow_style or root.start_mark.column:
@@ -102,7 +102,7 @@ def splice(
         return lines
 
     def scalar_line(key: str, value: str) -> list[str]:
-        return with_comment(key, [f"{key}: {native._scalar(value)}"])
+        return with_comment(key, [f"{key}: {native.yaml_scalar(value)}"])
 
     entries = {str(k.value): (k, v) for k, v in root.value}
     if suite.name != old.name:
@@ -115,7 +115,7 @@ def splice(
         if value != getattr(old, key):
             lines: list[str] = []
             if value:
-                native._key(lines, "", key, value)
+                native.key_lines(lines, "", key, value)
             put(key, lines)
     if suite.cases != old.cases or rewrite:
         cases_node = _cases_node(root)
@@ -172,7 +172,7 @@ def _whole_cases(cases: list[TestCase]) -> list[str]:
         return ["cases: []"]
     lines = ["cases:"]
     for case in cases:
-        lines.extend(native._case_lines(case))
+        lines.extend(native.case_lines(case))
     return lines
 
 
@@ -229,7 +229,7 @@ def _cases_edit(
     is written anew where it was, a new one goes after the case before it in the new order. The
     comment and blank lines between two cases of the file stay in place.
     """
-    from nlu_tui.formats.native import SUITE_KEYS, _case_lines
+    from nlu_tui.formats.native import SUITE_KEYS, case_lines
 
     indent = node.start_mark.column
     items = _item_spans(text, node, indent)
@@ -246,7 +246,7 @@ def _cases_edit(
         for index in by_id.get(case.id, []) if case.id not in rewrite else []:
             if old[index] == case:
                 return own_text(index)
-        return "".join(line + newline for line in _shift(_case_lines(case), indent - 2))
+        return "".join(line + newline for line in _shift(case_lines(case), indent - 2))
 
     def gap(index: int) -> str:
         return text[items[index - 1].end : items[index].start] if index else ""

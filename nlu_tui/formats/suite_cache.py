@@ -84,7 +84,7 @@ def get(digest: str, path: Path) -> Suite | None:
     head = _MAGIC + stamp()
     if not blob.startswith(head):
         return None
-    from nlu_tui.formats.native import _stem
+    from nlu_tui.formats.native import suite_stem
 
     try:
         with gc_paused(promote=True):
@@ -95,7 +95,7 @@ def get(digest: str, path: Path) -> Suite | None:
     if stored_digest != digest or not isinstance(suite, Suite):
         return None
     if name_from_path:
-        suite.name = _stem(path)
+        suite.name = suite_stem(path)
     with contextlib.suppress(OSError):
         os.utime(entry)  # most recently used: kept longest
     return suite

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from nlu_tui.views.run_data import RunData
+from nlu_tui.reports.run_data import RunData
 
 
 def export_formats() -> list[tuple[str, str, str]]:

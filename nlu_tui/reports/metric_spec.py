@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from nlu_tui.compare.decisions import CompareSettings
     from nlu_tui.reports.common import RunMeta
-    from nlu_tui.reports.rasa_report import RasaOptions
+    from nlu_tui.reports.rasa_options import RasaOptions
     from nlu_tui.scoring.case import ScoringOptions
 
 KORE = "Kore.ai Batch Testing"

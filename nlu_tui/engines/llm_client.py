@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from nlu_tui.llm.config import LLMConfig, LLMError
+from nlu_tui.engines.llm_config import LLMConfig, LLMError
 
 if TYPE_CHECKING:
     import httpx
