@@ -28,7 +28,7 @@ from nlu_tui.formats.kore_common import (
     parse_order_field,
     parse_parent_field,
 )
-from nlu_tui.formats.native import suite_stem
+from nlu_tui.formats.native_reader import suite_stem
 from nlu_tui.model import ExpectedEntity, Suite
 
 NAME = "kore-json"
