@@ -24,7 +24,7 @@ import yaml
 
 from nlu_tui.conversation_model import Story
 from nlu_tui.fileio import atomic_write_text
-from nlu_tui.scoring.rasa_charts import ConfusionChart
+from nlu_tui.scoring.rasa_charts import ConfusionChart, confusion_chart
 from nlu_tui.store.records import RunRecord, StoredItem
 
 FAILED_STORIES_FILE = "failed_test_stories.yml"
@@ -375,8 +375,6 @@ def story_confusion_chart(items: Sequence[StoredItem]) -> ConfusionChart | None:
     """``_plot_story_evaluation``'s matrix: the expected actions against the predicted ones
     (only actions, also with ``--e2e``), over the labels seen on either side; None when no
     action was scored (Rasa would fail to draw an empty matrix)."""
-    from nlu_tui.scoring.rasa_charts import confusion_chart
-
     pairs = Counter((expected, predicted) for expected, predicted, _ in action_pairs(items))
     return confusion_chart(pairs, STORY_CONFUSION_TITLE) if pairs else None
 

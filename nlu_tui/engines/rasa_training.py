@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from nlu_tui.engines.base import ParseContext, TrainedModel, TrainingConfig, config_name
+from nlu_tui.engines.httpcall import safe_url
 from nlu_tui.engines.rasa_common import TRAIN_TIMEOUT, RasaServer, parse_rasa_answer
 from nlu_tui.errors import EngineError, InputError
 from nlu_tui.model import Prediction
@@ -185,8 +186,6 @@ async def train_on_server(
 ) -> RasaTrained:
     """Train (or reload the model trained before on the same data and config) and load it."""
     import httpx
-
-    from nlu_tui.engines.httpcall import safe_url
 
     body = training_body(data, config)
     key = hashlib.sha256(f"{engine.base_url}\0{body}".encode()).hexdigest()[:32]

@@ -49,7 +49,7 @@ from nlu_tui.fileio import atomic_write_text
 from nlu_tui.model import ExpectedEntity, Prediction, ResultType, TestCase
 from nlu_tui.reports.common import ResultRow, RunMeta, finite
 from nlu_tui.reports.metric_spec import rasa_spec
-from nlu_tui.reports.prepared import PreparedRun
+from nlu_tui.reports.prepared import PreparedRun, prepare_run
 from nlu_tui.reports.rasa_options import DEFAULT_RASA_OPTIONS as DEFAULT_RASA_OPTIONS
 from nlu_tui.reports.rasa_options import RasaOptions as RasaOptions
 from nlu_tui.scoring.case import (
@@ -472,8 +472,6 @@ def _kept_responses(examples: Sequence[Example]) -> list[Example]:
 
 def run_charts(meta: RunMeta, rows: Sequence[ResultRow]) -> Plots:
     """:func:`rasa_charts` of a whole run (what its Rasa export draws)."""
-    from nlu_tui.reports.prepared import prepare_run
-
     prepared = prepare_run(rows)
     return rasa_charts([rasa_rows(prepared, meta, 0, len(rows))])
 

@@ -10,6 +10,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from nlu_tui.model import CaseResult, Prediction, TestCase
+from nlu_tui.scoring import summarize
+from nlu_tui.scoring.intent_report import build_intent_report
+from nlu_tui.scoring.rasa_examples import rasa_intent_histogram
 
 if TYPE_CHECKING:
     from nlu_tui.scoring.confusion import ConfusionTable
@@ -53,11 +56,8 @@ class RunData:
 
     @classmethod
     def from_rows(cls, record: RunRecord, rows: Sequence[Row]) -> RunData:
-        from nlu_tui.scoring import summarize
         from nlu_tui.scoring.confusion import confusion_table
         from nlu_tui.scoring.histogram import confidence_histogram
-        from nlu_tui.scoring.intent_report import build_intent_report
-        from nlu_tui.scoring.rasa_examples import rasa_intent_histogram
 
         rows = list(rows)
         return cls(
