@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from nlu_tui import paths
+from nlu_tui.engines.httpcall import safe_url
 from nlu_tui.errors import InputError, NluTuiError
 from nlu_tui.formats import yaml_loader
 
@@ -73,8 +74,6 @@ class LLMConfig:
         return url if url.endswith("/chat/completions") else url + "/chat/completions"
 
     def describe(self) -> dict[str, Any]:
-        from nlu_tui.engines.httpcall import safe_url
-
         info: dict[str, Any] = {"base_url": safe_url(self.base_url), "model": self.model}
         if self.temperature is not None:
             info["temperature"] = self.temperature
