@@ -24,6 +24,7 @@ lint: setup
 	$(BIN)/ruff check nlu_tui tests bench docs/screenshots.py docs/_hooks
 	$(BIN)/ruff format --check nlu_tui tests bench docs/screenshots.py docs/_hooks
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 # The documentation site (mkdocs.yml, docs/): --strict makes every warning, a broken link or
 # anchor included, fail the build. `make test` (and so CI) runs it.

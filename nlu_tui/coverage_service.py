@@ -25,8 +25,8 @@ from nlu_tui.coverage import (
     add_performance,
     coverage,
 )
-from nlu_tui.errors import InputError
-from nlu_tui.model import RunStatus
+from nlu_tui.errors import InputError, NluTuiError
+from nlu_tui.model import RunStatus, Suite
 
 if TYPE_CHECKING:
     from nlu_tui.store.runstore import RunStore
@@ -102,7 +102,6 @@ def _listed(resolved: Any) -> Inventory | None:
     import asyncio
 
     from nlu_tui.engines.base import Engine
-    from nlu_tui.errors import NluTuiError
 
     engine: Engine = resolved.engine
 
@@ -161,7 +160,6 @@ def build_coverage(request: CoverageRequest, store: RunStore | None) -> Coverage
             return report
         run = runs[0]
     rows = store.load_results(run.id)
-    from nlu_tui.model import Suite
     from nlu_tui.scoring.case import ScoringOptions
 
     options = ScoringOptions().for_suite(

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from nlu_tui.engines.profiles import NEW_SUITES_KEY, STAGES
+from nlu_tui.engines.profiles import NEW_SUITES_KEY, STAGES, profile_files, read_profiles
+from nlu_tui.errors import InputError
 
 if TYPE_CHECKING:
     from nlu_tui.runservice import RunRequest
@@ -63,9 +64,6 @@ class FirstRuns:
 def plan_first_runs(suite_path: Path, workspace: Path | None = None) -> FirstRuns:
     """The engines the new suite at ``suite_path`` runs on at once (none when no profile is
     configured for it, or ``engines.yaml`` cannot be read: the reason says so)."""
-    from nlu_tui.engines.profiles import profile_files, read_profiles
-    from nlu_tui.errors import InputError
-
     marked: list[str] = []
     off: list[str] = []
     seen: list[str] = []

@@ -29,6 +29,11 @@ KORE_OLD_MAX_UTTERANCES = 10_000
 MAX_NOTE_CHARS = 1024
 """A run's note, as on Kore.ai."""
 
+EMBEDDED_DEFAULT_THRESHOLD = 0.3
+"""The embedded engine's default threshold: below this top confidence it answers no intent (the
+ranking is still returned). Here, not in the engine, because the scoring core reads it too (the
+threshold of a run whose profile does not set one)."""
+
 
 class IntentKind(StrEnum):
     """What kind of bot intent an expected intent is, where the suite says so."""

@@ -31,6 +31,14 @@ def config_dir() -> Path:
     return user_config_path(APP_NAME, appauthor=False)
 
 
+SETTINGS_FILE = "settings.yaml"
+
+
+def settings_path() -> Path:
+    """The user's settings (theme, key bindings, the ``llm:`` endpoint), in the config folder."""
+    return config_dir() / SETTINGS_FILE
+
+
 def store_path() -> Path:
     """The SQLite run store, shared by the CLI and the TUI whatever folder they start from."""
     return data_dir() / "runs.sqlite3"

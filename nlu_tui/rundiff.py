@@ -18,8 +18,8 @@ from nlu_tui.model import CaseResult, Prediction, TestCase
 
 if TYPE_CHECKING:
     from nlu_tui.compare.thresholds import GateResult
+    from nlu_tui.reports.run_data import RunData
     from nlu_tui.store.runstore import RunStore
-    from nlu_tui.views.run_data import RunData
 
 DEFAULT_CONFIDENCE_THRESHOLD = 0.1
 """A confidence change at least this large (absolute, 0..1) is reported."""
@@ -221,7 +221,7 @@ def compute_diff(
     store: RunStore, before_id: str, after_id: str, threshold: float, thresholds: Path | None
 ) -> DiffResult:
     """Load both runs and diff them: what the diff screen's worker runs, off the UI thread."""
-    from nlu_tui.views.run_data import RunData
+    from nlu_tui.reports.run_data import RunData
 
     before = RunData.load(store, before_id)
     after = RunData.load(store, after_id)

@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from nlu_tui.model import RunStatus
 
 if TYPE_CHECKING:
+    from nlu_tui.reports.run_data import Row
     from nlu_tui.runner.events import ProgressEvent
     from nlu_tui.runservice import RunJob
     from nlu_tui.store import RunStore
     from nlu_tui.store.records import RunRecord
     from nlu_tui.views.result_columns import ResultColumns
-    from nlu_tui.views.run_data import Row
 
     PreparedRows = tuple[ResultColumns, Any]
     """Table columns and their Arrow table, built in a worker thread."""

@@ -18,6 +18,8 @@ from nlu_tui import paths
 from nlu_tui.errors import InputError
 from nlu_tui.fileio import atomic_write_text
 from nlu_tui.formats import yaml_loader
+from nlu_tui.paths import SETTINGS_FILE as SETTINGS_FILE
+from nlu_tui.paths import settings_path as settings_path
 
 COLOUR_KEYS = (
     "primary",
@@ -32,7 +34,6 @@ COLOUR_KEYS = (
     "foreground",
 )
 REQUIRED_VARIABLES = ("pass-color", "fail-color", "warn-color")
-SETTINGS_FILE = "settings.yaml"
 DEFAULT_THEME = "nlu-dark"
 
 _HEX = re.compile(r"^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$")
@@ -117,10 +118,6 @@ def load_themes(dirs: list[Path] | None = None) -> tuple[list[ThemeSpec], list[s
 
 
 # --- settings ---------------------------------------------------------------------------------
-
-
-def settings_path() -> Path:
-    return paths.config_dir() / SETTINGS_FILE
 
 
 def load_settings() -> dict[str, Any]:

@@ -19,7 +19,15 @@ from typing import TYPE_CHECKING, Any
 
 from nlu_tui import paths
 from nlu_tui.errors import InputError
-from nlu_tui.model import Suite, TestCase, digest_bytes
+from nlu_tui.model import (
+    ExpectedEntity,
+    ExpectedIntent,
+    Suite,
+    TestCase,
+    ValueKind,
+    digest_bytes,
+    new_case_id,
+)
 
 if TYPE_CHECKING:
     from nlu_tui.formats.native import ProgressCallback, SuiteChunk
@@ -339,8 +347,6 @@ class Workspace:
         return target
 
     def duplicate(self, path: Path, new_name: str | None = None) -> Path:
-        from nlu_tui.model import new_case_id
-
         suite = self.load(path)
         name = new_name or f"{suite.name} (copy)"
         copy = Suite(
@@ -582,7 +588,6 @@ def developer_suite(training_file: Path, engine_name: str) -> Suite:
     of it shows how well the engine has learnt what it was taught.
     """
     from nlu_tui.formats.rasa_yaml import load_training_data
-    from nlu_tui.model import ExpectedEntity, ExpectedIntent, ValueKind
 
     data = load_training_data(Path(training_file))
     cases: list[TestCase] = []

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from nlu_tui.conversation.model import StepKind
+from nlu_tui.conversation_model import StepKind
 from nlu_tui.formats.e2e_cases import read
 from nlu_tui.formats.native import load_suite
 from tests.llm_peer import LLMPeer, Reply

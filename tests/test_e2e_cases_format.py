@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from nlu_tui.conversation.model import StepKind
+from nlu_tui.conversation_model import StepKind
 from nlu_tui.errors import InputError
 from nlu_tui.formats import e2e_cases
 

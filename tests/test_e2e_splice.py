@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from nlu_tui.conversation.model import E2EStep, StepKind
+from nlu_tui.conversation_model import E2EStep, StepKind
 from nlu_tui.errors import ConflictError
 from nlu_tui.formats import e2e_cases, e2e_splice
 

@@ -19,8 +19,8 @@ import pytest
 from nlu_tui.cli.main import run as cli
 from nlu_tui.reports.export import export_formats, write_export
 from nlu_tui.reports.metric_spec import KORE, NLUDEVOPS, RASA
+from nlu_tui.reports.run_data import RunData
 from nlu_tui.store import RunStore
-from nlu_tui.views.run_data import RunData
 from tests.conftest import SAMPLES
 
 SWITCHES = [

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from test_formats_native import TRICKY, suite_st
 
 from nlu_tui.errors import InputError
-from nlu_tui.formats import native, suite_cache
+from nlu_tui.formats import native_reader, suite_cache
 from nlu_tui.formats.native import (
     SuiteChunk,
     dump_suite,
@@ -71,7 +71,7 @@ def test_suite_loader_resolves_plain_scalars_like_the_safe_loader(values: list[s
         expected = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError:
         return
-    assert shape(native._SuiteLoader(text).get_single_node()) == shape(expected)
+    assert shape(native_reader.SuiteLoader(text).get_single_node()) == shape(expected)
 
 
 def shape(node: yaml.Node) -> object:

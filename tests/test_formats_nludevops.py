@@ -11,9 +11,9 @@ from conftest import dataset
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from nlu_tui.compare.utterances import luis_match
 from nlu_tui.errors import InputError
 from nlu_tui.formats import luis_batch, nludevops
+from nlu_tui.formats.luis_positions import luis_match
 from nlu_tui.formats.native import dump_suite, parse_suite
 from nlu_tui.formats.registry import detect_format, export_suite, import_suite
 from nlu_tui.model import ExpectedEntity, ExpectedIntent, IntentKind, Suite, TestCase, ValueKind

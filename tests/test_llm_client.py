@@ -10,13 +10,13 @@ import pytest
 
 from nlu_tui.llm import (
     ChatClient,
+    LLMConfig,
     LLMError,
     LLMNotConfiguredError,
     chat_once,
     llm_config_from_mapping,
     load_llm_config,
 )
-from nlu_tui.llm.config import LLMConfig
 from tests.llm_peer import LLMPeer, Reply
 
 SECRET = "sk-test-very-secret-0123456789"

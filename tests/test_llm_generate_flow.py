@@ -282,7 +282,7 @@ def test_appended_cases_follow_the_files_list_layout(tmp_path: Path, indented: b
     (`steps:` then `  - user:`, as the sample and Rasa's docs write them) are indented the
     same way, and an indentless file stays indentless (the appended block used PyYAML's
     indentless layout in both)."""
-    from nlu_tui.conversation.model import E2EStep, E2ETestCase, StepKind
+    from nlu_tui.conversation_model import E2EStep, E2ETestCase, StepKind
 
     pad = "  " if indented else ""
     dut = tmp_path / "t.dut.yml"

@@ -27,7 +27,7 @@ from textual.widgets import Footer, Input
 from textual_fastdatatable import ArrowBackend, DataTable
 
 from nlu_tui.engines.httpcall import _direct_transport, _send
-from nlu_tui.formats.native import _SuiteLoader
+from nlu_tui.formats.native_reader import SuiteLoader
 from nlu_tui.runner.client import make_client
 from nlu_tui.ui.widgets.fast_table import swap_backend
 from nlu_tui.ui.widgets.footer import BudgetFooter
@@ -306,26 +306,26 @@ def _tags(node: yaml.Node) -> list[str]:
 
 
 def test_yaml_resolver_override_types_like_safe_loader() -> None:
-    """_SuiteLoader reads Loader.yaml_implicit_resolvers (first character -> regexes) and
+    """SuiteLoader reads Loader.yaml_implicit_resolvers (first character -> regexes) and
     yaml_path_resolvers, and overrides resolve(kind, value, implicit): tags must stay YAML 1.1's."""
     stock = yaml.compose(_TRICKY, Loader=yaml.SafeLoader)
-    loader = _SuiteLoader(_TRICKY)
+    loader = SuiteLoader(_TRICKY)
     try:
         ours = loader.get_single_node()
     finally:
         loader.dispose()
     assert stock is not None and ours is not None
     assert _tags(ours) == _tags(stock)
-    resolvers = _SuiteLoader.yaml_implicit_resolvers
+    resolvers = SuiteLoader.yaml_implicit_resolvers
     assert isinstance(resolvers, dict) and "y" in resolvers and None not in resolvers
-    assert _SuiteLoader.yaml_path_resolvers == {}
+    assert SuiteLoader.yaml_path_resolvers == {}
 
 
 def test_yaml_composer_calls_the_resolver_hooks() -> None:
     """The composer (libyaml's when available) calls resolve(kind, value, implicit) and
-    descend_resolver(parent, index) / ascend_resolver() on the instance, which _SuiteLoader
+    descend_resolver(parent, index) / ascend_resolver() on the instance, which SuiteLoader
     replaces with cheap built-ins through the instance __dict__."""
-    loader = _SuiteLoader("a: [b, {c: d}]\n")
+    loader = SuiteLoader("a: [b, {c: d}]\n")
     assert loader.__dict__["descend_resolver"] is slice
     assert loader.__dict__["ascend_resolver"] is tuple
     calls: dict[str, list[tuple[Any, ...]]] = {"descend": [], "ascend": [], "resolve": []}

@@ -13,8 +13,8 @@ import pytest
 
 from nlu_tui.conversation import story_writer
 from nlu_tui.conversation.checkpoints import expand
-from nlu_tui.conversation.model import StoryStepKind
 from nlu_tui.conversation.story_eval import evaluate_story, story_events
+from nlu_tui.conversation_model import StoryStepKind
 from nlu_tui.engines.conversation import ActionPrediction, DialogueDomain
 from nlu_tui.errors import InputError
 from nlu_tui.formats import rasa_stories

@@ -193,10 +193,11 @@ def test_every_format_gives_the_same_bytes_in_any_number_of_processes(
     # five formats; rasa writes two intent files and, the Kore fixture expecting entities from
     # an engine that names no extractor, entities_report.json and entities_errors.json; and
     # three plots: the intent confusion matrix and histogram, the entities' confusion matrix
-    # (an extractor without confidences gets no histogram), and metric_spec.json
-    assert len(written) == 12
+    # (an extractor without confidences gets no histogram), and metric_spec.json; html and
+    # markdown one file each
+    assert len(written) == 14
     assert contents(many) == contents(one)
-    assert len(contents(one)) == 12
+    assert len(contents(one)) == 14
 
 
 def test_no_rows_and_fewer_rows_than_processes(tmp_path: Path) -> None:

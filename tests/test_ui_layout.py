@@ -15,10 +15,10 @@ from ui_runs_support import predictions_v1, screen_text
 from ui_support import FIXTURES, SAMPLE, make_workspace, new_app, settle
 
 from nlu_tui.model import ExpectedIntent, Prediction, TestCase
+from nlu_tui.reports.run_data import RunData
 from nlu_tui.scoring import score_case
 from nlu_tui.ui.app import NluTuiApp
 from nlu_tui.ui.widgets.fast_table import fit_widths
-from nlu_tui.views.run_data import RunData
 from nlu_tui.workspace import open_workspace
 
 TRAINING = SAMPLE.parent / "banking_bot.nlu.yml"

@@ -18,8 +18,8 @@ from ui_runs_support import predictions_v1, predictions_v2
 from ui_support import settle
 
 from nlu_tui.model import RunStatus
+from nlu_tui.reports.run_data import RunData
 from nlu_tui.rundiff import diff_runs
-from nlu_tui.views.run_data import RunData
 
 APP = str(Path(__file__).parent / "fixtures" / "ui" / "snap_app.py")
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 35), id="120x35")]

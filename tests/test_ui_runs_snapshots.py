@@ -15,6 +15,7 @@ from textual.app import App, ComposeResult
 from ui_runs_support import predictions_v1, predictions_v2, small_suite
 
 from nlu_tui.model import RunStatus
+from nlu_tui.reports.run_data import RunData
 from nlu_tui.rundiff import DiffResult, diff_runs
 from nlu_tui.runner.events import ProgressEvent
 from nlu_tui.runsessions import RunSession
@@ -23,7 +24,6 @@ from nlu_tui.store.records import RunRecord
 from nlu_tui.ui.screens.run_diff import DiffScreen
 from nlu_tui.ui.widgets.results_pane import ResultsPane
 from nlu_tui.ui.widgets.runs_pane import RunProgressPanel, RunsPane, history_row
-from nlu_tui.views.run_data import RunData
 
 SIZE = (130, 40)
 T0 = 1_790_000_000.0  # a fixed start time

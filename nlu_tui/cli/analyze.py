@@ -70,8 +70,8 @@ def _check(args: argparse.Namespace) -> None:
 
 def cmd_analyze(args: argparse.Namespace) -> int:
     from nlu_tui.cli.runs import _store
-    from nlu_tui.scoring.threshold_text import run_threshold, summary_text
     from nlu_tui.scoring.thresholds import analyze
+    from nlu_tui.views.threshold_text import run_threshold, summary_text
 
     _check(args)  # before anything is read or written
     store = _store()

@@ -9,7 +9,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from nlu_tui.cli import exitcodes
-from nlu_tui.cli.say import say
+from nlu_tui.cli.say import say, say_error, write_json
 
 if TYPE_CHECKING:
     from nlu_tui.conversation.service import ConversationRequest, ConversationRun, Progress
@@ -117,7 +117,6 @@ def finish(
 ) -> tuple[int | None, list[object]]:
     """Common ends: canceled / failed runs and the JUnit/JSON files. Returns an exit code when
     the run did not complete (else None) and the stored items."""
-    from nlu_tui.cli.say import say_error
     from nlu_tui.conversation import reports
     from nlu_tui.fileio import atomic_write_text
     from nlu_tui.model import RunStatus
@@ -166,7 +165,6 @@ def outcome_code(items: list[object]) -> int:
 def show_run(run: RunRecord, items: list[object], fmt: str) -> int:
     """``nlu-tui show RUN`` of a conversation run: the command's own report again (``-f json``:
     every stored test case with its conversation)."""
-    from nlu_tui.cli.say import write_json
     from nlu_tui.conversation import reports
     from nlu_tui.store.records import StoredItem
 

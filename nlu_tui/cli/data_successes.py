@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from nlu_tui.cli import exitcodes
-from nlu_tui.cli.say import say
+from nlu_tui.cli.say import say, say_warning
 
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -90,7 +90,6 @@ def cmd_successes(args: argparse.Namespace) -> int:
 
 
 def _from_kore(args: argparse.Namespace) -> int:
-    from nlu_tui.cli.say import say_warning
     from nlu_tui.errors import InputError
     from nlu_tui.formats.native import save_suite
     from nlu_tui.successes_kore import kore_successful_suite, read_kore_analytics

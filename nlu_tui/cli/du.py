@@ -17,25 +17,64 @@ from typing import Any
 DEFAULT_PATH = "dialogue_understanding_tests/"
 
 
-def register(kinds: argparse._SubParsersAction[Any]) -> None:
-    p = kinds.add_parser(
-        "du",
-        help="dialogue understanding tests: expected commands per step (rasa test du)",
-        description="Run Dialogue Understanding Tests: every user step's predicted commands "
-        "against the expected ones, with Rasa Pro's metrics. Also: `test du convert-e2e PATH "
-        "--output-folder DIR` and `test du convert-dsl --dut-tests-dir D --output-dir O "
-        "--dsl-mappings M.yml`.",
-    )
-    p.add_argument(
-        "paths",
-        nargs="*",
-        default=[],
-        metavar="PATH",
-        help=f"test file or folder (default {DEFAULT_PATH}); or convert-e2e PATH / convert-dsl",
-    )
+class _AnyWord(dict[str, Any]):
+    """The sub-commands, as argparse's ``choices``: every first word is accepted (a PATH)."""
+
+    def __init__(self, commands: dict[str, Any]) -> None:
+        super().__init__()
+        self.commands = commands
+
+    def __contains__(self, word: object) -> bool:
+        return True
+
+    def __iter__(self) -> Any:
+        return iter(self.commands)
+
+    def keys(self) -> Any:
+        return self.commands.keys()
+
+
+class _CommandOrPath(argparse._SubParsersAction):  # type: ignore[type-arg]
+    """``test du``'s sub-commands, where any other first word is a test PATH.
+
+    ``convert-dsl`` and ``convert-e2e`` are argparse sub-commands with their own options and
+    ``--help``; anything else (``tests/``, ``./convert-dsl``) and what follows it is parsed as
+    the run's PATH and options, so a test file named ``convert-dsl`` runs as ``./convert-dsl``.
+    """
+
+    run_parser: argparse.ArgumentParser
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.choices = _AnyWord(self._name_parser_map)  # a PATH is not an "invalid choice"
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        if values and values[0] in self._name_parser_map:
+            super().__call__(parser, namespace, values, option_string)
+            return
+        parsed, extra = self.run_parser.parse_known_args(values)
+        for key, value in vars(parsed).items():
+            setattr(namespace, key, value)
+        if extra:
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+
+
+def _add_run_options(p: argparse.ArgumentParser, *, defaults: bool = True) -> None:
+    """The run's options; without ``defaults`` (the options after the PATH) an option not
+    given is left out, so it does not undo the same option given before the PATH."""
+
+    def default(value: Any) -> Any:
+        return value if defaults else argparse.SUPPRESS
+
     p.add_argument("--engine", help="profile name, embedded:NLU.yml, rasa-pro:URL, http:URL...")
     p.add_argument("--flows", type=Path, help="flows file (default: <stem>.flows.yml beside)")
-    p.add_argument("--dsl", default="auto", choices=["auto", "v1", "v2", "v3"])
+    p.add_argument("--dsl", default=default("auto"), choices=["auto", "v1", "v2", "v3"])
     p.add_argument(
         "--additional-commands",
         type=Path,
@@ -45,7 +84,7 @@ def register(kinds: argparse._SubParsersAction[Any]) -> None:
     p.add_argument(
         "--remove-default-commands",
         nargs="+",
-        default=[],
+        default=default([]),
         metavar="NAME",
         help="default commands to remove, e.g. CancelFlow ClarifyCommand",
     )
@@ -55,35 +94,83 @@ def register(kinds: argparse._SubParsersAction[Any]) -> None:
         help="structured report (YAML, Rasa's keys; default "
         "dialogue_understanding_test_<date>.yml)",
     )
-    p.add_argument("--no-output", action="store_true", help="write no report file")
-    p.add_argument("--output-prompt", action="store_true", help="show and keep the prompts")
+    p.add_argument(
+        "--no-output", action="store_true", default=default(False), help="write no report file"
+    )
+    p.add_argument(
+        "--output-prompt",
+        action="store_true",
+        default=default(False),
+        help="show and keep the prompts",
+    )
     p.add_argument("--json", type=Path, metavar="FILE", help="also write the report as JSON")
     p.add_argument("--junit", type=Path, metavar="FILE", help="also write JUnit XML")
     p.add_argument("--fail-on", help="gates, e.g. f1<0.9,set_slot.f1<0.8,accuracy<1")
-    p.add_argument("--concurrency", type=int, default=4)
-    p.add_argument("--retries", type=int, default=3)
-    p.add_argument("--timeout", type=float, default=60.0)
+    p.add_argument("--concurrency", type=int, default=default(4))
+    p.add_argument("--retries", type=int, default=default(3))
+    p.add_argument("--timeout", type=float, default=default(60.0))
     p.add_argument("--resume", metavar="RUN", help="finish a canceled or interrupted DUT run")
     p.add_argument("--diff-with", metavar="RUN", help="compare with an earlier DUT run")
-    p.add_argument("--note", default="")
-    p.add_argument("--output-folder", type=Path, default=Path("dialogue_understanding_tests"))
-    p.add_argument("--dut-tests-dir", type=Path)
-    p.add_argument("--output-dir", type=Path)
-    p.add_argument("--dsl-mappings", type=Path)
-    p.set_defaults(handler=cmd_du)
+    p.add_argument("--note", default=default(""))
 
 
-def cmd_du(args: argparse.Namespace) -> int:
+def register(kinds: argparse._SubParsersAction[Any]) -> None:
+    p = kinds.add_parser(
+        "du",
+        help="dialogue understanding tests: expected commands per step (rasa test du)",
+        description="Run Dialogue Understanding Tests: every user step's predicted commands "
+        "against the expected ones, with Rasa Pro's metrics. Sub-commands: `test du "
+        "convert-e2e PATH --engine E --output-folder DIR` and `test du convert-dsl "
+        "--dut-tests-dir D --output-dir O --dsl-mappings M.yml` (a test file named like one "
+        "runs as ./convert-dsl).",
+    )
+    _add_run_options(p)
+    p.set_defaults(handler=cmd_du, paths=[])
+    commands = p.add_subparsers(
+        action=_CommandOrPath,
+        dest="du_command",
+        metavar="PATH | convert-e2e | convert-dsl",
+        help=f"test file or folder (default {DEFAULT_PATH}), then the run's options; or a "
+        "sub-command",
+    )
+    # The run's PATH and the options after it; SUPPRESS keeps options given before the PATH.
+    run = argparse.ArgumentParser(prog=f"{p.prog} PATH", argument_default=argparse.SUPPRESS)
+    run.add_argument("paths", nargs="*", metavar="PATH")
+    _add_run_options(run, defaults=False)
+    commands.run_parser = run
+
+    e2e = commands.add_parser(
+        "convert-e2e",
+        help="turn E2E tests into DUT tests by running them (rasa test du convert-e2e)",
+        description="Run E2E tests against an engine that reports commands and write them as "
+        "DUT test cases: the ready ones, and those to review.",
+    )
+    e2e.add_argument("path", type=Path, metavar="PATH", help="E2E test file or folder")
+    e2e.add_argument("--engine", help="an engine that converses and reports commands")
+    e2e.add_argument("--output-folder", type=Path, default=Path("dialogue_understanding_tests"))
+    e2e.add_argument("--dsl", default="auto", choices=["auto", "v1", "v2", "v3"])
+    e2e.set_defaults(handler=cmd_convert_e2e)
+
+    dsl = commands.add_parser(
+        "convert-dsl",
+        help="rewrite DUT tests' commands from one DSL to another (rasa test du convert-dsl)",
+        description="Rewrite the commands of a folder of DUT tests with a DSL mapping file, "
+        "keeping the folder structure.",
+    )
+    dsl.add_argument("--dut-tests-dir", type=Path)
+    dsl.add_argument("--output-dir", type=Path)
+    dsl.add_argument("--dsl-mappings", type=Path)
+    dsl.set_defaults(handler=cmd_convert_dsl)
+
+
+def _failures(work: Any, args: argparse.Namespace) -> int:
+    """``work(args)``, with bad input, engine and other failures said and mapped to exit codes."""
     from nlu_tui.cli import exitcodes
     from nlu_tui.cli.say import say_error
     from nlu_tui.errors import EngineError, InputError, NluTuiError
 
     try:
-        if args.paths and args.paths[0] == "convert-dsl":
-            return _convert_dsl(args)
-        if args.paths and args.paths[0] == "convert-e2e":
-            return _convert_e2e(args)
-        return _run(args)
+        return int(work(args))
     except InputError as exc:
         say_error(exc)
         return exitcodes.BAD_INPUT
@@ -93,6 +180,18 @@ def cmd_du(args: argparse.Namespace) -> int:
     except NluTuiError as exc:
         say_error(exc)
         return exitcodes.RUN_FAILED
+
+
+def cmd_convert_dsl(args: argparse.Namespace) -> int:
+    return _failures(_convert_dsl, args)
+
+
+def cmd_convert_e2e(args: argparse.Namespace) -> int:
+    return _failures(_convert_e2e, args)
+
+
+def cmd_du(args: argparse.Namespace) -> int:
+    return _failures(_run, args)
 
 
 def _convert_dsl(args: argparse.Namespace) -> int:
@@ -127,17 +226,13 @@ def _convert_e2e(args: argparse.Namespace) -> int:
     from nlu_tui.dut.convert_e2e import convert_e2e
     from nlu_tui.errors import InputError
 
-    if len(args.paths) != 2:
-        raise InputError("convert-e2e needs one PATH (an E2E file or folder)", field="path")
     if not args.engine:
         raise InputError(
             "convert-e2e runs the E2E tests: give --engine (one that converses and reports "
             "commands, e.g. rasa-pro:URL)",
             field="engine",
         )
-    summary = asyncio.run(
-        convert_e2e(Path(args.paths[1]), args.output_folder, args.engine, _dsl(args))
-    )
+    summary = asyncio.run(convert_e2e(args.path, args.output_folder, args.engine, _dsl(args)))
     for line in summary:
         say(line)
     return exitcodes.OK

@@ -5,7 +5,7 @@ On a terminal the proposals are reviewed interactively (accept, reject, edit, "g
 without repeats, then add); ``--yes`` (or stdin that is not a terminal, as in CI) asks nothing:
 the proposals and their checks are printed and ``--yes`` adds the clean ones
 (``--add-flagged``: the flagged ones too; never one with an error). The endpoint: ``llm:`` in
-the user settings (see :mod:`nlu_tui.llm.config`). The work is done by
+the user settings (see :mod:`nlu_tui.engines.llm_config`). The work is done by
 :class:`nlu_tui.llm.generate.CaseGenerator` and
 :class:`nlu_tui.llm.generate_flow.FlowCaseGenerator`, as in the workbench's "Generate…".
 """

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from nlu_tui.model import RunStatus
 from nlu_tui.repeats import repeat_of
 from nlu_tui.textsafe import inert
 
@@ -276,7 +277,6 @@ def header_lines(run: RunRecord, reason: str = ": {}") -> list[str]:
 def summary_text(
     run: RunRecord, rows: list[StoredResult], stability: StabilityReport | None = None
 ) -> str:
-    from nlu_tui.model import RunStatus
     from nlu_tui.scoring.summary import summarize
 
     s = summarize([r for _c, _p, r in rows])

@@ -40,8 +40,10 @@ from nlu_tui.compare.outputs import statistics_json
 from nlu_tui.compare.settings import TestSettings, load_settings
 from nlu_tui.compare.statistics import Statistics, load_statistics
 from nlu_tui.compare.thresholds import GateResult, Threshold, check_gates
-from nlu_tui.compare.utterances import Utterance, luis_match, parse_utterance
+from nlu_tui.compare.utterances import Utterance, parse_utterance
 from nlu_tui.fileio import atomic_write_text
+from nlu_tui.formats.luis_positions import luis_match
+from nlu_tui.formats.nludevops import case_to_json
 from nlu_tui.model import PredictedEntity, Prediction, TestCase
 
 __all__ = [
@@ -63,8 +65,6 @@ __all__ = [
 
 def expected_json(case: TestCase) -> dict[str, Any]:
     """The case as the expected generic utterance: the item ``export -f nludevops`` writes."""
-    from nlu_tui.formats.nludevops import case_to_json
-
     return case_to_json(case)
 
 

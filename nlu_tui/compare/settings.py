@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from nlu_tui import jsonfile
 from nlu_tui.compare.decisions import CompareSettings
 from nlu_tui.compare.normalize import JsonRules
 from nlu_tui.compare.thresholds import STAR_GROUPS, Threshold, parse_threshold
@@ -140,8 +141,6 @@ def parse_settings(data: Any, *, path: Path | str | None = None) -> TestSettings
 
 def load_settings(path: Path) -> TestSettings:
     """Read a settings file; ``.json`` is JSON, anything else is YAML (which also reads JSON)."""
-    from nlu_tui import jsonfile
-
     try:
         data_bytes = Path(path).read_bytes()
     except OSError as exc:

@@ -11,13 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from nlu_tui.errors import InputError
+from nlu_tui.formats.luis_positions import luis_match
 from nlu_tui.jsonfile import read_json
 
 OWN_KEY = "nluTui"
 """nlu-tui's own property of a generic utterance (``formats.nludevops.EXTENSION_KEY``)."""
-
-MAX_MATCH_INDEX_STEPS = 100_000
-"""Guard for the LUIS position converter's search loop (it can cycle on overlapping text)."""
 
 
 @dataclass
@@ -88,43 +86,6 @@ def _number(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     return float(value)
-
-
-def luis_match(text: str, start: int, end: int) -> tuple[str, int]:
-    """``startPos``/``endPos`` (inclusive) → ``(matchText, matchIndex)`` as NLU.DevOps converts them.
-
-    ``matchIndex`` counts the non-overlapping hits of ``matchText`` found before ``start`` by the
-    converter's own loop (which, like .NET's, restarts after a miss at ``length - 1``).
-    Raises ValueError when ``start > end`` or a position is outside the text.
-    """
-    if not (0 <= start <= end < len(text)):
-        raise ValueError(
-            f"invalid start position {start} or end position {end} "
-            f"for an utterance of {len(text)} characters"
-        )
-    match_text = text[start : end + 1]
-    length = len(match_text)
-    pos = 0
-    for index in range(MAX_MATCH_INDEX_STEPS):
-        pos = text.find(match_text, pos)
-        if pos == start:
-            return match_text, index
-        pos += length
-    raise ValueError(f"cannot place {match_text!r} at position {start}")
-
-
-def occurrence_start(text: str, match_text: str, match_index: int) -> int | None:
-    """Where the ``match_index``-th non-overlapping occurrence of ``match_text`` starts, if any."""
-    if not match_text:
-        return None
-    pos = 0
-    for _ in range(match_index + 1):
-        found = text.find(match_text, pos)
-        if found < 0:
-            return None
-        start = found
-        pos = found + len(match_text)
-    return start
 
 
 def parse_entity(obj: Any, text: str | None, where: dict[str, Any]) -> Entity:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from nlu_tui.conversation.model import Story, StoryStep, StoryStepKind
+from nlu_tui.conversation_model import Story, StoryStep, StoryStepKind
 
 MAX_JOINS = 20
 """Longest chain of joined stories followed (a cycle of checkpoints stops there)."""

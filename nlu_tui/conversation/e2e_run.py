@@ -15,7 +15,7 @@ from nlu_tui.conversation.e2e_scoring import (
     find_failures,
     score_case,
 )
-from nlu_tui.conversation.model import (
+from nlu_tui.conversation_model import (
     E2EFile,
     E2ETestCase,
     EventKind,

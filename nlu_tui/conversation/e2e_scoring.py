@@ -16,7 +16,7 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
-from nlu_tui.conversation.model import (
+from nlu_tui.conversation_model import (
     E2EStep,
     E2ETestCase,
     EventKind,

@@ -22,9 +22,9 @@ from typing import Any
 
 import yaml
 
-from nlu_tui.conversation.model import Story
+from nlu_tui.conversation_model import Story
 from nlu_tui.fileio import atomic_write_text
-from nlu_tui.scoring.rasa_charts import ConfusionChart
+from nlu_tui.scoring.rasa_charts import ConfusionChart, confusion_chart
 from nlu_tui.store.records import RunRecord, StoredItem
 
 FAILED_STORIES_FILE = "failed_test_stories.yml"
@@ -218,12 +218,12 @@ def action_pairs(items: Sequence[StoredItem]) -> list[tuple[str, str, str | None
 
 def _entity_label(entity: dict[str, Any]) -> str:
     """Rasa's ``TrainingDataWriter.generate_entity`` of one entity (``[three](people)``)."""
-    from nlu_tui.conversation.story_writer import _entity_attributes
+    from nlu_tui.conversation.story_eval import entity_attributes
 
     text = str(entity.get("text", ""))
     start, end = entity.get("start"), entity.get("end")
     span = text[start:end] if isinstance(start, int) and isinstance(end, int) else text
-    return f"[{span}]{_entity_attributes(span, entity)}"
+    return f"[{span}]{entity_attributes(span, entity)}"
 
 
 def aligned_entities(items: Sequence[StoredItem]) -> tuple[list[str], list[str]]:
@@ -375,8 +375,6 @@ def story_confusion_chart(items: Sequence[StoredItem]) -> ConfusionChart | None:
     """``_plot_story_evaluation``'s matrix: the expected actions against the predicted ones
     (only actions, also with ``--e2e``), over the labels seen on either side; None when no
     action was scored (Rasa would fail to draw an empty matrix)."""
-    from nlu_tui.scoring.rasa_charts import confusion_chart
-
     pairs = Counter((expected, predicted) for expected, predicted, _ in action_pairs(items))
     return confusion_chart(pairs, STORY_CONFUSION_TITLE) if pairs else None
 

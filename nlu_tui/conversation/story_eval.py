@@ -11,11 +11,13 @@ wrong; the annotated story is what ``failed_test_stories.yml`` shows.
 
 from __future__ import annotations
 
+import json
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from nlu_tui.conversation.model import Story, StoryStep, StoryStepKind
+from nlu_tui.conversation_model import Story, StoryStep, StoryStepKind
 from nlu_tui.engines.conversation import DialogueDomain, DialogueProbe
 
 ACTION_LISTEN = "action_listen"
@@ -320,7 +322,50 @@ def _intent_comment(
 ) -> str:
     """``WronglyClassifiedUserUtterance.inline_comment``: the predicted intent and the text
     with the predicted entities marked up."""
-    from nlu_tui.conversation.story_writer import format_message
-
     text = event.get("text") or ""
     return f"predicted: {intent}: {format_message(text, intent, entities)}"
+
+
+def entity_attributes(span: str, entity: dict[str, Any]) -> str:
+    """Rasa's entity attributes after ``[span]``: ``(name)``, or the JSON of the non-default ones."""
+    value = entity.get("value")
+    if value and value == span:
+        value = None
+    role, group = entity.get("role"), entity.get("group")
+    if value is None and role is None and group is None:
+        return f"({entity.get('entity')})"
+    data = {
+        k: v
+        for k, v in (
+            ("entity", entity.get("entity")),
+            ("role", role),
+            ("group", group),
+            ("value", value),
+        )
+        if v is not None
+    }
+    return json.dumps(data)
+
+
+def format_message(text: str, intent: str | None, entities: Sequence[dict[str, Any]]) -> str:
+    """Rasa's ``format_message``: the text with the entities marked up inline."""
+    del intent
+    if text.startswith("/"):
+        return text
+    by_start: dict[int, list[dict[str, Any]]] = {}
+    for entity in entities:
+        if isinstance(entity.get("start"), int) and isinstance(entity.get("end"), int):
+            by_start.setdefault(entity["start"], []).append(entity)
+    out, pos = "", 0
+    for start in sorted(by_start):
+        group = by_start[start]
+        end = group[0]["end"]
+        span = text[start:end]
+        out += text[pos:start]
+        if len(group) == 1:
+            out += f"[{span}]{entity_attributes(span, group[0])}"
+        else:
+            inner = ", ".join(entity_attributes(span, e) for e in group)
+            out += f"[{span}][{inner}]"
+        pos = end
+    return out + text[pos:]

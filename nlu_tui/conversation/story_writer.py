@@ -9,13 +9,17 @@ entities; slots and active loops are written as in the stories.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
 import yaml
 
-from nlu_tui.conversation.story_eval import ACTION_LISTEN, ACTION_SESSION_START, StoryResult
+from nlu_tui.conversation.story_eval import (
+    ACTION_LISTEN,
+    ACTION_SESSION_START,
+    StoryResult,
+)
+from nlu_tui.conversation.story_eval import format_message as format_message
 
 RASA_FORMAT_VERSION = "3.1"
 NO_FAILED = "None of the test stories failed - all good!"
@@ -32,50 +36,6 @@ def _scalar(value: Any) -> str:
     if text.endswith("\n..."):
         text = text[: -len("\n...")]
     return text.strip()
-
-
-def _entity_attributes(span: str, entity: dict[str, Any]) -> str:
-    value = entity.get("value")
-    if value and value == span:
-        value = None
-    role, group = entity.get("role"), entity.get("group")
-    if value is None and role is None and group is None:
-        return f"({entity.get('entity')})"
-    data = {
-        k: v
-        for k, v in (
-            ("entity", entity.get("entity")),
-            ("role", role),
-            ("group", group),
-            ("value", value),
-        )
-        if v is not None
-    }
-    return json.dumps(data)
-
-
-def format_message(text: str, intent: str | None, entities: Sequence[dict[str, Any]]) -> str:
-    """Rasa's ``format_message``: the text with the entities marked up inline."""
-    del intent
-    if text.startswith("/"):
-        return text
-    by_start: dict[int, list[dict[str, Any]]] = {}
-    for entity in entities:
-        if isinstance(entity.get("start"), int) and isinstance(entity.get("end"), int):
-            by_start.setdefault(entity["start"], []).append(entity)
-    out, pos = "", 0
-    for start in sorted(by_start):
-        group = by_start[start]
-        end = group[0]["end"]
-        span = text[start:end]
-        out += text[pos:start]
-        if len(group) == 1:
-            out += f"[{span}]{_entity_attributes(span, group[0])}"
-        else:
-            inner = ", ".join(_entity_attributes(span, e) for e in group)
-            out += f"[{span}][{inner}]"
-        pos = end
-    return out + text[pos:]
 
 
 def _step_lines(result: StoryResult) -> list[str]:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from nlu_tui.conversation.model import E2EFile, StepKind
+from nlu_tui.conversation_model import E2EFile, StepKind
 from nlu_tui.dut.commands import (
     DEFAULT_CLASS_NAMES,
     DSL_VERSIONS,

@@ -2,7 +2,7 @@
 
 An engine with ``Capabilities.conversation`` implements :class:`ConversationEngine`: it opens a
 :class:`Conversation` by sender id (one per test case, so test cases run side by side), sends
-user messages and reports what followed as a :class:`~nlu_tui.conversation.model.Turn` (bot
+user messages and reports what followed as a :class:`~nlu_tui.conversation_model.Turn` (bot
 messages with their response names, actions, slots set, the parsed intent and entities, and
 the commands where the engine exposes them). Fixtures are applied as slot events before the
 first message.
@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from nlu_tui.conversation.model import Turn
+from nlu_tui.conversation_model import Turn
 
 
 class Conversation(abc.ABC):

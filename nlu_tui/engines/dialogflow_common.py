@@ -23,7 +23,7 @@ from typing import Any
 import orjson
 
 from nlu_tui.engines.google_auth import ServiceAccount
-from nlu_tui.engines.httpcall import HttpEngine, required_setting, safe_url
+from nlu_tui.engines.httpcall import BadResponseError, HttpEngine, required_setting, safe_url
 from nlu_tui.errors import EngineError
 from nlu_tui.model import PredictedEntity
 
@@ -168,8 +168,6 @@ async def list_google_intents(
     engine: GoogleEngine, url: str, language: str
 ) -> list[tuple[str, list[str]]]:
     """``intents.list`` (ES v2 and CX v3 alike) with training phrases, every page."""
-    from nlu_tui.engines.httpcall import BadResponseError
-
     found: list[tuple[str, list[str]]] = []
     token = ""
     for _page in range(1000):

@@ -31,7 +31,13 @@ import orjson
 
 from nlu_tui.engines.answer_values import json_number
 from nlu_tui.engines.base import Capabilities, ParseContext, register
-from nlu_tui.engines.httpcall import BadResponseError, HttpEngine, required_setting, safe_url
+from nlu_tui.engines.httpcall import (
+    BadResponseError,
+    HttpEngine,
+    required_setting,
+    safe_url,
+    vendor_message,
+)
 from nlu_tui.errors import EngineError
 from nlu_tui.model import IntentKind, IntentScore, PredictedEntity, Prediction
 
@@ -161,8 +167,6 @@ class KoreEngine(HttpEngine):
 
 
 def _rate_limited(response: Any) -> bool:
-    from nlu_tui.engines.httpcall import vendor_message
-
     said = vendor_message(response) or response.text[:300]
     return "rate limit" in said.lower()
 

@@ -36,13 +36,15 @@ from typing import TYPE_CHECKING, Any
 
 from nlu_tui.engines.base import Capabilities, Engine, ParseContext, register
 from nlu_tui.engines.httpcall import BadResponseError
+from nlu_tui.engines.llm_answer_json import found, loose_json
+from nlu_tui.engines.llm_client import ChatClient
+from nlu_tui.engines.llm_config import LLMConfig, LLMError, llm_config_from_mapping, load_llm_config
 from nlu_tui.errors import EngineError, InputError
 from nlu_tui.model import IntentScore, PredictedEntity, Prediction
 
 if TYPE_CHECKING:
     import httpx
 
-    from nlu_tui.llm import ChatClient, LLMConfig
     from nlu_tui.training import TrainingData
 
 NO_INTENT = ("none", "null", "nlu_fallback", "out_of_scope_unknown")
@@ -107,8 +109,6 @@ def context_message(data: TrainingData, parents: list[str]) -> str:
 
 def _json_object(text: str) -> Any:
     """The JSON the model answered, tolerating a ```json fence around it."""
-    from nlu_tui.llm.answer_json import found, loose_json
-
     value = loose_json(text, "{}")
     if found(value):
         return value
@@ -211,8 +211,6 @@ class LLMEngine(Engine):
                 raise EngineError(f"llm engine: no intents in {self.path}")
             self.system_prompt = build_system_prompt(self.data, self.examples)
         if self._client is None:
-            from nlu_tui.llm import ChatClient
-
             self._client = ChatClient(self.llm)
 
     async def close(self) -> None:
@@ -248,8 +246,6 @@ class LLMEngine(Engine):
 def endpoint_config(settings: Mapping[str, Any], who: str) -> LLMConfig:
     """The profile's endpoint, or the user settings' ``llm:`` entry when it names none
     (shared by the ``llm`` engine and the ``llm-commands`` DUT command generator)."""
-    from nlu_tui.llm import LLMError, llm_config_from_mapping, load_llm_config
-
     keys = ("base_url", "model", "temperature", "max_tokens", "headers", "timeout")
     own = {k: settings[k] for k in keys if settings.get(k) is not None}
     try:

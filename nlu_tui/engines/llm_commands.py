@@ -12,7 +12,7 @@ describes.
         model: llama3.1
         api_key: ${OPENAI_API_KEY}
 
-The prompt is :func:`nlu_tui.dut.llm_prompt.render_prompt`; the answer is read one command
+The prompt is :func:`nlu_tui.engines.llm_command_prompt.render_prompt`; the answer is read one command
 per line with the V2 parser (commands naming an unknown flow are dropped, as Rasa Pro does).
 Each step's prompt, answer, latency and token usage are recorded in Rasa Pro's ``prompts``
 shape, so ``--output-prompt`` and the token metrics show them.
@@ -27,13 +27,14 @@ from typing import TYPE_CHECKING, Any
 from nlu_tui.engines.base import Capabilities, Engine, ParseContext, register
 from nlu_tui.engines.command_api import CommandEngine, CommandOutput, CommandRequest
 from nlu_tui.engines.llm import endpoint_config
+from nlu_tui.engines.llm_client import ChatClient
+from nlu_tui.engines.llm_command_prompt import parse_answer, render_prompt
 from nlu_tui.errors import EngineError, InputError
 
 if TYPE_CHECKING:
     import httpx
 
     from nlu_tui.dut.flows import Flows
-    from nlu_tui.llm import ChatClient
     from nlu_tui.model import Prediction
 
 COMPONENT = "LLMCommandGenerator"
@@ -81,8 +82,6 @@ class LLMCommandGenerator(Engine, CommandEngine):
                 "or give `nlu-tui test du --flows FILE`"
             )
         if self._client is None:
-            from nlu_tui.llm import ChatClient
-
             self._client = ChatClient(self.llm)
 
     async def close(self) -> None:
@@ -98,14 +97,10 @@ class LLMCommandGenerator(Engine, CommandEngine):
 
     def prompt(self, request: CommandRequest) -> str:
         """The user prompt of one step (what ``--output-prompt`` shows)."""
-        from nlu_tui.dut.llm_prompt import render_prompt
-
         assert self.flows is not None
         return render_prompt(self.flows, request.conversation, request.text, request.slots)
 
     async def predict_commands(self, request: CommandRequest) -> CommandOutput:
-        from nlu_tui.dut.llm_prompt import parse_answer
-
         if self._client is None or self.flows is None:
             await self.open(None)
         assert self._client is not None

@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import urllib.parse
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from nlu_tui.conversation.model import EventKind, ObservedEvent, Turn
+from nlu_tui.conversation_model import EventKind, ObservedEvent, Turn
 from nlu_tui.engines.conversation import ActionPrediction, Conversation, DialogueDomain
 from nlu_tui.engines.httpcall import BadResponseError
-
-if TYPE_CHECKING:
-    from nlu_tui.engines.rasa import RasaEngine
+from nlu_tui.engines.rasa_common import RasaServer
 
 
 def observed(event: Mapping[str, Any]) -> ObservedEvent | None:
@@ -85,7 +83,7 @@ def turn_of(user_text: str | None, events: Sequence[Mapping[str, Any]], latency:
 class RasaConversation(Conversation):
     """One sender id on one Rasa server; ``cursor`` is how many tracker events were seen."""
 
-    def __init__(self, engine: RasaEngine, sender_id: str) -> None:
+    def __init__(self, engine: RasaServer, sender_id: str) -> None:
         self.engine = engine
         self.sender_id = sender_id
         self.cursor = 0
@@ -133,7 +131,7 @@ class RasaConversation(Conversation):
         return turn_of(text, new, latency + more)
 
 
-async def _domain_json(engine: RasaEngine) -> dict[str, Any]:
+async def _domain_json(engine: RasaServer) -> dict[str, Any]:
     """``GET /domain`` with ``Accept: application/json`` (Rasa's ``Domain.as_dict``)."""
     body, _ = await engine.request_json(
         "GET",
@@ -158,7 +156,7 @@ def _domain_names(items: Any, key: str) -> list[str]:
     return names
 
 
-async def domain_inventory(engine: RasaEngine) -> tuple[list[str], list[str]]:
+async def domain_inventory(engine: RasaServer) -> tuple[list[str], list[str]]:
     """(intents, entities) of the loaded model's domain, as ``GET /domain`` lists them."""
     body = await _domain_json(engine)
     return (
@@ -167,7 +165,7 @@ async def domain_inventory(engine: RasaEngine) -> tuple[list[str], list[str]]:
     )
 
 
-async def dialogue_domain(engine: RasaEngine) -> DialogueDomain:
+async def dialogue_domain(engine: RasaServer) -> DialogueDomain:
     """``GET /domain`` as JSON: slot types, ``from_entity`` mappings, forms."""
     body = await _domain_json(engine)
     domain = DialogueDomain()
@@ -192,7 +190,7 @@ async def dialogue_domain(engine: RasaEngine) -> DialogueDomain:
 
 
 async def predict_action(
-    engine: RasaEngine, events: Sequence[Mapping[str, Any]]
+    engine: RasaServer, events: Sequence[Mapping[str, Any]]
 ) -> ActionPrediction:
     """``POST /model/predict``: the action of highest score (the first such in the domain's
     order, as ``numpy.argmax`` picks it in Rasa)."""
@@ -221,7 +219,7 @@ async def predict_action(
     )
 
 
-async def parse_message(engine: RasaEngine, text: str) -> dict[str, Any]:
+async def parse_message(engine: RasaServer, text: str) -> dict[str, Any]:
     body, _ = await engine.request_json(
         "POST",
         f"{engine.base_url}/model/parse",

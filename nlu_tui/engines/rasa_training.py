@@ -21,13 +21,14 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from nlu_tui.engines.base import ParseContext, TrainedModel, TrainingConfig, config_name
+from nlu_tui.engines.httpcall import safe_url
+from nlu_tui.engines.rasa_common import TRAIN_TIMEOUT, RasaServer, parse_rasa_answer
 from nlu_tui.errors import EngineError, InputError
 from nlu_tui.model import Prediction
 
 if TYPE_CHECKING:
     import httpx
 
-    from nlu_tui.engines.rasa import RasaEngine
     from nlu_tui.training import TrainingData
 
 INDEX_FILE = "rasa-models.json"
@@ -75,7 +76,7 @@ def training_body(data: TrainingData, config: TrainingConfig) -> str:
     """The one YAML document ``POST /model/train`` takes: NLU data, then the config's keys."""
     import yaml
 
-    from nlu_tui.evaluation.data import training_yaml
+    from nlu_tui.formats.rasa_yaml import training_yaml
 
     settings = {k: v for k, v in dict(config.settings["config"]).items() if k != "engine"}
     return training_yaml(data) + yaml.safe_dump(settings, sort_keys=False, allow_unicode=True)
@@ -107,7 +108,7 @@ class RasaTrained(TrainedModel):
     """The model a Rasa server loaded for us; parses over ``POST /model/parse``."""
 
     def __init__(
-        self, engine: RasaEngine, client: httpx.AsyncClient, own: bool, model: str, cached: bool
+        self, engine: RasaServer, client: httpx.AsyncClient, own: bool, model: str, cached: bool
     ) -> None:
         self.engine = engine
         self.client = client
@@ -116,8 +117,6 @@ class RasaTrained(TrainedModel):
         self.cached = cached
 
     async def parse(self, text: str, context: ParseContext) -> Prediction:
-        from nlu_tui.engines.rasa import parse_rasa_answer
-
         engine = self.engine
         started = time.perf_counter()
         response = await self.client.post(
@@ -150,7 +149,7 @@ class RasaTrained(TrainedModel):
         return {"model": self.model, "cached": self.cached}
 
 
-async def _load(engine: RasaEngine, client: httpx.AsyncClient, model_file: str) -> str | None:
+async def _load(engine: RasaServer, client: httpx.AsyncClient, model_file: str) -> str | None:
     """``PUT /model``; the server's complaint when it cannot load the file, else None."""
     response = await client.put(
         f"{engine.base_url}/model",
@@ -180,16 +179,13 @@ def _server_message(response: httpx.Response) -> str:
 
 
 async def train_on_server(
-    engine: RasaEngine,
+    engine: RasaServer,
     data: TrainingData,
     config: TrainingConfig,
     client: httpx.AsyncClient | None = None,
 ) -> RasaTrained:
     """Train (or reload the model trained before on the same data and config) and load it."""
     import httpx
-
-    from nlu_tui.engines.httpcall import safe_url
-    from nlu_tui.engines.rasa import TRAIN_TIMEOUT
 
     body = training_body(data, config)
     key = hashlib.sha256(f"{engine.base_url}\0{body}".encode()).hexdigest()[:32]

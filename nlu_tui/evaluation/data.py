@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+from nlu_tui.formats.rasa_yaml import suite_from_training_data
+from nlu_tui.formats.rasa_yaml import training_yaml as training_yaml
 from nlu_tui.model import Suite, TestCase
 from nlu_tui.training import TrainingData
 
@@ -31,26 +33,14 @@ def full_intent(data: TrainingData) -> list[str]:
 
 def all_cases(data: TrainingData) -> list[TestCase]:
     """One test case per example, in order, with stable ids."""
-    from nlu_tui.formats.rasa_yaml import suite_from_training_data
-
     return suite_from_training_data(data).cases
 
 
 def cases_suite(data: TrainingData, name: str) -> Suite:
     """The suite of all examples (named ``name``)."""
-    from nlu_tui.formats.rasa_yaml import suite_from_training_data
-
     suite = suite_from_training_data(data, name=name)
     suite.path = data.path
     return suite
-
-
-def training_yaml(data: TrainingData) -> str:
-    """Rasa 3 NLU YAML for ``data`` (examples by intent, synonyms, regexes, lookups)."""
-    from nlu_tui.formats.rasa_yaml import dump_training_yaml, suite_from_training_data
-
-    text, _warnings = dump_training_yaml(suite_from_training_data(data))
-    return text
 
 
 def without_duplicates(data: TrainingData) -> tuple[TrainingData, int]:

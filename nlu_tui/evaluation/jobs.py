@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from nlu_tui.engines.base import Engine, TrainingConfig
+from nlu_tui.errors import NluTuiError
 from nlu_tui.model import Prediction, TestCase
 from nlu_tui.training import TrainingData
 
@@ -60,7 +61,6 @@ def _embedded_unit(unit: Unit, use_disk: bool) -> UnitResult:
     """Train and test one unit in this process (the worker of the process pool)."""
     from nlu_tui.engines.embedded.cache import train_cached
     from nlu_tui.engines.embedded.engine import EmbeddedTrained
-    from nlu_tui.errors import NluTuiError
 
     config = unit.config.settings["config"]
     result = UnitResult(unit)
@@ -177,8 +177,6 @@ async def _run_over_engine(
     client: httpx.AsyncClient | None,
     progress: Progress | None,
 ) -> AsyncIterator[UnitResult]:
-    from nlu_tui.errors import NluTuiError
-
     for unit in units:
         result = UnitResult(unit)
         if progress:

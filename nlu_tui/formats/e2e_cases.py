@@ -1,5 +1,5 @@
 """Rasa Pro end-to-end test cases (``test_cases:``, ``fixtures:``, ``metadata:``,
-``stub_custom_actions:``), read into :mod:`nlu_tui.conversation.model` and written back.
+``stub_custom_actions:``), read into :mod:`nlu_tui.conversation_model` and written back.
 
 The shapes follow Rasa Pro's schema (``rasa/e2e_test/schema/e2e_test_schema.yml``) and
 ``TestCase.from_dict``: a step is one of ``user``, ``bot``, ``utter``, ``slot_was_set`` or
@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from nlu_tui.conversation.model import (
+from nlu_tui.conversation_model import (
     E2EFile,
     E2EStep,
     E2ETestCase,
@@ -27,6 +27,7 @@ from nlu_tui.conversation.model import (
 )
 from nlu_tui.errors import InputError
 from nlu_tui.fileio import atomic_write_text
+from nlu_tui.formats import yaml_loader
 from nlu_tui.formats import yaml_nodes as yn
 from nlu_tui.model import digest_bytes
 
@@ -118,8 +119,6 @@ def read(path: Path, shown: str | None = None) -> E2EFile:
 def parse_text(text: str, path: Path, shown: str | None = None) -> E2EFile:
     """The E2E file ``path`` would be if it held ``text`` (a save checks its result with it);
     the digest is that of ``text`` as UTF-8."""
-    from nlu_tui.formats import yaml_loader
-
     root = yaml_loader.compose(text, path, prefix="invalid YAML")
     return _from_root(root, path, shown, digest_bytes(text.encode("utf-8")))
 

@@ -28,7 +28,7 @@ from typing import Any
 
 import yaml
 
-from nlu_tui.conversation.model import E2EFile, E2ETestCase
+from nlu_tui.conversation_model import E2EFile, E2ETestCase
 from nlu_tui.errors import ConflictError, InputError
 from nlu_tui.fileio import atomic_write_bytes
 from nlu_tui.formats import e2e_cases, yaml_loader

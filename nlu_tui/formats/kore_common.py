@@ -156,7 +156,7 @@ class CaseBuilder:
                 self.merge_entity(previous, entity)
             self.set_order(previous, row.order, row.line)
             return
-        from nlu_tui.formats.native import case_id_for
+        from nlu_tui.formats.native_reader import case_id_for
 
         occurrence = self._occurrence.get(row.utterance, 0)
         self._occurrence[row.utterance] = occurrence + 1

@@ -26,7 +26,7 @@ from nlu_tui.formats.kore_common import (
     parse_order_field,
     parse_parent_field,
 )
-from nlu_tui.formats.native import _stem
+from nlu_tui.formats.native_reader import suite_stem
 from nlu_tui.model import ExpectedEntity, Suite
 
 NAME = "kore-csv"
@@ -276,7 +276,7 @@ def load(path: Path) -> tuple[Suite, list[str]]:
             extra={c: get(c) for c in extras if get(c)},
         )
         builder.add(row)
-    suite, more = builder.finish(_stem(path))
+    suite, more = builder.finish(suite_stem(path))
     return suite, warnings + more
 
 

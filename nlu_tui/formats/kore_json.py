@@ -28,7 +28,7 @@ from nlu_tui.formats.kore_common import (
     parse_order_field,
     parse_parent_field,
 )
-from nlu_tui.formats.native import _stem
+from nlu_tui.formats.native_reader import suite_stem
 from nlu_tui.model import ExpectedEntity, Suite
 
 NAME = "kore-json"
@@ -291,7 +291,7 @@ def load(path: Path) -> tuple[Suite, list[str]]:
     builder = CaseBuilder(str(path), "line")
     for item in cases:
         builder.add(_row(item, path, doc.line))
-    suite, more = builder.finish(_stem(path))
+    suite, more = builder.finish(suite_stem(path))
     for key, value in doc.pairs.items():
         if key != "testCases":
             suite.extra.setdefault("kore", {})[key] = _plain(value)

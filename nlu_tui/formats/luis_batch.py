@@ -12,9 +12,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from nlu_tui.compare.utterances import luis_match, occurrence_start
 from nlu_tui.errors import InputError
 from nlu_tui.fileio import atomic_write_text
+from nlu_tui.formats.luis_positions import luis_match, occurrence_start
 from nlu_tui.formats.registry import ImportResult
 from nlu_tui.model import ExpectedEntity, ExpectedIntent, Suite, TestCase, ValueKind
 

@@ -29,6 +29,9 @@ from pathlib import Path
 
 import yaml
 
+from nlu_tui.formats import native_reader, native_writer
+from nlu_tui.formats.native_reader import SUITE_KEYS
+from nlu_tui.formats.native_writer import case_lines
 from nlu_tui.gcpause import gc_paused
 from nlu_tui.model import Suite, TestCase
 
@@ -59,8 +62,6 @@ def splice(
     Raises :class:`NoSplice` when that is not possible or not safe; the caller then writes the
     whole file from the suite.
     """
-    from nlu_tui.formats import native
-
     if _ODD_BREAKS.search(text):
         raise NoSplice("the file uses line breaks other than \\n and \\r\\n")
     newline = "\r\n" if "\r\n" in text else "\n"
@@ -68,8 +69,8 @@ def splice(
         text += newline
     try:
         with gc_paused(promote=True):
-            root = native._compose(text, path)
-            old = native._Reader(path).suite(root)
+            root = native_reader.compose(text, path)
+            old = native_reader.SuiteReader(path).suite(root)
     except Exception as exc:  # the caller decides; a broken base cannot be spliced
         raise NoSplice(f"the file as loaded cannot be read again ({exc})") from None
     if not isinstance(root, yaml.MappingNode) or root.flow_style or root.start_mark.column:
@@ -83,7 +84,7 @@ def splice(
         return "".join(line + newline for line in lines)
 
     def put(key: str, lines: list[str]) -> None:
-        order = native.SUITE_KEYS.index(key)
+        order = native_reader.SUITE_KEYS.index(key)
         if key in keys:
             span = keys[key]
             edits.append((span.start, span.end, order, emit(lines)))
@@ -102,7 +103,7 @@ def splice(
         return lines
 
     def scalar_line(key: str, value: str) -> list[str]:
-        return with_comment(key, [f"{key}: {native._scalar(value)}"])
+        return with_comment(key, [f"{key}: {native_writer.yaml_scalar(value)}"])
 
     entries = {str(k.value): (k, v) for k, v in root.value}
     if suite.name != old.name:
@@ -115,7 +116,7 @@ def splice(
         if value != getattr(old, key):
             lines: list[str] = []
             if value:
-                native._key(lines, "", key, value)
+                native_writer.key_lines(lines, "", key, value)
             put(key, lines)
     if suite.cases != old.cases or rewrite:
         cases_node = _cases_node(root)
@@ -166,13 +167,11 @@ def _has_alias(root: yaml.Node) -> bool:
 
 
 def _whole_cases(cases: list[TestCase]) -> list[str]:
-    from nlu_tui.formats import native
-
     if not cases:
         return ["cases: []"]
     lines = ["cases:"]
     for case in cases:
-        lines.extend(native._case_lines(case))
+        lines.extend(native_writer.case_lines(case))
     return lines
 
 
@@ -204,8 +203,6 @@ def _top_level_spans(text: str, root: yaml.MappingNode) -> dict[str, _Span]:
 def _insertion_point(key: str, spans: dict[str, _Span]) -> tuple[int, int]:
     """Where a top-level entry the file lacks goes: after the entry before it in the schema's
     order, else before the first entry after it."""
-    from nlu_tui.formats.native import SUITE_KEYS
-
     order = SUITE_KEYS.index(key)
     before = [spans[k].end for k in SUITE_KEYS[:order] if k in spans]
     if before:
@@ -229,8 +226,6 @@ def _cases_edit(
     is written anew where it was, a new one goes after the case before it in the new order. The
     comment and blank lines between two cases of the file stay in place.
     """
-    from nlu_tui.formats.native import SUITE_KEYS, _case_lines
-
     indent = node.start_mark.column
     items = _item_spans(text, node, indent)
     if len(items) != len(old):  # pragma: no cover - one case per item
@@ -246,7 +241,7 @@ def _cases_edit(
         for index in by_id.get(case.id, []) if case.id not in rewrite else []:
             if old[index] == case:
                 return own_text(index)
-        return "".join(line + newline for line in _shift(_case_lines(case), indent - 2))
+        return "".join(line + newline for line in _shift(case_lines(case), indent - 2))
 
     def gap(index: int) -> str:
         return text[items[index - 1].end : items[index].start] if index else ""

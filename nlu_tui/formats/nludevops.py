@@ -16,6 +16,7 @@ from typing import Any
 
 from nlu_tui.errors import InputError
 from nlu_tui.fileio import atomic_write_text
+from nlu_tui.formats.luis_positions import luis_match
 from nlu_tui.formats.registry import ImportResult
 from nlu_tui.jsonfile import read_json
 from nlu_tui.model import ExpectedEntity, ExpectedIntent, IntentKind, Suite, TestCase, ValueKind
@@ -66,8 +67,6 @@ def load_array(path: Path) -> list[Any]:
 def _entity_from_json(
     obj: Any, text: str, where: dict[str, Any], warnings: list[str]
 ) -> ExpectedEntity:
-    from nlu_tui.compare.utterances import luis_match
-
     if not isinstance(obj, dict):
         raise InputError("an entity must be a JSON object", **where)
     name = obj.get("entityType", obj.get("entity"))
@@ -208,8 +207,6 @@ def case_from_json(
 
 def entity_span(case: TestCase, entity: ExpectedEntity) -> tuple[str | None, int | None]:
     """(matchText, matchIndex) for an expected entity, from its text or its character span."""
-    from nlu_tui.compare.utterances import luis_match
-
     start, end = entity.start, entity.end
     placed: tuple[str, int] | None = None
     if start is not None and end is not None and 0 <= start < end <= len(case.utterance):

@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from nlu_tui.conversation.model import Story, StoryEntity, StoryFile, StoryStep, StoryStepKind
+from nlu_tui.conversation_model import Story, StoryEntity, StoryFile, StoryStep, StoryStepKind
 from nlu_tui.errors import InputError
 from nlu_tui.formats import yaml_nodes as yn
 from nlu_tui.formats.rasa_markup import MarkupError, parse_example

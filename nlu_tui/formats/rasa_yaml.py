@@ -48,6 +48,7 @@ __all__ = [
     "sniff",
     "suite_from_training_data",
     "training_data_from_suite",
+    "training_yaml",
     "write",
 ]
 
@@ -687,6 +688,13 @@ def _examples_block(lines: list[str]) -> list[str]:
 
 def _flow_mapping(meta: dict[str, Any]) -> str:
     return _json_for_yaml(meta)
+
+
+def training_yaml(data: TrainingData) -> str:
+    """Rasa 3 NLU YAML for ``data`` (examples by intent, synonyms, regexes, lookups): the
+    training file the Rasa engine posts and the parts ``data split`` writes."""
+    text, _warnings = dump_training_yaml(suite_from_training_data(data))
+    return text
 
 
 def dump_training_yaml(suite: Suite) -> tuple[str, list[str]]:

@@ -20,8 +20,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from nlu_tui import paths
+from nlu_tui import model, paths
 from nlu_tui.fileio import atomic_write_bytes
+from nlu_tui.formats.native_reader import suite_stem
 from nlu_tui.gcpause import gc_paused
 from nlu_tui.model import Suite
 
@@ -55,13 +56,12 @@ def entry_path(digest: str) -> Path:
 @lru_cache(maxsize=1)
 def stamp() -> bytes:
     """Changes whenever the cached objects' shape or the parser that made them changes."""
-    from nlu_tui import model
-    from nlu_tui.formats import native
-
     h = hashlib.sha256(f"{CACHE_VERSION}\0{pickle.HIGHEST_PROTOCOL}".encode())
-    for module in (model, native):
+    here = Path(__file__).parent
+    # the sources of the model and of the parser (read as files: the parser imports this module)
+    for source in (Path(str(model.__file__)), here / "native.py", here / "native_reader.py"):
         try:
-            h.update(Path(str(module.__file__)).read_bytes())
+            h.update(source.read_bytes())
         except OSError:  # no readable source (a frozen build): the field list still counts
             h.update(repr([f.name for f in dataclasses.fields(model.TestCase)]).encode())
     return h.hexdigest().encode() + b"\n"
@@ -84,8 +84,6 @@ def get(digest: str, path: Path) -> Suite | None:
     head = _MAGIC + stamp()
     if not blob.startswith(head):
         return None
-    from nlu_tui.formats.native import _stem
-
     try:
         with gc_paused(promote=True):
             loaded = _Unpickler(io.BytesIO(blob[len(head) :])).load()
@@ -95,7 +93,7 @@ def get(digest: str, path: Path) -> Suite | None:
     if stored_digest != digest or not isinstance(suite, Suite):
         return None
     if name_from_path:
-        suite.name = _stem(path)
+        suite.name = suite_stem(path)
     with contextlib.suppress(OSError):
         os.utime(entry)  # most recently used: kept longest
     return suite

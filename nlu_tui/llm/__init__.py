@@ -1,4 +1,9 @@
-"""A Textual-free client for any OpenAI-compatible chat-completions endpoint.
+"""LLM-backed test generation (:mod:`.generate`, :mod:`.generate_flow`), and the names of the
+chat client they use, which lives with the engines (:mod:`nlu_tui.engines.llm_client`,
+:mod:`nlu_tui.engines.llm_config`): the ``llm`` engines call it too, and engines sit below
+the services.
+
+A Textual-free client for any OpenAI-compatible chat-completions endpoint.
 
 Used by test-case generation (:mod:`nlu_tui.llm.generate`), the ``llm`` NLU engine and the
 DUT command generator. Configure it once (``llm:`` in the user settings, or a profile)::
@@ -13,8 +18,8 @@ DUT command generator. Configure it once (``llm:`` in the user settings, or a pr
 
 from __future__ import annotations
 
-from nlu_tui.llm.client import ChatClient, ChatReply, Usage, chat_once
-from nlu_tui.llm.config import (
+from nlu_tui.engines.llm_client import ChatClient, ChatReply, Usage, chat_once
+from nlu_tui.engines.llm_config import (
     LLMConfig,
     LLMError,
     LLMNotConfiguredError,

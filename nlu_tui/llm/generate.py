@@ -24,12 +24,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nlu_tui.coverage import DEFAULT_NEAR, find_leaks, normalise
+from nlu_tui.engines.llm_config import LLMError
 from nlu_tui.errors import InputError
-from nlu_tui.llm.config import LLMError
 from nlu_tui.model import ExpectedEntity, ExpectedIntent, Suite, TestCase, new_case_id
 
 if TYPE_CHECKING:
-    from nlu_tui.llm.client import ChatClient
+    from nlu_tui.engines.llm_client import ChatClient
     from nlu_tui.training import TrainingData
 
 GENERATED_TAG = "generated"
@@ -313,7 +313,7 @@ class CaseGenerator(ProposalSession):
 
 
 def json_answer(text: str, where: str) -> Any:
-    from nlu_tui.llm.answer_json import found, loose_json
+    from nlu_tui.engines.llm_answer_json import found, loose_json
 
     value = loose_json(text, "[]")
     if found(value):

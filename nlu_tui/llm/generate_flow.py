@@ -29,13 +29,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nlu_tui.coverage import DEFAULT_NEAR, find_leaks
+from nlu_tui.engines.llm_config import LLMError
 from nlu_tui.errors import InputError
-from nlu_tui.llm.config import LLMError
 from nlu_tui.llm.generate import GENERATED_TAG, MAX_EXAMPLES, Proposal, ProposalSession, json_answer
 from nlu_tui.model import TestCase
 
 if TYPE_CHECKING:
-    from nlu_tui.conversation.model import E2EFile, E2ETestCase
+    from nlu_tui.conversation_model import E2EFile, E2ETestCase
     from nlu_tui.dut.flows import Flow, Flows
     from nlu_tui.training import TrainingData
 
@@ -279,7 +279,7 @@ class FlowCaseGenerator(ProposalSession):
     # --- the test cases -------------------------------------------------------------------
 
     def case_of(self, proposal: FlowProposal, name: str) -> E2ETestCase:
-        from nlu_tui.conversation.model import E2EStep, E2ETestCase, StepKind
+        from nlu_tui.conversation_model import E2EStep, E2ETestCase, StepKind
         from nlu_tui.dut.commands import set_slot, to_dsl
 
         steps = [
@@ -399,7 +399,7 @@ def add_to_dut_file(path: Path, cases: Sequence[E2ETestCase]) -> bool:
     key); otherwise the file is rewritten. True when the text was kept."""
     import yaml
 
-    from nlu_tui.conversation.model import E2EFile
+    from nlu_tui.conversation_model import E2EFile
     from nlu_tui.fileio import atomic_write_text
     from nlu_tui.formats.e2e_cases import case_to_data, read, write
 

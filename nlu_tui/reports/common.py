@@ -6,19 +6,17 @@ fresh run or from the store.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from nlu_tui.model import CaseResult, Prediction, Stage, TestCase
+from nlu_tui.model import CaseResult, Stage
+from nlu_tui.scoring.rows import ResultRow as ResultRow
+from nlu_tui.scoring.rows import finite as finite
 
 if TYPE_CHECKING:
     from nlu_tui.store.records import RunRecord
-
-ResultRow = tuple[TestCase, Prediction | None, CaseResult]
-"""One scored case: the case as run, the engine's answer (None if not kept) and its result."""
 
 Timestamp = str | float | datetime | None
 
@@ -100,13 +98,6 @@ class RunMeta:
 
 def _count(value: Any) -> int:
     return len(value) if isinstance(value, list) else 0
-
-
-def finite(value: float | None) -> float | None:
-    """``value``, or ``None`` when it is missing, NaN or infinite (not representable in JSON)."""
-    if value is None or not math.isfinite(value):
-        return None
-    return value
 
 
 def results_of(rows: Sequence[ResultRow]) -> list[CaseResult]:

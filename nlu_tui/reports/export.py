@@ -8,13 +8,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from nlu_tui.views.run_data import RunData
+from nlu_tui.reports import REPORT_FORMATS, RunMeta, write_reports
+from nlu_tui.reports.rasa_report import RasaOptions
+from nlu_tui.reports.run_data import RunData
 
 
 def export_formats() -> list[tuple[str, str, str]]:
     """(name, description, default suffix) of each report format; "" suffix = a folder."""
-    from nlu_tui.reports import REPORT_FORMATS
-
     return [
         (f.name, f.description, "" if f.directory else f.extension) for f in REPORT_FORMATS.values()
     ]
@@ -29,9 +29,6 @@ def write_export(
     ``rasa_switches`` (``successes``, ``errors``, ``plots``) are the Rasa folder's
     ``rasa test nlu`` switches, as the CLI's ``--rasa-successes/--rasa-no-errors/--rasa-no-plot``.
     """
-    from nlu_tui.reports import RunMeta, write_reports
-    from nlu_tui.reports.rasa_report import RasaOptions
-
     rasa = RasaOptions(**dict(rasa_switches or {}))
     meta = RunMeta.from_record(data.record)
     if data.stability is not None:

@@ -37,6 +37,7 @@ from nlu_tui.reports.metric_spec import KORE, kore_spec, settings_pairs
 from nlu_tui.reports.prepared import PreparedRun
 from nlu_tui.scoring.case import DEFAULT_OPTIONS, ScoringOptions, expected_intents
 from nlu_tui.scoring.intent_report import trait_label
+from nlu_tui.scoring.slices import slices
 from nlu_tui.scoring.summary import Summary, summarize
 
 COLUMNS = (
@@ -272,8 +273,6 @@ def threshold_blocks(settings: Mapping[str, Any]) -> list[list[tuple[str, Any]]]
 
 def _kind_summaries(rows: Sequence[ResultRow]) -> list[tuple[str, Summary]]:
     """Results per intent type (Dialog, FAQ, Small Talk, Trait), when any case has one."""
-    from nlu_tui.scoring.slices import slices
-
     found = slices(rows)["intent_kind"]
     return [(s.name, s.summary) for s in found if s.name is not None]
 

@@ -10,16 +10,59 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from nlu_tui.fileio import atomic_write_text
+from nlu_tui.model import CaseResult
 from nlu_tui.reports.common import ResultRow, RunMeta
 from nlu_tui.reports.prepared import PreparedRun, prepare_run
 from nlu_tui.scoring.case import DEFAULT_OPTIONS, ScoringOptions
 from nlu_tui.textsafe import inert_markdown as md
 
-if TYPE_CHECKING:
-    from nlu_tui.rundiff import RunDiff
+
+class CaseChangeLike(Protocol):
+    """One changed case of a diff (:class:`nlu_tui.rundiff.CaseChange`, a layer above)."""
+
+    @property
+    def case_id(self) -> str: ...
+    @property
+    def utterance(self) -> str: ...
+    @property
+    def before(self) -> CaseResult: ...
+    @property
+    def after(self) -> CaseResult: ...
+
+
+class IntentDeltaLike(Protocol):
+    """One intent's F1 in both runs (:class:`nlu_tui.rundiff.IntentDelta`)."""
+
+    @property
+    def intent(self) -> str: ...
+    @property
+    def f1_before(self) -> float | None: ...
+    @property
+    def f1_after(self) -> float | None: ...
+    @property
+    def delta(self) -> float | None: ...
+
+
+class RunDiffLike(Protocol):
+    """What the summary reads of a run diff (:class:`nlu_tui.rundiff.RunDiff`, computed by the
+    services above this layer and handed down)."""
+
+    @property
+    def changes(self) -> Sequence[CaseChangeLike]: ...
+    @property
+    def only_before(self) -> Sequence[str]: ...
+    @property
+    def only_after(self) -> Sequence[str]: ...
+    @property
+    def intent_deltas(self) -> Sequence[IntentDeltaLike]: ...
+    @property
+    def broke(self) -> Sequence[CaseChangeLike]: ...
+    @property
+    def fixed(self) -> Sequence[CaseChangeLike]: ...
+
 
 WEAKEST_INTENTS = 5
 LISTED_CHANGES = 20
@@ -38,15 +81,12 @@ def _delta(value: float | None) -> str:
     return "–" if value is None else f"{value:+.4f}"
 
 
-def _changes(title: str, changes: Sequence[object]) -> list[str]:
-    from nlu_tui.rundiff import CaseChange
-
+def _changes(title: str, changes: Sequence[CaseChangeLike]) -> list[str]:
     lines = [f"**{title}: {len(changes)}**", ""]
     if not changes:
         return lines
     lines += ["| case | utterance | before | after |", "|---|---|---|---|"]
     for change in changes[:LISTED_CHANGES]:
-        assert isinstance(change, CaseChange)
         before = f"{change.before.result.value} {md(change.before.matched_intent or '(none)')}"
         after = f"{change.after.result.value} {md(change.after.matched_intent or '(none)')}"
         lines.append(f"| {md(change.case_id)} | {md(change.utterance)} | {before} | {after} |")
@@ -60,7 +100,7 @@ def markdown_text(
     prepared: PreparedRun,
     meta: RunMeta,
     *,
-    diff: RunDiff | None = None,
+    diff: RunDiffLike | None = None,
     baseline: str | None = None,
 ) -> str:
     """The summary; with ``diff`` (this run against ``baseline``), what broke and was fixed."""
@@ -127,7 +167,7 @@ def render_markdown(
     rows: Sequence[ResultRow],
     options: ScoringOptions = DEFAULT_OPTIONS,
     *,
-    diff: RunDiff | None = None,
+    diff: RunDiffLike | None = None,
     baseline: str | None = None,
 ) -> str:
     return markdown_text(prepare_run(rows, options), meta, diff=diff, baseline=baseline)

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from nlu_tui.scoring.case import DEFAULT_OPTIONS
+
 if TYPE_CHECKING:
     from nlu_tui.compare.decisions import CompareSettings
     from nlu_tui.reports.common import RunMeta
-    from nlu_tui.reports.rasa_report import RasaOptions
+    from nlu_tui.reports.rasa_options import RasaOptions
     from nlu_tui.scoring.case import ScoringOptions
 
 KORE = "Kore.ai Batch Testing"
@@ -78,8 +80,6 @@ def kore_spec(meta: RunMeta, options: ScoringOptions) -> dict[str, Any]:
 
 def rasa_spec(options: RasaOptions, scoring: ScoringOptions | None = None) -> dict[str, Any]:
     """What the files of a Rasa folder follow (``metric_spec.json`` beside them)."""
-    from nlu_tui.scoring.case import DEFAULT_OPTIONS
-
     scoring = scoring or DEFAULT_OPTIONS
     return {
         "definition": RASA,

@@ -22,6 +22,8 @@ from nlu_tui.scoring.intent_report import (
     classification_report,
     label_sequences,
 )
+from nlu_tui.scoring.rasa_reader import duplicate_rows
+from nlu_tui.scoring.slices import slices, slices_dict
 from nlu_tui.scoring.summary import Summary, summarize
 
 
@@ -64,8 +66,6 @@ class PreparedRun:
     @cached_property
     def slices(self) -> dict[str, list[dict[str, Any]]]:
         """The JSON report's ``slices``: figures per tag, intent kind and parent intent."""
-        from nlu_tui.scoring.slices import slices, slices_dict
-
         return slices_dict(slices(self.rows))
 
     @cached_property
@@ -75,8 +75,6 @@ class PreparedRun:
     @cached_property
     def rasa_duplicates(self) -> frozenset[int]:
         """Rows Rasa's reader would drop as duplicates (:mod:`nlu_tui.scoring.rasa_reader`)."""
-        from nlu_tui.scoring.rasa_reader import duplicate_rows
-
         return duplicate_rows(self.rows)
 
     def first_expected(self, lo: int = 0, hi: int | None = None) -> list[str | None]:

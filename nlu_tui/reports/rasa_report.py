@@ -46,17 +46,18 @@ from pathlib import Path
 from typing import Any
 
 from nlu_tui.fileio import atomic_write_text
-from nlu_tui.model import CaseResult, ExpectedEntity, Prediction, ResultType, TestCase
+from nlu_tui.model import ExpectedEntity, Prediction, ResultType, TestCase
 from nlu_tui.reports.common import ResultRow, RunMeta, finite
 from nlu_tui.reports.metric_spec import rasa_spec
-from nlu_tui.reports.prepared import PreparedRun
+from nlu_tui.reports.prepared import PreparedRun, prepare_run
+from nlu_tui.reports.rasa_options import DEFAULT_RASA_OPTIONS as DEFAULT_RASA_OPTIONS
+from nlu_tui.reports.rasa_options import RasaOptions as RasaOptions
 from nlu_tui.scoring.case import (
     DEFAULT_OPTIONS,
     ScoringOptions,
     expected_intents,
-    intent_acceptable,
 )
-from nlu_tui.scoring.intent_report import Report, intent_labels, report_from_counts
+from nlu_tui.scoring.intent_report import Report, report_from_counts
 from nlu_tui.scoring.numpy_argsort import argsort
 from nlu_tui.scoring.rasa_charts import (
     ConfusionChart,
@@ -74,86 +75,18 @@ from nlu_tui.scoring.rasa_entities import (
     simple_tokens,
     target_dict,
 )
-from nlu_tui.scoring.rasa_reader import duplicate_rows
+from nlu_tui.scoring.rasa_examples import Example as Example
+from nlu_tui.scoring.rasa_examples import rasa_examples as rasa_examples
+from nlu_tui.scoring.rasa_examples import rasa_intent_histogram as rasa_intent_histogram
+from nlu_tui.scoring.rasa_examples import response_key as response_key
+from nlu_tui.scoring.rasa_examples import retrieval_intent as retrieval_intent
+from nlu_tui.scoring.rasa_examples import undone_example, undone_fallback
 
 REPORT_FILE = "intent_report.json"
 ERRORS_FILE = "intent_errors.json"
 SUCCESSES_FILE = "intent_successes.json"
 SPEC_FILE = "metric_spec.json"
 """Ours, not Rasa's: which definitions the folder's numbers follow, and with which settings."""
-
-
-@dataclass(frozen=True)
-class RasaOptions:
-    """The ``rasa test nlu`` switches that change which files are written."""
-
-    successes: bool = False
-    """``--successes``: also ``intent_successes.json`` and ``<Extractor>_successes.json``."""
-    errors: bool = True
-    """``--no-errors`` sets it false: no ``intent_errors.json`` nor ``<Extractor>_errors.json``."""
-    plots: bool = True
-    """``--no-plot`` sets it false: no confusion matrix nor histogram images."""
-
-
-DEFAULT_RASA_OPTIONS = RasaOptions()
-
-Example = tuple[str, str, str, float | None]
-"""(text, target, prediction, confidence) of one example Rasa evaluates."""
-
-
-def undone_fallback(prediction: Prediction | None) -> tuple[str, float | None] | None:
-    """``undo_fallback_prediction``: the intent the engine's fallback replaced, if it did."""
-    if prediction is None or prediction.pre_fallback_intent is None:
-        return None
-    return prediction.pre_fallback_intent, finite(prediction.pre_fallback_confidence)
-
-
-def retrieval_intent(name: str) -> str:
-    """The intent Rasa's reader gives an example named ``faq/ask_fees`` (``faq``; the whole name
-    is its ``intent_response_key``, the target of the response selection report)."""
-    head, sep, tail = name.partition("/")
-    return head if sep and "/" not in tail else name
-
-
-def response_key(name: str | None) -> str:
-    """``intent_response_key`` of an expected intent: itself when it is a retrieval intent."""
-    if not name:
-        return ""
-    return name if retrieval_intent(name) != name else ""
-
-
-def _undone_example(
-    case: TestCase,
-    result: CaseResult,
-    first: str,
-    undone: tuple[str, float | None],
-    options: ScoringOptions,
-) -> Example:
-    name, confidence = undone
-    target = name if intent_acceptable(case, name, options) else first
-    return case.utterance, retrieval_intent(target), retrieval_intent(name), confidence
-
-
-def rasa_examples(
-    rows: Sequence[ResultRow], options: ScoringOptions = DEFAULT_OPTIONS
-) -> list[Example]:
-    """(text, target, prediction, confidence) of the examples Rasa would evaluate."""
-    out: list[Example] = []
-    duplicates = duplicate_rows(rows)
-    for i, (case, prediction, result) in enumerate(rows):
-        if i in duplicates or result.result is ResultType.ERROR:
-            continue
-        expected = expected_intents(case, options)
-        if not expected:
-            continue
-        undone = undone_fallback(prediction)
-        if undone is not None:
-            out.append(_undone_example(case, result, expected[0], undone, options))
-            continue
-        target, _ = intent_labels(case, result, options)
-        predicted = retrieval_intent(result.matched_intent or "")
-        out.append((case.utterance, retrieval_intent(target), predicted, finite(result.confidence)))
-    return out
 
 
 def prepared_examples(
@@ -182,7 +115,7 @@ def prepared_examples(
         if prediction is not None and prediction.pre_fallback_intent is not None:
             undone = undone_fallback(prediction)
             assert undone is not None
-            out.append(_undone_example(case, result, first, undone, options))
+            out.append(undone_example(case, result, first, undone, options))
             continue
         confidence = result.confidence
         target = retrieval_intent(target)
@@ -537,16 +470,8 @@ def _kept_responses(examples: Sequence[Example]) -> list[Example]:
     return [e for e in examples if e[1]]
 
 
-def rasa_intent_histogram(rows: Sequence[ResultRow]) -> PairedHistogram | None:
-    """The numbers of ``intent_histogram.png`` alone (cheaper than :func:`run_charts`)."""
-    right, wrong = split_confidences(rasa_examples(rows))
-    return paired_histogram(right, wrong, "Intent Prediction Confidence Distribution")
-
-
 def run_charts(meta: RunMeta, rows: Sequence[ResultRow]) -> Plots:
     """:func:`rasa_charts` of a whole run (what its Rasa export draws)."""
-    from nlu_tui.reports.prepared import prepare_run
-
     prepared = prepare_run(rows)
     return rasa_charts([rasa_rows(prepared, meta, 0, len(rows))])
 

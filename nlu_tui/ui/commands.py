@@ -10,14 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, runtime_checkable
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from nlu_tui.textsafe import inert_markup
-
-if TYPE_CHECKING:
-    from nlu_tui.ui.app import NluTuiApp
 
 
 @dataclass(frozen=True)
@@ -29,9 +26,20 @@ class PaletteCommand:
     help: str = ""
 
 
+@runtime_checkable
+class PaletteSource(Protocol):
+    """Where the commands come from: the app (``NluTuiApp.palette_commands``). A protocol, so
+    that this module, which every pane imports for :class:`PaletteCommand`, needs not import
+    the app (that made the app, its screens and its panes one import circle)."""
+
+    def palette_commands(self) -> list[PaletteCommand]: ...
+
+
 class NluCommands(Provider):
     def _commands(self) -> list[PaletteCommand]:
-        app: NluTuiApp = self.app  # type: ignore[assignment]
+        app = self.app
+        if not isinstance(app, PaletteSource):  # pragma: no cover - only NluTuiApp mounts it
+            return []
         return app.palette_commands()
 
     async def discover(self) -> Hits:

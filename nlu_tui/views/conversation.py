@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from nlu_tui.conversation.model import EventKind, Turn
+from nlu_tui.conversation_model import EventKind, Turn
 
 MET = "met"
 MISMATCH = "mismatch"

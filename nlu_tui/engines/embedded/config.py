@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from nlu_tui.engines.embedded.classifier import CLASSIFIERS, ClassifierConfig
-from nlu_tui.engines.embedded.model import DEFAULT_THRESHOLD
 from nlu_tui.errors import InputError
+from nlu_tui.model import EMBEDDED_DEFAULT_THRESHOLD as DEFAULT_THRESHOLD
 
 DEFAULT_CONFIG_TEXT = """\
 # nlu-tui embedded engine configuration (the default: what the engine does without one)

@@ -18,12 +18,9 @@ from nlu_tui.engines.base import (
     register,
 )
 from nlu_tui.engines.embedded.classifier import ClassifierConfig
-from nlu_tui.engines.embedded.model import (
-    DEFAULT_PARENT_BOOST,
-    DEFAULT_THRESHOLD,
-    EmbeddedModel,
-)
+from nlu_tui.engines.embedded.model import DEFAULT_PARENT_BOOST, EmbeddedModel
 from nlu_tui.errors import EngineError
+from nlu_tui.model import EMBEDDED_DEFAULT_THRESHOLD as DEFAULT_THRESHOLD
 from nlu_tui.model import Prediction
 
 if TYPE_CHECKING:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from nlu_tui.engines.embedded.classifier import ClassifierConfig, IntentClassifier
 from nlu_tui.engines.embedded.entities import EntityExtractor
+from nlu_tui.model import EMBEDDED_DEFAULT_THRESHOLD as DEFAULT_THRESHOLD
 from nlu_tui.model import IntentScore, Prediction
 
 if TYPE_CHECKING:
@@ -21,8 +22,6 @@ if TYPE_CHECKING:
 NO_INTENT_NAMES = frozenset({"None", "nlu_fallback"})
 """Training intents that mean "no intent" (LUIS's None, Rasa's fallback): predicted as None."""
 
-DEFAULT_THRESHOLD = 0.3
-"""Below this top confidence the engine answers no intent (the ranking is still returned)."""
 
 DEFAULT_PARENT_BOOST = 4.0
 """Factor applied to a parent's follow-up intents when the case gives that parent as context."""

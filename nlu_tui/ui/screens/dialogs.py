@@ -340,8 +340,6 @@ class UnsavedQuitScreen(ModalScreen[str | None]):
         """The workspace's :class:`nlu_tui.workspace.UnsavedSuite` entries."""
 
     def compose(self) -> ComposeResult:
-        from nlu_tui.textsafe import inert
-
         count = len(self.unsaved)
         with Vertical(classes="dialog"):
             yield Label(

@@ -22,7 +22,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Select, Static
 
-from nlu_tui.conversation.model import E2EFile, E2EStep, E2ETestCase, StepKind
+from nlu_tui.conversation_model import E2EFile, E2EStep, E2ETestCase, StepKind
 from nlu_tui.errors import InputError, NluTuiError
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.widgets.footer import BudgetFooter

@@ -24,7 +24,7 @@ from textual.screen import Screen
 from textual.widgets import Button, DataTable, Input, Select, Static, TabbedContent, TabPane
 from textual.widgets.data_table import ColumnKey
 
-from nlu_tui.errors import NluTuiError
+from nlu_tui.errors import InputError, NluTuiError
 from nlu_tui.runsessions import store_for
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.widgets.charts import Chart
@@ -242,8 +242,6 @@ class EvaluateScreen(Screen[None]):
         self._show_options(str(event.value))
 
     def _number(self, widget_id: str, kind: type[int] | type[float], what: str) -> Any:
-        from nlu_tui.errors import InputError
-
         text = self.query_one(f"#{widget_id}", Input).value.strip()
         try:
             return kind(text)
@@ -251,7 +249,6 @@ class EvaluateScreen(Screen[None]):
             raise InputError(f"{what}: not a number: {text!r}", field=what) from None
 
     def _request(self) -> EvalRequest:
-        from nlu_tui.errors import InputError
         from nlu_tui.evaluation import service
 
         mode = str(self.query_one("#eval-mode", Select).value)

@@ -32,7 +32,7 @@ from nlu_tui.ui.messages import (
     SuiteLoaded,
     WorkspaceChanged,
 )
-from nlu_tui.ui.widgets.cases_view import CasesView
+from nlu_tui.ui.widgets.cases_view import CasesView, PartialRows
 from nlu_tui.ui.widgets.footer import BudgetFooter
 from nlu_tui.ui.widgets.suites_panel import SuitesPanel
 from nlu_tui.views.cases import RowCache
@@ -364,8 +364,6 @@ class MainScreen(Screen[None]):
     def _load_suite(self, path: Path, view: CasesView) -> None:
         """Read the suite a chunk at a time: the cases table shows the first cases at once and
         grows (at most about 4 times a second); only the complete suite becomes ``app.suite``."""
-        from nlu_tui.ui.widgets.cases_view import PartialRows
-
         worker = get_current_worker()
         rows = PartialRows()
         suite: Suite | None = None

@@ -29,7 +29,7 @@ from nlu_tui.engines.choices import (
 )
 from nlu_tui.repeats import MAX_REPEAT
 from nlu_tui.textsafe import inert
-from nlu_tui.ui.screens.dialogs import DIALOG_FRAME_CSS
+from nlu_tui.ui.screens.dialogs import DIALOG_FRAME_CSS, TrainingFilePicker
 from nlu_tui.ui.widgets.inert_fields import INERT
 
 OTHER = "\0other"
@@ -228,8 +228,6 @@ class StartRunDialog(ModalScreen[StartChoice | None]):
         self._show_spec_row()
 
     def _pick_training_file(self) -> None:
-        from nlu_tui.ui.screens.dialogs import TrainingFilePicker
-
         roots = [p for p in (self._workspace, Path.cwd(), Path.home()) if p is not None]
 
         def picked(path: Path | None) -> None:

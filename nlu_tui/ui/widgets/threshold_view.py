@@ -57,8 +57,8 @@ class ThresholdView(VerticalScroll):
         description="threshold analysis",
     )
     def _analyse(self, record: RunRecord, rows: list[Row], generation: int) -> None:
-        from nlu_tui.scoring.threshold_text import run_threshold, summary_text
         from nlu_tui.scoring.thresholds import analyze
+        from nlu_tui.views.threshold_text import run_threshold, summary_text
 
         analysis: ThresholdAnalysis | None = None
         try:

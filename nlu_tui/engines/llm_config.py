@@ -25,7 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from nlu_tui.errors import NluTuiError
+from nlu_tui import paths
+from nlu_tui.engines.httpcall import safe_url
+from nlu_tui.errors import InputError, NluTuiError
+from nlu_tui.formats import yaml_loader
 
 CONFIG_KEYS = frozenset(
     {"base_url", "model", "api_key", "timeout", "retries", "temperature", "max_tokens", "headers"}
@@ -71,8 +74,6 @@ class LLMConfig:
         return url if url.endswith("/chat/completions") else url + "/chat/completions"
 
     def describe(self) -> dict[str, Any]:
-        from nlu_tui.engines.httpcall import safe_url
-
         info: dict[str, Any] = {"base_url": safe_url(self.base_url), "model": self.model}
         if self.temperature is not None:
             info["temperature"] = self.temperature
@@ -81,10 +82,8 @@ class LLMConfig:
 
 def configuration_help() -> str:
     """What to write, and where, to configure an endpoint (shown when none is)."""
-    from nlu_tui import themes
-
     return (
-        f"no LLM endpoint is configured. Add to {themes.settings_path()}:\n"
+        f"no LLM endpoint is configured. Add to {paths.settings_path()}:\n"
         "  llm:\n"
         "    base_url: http://127.0.0.1:11434/v1   # Ollama; llama.cpp/vLLM: http://HOST:PORT/v1;"
         " OpenAI: https://api.openai.com/v1\n"
@@ -164,9 +163,7 @@ def load_llm_config(settings_file: Path | None = None) -> LLMConfig:
     ``model`` and ``api_key`` overridden by ``NLU_TUI_LLM_BASE_URL`` / ``_MODEL`` /
     ``_API_KEY`` when set (the file's other keys stay). LLMNotConfiguredError (with
     :func:`configuration_help`) when neither gives a base_url."""
-    from nlu_tui import themes
-
-    path = settings_file or themes.settings_path()
+    path = settings_file or paths.settings_path()
     overrides: dict[str, Any] = {}
     if os.environ.get("NLU_TUI_LLM_BASE_URL"):
         overrides["base_url"] = os.environ["NLU_TUI_LLM_BASE_URL"]
@@ -188,9 +185,6 @@ def load_llm_config(settings_file: Path | None = None) -> LLMConfig:
 
 
 def _read_settings(path: Path) -> dict[str, Any]:
-    from nlu_tui.errors import InputError
-    from nlu_tui.formats import yaml_loader
-
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from nlu_tui.model import EMBEDDED_DEFAULT_THRESHOLD
 from nlu_tui.scoring.thresholds import GRID, Point, ThresholdAnalysis
 from nlu_tui.textsafe import inert
 
@@ -24,9 +25,7 @@ def run_threshold(run: RunRecord) -> float | None:
     if isinstance(value, int | float) and not isinstance(value, bool):
         return float(value)
     if run.engine_profile.get("type") == "embedded" or run.engine_name.startswith("embedded"):
-        from nlu_tui.engines.embedded.model import DEFAULT_THRESHOLD
-
-        return DEFAULT_THRESHOLD
+        return EMBEDDED_DEFAULT_THRESHOLD
     return None
 
 

@@ -15,7 +15,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from nlu_tui.llm.config import LLMConfig, LLMError
+from nlu_tui.engines import httpcall
+from nlu_tui.engines.llm_config import LLMConfig, LLMError
+from nlu_tui.engines.transport_errors import transport_reason
 
 if TYPE_CHECKING:
     import httpx
@@ -149,14 +151,10 @@ class ChatClient:
         return self._client
 
     def redact(self, text: str) -> str:
-        from nlu_tui.engines.httpcall import redact
-
-        return redact(text, self.config.secrets)
+        return httpcall.redact(text, self.config.secrets)
 
     def _where(self) -> str:
-        from nlu_tui.engines.httpcall import safe_url
-
-        return f"LLM {safe_url(self.config.chat_url)} (model {self.config.model})"
+        return f"LLM {httpcall.safe_url(self.config.chat_url)} (model {self.config.model})"
 
     def payload(self, messages: Sequence[Message], **options: Any) -> dict[str, Any]:
         """The request body: model, messages, the configured sampling, then ``options``."""
@@ -207,8 +205,6 @@ class ChatClient:
                 reason = f"no answer within {self.config.timeout:g} s (timeout)"
                 wait = self._backoff(attempt)
             except httpx.TransportError as exc:
-                from nlu_tui.engines.transport_errors import transport_reason
-
                 reason = transport_reason(exc, self.config.chat_url)
                 wait = self._backoff(attempt)
             else:
