@@ -25,6 +25,7 @@ from http_handler_server import serving
 from llm_peer import LLMPeer, Reply
 
 from nlu_tui.cli.main import run as cli
+from nlu_tui.views.conversation import MET, MISMATCH, NOT_REACHED, conversation_rows
 
 BUTTONS = [
     {"title": "New York", "payload": "/SetSlots(destination=New York)"},
@@ -238,6 +239,22 @@ def test_assertion_cases_run_and_report_as_rasa_pro(
     assert out_text is not None and "it answers the luggage question" in str(out_text.text)
     props = {p.get("name"): p.get("value") for p in suite.iter("property")}
     assert props["assertion_accuracy.slot_was_set"] == "50.00%"
+    # the workbench's conversation view: each assertion under its user step, with its verdict
+    rows = [
+        (r.kind, r.expected, r.status)
+        for r in conversation_rows(results["booking_fails_on_slot"])
+        if r.kind == "assertion"
+    ]
+    assert rows == [
+        ("assertion", "flow_started: flight_booking", MET),
+        ("assertion", "slot_was_set: [{'name': 'destination', 'value': 'Paris'}]", MISMATCH),
+        ("assertion", "bot_uttered: {'utter_name': 'utter_ask_origin'}", NOT_REACHED),
+        ("assertion", "flow_cancelled: {'flow_id': 'flight_booking'}", NOT_REACHED),
+    ]
+    judged_row = next(
+        r for r in conversation_rows(results["luggage_is_relevant"]) if r.kind == "assertion"
+    )
+    assert judged_row.actual == "score 0.9: it answers the luggage question"
 
 
 def test_results_file_names_follow_rasa(tmp_path: Path) -> None:
