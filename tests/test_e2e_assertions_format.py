@@ -300,3 +300,87 @@ def test_an_empty_assertions_list_is_read_as_rasa_reads_it(tmp_path: Path) -> No
     path.write_text(HEAD.replace("assertions:\n", "assertions: []\n"), encoding="utf-8")
     case = e2e_cases.read(path).test_cases[0]
     assert case.steps[0].assertions == [] and case.uses_assertions()
+
+
+STUBS = """\
+stub_custom_actions:
+  check_balance:
+    events:
+      - event: slot
+        name: account_balance
+        value: 1000
+    responses:
+      - text: "Your balance is 1000."
+        buttons:
+          - title: Thanks
+            payload: /thanks
+  test_low_balance::check_balance:
+    events:
+      - event: slot
+        name: account_balance
+        value: 5
+test_cases:
+  - test_case: t
+    steps:
+      - user: hi
+"""
+
+
+def test_stub_custom_actions_as_rasas_schema_allows(tmp_path: Path) -> None:
+    """e2e_test_schema.yml: names like ``action`` or ``test_case::action``, ``events`` with a
+    known ``event`` type, ``responses`` with known keys."""
+    path = tmp_path / "t.yml"
+    path.write_text(STUBS, encoding="utf-8")
+    stubs = e2e_cases.read(path).stub_custom_actions
+    assert list(stubs) == ["check_balance", "test_low_balance::check_balance"]
+    assert stubs["check_balance"]["responses"][0]["buttons"] == [
+        {"title": "Thanks", "payload": "/thanks"}
+    ]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "line", "field"),
+    [
+        ("  check_balance:\n", "  check-balance:\n", 2, "stub_custom_actions.check-balance"),
+        (
+            "      - event: slot\n        name: account_balance\n        value: 1000\n",
+            "      - event: slott\n",
+            4,
+            "stub_custom_actions.check_balance.events.event",
+        ),
+        (
+            "        buttons:\n",
+            "        button:\n",
+            9,
+            "stub_custom_actions.check_balance.responses.button",
+        ),
+        (
+            "          - title: Thanks\n",
+            "          - title: 1\n",
+            10,
+            "stub_custom_actions.check_balance.responses.buttons",
+        ),
+        ("    responses:\n", "    replies:\n", 7, "stub_custom_actions.check_balance"),
+    ],
+)
+def test_stubs_rasa_refuses_are_bad_input(
+    tmp_path: Path, old: str, new: str, line: int, field: str
+) -> None:
+    path = tmp_path / "t.yml"
+    assert old in STUBS
+    path.write_text(STUBS.replace(old, new, 1), encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        e2e_cases.read(path)
+    assert (caught.value.line, caught.value.field) == (line, field)
+
+
+def test_metadata_names_follow_rasas_pattern(tmp_path: Path) -> None:
+    path = tmp_path / "t.yml"
+    path.write_text(
+        "metadata:\n  - web-channel:\n      channel: web\ntest_cases:\n  - test_case: t\n"
+        "    steps:\n      - user: hi\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError) as caught:
+        e2e_cases.read(path)
+    assert (caught.value.line, caught.value.field) == (2, "metadata")

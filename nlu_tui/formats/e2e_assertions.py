@@ -14,6 +14,7 @@ refused: Rasa refuses them on a CALM assistant, and nlu-tui tests no Mantle engi
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -222,8 +223,6 @@ class _Reader:
         pattern = self.optional_string(fields, "text_matches", key)
         buttons = self.buttons(fields["buttons"], key) if "buttons" in fields else []
         if pattern is not None:
-            import re
-
             try:
                 re.compile(pattern)
             except re.error as exc:
@@ -330,3 +329,120 @@ def read_order_flag(node: yaml.Node, path: Path) -> bool:
             field="assertion_order_enabled",
         )
     return value
+
+
+# --- stub_custom_actions (rasa/e2e_test/schema/e2e_test_schema.yml) ---------------------------
+
+STUB_NAME = re.compile(r"^[a-zA-Z_]+([a-zA-Z0-9_]*::?)*[a-zA-Z0-9_]*$")
+"""Rasa's pattern for a stubbed action's name (``action_x`` or ``test_case::action_x``)."""
+STUB_EVENTS = frozenset(
+    {
+        "user",
+        "bot",
+        "slot",
+        "session_started",
+        "action",
+        "reset_slots",
+        "restart",
+        "reminder",
+        "cancel_reminder",
+        "pause",
+        "resume",
+        "followup",
+        "export",
+        "undo",
+        "rewind",
+        "entities",
+        "active_loop",
+        "agent",
+        "loop_interrupted",
+        "action_execution_rejected",
+    }
+)
+_TEXT, _MAP, _LIST, _BOOL, _NUMBER, _ANY = "text", "mapping", "list", "boolean", "number", "any"
+STUB_EVENT_KEYS = {
+    "event": _TEXT,
+    "timestamp": _NUMBER,
+    "metadata": _MAP,
+    "text": _TEXT,
+    "parse_data": _MAP,
+    "input_channel": _TEXT,
+    "data": _MAP,
+    "name": _TEXT,
+    "value": _ANY,
+    "entities": _ANY,
+    "intent": _TEXT,
+    "kill_on_user_message": _BOOL,
+    "date_time": _TEXT,
+    "policy": _TEXT,
+    "confidence": _NUMBER,
+    "is_interrupted": _BOOL,
+}
+STUB_RESPONSE_KEYS = {
+    "text": _TEXT,
+    "buttons": _LIST,
+    "response": _TEXT,
+    "image": _TEXT,
+    "attachment": _TEXT,
+    "elements": _LIST,
+    "custom": _MAP,
+}
+
+
+def _typed(value: Any, kind: str) -> bool:
+    if kind == _TEXT:
+        return isinstance(value, str)
+    if kind == _MAP:
+        return isinstance(value, dict)
+    if kind == _LIST:
+        return isinstance(value, list)
+    if kind == _BOOL:
+        return isinstance(value, bool)
+    if kind == _NUMBER:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    return True
+
+
+def read_stubs(node: yaml.Node, path: Path) -> dict[str, Any]:
+    """``stub_custom_actions:`` checked against Rasa's schema: names as Rasa's pattern, each
+    with ``events`` (known event types and keys) and ``responses`` (known keys, buttons with
+    ``title``/``payload`` text)."""
+    out: dict[str, Any] = {}
+    if isinstance(node, yaml.ScalarNode) and yn.scalar_value(node) is None:
+        return out
+    for name, key_node, value in yn.pairs(node, path, "stub_custom_actions"):
+        where = f"stub_custom_actions.{name}"
+
+        def bad(message: str, at: yaml.Node, field: str = where) -> InputError:
+            return InputError(message, path=path, line=yn.line_of(at), field=field)
+
+        if not STUB_NAME.match(name):
+            raise bad(f"stubbed action name {name!r} does not match Rasa's pattern", key_node)
+        for part, part_node, items in yn.pairs(value, path, where):
+            if part not in ("events", "responses"):
+                raise bad(f"unknown key '{part}' (expected events, responses)", part_node)
+            allowed = STUB_EVENT_KEYS if part == "events" else STUB_RESPONSE_KEYS
+            for item in yn.items(items, path, f"{where}.{part}"):
+                for key, k_node, v_node in yn.pairs(item, path, f"{where}.{part}"):
+                    field = f"{where}.{part}.{key}"
+                    if key not in allowed:
+                        raise bad(f"unknown key '{key}' in a stubbed {part[:-1]}", k_node, field)
+                    got = yn.to_python(v_node, path, 8)
+                    if not _typed(got, allowed[key]):
+                        raise bad(f"'{key}' must be a {allowed[key]}", v_node, field)
+                    if part == "events" and key == "event" and got not in STUB_EVENTS:
+                        raise bad(f"unknown event type {got!r}", v_node, field)
+                    if key == "buttons":
+                        for button in got:
+                            ok = isinstance(button, dict) and all(
+                                k in ("title", "payload") and isinstance(v, str)
+                                for k, v in button.items()
+                            )
+                            if not ok:
+                                raise bad(
+                                    "each button is a mapping of 'title' and 'payload' texts",
+                                    v_node,
+                                    field,
+                                )
+        out[name] = yn.to_python(value, path, 2)
+    return out

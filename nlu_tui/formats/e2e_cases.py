@@ -44,6 +44,8 @@ STEP_EXTRA_KEYS = ("metadata", "commands", "assertions", "assertion_order_enable
 
 _NAME = re.compile(r"^[a-zA-Z_]+[a-zA-Z0-9_\-]*$")
 """Rasa's pattern for fixture names (metadata names forbid ``-``)."""
+_METADATA_NAME = re.compile(r"^[a-zA-Z_]+[a-zA-Z0-9_]*$")
+"""Rasa's pattern for metadata names (``e2e_test_schema.yml``)."""
 _TOP_LEVEL = re.compile(r"^test_cases\s*:", re.MULTILINE)
 
 
@@ -146,15 +148,7 @@ def _from_root(root: yaml.Node | None, path: Path, shown: str | None, digest: st
         elif key == "metadata":
             result.metadata = _metadata(value, path)
         elif key == "stub_custom_actions":
-            stubs = yn.to_python(value, path, 2)
-            if stubs is not None and not isinstance(stubs, dict):
-                raise InputError(
-                    "'stub_custom_actions' must be a mapping",
-                    path=path,
-                    line=yn.line_of(value),
-                    field="stub_custom_actions",
-                )
-            result.stub_custom_actions = stubs or {}
+            result.stub_custom_actions = e2e_assertions.read_stubs(value, path)
         else:
             raise InputError(
                 f"unknown top-level key '{key}' (expected one of {', '.join(TOP_KEYS)})",
@@ -215,6 +209,13 @@ def _metadata(node: yaml.Node, path: Path) -> dict[str, MetadataEntry]:
                 field="metadata",
             )
         name, key_node, values_node = entries[0]
+        if not _METADATA_NAME.match(name):
+            raise InputError(
+                f"metadata name {name!r} must be letters, digits or '_' (not a digit first)",
+                path=path,
+                line=yn.line_of(key_node),
+                field="metadata",
+            )
         values = yn.to_python(values_node, path, 3)
         if not isinstance(values, dict):
             raise InputError(
