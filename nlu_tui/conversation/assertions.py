@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, cast
 
 from nlu_tui.conversation.model import EventKind, ObservedEvent
+from nlu_tui.errors import NluTuiError
 
 PATTERN_CLARIFICATION = "pattern_clarification"
 """Rasa Pro's ``FLOW_PATTERN_CLARIFICATION``."""
@@ -73,7 +74,7 @@ DEFAULT_SLOTS = frozenset(
 """Slots Rasa Pro leaves out of the failure transcript (``DEFAULT_SLOT_NAMES``)."""
 
 
-class JudgeError(Exception):
+class JudgeError(NluTuiError):
     """The LLM judge could not give a usable verdict (no answer, or one that is not the JSON
     asked for): the test case is an error, never a failure."""
 
