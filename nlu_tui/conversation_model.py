@@ -9,9 +9,26 @@ came from). Dialogue Understanding Tests (DUT) are E2E files whose user steps al
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Protocol
+
+
+class StepAssertion(Protocol):
+    """What a step holds of a Rasa Pro assertion: its type and the mapping as written. The
+    assertions themselves (:mod:`nlu_tui.conversation_assertions`) read a conversation's events
+    and so sit above this module."""
+
+    @property
+    def type(self) -> str: ...
+
+    @property
+    def written(self) -> Any: ...
+
+    @property
+    def line(self) -> int | None: ...
+
 
 # --- E2E test cases ------------------------------------------------------------------------
 
@@ -33,7 +50,9 @@ class E2EStep:
 
     ``line`` is the line of the step as written (a ``slot_was_set`` list of two slots gives two
     steps on the same line, as in Rasa). ``commands`` are a DUT user step's expected commands,
-    raw; ``extra`` keeps any other key of the step as read (``assertions``...).
+    raw; ``extra`` keeps any other key of the step as read. ``assertions`` are a user step's
+    Rasa Pro assertions (None: the step has no ``assertions:`` key), checked in the order
+    written; ``assertion_order_enabled`` as Rasa Pro's key of that name.
     """
 
     kind: StepKind
@@ -45,6 +64,10 @@ class E2EStep:
     metadata_name: str | None = None
     commands: list[str] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    assertions: Sequence[StepAssertion] | None = None
+    assertion_order_enabled: bool = False
+    order_written: bool = False
+    """True when the file wrote ``assertion_order_enabled`` (written back as it was)."""
 
     @property
     def actor(self) -> str:
@@ -67,6 +90,10 @@ class E2EStep:
             out["commands"] = list(self.commands)
         if self.metadata_name:
             out["metadata"] = self.metadata_name
+        if self.order_written:
+            out["assertion_order_enabled"] = self.assertion_order_enabled
+        if self.assertions is not None:
+            out["assertions"] = [a.written for a in self.assertions]
         out.update(self.extra)
         return out
 
@@ -111,6 +138,11 @@ class E2ETestCase:
 
     def user_steps(self) -> list[E2EStep]:
         return [s for s in self.steps if s.kind is StepKind.USER]
+
+    def uses_assertions(self) -> bool:
+        """Rasa Pro's ``TestCase.uses_assertions``: some step has an ``assertions:`` key (then
+        the test case is judged by its assertions alone)."""
+        return any(s.assertions is not None for s in self.steps)
 
 
 @dataclass
@@ -226,6 +258,11 @@ class EventKind(StrEnum):
     ACTION = "action"
     SLOT = "slot"
     ACTIVE_LOOP = "active_loop"
+    FLOW_STARTED = "flow_started"
+    FLOW_COMPLETED = "flow_completed"
+    FLOW_CANCELLED = "flow_cancelled"
+    STACK = "stack"
+    """Rasa Pro's dialogue-stack update (CALM); kept only to tell a CALM tracker."""
     OTHER = "other"
 
 
@@ -236,7 +273,9 @@ class ObservedEvent:
     ``bot``: ``text`` and ``name`` (the response name, e.g. ``utter_greet``, where known);
     ``action``: ``name`` (with ``policy`` and ``confidence`` when known); ``slot``: ``name``
     and ``value``; ``active_loop``: ``name`` (None when the loop ended); ``user``: ``text``,
-    ``name`` (the intent), ``entities``. ``raw`` is the engine's own event.
+    ``name`` (the intent), ``entities``; ``flow_started``/``flow_completed``/``flow_cancelled``
+    (Rasa Pro): ``name`` the flow id, ``value`` the step id where the flow ended. ``raw`` is
+    the engine's own event (bot metadata and buttons, flow metadata); it is not stored.
     """
 
     kind: EventKind
@@ -253,7 +292,7 @@ class ObservedEvent:
         for key in ("name", "text", "policy", "confidence"):
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
-        if self.kind is EventKind.SLOT:
+        if self.kind in (EventKind.SLOT, EventKind.FLOW_COMPLETED, EventKind.FLOW_CANCELLED):
             out["value"] = self.value
         if self.entities:
             out["entities"] = self.entities

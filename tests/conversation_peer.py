@@ -10,6 +10,7 @@ import json
 import threading
 import time
 import urllib.parse
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from tests.http_handler_server import QuietHandler
@@ -27,6 +28,8 @@ class BotState:
         self.greeting = "Hey!"
         self.fail_once: set[str] = set()
         """Texts answered once with HTTP 503 (then normally)."""
+        self.reply: Callable[[list[dict[str, Any]], str], list[dict[str, Any]]] | None = None
+        """Another hand-written bot (events so far, text → new events); None: :func:`reply`."""
 
     def tracker(self, sender: str) -> list[dict[str, Any]]:
         if sender not in self.trackers:
@@ -119,7 +122,10 @@ class ConversationHandler(QuietHandler):
                 time.sleep(self.state.delay)
             with self.state.lock:
                 events = self.state.tracker(sender)
-                events.extend(reply(events, text, self.state.greeting))
+                if self.state.reply is not None:
+                    events.extend(self.state.reply(events, text))
+                else:
+                    events.extend(reply(events, text, self.state.greeting))
                 bots = [
                     {"recipient_id": sender, "text": e["text"]}
                     for e in events

@@ -275,3 +275,46 @@ def test_stories_joined_by_checkpoints_fail_as_in_rasa(
     theirs = (tmp_path / "rasa" / "failed_test_stories.yml").read_text()
     assert "greet first > then a bot challenge" in theirs
     assert (tmp_path / "ours" / "failed_test_stories.yml").read_text() == theirs
+
+
+ASSERTIONS = ROOT / "fixtures" / "e2e_assertions" / "sample_bot_assertions.yml"
+
+
+def test_the_e2e_cases_rewritten_with_assertions_split_as_the_step_style_file(
+    bot: tuple[Path, str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same seven test cases written with Rasa Pro assertions (action_executed,
+    bot_uttered, slot_was_set, slot_was_not_set) pass and fail as the step-style file does
+    against the real Rasa 3.6, each failure at the assertion written for it (Rasa Pro's
+    run_assertions: error_line is the failed assertion's line, a slot's own line for slot
+    assertions)."""
+    _, url, _ = bot
+    out = tmp_path / "results"
+    code = cli(
+        ["test", "e2e", str(ASSERTIONS), "--engine", f"rasa:{url}", "--e2e-results", str(out)]
+    )
+    printed = capsys.readouterr().out
+    assert code == 1
+    passed = yaml.safe_load((out / "e2e_results_passed.yml").read_text(encoding="utf-8"))
+    failed = yaml.safe_load((out / "e2e_results_failed.yml").read_text(encoding="utf-8"))
+    assert {r["name"] for r in passed["test_results"]} == {
+        "passes_happy_path",
+        "passes_member_books_a_table",
+        "passes_guest_is_greeted_as_new",
+    }
+    paths = {r["name"]: r["error_path"] for r in failed["test_results"]}
+    assert paths == {
+        "fails_wrong_bot_text": f"{ASSERTIONS}:85",
+        "fails_wrong_slot_value": f"{ASSERTIONS}:99",
+        "fails_slot_that_should_not_be_set": f"{ASSERTIONS}:108",
+        "fails_wrong_response_name": f"{ASSERTIONS}:116",
+    }
+    messages = {r["name"]: r["assertion_failure"]["error_message"] for r in failed["test_results"]}
+    assert messages["fails_wrong_slot_value"] == (
+        "Slot 'cuisine' was set to a different value 'chinese' than the expected 'thai' value."
+    )
+    assert messages["fails_slot_that_should_not_be_set"] == (
+        "Slot 'cuisine' was set to 'mexican' but it should not have been set."
+    )
+    assert messages["fails_wrong_response_name"] == "Bot did not utter 'utter_goodbye' response."
+    assert "Accuracy By Assertion Type" in printed

@@ -1,5 +1,6 @@
 """``nlu-tui test e2e PATH --engine E``: Rasa Pro's end-to-end test cases, run against a
 conversation engine (``rasa test e2e``): pytest-style output, ``-o`` to ``e2e_results.yml``,
+``--e2e-results`` to Rasa Pro's ``e2e_results_passed.yml`` / ``e2e_results_failed.yml``,
 ``--fail-fast``; exit 0 all passed, 1 a test case failed, 2 bad input, 3 engine failure."""
 
 from __future__ import annotations
@@ -31,6 +32,13 @@ def register(kinds: argparse._SubParsersAction[Any]) -> None:
         metavar="FILE",
         help=f"write the results as YAML (default file: {DEFAULT_RESULTS})",
     )
+    p.add_argument(
+        "--e2e-results",
+        type=Path,
+        metavar="PATH",
+        help="write e2e_results_passed.yml and e2e_results_failed.yml as Rasa Pro does "
+        "(PATH a folder, or a file name whose stem names both)",
+    )
     p.set_defaults(handler=cmd_e2e)
 
 
@@ -57,5 +65,8 @@ def cmd_e2e(args: argparse.Namespace) -> int:
     if args.output is not None:
         atomic_write_text(args.output, reports.e2e_results_yaml(stored))
         say(f"wrote {args.output}", file=sys.stderr)
+    if args.e2e_results is not None:
+        for written in reports.write_split_results(stored, args.e2e_results):
+            say(f"wrote {written}", file=sys.stderr)
     print_diff(run, final, args)
     return outcome_code(items)

@@ -13,8 +13,10 @@ find none. The diff lists the conversation up to the last failure, expected line
 from __future__ import annotations
 
 import difflib
+import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from nlu_tui.conversation_model import (
     E2EStep,
@@ -24,6 +26,9 @@ from nlu_tui.conversation_model import (
     StepKind,
     Turn,
 )
+
+if TYPE_CHECKING:
+    from nlu_tui.conversation_assertions import AssertionResult, Judge
 
 NO_RESPONSE = "* No Bot Response *"
 NO_SLOT = "* No Slot Set *"
@@ -54,6 +59,30 @@ class E2ECaseResult:
     error: str | None = None
     sender_id: str | None = None
     latency_ms: float | None = None
+    assertion_results: dict[int, list[AssertionResult]] = field(default_factory=dict)
+    """Per user step (its position): the verdicts of the assertions that ran, in order."""
+    assertion_failure: dict[str, Any] | None = None
+    """Rasa Pro's ``AssertionFailure.as_dict`` of the assertion that failed."""
+
+    def assertion_rows(self) -> list[dict[str, Any]]:
+        """Every assertion of the test case in order: its step's line, type, line and status
+        (``passed``, ``failed`` or ``not_run``), with the judge's score and reason."""
+        rows = []
+        for position, step in enumerate(self.case.steps):
+            ran = self.assertion_results.get(position, [])
+            for index, assertion in enumerate(step.assertions or []):
+                row: dict[str, Any] = {
+                    "step_line": step.line,
+                    "type": assertion.type,
+                    "line": assertion.line,
+                    "status": "not_run",
+                }
+                if index < len(ran):
+                    row.update(ran[index].as_dict())
+                    row["status"] = "passed" if ran[index].passed else "failed"
+                    del row["passed"]
+                rows.append(row)
+        return rows
 
     def as_dict(self) -> dict[str, Any]:
         """Rasa Pro's ``TestResult.as_dict`` (the ``e2e_results.yml`` entry)."""
@@ -66,6 +95,10 @@ class E2ECaseResult:
             out["error_path"] = f"{self.case.file}:{self.error_line}"
         if self.difference:
             out["difference"] = list(self.difference)
+        if self.assertion_failure is not None:
+            out["assertion_failure"] = self.assertion_failure
+        if self.case.uses_assertions():
+            out["assertions"] = self.assertion_rows()
         return out
 
 
@@ -241,4 +274,92 @@ def score_case(
         result.difference = human_readable_diff(turns, failures)
         result.error_line = failures[0].line
     result.turns = list(ordered or [])
+    return result
+
+
+# --- assertions (Rasa Pro >= 3.12) ------------------------------------------------------------
+
+
+def _user_matches(event: ObservedEvent, text: str | None, metadata: dict[str, Any]) -> bool:
+    """Rasa's ``split_events`` condition: the user text, and the step's metadata as a subset
+    of the message's (only when the step names metadata)."""
+    if event.kind is not EventKind.USER or event.text != text:
+        return False
+    if not metadata:
+        return True
+    sent = event.raw.get("metadata")
+    return isinstance(sent, dict) and all(k in sent and sent[k] == v for k, v in metadata.items())
+
+
+def turn_and_prior(
+    events: list[ObservedEvent], text: str | None, metadata: dict[str, Any]
+) -> tuple[list[ObservedEvent], list[ObservedEvent]]:
+    """Rasa's ``_get_current_user_turn_and_prior_events``: the events from the first user
+    message with the step's text up to the next user message with another text, and the
+    events before it; ([], []) when the message is not in the conversation."""
+    hits = [i for i, e in enumerate(events) if _user_matches(e, text, metadata)]
+    if not hits or hits[0] == 0:
+        return [], []
+    end = hits[1] if len(hits) > 1 else len(events)
+    turn = []
+    for event in events[hits[0] : end]:
+        if event.kind is EventKind.USER and event.text != text:
+            break
+        turn.append(event)
+    return turn, events[: hits[0]]
+
+
+def assertion_as_dict(assertion: Any) -> dict[str, Any]:
+    """Rasa Pro's ``Assertion.as_dict``: the assertion's fields and its ``type``."""
+    import dataclasses
+
+    data = {f.name: getattr(assertion, f.name) for f in dataclasses.fields(assertion)}
+    data.pop("written", None)
+    if assertion.type in ("slot_was_set", "slot_was_not_set"):
+        data.pop("line", None)
+    data = dict(json.loads(json.dumps(data, default=dataclasses.asdict)))
+    if assertion.type in ("generative_response_is_relevant",):
+        data.pop("ground_truth", None)
+    data["type"] = assertion.type
+    return data
+
+
+async def score_assertions(
+    case: E2ETestCase,
+    events: list[ObservedEvent],
+    step_metadata: Callable[[E2EStep], dict[str, Any]],
+    judge: Judge | None = None,
+) -> E2ECaseResult:
+    """Rasa Pro's ``run_assertions``: each user step's assertions against its turn, in order,
+    stopping at the first that fails (the rest are ``not_run``). A user message missing from
+    the conversation fails the test case at the step's line with no assertion failure.
+    ``events`` are the whole conversation's, session start first."""
+    from nlu_tui import conversation_assertions as a
+
+    result = E2ECaseResult(case=case, pass_status=True)
+    calm = a.is_calm(events)
+    failed_at: tuple[int, int] | None = None
+    for position, step in enumerate(case.steps):
+        if not step.assertions or failed_at is not None or not result.pass_status:
+            continue
+        turn, prior = turn_and_prior(events, step.text, step_metadata(step))
+        if not turn:
+            result.pass_status = False
+            result.error_line = step.line
+            continue
+        ev = a.TurnEvents(turn, prior, position, step.text or "", calm, judge)
+        checks = cast("list[a.Assertion]", list(step.assertions))  # the reader builds them
+        verdicts = await a.run_step(checks, ev, ordered=step.assertion_order_enabled)
+        result.assertion_results[position] = verdicts
+        bad = next((v for v in verdicts if not v.passed), None)
+        if bad is not None:
+            failed_at = (position, len(verdicts) - 1)
+            result.pass_status = False
+            result.error_line = bad.line
+            failed = step.assertions[len(verdicts) - 1]
+            result.assertion_failure = {
+                "assertion": assertion_as_dict(failed),
+                "error_message": bad.message,
+                "actual_events_transcript": a.transcript(prior + turn),
+            }
     return result

@@ -4,7 +4,8 @@ resumed run reports exactly as one run would).
 E2E (Rasa Pro's ``rasa test e2e``): pytest-style text (failures with their diffs, a short
 summary naming each failed test case with its file and line, a final count line),
 ``e2e_results.yml`` (``test_results:`` with ``name``, ``pass_status``, ``expected_steps``,
-``difference``), JUnit XML and JSON. Stories (``rasa test core``): the conversation- and
+``difference``, ``assertion_failure``) or Rasa Pro's ``e2e_results_passed.yml`` /
+``e2e_results_failed.yml``, the accuracy by assertion type, JUnit XML and JSON. Stories (``rasa test core``): the conversation- and
 action-level figures, ``failed_test_stories.yml``, ``stories_with_warnings.yml`` and
 ``story_report.json`` (scikit-learn's report with Rasa's completion and
 ``conversation_accuracy``), the action confusion and its ``story_confusion_matrix.png``.
@@ -62,10 +63,24 @@ def e2e_text(
         lines.append(f"Mismatch starting at {d['file']}:{d.get('error_line')}: ")
         lines.append("")
         lines.extend(d.get("difference") or [])
+        failure = d.get("assertion_failure")
+        if failure:
+            lines.append(
+                f"Assertion type '{failure['assertion']['type']}' failed with this error "
+                f"message: {failure['error_message']}"
+            )
+            lines.append("")
+            lines.append("Actual events transcript:")
+            lines.append("")
+            lines.extend(failure.get("actual_events_transcript") or [])
     for item in errors:
         d = item.data
         lines.append(pad(f"'{d['name']}' in {d['file']}:{d['line']} errored", "-", width=width))
         lines.append(f"engine error: {d.get('error')}")
+    accuracy = assertion_accuracy(items)
+    if accuracy:
+        lines.append(pad("Accuracy By Assertion Type", width=width))
+        lines.extend(accuracy_table(accuracy))
     lines.append(pad("short test summary info", width=width))
     for item in failed:
         lines.append(f"FAILED {item.data['file']}::{item.data['name']}")
@@ -96,6 +111,8 @@ def e2e_results(items: Sequence[StoredItem]) -> dict[str, Any]:
             entry["error_path"] = d["error_path"]
         if d.get("difference"):
             entry["difference"] = d["difference"]
+        if d.get("assertion_failure"):
+            entry["assertion_failure"] = d["assertion_failure"]
         if d.get("error"):
             entry["error"] = d["error"]
         results.append(entry)
@@ -113,6 +130,105 @@ def e2e_results_yaml(items: Sequence[StoredItem]) -> str:
     return "".join(out)
 
 
+def results_file_names(path: Path) -> tuple[Path, Path]:
+    """Rasa Pro's ``get_e2e_results_file_name`` for ``--e2e-results PATH``: a folder (or a
+    name without suffix) gets ``e2e_results_passed.yml`` and ``e2e_results_failed.yml``, a
+    file name ``NAME_passed.yml`` and ``NAME_failed.yml`` beside it."""
+    if path.is_dir() or not path.suffix:
+        return path / "e2e_results_passed.yml", path / "e2e_results_failed.yml"
+    return (
+        path.parent / f"{path.stem}_passed.yml",
+        path.parent / f"{path.stem}_failed.yml",
+    )
+
+
+def write_split_results(items: Sequence[StoredItem], path: Path) -> list[Path]:
+    """Rasa Pro's ``write_test_results_to_file`` twice: the passed test cases and the others
+    (failed, and those an engine error stopped), each file written even when empty."""
+    passed_file, failed_file = results_file_names(path)
+    passed_file.parent.mkdir(parents=True, exist_ok=True)
+    passed = [i for i in items if i.outcome == "passed"]
+    others = [i for i in items if i.outcome != "passed"]
+    atomic_write_text(passed_file, e2e_results_yaml(passed))
+    atomic_write_text(failed_file, e2e_results_yaml(others))
+    return [passed_file, failed_file]
+
+
+# --- assertions: accuracy by type ------------------------------------------------------------
+
+
+def assertion_accuracy(items: Sequence[StoredItem]) -> list[dict[str, Any]]:
+    """Rasa Pro's ``AggregateTestStatsCalculator.calculate``, per assertion type in Rasa's
+    order: a passed test case counts each of its assertions as passed; a failed one counts its
+    failed assertion as failed and, step by step, the assertions before it in the same step
+    as passed (and, as Rasa's loop does, every assertion of the later steps too); a test case
+    that failed without an assertion failure (its message was not found) or was stopped by an
+    engine error counts nothing. ``passed``/``failed``/``not_run`` are what really happened."""
+    from nlu_tui.conversation_assertions import TYPES
+
+    rasa_passed: Counter[str] = Counter()
+    rasa_failed: Counter[str] = Counter()
+    real: dict[str, Counter[str]] = {t: Counter() for t in TYPES}
+    for item in items:
+        rows = item.data.get("assertions")
+        if not rows:
+            continue
+        for row in rows:
+            real.setdefault(row["type"], Counter())[row["status"]] += 1
+        if item.outcome == "passed":
+            rasa_passed.update(row["type"] for row in rows)
+            continue
+        if item.outcome != "failed" or not item.data.get("assertion_failure"):
+            continue
+        failed_row = next(r for r in rows if r["status"] == "failed")
+        rasa_failed[failed_row["type"]] += 1
+        skip_step = None
+        for row in rows:
+            if row is failed_row:
+                skip_step = row["step_line"]
+                continue
+            if row["step_line"] == skip_step and row["status"] == "not_run":
+                continue
+            rasa_passed[row["type"]] += 1
+    out = []
+    for kind in list(TYPES) + [t for t in real if t not in TYPES]:
+        total = rasa_passed[kind] + rasa_failed[kind]
+        if not total:
+            continue
+        out.append(
+            {
+                "type": kind,
+                "accuracy": rasa_passed[kind] / total,
+                "passed": real[kind]["passed"],
+                "failed": real[kind]["failed"],
+                "not_run": real[kind]["not_run"],
+            }
+        )
+    return out
+
+
+def accuracy_table(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """The table ``print_aggregate_stats`` prints (Assertion Type, Accuracy as 0.00%)."""
+    width = max(len("Assertion Type"), *(len(r["type"]) for r in rows))
+    head = f"{'Assertion Type':^{width}} | {'Accuracy':^8}"
+    lines = [head, "-" * len(head)]
+    for row in rows:
+        lines.append(f"{row['type']:^{width}} | {row['accuracy']:>8.2%}")
+    return lines
+
+
+def _judged(d: dict[str, Any]) -> list[str]:
+    """One line per judged generative assertion: its score, threshold and the judge's reason."""
+    out = []
+    for row in d.get("assertions") or []:
+        if row.get("score") is not None:
+            out.append(
+                f"{row['type']} (line {row['line']}): {row['status']}, score {row['score']} "
+                f"(threshold {row['threshold']}): {row.get('reason') or ''}"
+            )
+    return out
+
+
 def junit_xml(run: RunRecord, items: Sequence[StoredItem], suite_name: str) -> str:
     """One ``<testcase>`` per test case or story; a failure carries its first mismatch."""
     from xml.etree import ElementTree as ET
@@ -128,7 +244,15 @@ def junit_xml(run: RunRecord, items: Sequence[StoredItem], suite_name: str) -> s
         errors=str(errors),
         time=f"{total_ms / 1000.0:.3f}",
     )
-    ET.SubElement(ET.SubElement(root, "properties"), "property", name="run", value=run.id)
+    properties = ET.SubElement(root, "properties")
+    ET.SubElement(properties, "property", name="run", value=run.id)
+    for row in assertion_accuracy(items):
+        ET.SubElement(
+            properties,
+            "property",
+            name=f"assertion_accuracy.{row['type']}",
+            value=f"{row['accuracy']:.2%}",
+        )
     for item in items:
         d = item.data
         case = ET.SubElement(
@@ -139,12 +263,25 @@ def junit_xml(run: RunRecord, items: Sequence[StoredItem], suite_name: str) -> s
             time=f"{(item.latency_ms or 0.0) / 1000.0:.3f}",
         )
         case.set("line", str(d.get("line")))
-        if item.outcome == "failed":
+        failure = d.get("assertion_failure")
+        if item.outcome == "failed" and failure:
+            node = ET.SubElement(
+                case,
+                "failure",
+                message=f"Assertion type '{failure['assertion']['type']}' failed at "
+                f"{d.get('error_path')}: {failure['error_message']}",
+                type=str(failure["assertion"]["type"]),
+            )
+            node.text = "\n".join(failure.get("actual_events_transcript") or []) or None
+        elif item.outcome == "failed":
             message = d.get("first_failure") or f"mismatch at {d.get('error_path')}"
             node = ET.SubElement(case, "failure", message=str(message))
             node.text = "\n".join(d.get("difference") or []) or None
         elif item.outcome == "error":
             ET.SubElement(case, "error", message=str(d.get("error")))
+        judged = _judged(d)
+        if judged:
+            ET.SubElement(case, "system-out").text = "\n".join(judged)
     ET.indent(root)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
@@ -159,6 +296,7 @@ def json_report(run: RunRecord, items: Sequence[StoredItem]) -> str:
         "passed": sum(1 for i in items if i.outcome == "passed"),
         "failed": sum(1 for i in items if i.outcome == "failed"),
         "errors": sum(1 for i in items if i.outcome == "error"),
+        "assertion_accuracy": assertion_accuracy(items),
         "results": [
             {"id": i.item_id, "outcome": i.outcome, "latency_ms": i.latency_ms, **i.data}
             for i in items

@@ -3,7 +3,9 @@
 - a conversation: fixtures as slot events (``POST /conversations/{id}/tracker/events``, which
   also starts the session), each user message through the REST channel
   (``POST /webhooks/rest/webhook``), then ``GET /conversations/{id}/tracker`` for the events
-  that followed; bot events carry their response name in ``metadata.utter_action``;
+  that followed; bot events carry their response name in ``metadata.utter_action``; Rasa Pro's
+  ``flow_started``/``flow_completed``/``flow_cancelled`` and ``stack`` events are kept too
+  (E2E assertions read them);
 - test stories: ``POST /model/predict`` (the next action for a list of events, stateless),
   ``POST /model/parse`` and ``GET /domain``.
 
@@ -58,6 +60,14 @@ def observed(event: Mapping[str, Any]) -> ObservedEvent | None:
         )
     if kind == "active_loop":
         return ObservedEvent(EventKind.ACTIVE_LOOP, name=event.get("name"), raw=dict(event))
+    if kind == "flow_started":
+        return ObservedEvent(EventKind.FLOW_STARTED, name=event.get("flow_id"), raw=dict(event))
+    if kind in ("flow_completed", "flow_cancelled"):
+        return ObservedEvent(
+            EventKind(kind), name=event.get("flow_id"), value=event.get("step_id"), raw=dict(event)
+        )
+    if kind == "stack":
+        return ObservedEvent(EventKind.STACK, raw=dict(event))
     return None
 
 

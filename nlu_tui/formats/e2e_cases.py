@@ -4,7 +4,8 @@
 The shapes follow Rasa Pro's schema (``rasa/e2e_test/schema/e2e_test_schema.yml``) and
 ``TestCase.from_dict``: a step is one of ``user``, ``bot``, ``utter``, ``slot_was_set`` or
 ``slot_was_not_set`` (a list of names or ``name: value`` pairs, one step per slot); a user step
-may name ``metadata``; DUT files add ``commands`` to user steps. Every error names the file,
+may name ``metadata`` and carry Rasa Pro's ``assertions:`` (with ``assertion_order_enabled``,
+read by :mod:`nlu_tui.formats.e2e_assertions`); DUT files add ``commands`` to user steps. Every error names the file,
 the line and the field; nothing is half-read. Native conversation suites use this format.
 """
 
@@ -27,7 +28,7 @@ from nlu_tui.conversation_model import (
 )
 from nlu_tui.errors import InputError
 from nlu_tui.fileio import atomic_write_text
-from nlu_tui.formats import yaml_loader
+from nlu_tui.formats import e2e_assertions, yaml_loader
 from nlu_tui.formats import yaml_nodes as yn
 from nlu_tui.model import digest_bytes
 
@@ -39,10 +40,12 @@ TOP_KEYS = ("test_cases", "fixtures", "metadata", "stub_custom_actions")
 CASE_KEYS = ("test_case", "steps", "fixtures", "metadata")
 STEP_KINDS = tuple(k.value for k in StepKind)
 STEP_EXTRA_KEYS = ("metadata", "commands", "assertions", "assertion_order_enabled")
-"""Keys a step may carry besides its kind (``assertions`` are kept, not checked)."""
+"""Keys a step may carry besides its kind (``assertions``: :mod:`e2e_assertions`)."""
 
 _NAME = re.compile(r"^[a-zA-Z_]+[a-zA-Z0-9_\-]*$")
 """Rasa's pattern for fixture names (metadata names forbid ``-``)."""
+_METADATA_NAME = re.compile(r"^[a-zA-Z_]+[a-zA-Z0-9_]*$")
+"""Rasa's pattern for metadata names (``e2e_test_schema.yml``)."""
 _TOP_LEVEL = re.compile(r"^test_cases\s*:", re.MULTILINE)
 
 
@@ -143,15 +146,7 @@ def _from_root(root: yaml.Node | None, path: Path, shown: str | None, digest: st
         elif key == "metadata":
             result.metadata = _metadata(value, path)
         elif key == "stub_custom_actions":
-            stubs = yn.to_python(value, path, 2)
-            if stubs is not None and not isinstance(stubs, dict):
-                raise InputError(
-                    "'stub_custom_actions' must be a mapping",
-                    path=path,
-                    line=yn.line_of(value),
-                    field="stub_custom_actions",
-                )
-            result.stub_custom_actions = stubs or {}
+            result.stub_custom_actions = e2e_assertions.read_stubs(value, path)
         else:
             raise InputError(
                 f"unknown top-level key '{key}' (expected one of {', '.join(TOP_KEYS)})",
@@ -212,6 +207,13 @@ def _metadata(node: yaml.Node, path: Path) -> dict[str, MetadataEntry]:
                 field="metadata",
             )
         name, key_node, values_node = entries[0]
+        if not _METADATA_NAME.match(name):
+            raise InputError(
+                f"metadata name {name!r} must be letters, digits or '_' (not a digit first)",
+                path=path,
+                line=yn.line_of(key_node),
+                field="metadata",
+            )
         values = yn.to_python(values_node, path, 3)
         if not isinstance(values, dict):
             raise InputError(
@@ -293,6 +295,8 @@ def _steps(node: yaml.Node, path: Path, file: E2EFile) -> list[E2EStep]:
     metadata_name: str | None = None
     commands: list[str] | None = None
     extra: dict[str, Any] = {}
+    assertions = None
+    order: bool | None = None
     for key, key_node, value in yn.pairs(node, path, "steps"):
         if key in STEP_KINDS:
             if kind is not None:
@@ -309,8 +313,10 @@ def _steps(node: yaml.Node, path: Path, file: E2EFile) -> list[E2EStep]:
             commands = [
                 yn.text(item, path, "commands") for item in yn.items(value, path, "commands")
             ]
-        elif key in STEP_EXTRA_KEYS:
-            extra[key] = yn.to_python(value, path, 4)
+        elif key == "assertions":
+            assertions = e2e_assertions.read_assertions(value, path)
+        elif key == "assertion_order_enabled":
+            order = e2e_assertions.read_order_flag(value, path)
         else:
             raise InputError(
                 f"unknown step key '{key}' (a step is one of {', '.join(STEP_KINDS)})",
@@ -322,19 +328,26 @@ def _steps(node: yaml.Node, path: Path, file: E2EFile) -> list[E2EStep]:
         raise InputError(
             f"a step needs one of {', '.join(STEP_KINDS)}", path=path, line=line, field="steps"
         )
-    if kind is not StepKind.USER and (metadata_name or commands is not None or extra):
-        what = (
-            "metadata"
-            if metadata_name
-            else "commands"
-            if commands is not None
-            else next(iter(extra))
-        )
+    user_only = {
+        "metadata": bool(metadata_name),
+        "commands": commands is not None,
+        "assertions": assertions is not None,
+        "assertion_order_enabled": order is not None,
+    }
+    if kind is not StepKind.USER and any(user_only.values()):
+        what = next(k for k, present in user_only.items() if present)
         raise InputError(
             f"'{what}' belongs to a user step, not a '{kind.value}' step",
             path=path,
             line=line,
             field=what,
+        )
+    if order is not None and assertions is None:
+        raise InputError(
+            "'assertion_order_enabled' needs an 'assertions:' list in the same user step",
+            path=path,
+            line=line,
+            field="assertion_order_enabled",
         )
     if kind in (StepKind.SLOT_WAS_SET, StepKind.SLOT_WAS_NOT_SET):
         return list(_slot_steps(kind, kind_node, path, line))
@@ -351,6 +364,9 @@ def _steps(node: yaml.Node, path: Path, file: E2EFile) -> list[E2EStep]:
             metadata_name=metadata_name,
             commands=commands,
             extra=extra,
+            assertions=assertions,
+            assertion_order_enabled=bool(order),
+            order_written=order is not None,
         )
     ]
 

@@ -100,7 +100,18 @@ def shape(data: E2EFile) -> Any:
 
     def steps(case: E2ETestCase) -> list[Any]:
         return [
-            (s.kind, s.text, s.slot, s.value, s.has_value, s.metadata_name, s.commands, s.extra)
+            (
+                s.kind,
+                s.text,
+                s.slot,
+                s.value,
+                s.has_value,
+                s.metadata_name,
+                s.commands,
+                s.extra,
+                None if s.assertions is None else [x.written for x in s.assertions],
+                s.assertion_order_enabled,
+            )
             for s in case.steps
         ]
 

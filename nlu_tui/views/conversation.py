@@ -3,7 +3,8 @@
 Each step of the test case becomes a row: a user step with what the engine answered (bot
 messages with their response names, slots set), an expectation with its status: met, the
 mismatch (expected beside what the engine did, from the diff's ``-`` line) or not reached
-(the test case stops at its first mismatch).
+(the test case stops at its first mismatch). A user step's Rasa Pro assertions follow it, one
+row each, with their verdict.
 """
 
 from __future__ import annotations
@@ -57,6 +58,25 @@ def _mismatch_actual(difference: list[str]) -> str:
     return actual[-1] if actual else ""
 
 
+def _assertion_row(position: int, written: Any, verdict: dict[str, Any] | None) -> ConversationRow:
+    """One Rasa Pro assertion of a user step: what it asks, and its verdict (the failure
+    message, or the LLM judge's score and reason)."""
+    if isinstance(written, dict) and written:
+        key, value = next(iter(written.items()))
+        expected = f"{key}: {value}"
+    else:
+        expected = str(written)
+    status = {"passed": MET, "failed": MISMATCH}.get((verdict or {}).get("status", ""), NOT_REACHED)
+    actual = ""
+    if verdict is not None:
+        actual = str(verdict.get("message") or "")
+        if verdict.get("score") is not None:
+            actual = f"score {verdict['score']}: {verdict.get('reason') or ''}".strip() + (
+                f" ({actual})" if actual and status == MISMATCH else ""
+            )
+    return ConversationRow(position, "assertion", expected, actual, status)
+
+
 def conversation_rows(data: dict[str, Any]) -> list[ConversationRow]:
     """The rows of one stored E2E item (``data`` as stored by the conversation service)."""
     steps = data.get("expected_steps") or []
@@ -69,6 +89,7 @@ def conversation_rows(data: dict[str, Any]) -> list[ConversationRow]:
     failed = set(data.get("failed_steps") or [])
     stop = min(failed) if failed else None
     replies = iter(turns[1:])
+    verdicts = iter(data.get("assertions") or [])
     rows = []
     for position, step in enumerate(steps):
         kind, text = _step_text(step)
@@ -78,6 +99,8 @@ def conversation_rows(data: dict[str, Any]) -> list[ConversationRow]:
                 rows.append(ConversationRow(position, kind, text, "", NOT_REACHED))
             else:
                 rows.append(ConversationRow(position, kind, text, _turn_text(turn), SAID))
+            for written in step.get("assertions") or []:
+                rows.append(_assertion_row(position, written, next(verdicts, None)))
             continue
         if stop is not None and position > stop:
             rows.append(ConversationRow(position, kind, text, "", NOT_REACHED))

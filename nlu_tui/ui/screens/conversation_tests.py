@@ -106,6 +106,13 @@ def diff_text(item: StoredItem) -> Text:
     data = item.data
     if item.outcome == "error":
         return Text(f"engine error: {inert(str(data.get('error')))}", style="magenta")
+    failure = data.get("assertion_failure")
+    if failure:
+        where = Path(str(data.get("file") or "")).name + f":{data.get('error_line')}"
+        kind = failure.get("assertion", {}).get("type")
+        out = Text(f"Assertion '{inert(str(kind))}' failed at {inert(where)}\n", style="bold")
+        out.append(inert(str(failure.get("error_message"))), style="red")
+        return out
     lines = data.get("difference") or []
     if not lines:
         return Text("")

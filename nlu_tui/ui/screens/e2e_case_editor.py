@@ -316,6 +316,11 @@ class E2ECaseEditor(ModalScreen[bool]):
             old = self.steps[at]
             step.metadata_name, step.commands = old.metadata_name, old.commands
             step.extra = dict(old.extra)
+            step.assertions, step.assertion_order_enabled = (
+                old.assertions,
+                old.assertion_order_enabled,
+            )
+            step.order_written = old.order_written
             if step.as_dict() == old.as_dict():
                 step = old  # unchanged: the step keeps its own text in the file
             elif old is self.failed:
