@@ -1,0 +1,166 @@
+"""``--coverage-report`` for ``test e2e`` and ``test du``: the flow-step coverage files of a
+finished run, as one service call for the CLI (and the workbench).
+
+The figures are :mod:`nlu_tui.conversation.flow_coverage`'s; the files
+:mod:`nlu_tui.reports.coverage_files`'. E2E tests are read from their trackers, fetched after
+the run as Rasa Pro does (``E2ETestRunner.run_tests`` retrieves each test's tracker when
+``coverage`` is on); DUT test cases from their own steps (:func:`dut_events`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from nlu_tui.conversation.flow_coverage import (
+    CoverageReport,
+    VisitedPaths,
+    command_histogram,
+    coverage_report,
+    dut_events,
+    visited_from_events,
+)
+from nlu_tui.conversation.flow_steps import FlowGraph, read_flow_steps
+from nlu_tui.errors import InputError
+from nlu_tui.reports.coverage_files import check_output_dir, write_coverage_files
+
+DEFAULT_OUTPUT = Path("e2e_coverage_results")
+"""Rasa Pro's ``DEFAULT_COVERAGE_OUTPUT_PATH``."""
+FLOW_FILE_SUFFIXES = (".yml", ".yaml")
+
+
+@dataclass
+class CoverageResult:
+    reports: dict[str, CoverageReport | None] = field(default_factory=dict)
+    histograms: dict[str, dict[str, int]] = field(default_factory=dict)
+    files: list[Path] = field(default_factory=list)
+
+
+def flow_files(path: Path) -> list[Path]:
+    """A flows file, or every YAML file with ``flows:`` under a folder (sorted)."""
+    if path.is_dir():
+        found = [
+            p
+            for p in sorted(path.rglob("*"))
+            if p.suffix in FLOW_FILE_SUFFIXES and p.is_file() and _has_flows(p)
+        ]
+        if not found:
+            raise InputError("no flows file (YAML with 'flows:') in the folder", path)
+        return found
+    if not path.is_file():
+        raise InputError("no such flows file", path, field="flows")
+    return [path]
+
+
+def _has_flows(path: Path) -> bool:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return any(line.startswith("flows:") for line in text.splitlines())
+
+
+def prepare(output: Path, flows: Path | None) -> FlowGraph:
+    """Check the output folder and read the flows before any test runs (bad input: exit 2)."""
+    problem = check_output_dir(output)
+    if problem is not None:
+        raise InputError(problem, output, field="coverage-output-path")
+    if flows is None:
+        raise InputError(
+            "--coverage-report needs the assistant's flows: give --flows FILE or FOLDER",
+            field="flows",
+        )
+    return read_flow_steps(flow_files(flows))
+
+
+def report(
+    graph: FlowGraph, tests: Iterable[tuple[bool, VisitedPaths]], output: Path
+) -> CoverageResult:
+    """Split the tests into passed and failed, compute both reports, write the files."""
+    groups: dict[str, list[VisitedPaths]] = {"passed": [], "failed": []}
+    for passed, tested in tests:
+        groups["passed" if passed else "failed"].append(tested)
+    result = CoverageResult()
+    for status, members in groups.items():
+        result.reports[status] = coverage_report(graph, members)
+        result.histograms[status] = command_histogram(members)
+    result.files = write_coverage_files(output, result.reports, result.histograms)
+    return result
+
+
+def summary_lines(result: CoverageResult) -> list[str]:
+    """One line per group: its total coverage, then each flow's uncovered lines."""
+    out: list[str] = []
+    for status, rep in result.reports.items():
+        if rep is None or rep.total_coverage is None:
+            out.append(f"flow coverage of {status} tests: no flow step visited")
+            continue
+        covered = rep.total_steps - rep.total_missing
+        out.append(
+            f"flow coverage of {status} tests: {rep.total_coverage:.2f}% "
+            f"({covered} of {rep.total_steps} steps)"
+        )
+        for row in rep.rows:
+            if row.missing:
+                lines = ", ".join(row.missing_lines)
+                out.append(f"  {row.flow}: {row.coverage:.2f}%, not visited: lines {lines}")
+    return out
+
+
+def dut_tested(case: Any, graph: FlowGraph) -> VisitedPaths:
+    """A DUT test case (:class:`nlu_tui.dut.model.DutCase`) as tested paths."""
+    steps: list[tuple[str, Any]] = []
+    for step in case.steps:
+        if step.actor == "user":
+            steps.append(("user", [c.as_json() for c in step.commands]))
+        elif step.template:
+            steps.append(("bot", step.template))
+    return visited_from_events(dut_events(steps, graph), graph)
+
+
+def e2e_tested(
+    events: Sequence[Mapping[str, Any]], graph: FlowGraph, domain_actions: frozenset[str] | None
+) -> VisitedPaths:
+    return visited_from_events(events, graph, domain_actions)
+
+
+async def fetch_trackers(
+    engine: Any, senders: Iterable[str]
+) -> tuple[dict[str, list[dict[str, Any]]], frozenset[str] | None]:
+    """Each sender's tracker events and the domain's custom actions from a Rasa engine
+    (``GET /conversations/{id}/tracker``, ``GET /domain``); an engine without trackers gives
+    none, as Rasa's coverage has no path for a test whose tracker is gone."""
+    import urllib.parse
+
+    base = getattr(engine, "base_url", None)
+    request_json = getattr(engine, "request_json", None)
+    if base is None or request_json is None:
+        return {}, None
+    params = getattr(engine, "_params", None)
+    headers = getattr(engine, "_headers", None)
+    out: dict[str, list[dict[str, Any]]] = {}
+    for sender in senders:
+        url = f"{base}/conversations/{urllib.parse.quote(sender, safe='')}/tracker"
+        body, _ = await request_json("GET", url, params=params, headers=headers)
+        events = body.get("events") if isinstance(body, dict) else None
+        if isinstance(events, list):
+            out[sender] = [e for e in events if isinstance(e, dict)]
+    actions: frozenset[str] | None = None
+    try:
+        body, _ = await request_json(
+            "GET", f"{base}/domain", params=params, headers=headers_json(headers)
+        )
+        listed = body.get("actions") if isinstance(body, dict) else None
+        if isinstance(listed, list):
+            actions = frozenset(str(a) for a in listed if not str(a).startswith("utter_"))
+    except Exception:  # a server without /domain: Rasa's own action names decide
+        actions = None
+    return out, actions
+
+
+def headers_json(headers: Mapping[str, str] | None) -> dict[str, str]:
+    out = dict(headers or {})
+    out["Accept"] = "application/json"
+    return out
