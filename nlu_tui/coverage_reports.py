@@ -153,11 +153,54 @@ async def fetch_trackers(
             "GET", f"{base}/domain", params=params, headers=headers_json(headers)
         )
         listed = body.get("actions") if isinstance(body, dict) else None
-        if isinstance(listed, list):
-            actions = frozenset(str(a) for a in listed if not str(a).startswith("utter_"))
+        if isinstance(listed, list):  # names, or {name: {send_domain: true}}
+            actions = frozenset(
+                str(name)
+                for a in listed
+                for name in ([a] if isinstance(a, str) else list(a) if isinstance(a, dict) else [])
+            )
     except Exception:  # a server without /domain: Rasa's own action names decide
         actions = None
     return out, actions
+
+
+async def e2e_coverage(
+    engine: Any, items: Iterable[Any], graph: FlowGraph, output: Path
+) -> CoverageResult:
+    """Fetch each finished E2E test case's tracker (its last sender id) from the engine and
+    write the coverage files; test cases that errored are left out (Rasa has no such case)."""
+    from nlu_tui.runner.client import make_client
+
+    finished = [
+        (item.outcome == "passed", str(item.data["sender_id"]))
+        for item in items
+        if item.outcome in ("passed", "failed") and item.data.get("sender_id")
+    ]
+    client = make_client(concurrency=1, timeout=60.0)
+    try:
+        await engine.open(client)
+        try:
+            trackers, actions = await fetch_trackers(engine, [s for _, s in finished])
+        finally:
+            await engine.close()
+    finally:
+        await client.aclose()
+    return report(
+        graph,
+        ((ok, e2e_tested(trackers.get(sender, []), graph, actions)) for ok, sender in finished),
+        output,
+    )
+
+
+def default_flows(path: Path | None) -> Path | None:
+    """``--flows``, else the Rasa project's ``data`` folder when it holds flows (Rasa reads
+    the flows from the trained model, i.e. from the project's data)."""
+    if path is not None:
+        return path
+    data = Path("data")
+    if data.is_dir() and any(_has_flows(p) for p in data.rglob("*.y*ml")):
+        return data
+    return None
 
 
 def headers_json(headers: Mapping[str, str] | None) -> dict[str, str]:
