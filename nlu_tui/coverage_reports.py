@@ -9,6 +9,7 @@ the run as Rasa Pro does (``E2ETestRunner.run_tests`` retrieves each test's trac
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -190,6 +191,52 @@ async def e2e_coverage(
         ((ok, e2e_tested(trackers.get(sender, []), graph, actions)) for ok, sender in finished),
         output,
     )
+
+
+def _relative(file: str, root: Path) -> Path:
+    """Where a test case's file goes under ``passed/`` or ``failed/`` (Rasa Pro's
+    ``_get_relative_output_path``: its path below the tests folder, else its name)."""
+    if not file:
+        return Path("_unsourced.yml")
+    path, base = os.path.normpath(file), os.path.normpath(str(root))
+    if path == base or os.path.dirname(path) == base:
+        return Path(os.path.basename(path))
+    if path.startswith(base + os.sep):
+        return Path(path[len(base) + 1 :])
+    return Path(os.path.basename(path))
+
+
+def write_status_cases(e2e: Any, items: Iterable[Any], root: Path, output: Path) -> list[Path]:
+    """The test cases of each status as E2E files under ``output/passed`` and
+    ``output/failed``, one per source file, the folder layout of the tests kept (Rasa Pro's
+    ``save_test_cases_to_yaml``: the fixtures the cases use, all metadata and stubs); a
+    status without test cases writes nothing."""
+    from nlu_tui.conversation.model import E2EFile
+    from nlu_tui.fileio import atomic_write_text
+    from nlu_tui.formats.e2e_cases import dumps
+
+    by_key = {(c.file, c.line, c.name): c for c in e2e.test_cases}
+    items = list(items)
+    written: list[Path] = []
+    for status in ("passed", "failed"):
+        groups: dict[str, list[Any]] = {}
+        for item in items:
+            key = (item.data.get("file"), item.data.get("line"), item.data.get("name"))
+            if item.outcome == status and key in by_key:
+                groups.setdefault(by_key[key].file, []).append(by_key[key])
+        for file, cases in groups.items():
+            used = {name for case in cases for name in case.fixture_names}
+            part = E2EFile(
+                test_cases=cases,
+                fixtures={k: v for k, v in e2e.fixtures.items() if k in used},
+                metadata=dict(e2e.metadata),
+                stub_custom_actions=dict(e2e.stub_custom_actions),
+            )
+            target = output / status / _relative(file, root)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(target, dumps(part))
+            written.append(target)
+    return written
 
 
 def default_flows(path: Path | None) -> Path | None:

@@ -152,6 +152,13 @@ def test_e2e_coverage_report(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert failed[-1] == "Total,21.74%,23,18,"  # 5 of 23
     for status in ("passed", "failed"):
         assert (out / f"commands_histogram_for_{status}_tests.png").read_bytes()[:4] == b"\x89PNG"
+    # and the test cases of each status, as Rasa Pro's save_test_cases_to_yaml
+    import yaml
+
+    kept = {s: yaml.safe_load((out / s / "e2e.yml").read_text()) for s in ("passed", "failed")}
+    assert [c["test_case"] for c in kept["passed"]["test_cases"]] == ["transfer"]
+    assert [c["test_case"] for c in kept["failed"]["test_cases"]] == ["card"]
+    assert kept["failed"]["test_cases"][0]["steps"][-1] == {"utter": "utter_card_ordered"}
 
 
 def test_e2e_coverage_bad_output_path(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -85,7 +85,8 @@ def cmd_e2e(args: argparse.Namespace) -> int:
     stored = run.store.load_items(final.id)
     say(reports.e2e_text(stored, fail_fast=args.fail_fast), end="")
     if graph is not None:
-        _coverage(run, stored, graph, args.coverage_output_path)
+        tests = args.path or Path(final.suite_path or "")
+        _coverage(run, stored, graph, args.coverage_output_path, tests)
     if args.output is not None:
         atomic_write_text(args.output, reports.e2e_results_yaml(stored))
         say(f"wrote {args.output}", file=sys.stderr)
@@ -93,15 +94,19 @@ def cmd_e2e(args: argparse.Namespace) -> int:
     return outcome_code(items)
 
 
-def _coverage(run: Any, stored: Any, graph: Any, output: Path) -> None:
-    """``--coverage-report``: the trackers of the finished test cases, then the files."""
+def _coverage(run: Any, stored: Any, graph: Any, output: Path, tests: Path) -> None:
+    """``--coverage-report``: the trackers of the finished test cases, then the files, then
+    the test cases of each status (as ``rasa test e2e --coverage-report``)."""
     import asyncio
 
     from nlu_tui.cli.say import say
-    from nlu_tui.coverage_reports import e2e_coverage, summary_lines
+    from nlu_tui.coverage_reports import e2e_coverage, summary_lines, write_status_cases
+    from nlu_tui.formats.e2e_cases import read_path
     from nlu_tui.textsafe import inert
 
     done = asyncio.run(e2e_coverage(run.engine, stored, graph, output))
     for line in summary_lines(done):
         say(inert(line))
+    if tests.exists():
+        write_status_cases(read_path(tests), stored, tests, output)
     say(f"Coverage data and result is written to {output}.")
