@@ -254,3 +254,78 @@ def headers_json(headers: Mapping[str, str] | None) -> dict[str, str]:
     out = dict(headers or {})
     out["Accept"] = "application/json"
     return out
+
+
+# ---- kept with the run, shown by the workbench ------------------------------------------------
+
+SUMMARY_KEY = "flow_coverage"
+"""The run summary's key for its coverage (set by ``--coverage-report``)."""
+
+
+def coverage_summary(result: CoverageResult) -> dict[str, Any]:
+    """The coverage of a run as JSON data: each group's report (None: header only) and
+    histogram."""
+    return {
+        "reports": {
+            status: (rep.as_dict() if rep is not None else None)
+            for status, rep in result.reports.items()
+        },
+        "histograms": dict(result.histograms),
+    }
+
+
+def keep_with_run(store: Any, run_id: str, result: CoverageResult) -> None:
+    """Add the coverage to the run's summary, so the workbench can show it and compare."""
+    run = store.get_run(run_id)
+    summary = dict(run.summary or {})
+    summary[SUMMARY_KEY] = coverage_summary(result)
+    store.set_summary(run_id, summary)
+
+
+def previous_coverage(store: Any, run: Any) -> dict[str, Any] | None:
+    """The coverage of the newest earlier run of the same kind and tests that has one."""
+    for other in store.list_runs(run.suite_path or run.suite_hash, limit=200):
+        if other.id == run.id or other.kind != run.kind or other.started_at >= run.started_at:
+            continue
+        found = (other.summary or {}).get(SUMMARY_KEY)
+        if isinstance(found, dict):
+            return found
+    return None
+
+
+@dataclass
+class StepLine:
+    flow: str
+    step_id: str
+    lines: str
+    visited: bool
+    change: str = ""
+    """``+`` visited now but not before, ``-`` visited before but not now, else empty."""
+
+
+def step_lines(
+    current: Mapping[str, Any], previous: Mapping[str, Any] | None, status: str
+) -> list[StepLine]:
+    """Each testable step of one group's report with its mark and its change since the
+    previous run's report of that group (no change is shown without a previous report)."""
+    rep = (current.get("reports") or {}).get(status)
+    if not isinstance(rep, dict):
+        return []
+    before: dict[tuple[str, str], bool] | None = None
+    old = ((previous or {}).get("reports") or {}).get(status) if previous else None
+    if previous is not None:
+        before = {}
+        if isinstance(old, dict):
+            for flow in old.get("flows", []):
+                for step in flow.get("steps", []):
+                    before[(flow["flow_id"], step["id"])] = bool(step["visited"])
+    out: list[StepLine] = []
+    for flow in rep.get("flows", []):
+        for step in flow.get("steps", []):
+            visited = bool(step["visited"])
+            change = ""
+            if before is not None:
+                was = before.get((flow["flow_id"], step["id"]), False)
+                change = "+" if visited and not was else "-" if was and not visited else ""
+            out.append(StepLine(flow["flow"], step["id"], step["lines"], visited, change))
+    return out

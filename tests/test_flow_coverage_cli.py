@@ -141,3 +141,32 @@ def test_du_coverage_needs_flows_with_steps(
         )
     assert code == 2 and SEEN == []
     assert "--flows" in capsys.readouterr().err
+
+
+def test_coverage_kept_with_the_run_and_compared(tmp_path: Path) -> None:
+    """The second run fixes the card test case: its steps move to the passed group and show
+    as newly visited (+) against the first run's passed group."""
+    from nlu_tui.coverage_reports import SUMMARY_KEY, previous_coverage, step_lines
+    from nlu_tui.store.runstore import RunStore
+
+    args = ["--flows", str(FLOWS), "--coverage-report", "--coverage-output-path"]
+    with serving(Commands) as url:
+        _setup(tmp_path, url)
+        assert cli([*_base(tmp_path), *args, str(tmp_path / "c1")]) == 1
+        ANSWERS["visa"] = ["set slot card_type visa"]
+        try:
+            assert cli([*_base(tmp_path), *args, str(tmp_path / "c2")]) == 0
+        finally:
+            ANSWERS["visa"] = ["set slot card_type mastercard"]
+    with RunStore() as store:
+        newest, first = store.list_runs()[:2]
+        current = newest.summary[SUMMARY_KEY]
+        before = previous_coverage(store, newest)
+        assert before == first.summary[SUMMARY_KEY]
+    assert current["reports"]["failed"] is None  # no failed test case: header only
+    lines = {s.step_id: s for s in step_lines(current, before, "passed")}
+    card = lines["replace_card_0_collect_card_type"]
+    assert (card.visited, card.change) == (True, "+")
+    assert lines["confirm"].visited and lines["confirm"].change == ""
+    assert not lines["transfer_money_3_utter_insufficient_funds"].visited
+    assert len(lines) == 23

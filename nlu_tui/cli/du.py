@@ -256,6 +256,11 @@ def _run(args: argparse.Namespace) -> int:
         )
         for line in summary_lines(done):
             say(inert(line))
+        from nlu_tui.coverage_reports import keep_with_run
+        from nlu_tui.store.runstore import RunStore
+
+        with RunStore() as store:
+            keep_with_run(store, outcome.run.id, done)
         say(f"Coverage data and result is written to {args.coverage_output_path}.")
     if args.diff_with:
         _print_diff(args.diff_with, outcome.run.id)

@@ -86,7 +86,7 @@ def cmd_e2e(args: argparse.Namespace) -> int:
     say(reports.e2e_text(stored, fail_fast=args.fail_fast), end="")
     if graph is not None:
         tests = args.path or Path(final.suite_path or "")
-        _coverage(run, stored, graph, args.coverage_output_path, tests)
+        _coverage(run, final.id, stored, graph, args.coverage_output_path, tests)
     if args.output is not None:
         atomic_write_text(args.output, reports.e2e_results_yaml(stored))
         say(f"wrote {args.output}", file=sys.stderr)
@@ -94,17 +94,23 @@ def cmd_e2e(args: argparse.Namespace) -> int:
     return outcome_code(items)
 
 
-def _coverage(run: Any, stored: Any, graph: Any, output: Path, tests: Path) -> None:
+def _coverage(run: Any, run_id: str, stored: Any, graph: Any, output: Path, tests: Path) -> None:
     """``--coverage-report``: the trackers of the finished test cases, then the files, then
     the test cases of each status (as ``rasa test e2e --coverage-report``)."""
     import asyncio
 
     from nlu_tui.cli.say import say
-    from nlu_tui.coverage_reports import e2e_coverage, summary_lines, write_status_cases
+    from nlu_tui.coverage_reports import (
+        e2e_coverage,
+        keep_with_run,
+        summary_lines,
+        write_status_cases,
+    )
     from nlu_tui.formats.e2e_cases import read_path
     from nlu_tui.textsafe import inert
 
     done = asyncio.run(e2e_coverage(run.engine, stored, graph, output))
+    keep_with_run(run.store, run_id, done)
     for line in summary_lines(done):
         say(inert(line))
     if tests.exists():

@@ -207,6 +207,8 @@ class CoverageRow:
     covered: list[str] = field(default_factory=list)
     """Step ids visited (for the workbench's list)."""
     uncovered: list[str] = field(default_factory=list)
+    steps_seen: list[tuple[str, str, bool]] = field(default_factory=list)
+    """Every testable step in the report's order: (step id, line range, visited)."""
 
     @property
     def coverage(self) -> float:
@@ -242,6 +244,10 @@ class CoverageReport:
                     "missing_lines": r.missing_lines,
                     "covered": r.covered,
                     "uncovered": r.uncovered,
+                    "steps": [
+                        {"id": i, "lines": lines, "visited": seen}
+                        for i, lines, seen in r.steps_seen
+                    ],
                 }
                 for r in self.rows
             ],
@@ -276,6 +282,7 @@ def coverage_report(graph: FlowGraph, tests: Sequence[VisitedPaths]) -> Coverage
                 missing_lines=sorted((n.lines for n in missing if n.lines), key=_start),
                 covered=[n.step_id for n in nodes if (n.flow, n.step_id) in visited],
                 uncovered=[n.step_id for n in missing],
+                steps_seen=[(n.step_id, n.lines, (n.flow, n.step_id) in visited) for n in nodes],
             )
         )
     return report
