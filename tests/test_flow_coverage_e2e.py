@@ -173,3 +173,57 @@ def test_e2e_coverage_bad_output_path(tmp_path: Path, capsys: pytest.CaptureFixt
         )
     assert code == 2
     assert TRACKERS == {}  # nothing was sent
+
+
+def test_workbench_coverage_view_shows_steps_and_change(tmp_path: Path) -> None:
+    """Two runs of the same file with --coverage-report; the second fixes the card test case.
+    The conversation screen's Coverage view (``v``) marks each step and shows ``+`` for the
+    card steps now visited by a passed test case."""
+    import asyncio
+
+    from textual.app import App
+
+    from nlu_tui.store import RunStore
+    from nlu_tui.ui.screens.conversation_tests import ConversationScreen
+    from nlu_tui.ui.widgets.flow_coverage import FlowCoverageScreen
+
+    path = tmp_path / "e2e.yml"
+    path.write_text(E2E, encoding="utf-8")
+    fixed = bot("utter_card_ordered", "replace_card", "replace_card_1_action_order_card")
+    with serving(CalmBot) as url:
+        args = [*_base(tmp_path, url), "--flows", str(FLOWS), "--coverage-output-path"]
+        assert cli([*args, str(tmp_path / "c1")]) == 1
+        SCRIPT["visa"].append(fixed)
+        try:
+            assert cli([*args, str(tmp_path / "c2")]) == 0
+        finally:
+            SCRIPT["visa"].remove(fixed)
+
+    async def scenario() -> str:
+        class ConvApp(App[None]):
+            run_store: RunStore | None = None
+            run_sessions: dict[str, Any] = {}
+
+            def on_mount(self) -> None:
+                self.push_screen(ConversationScreen([path], engine="rasa:http://127.0.0.1:9"))
+
+        app = ConvApp()
+        async with app.run_test(size=(120, 60)) as pilot:
+            screen = app.screen
+            assert isinstance(screen, ConversationScreen)
+            for _ in range(100):
+                await pilot.pause(0.05)
+                if screen.last_run is not None:
+                    break
+            await pilot.press("v")
+            await pilot.pause()
+            assert isinstance(app.screen, FlowCoverageScreen)
+            return app.screen.text.plain
+
+    text = asyncio.run(scenario())
+    passed = text.split("Failed tests")[0]
+    assert "Passed tests  47.83%" in passed  # 11 of 23
+    assert "✓ replace_card_0_collect_card_type  lines 55-55  +" in passed
+    assert "✗ transfer_money_3_utter_insufficient_funds  lines 12-13\n" in passed
+    assert "✓ confirm  lines 15-27\n" in passed  # visited in both runs: no change
+    assert "Failed tests\n  no flow step visited" in text
