@@ -112,6 +112,19 @@ def _add_run_options(p: argparse.ArgumentParser, *, defaults: bool = True) -> No
     p.add_argument("--resume", metavar="RUN", help="finish a canceled or interrupted DUT run")
     p.add_argument("--diff-with", metavar="RUN", help="compare with an earlier DUT run")
     p.add_argument("--note", default=default(""))
+    p.add_argument(
+        "--coverage-report",
+        action="store_true",
+        default=default(False),
+        help="write flow-step coverage and the command histogram (needs the flows)",
+    )
+    p.add_argument(
+        "--coverage-output-path",
+        type=Path,
+        default=default(Path("e2e_coverage_results")),
+        metavar="DIR",
+        help="folder of the coverage files (default e2e_coverage_results)",
+    )
 
 
 def register(kinds: argparse._SubParsersAction[Any]) -> None:
@@ -289,6 +302,12 @@ def _run(args: argparse.Namespace) -> int:
     )
     if not request.path.exists():
         raise InputError("no such file or directory", request.path, field="path")
+    graph = None
+    if args.coverage_report:
+        from nlu_tui.coverage_reports import prepare
+        from nlu_tui.dut.service import find_flows
+
+        graph = prepare(args.coverage_output_path, find_flows(request, None))
     from nlu_tui.dut.reader import removal_warnings
 
     for warning in removal_warnings(request.spec.removed):
@@ -322,6 +341,23 @@ def _run(args: argparse.Namespace) -> int:
         atomic_write_text(args.junit, junit_xml(report, outcome.results, request.path.name))
         say(f"wrote {args.junit}", file=sys.stderr)
     say(f"run {outcome.run.id} stored (nlu-tui runs)", file=sys.stderr)
+    if graph is not None:
+        from nlu_tui.coverage_reports import dut_tested, summary_lines
+        from nlu_tui.coverage_reports import report as coverage_files
+
+        done = coverage_files(
+            graph,
+            ((r.passed, dut_tested(r.case, graph)) for r in outcome.results),
+            args.coverage_output_path,
+        )
+        for line in summary_lines(done):
+            say(inert(line))
+        from nlu_tui.coverage_reports import keep_with_run
+        from nlu_tui.store.runstore import RunStore
+
+        with RunStore() as store:
+            keep_with_run(store, outcome.run.id, done)
+        say(f"Coverage data and result is written to {args.coverage_output_path}.")
     if args.diff_with:
         _print_diff(args.diff_with, outcome.run.id)
     if outcome.canceled:

@@ -39,6 +39,24 @@ def register(kinds: argparse._SubParsersAction[Any]) -> None:
         help="write e2e_results_passed.yml and e2e_results_failed.yml as Rasa Pro does "
         "(PATH a folder, or a file name whose stem names both)",
     )
+    p.add_argument(
+        "--coverage-report",
+        action="store_true",
+        help="write flow-step coverage and the command histogram (as rasa test e2e)",
+    )
+    p.add_argument(
+        "--coverage-output-path",
+        type=Path,
+        default=Path("e2e_coverage_results"),
+        metavar="DIR",
+        help="folder of the coverage files (default e2e_coverage_results)",
+    )
+    p.add_argument(
+        "--flows",
+        type=Path,
+        metavar="PATH",
+        help="the assistant's flows file or folder, for --coverage-report (default: data/)",
+    )
     p.set_defaults(handler=cmd_e2e)
 
 
@@ -56,12 +74,27 @@ def cmd_e2e(args: argparse.Namespace) -> int:
     from nlu_tui.conversation import reports
     from nlu_tui.fileio import atomic_write_text
 
+    graph = None
+    if args.coverage_report:
+        from nlu_tui.cli import exitcodes
+        from nlu_tui.cli.say import say_error
+        from nlu_tui.coverage_reports import default_flows, prepare
+        from nlu_tui.errors import InputError
+
+        try:
+            graph = prepare(args.coverage_output_path, default_flows(args.flows))
+        except InputError as exc:
+            say_error(exc)
+            return exitcodes.BAD_INPUT
     run, final = execute(request_from(args, "e2e", fail_fast=args.fail_fast))
     code, items = finish(run, final, args, "e2e")
     if code is not None:
         return code
     stored = run.store.load_items(final.id)
     say(reports.e2e_text(stored, fail_fast=args.fail_fast), end="")
+    if graph is not None:
+        tests = args.path or Path(final.suite_path or "")
+        _coverage(run, final.id, stored, graph, args.coverage_output_path, tests)
     if args.output is not None:
         atomic_write_text(args.output, reports.e2e_results_yaml(stored))
         say(f"wrote {args.output}", file=sys.stderr)
@@ -70,3 +103,27 @@ def cmd_e2e(args: argparse.Namespace) -> int:
             say(f"wrote {written}", file=sys.stderr)
     print_diff(run, final, args)
     return outcome_code(items)
+
+
+def _coverage(run: Any, run_id: str, stored: Any, graph: Any, output: Path, tests: Path) -> None:
+    """``--coverage-report``: the trackers of the finished test cases, then the files, then
+    the test cases of each status (as ``rasa test e2e --coverage-report``)."""
+    import asyncio
+
+    from nlu_tui.cli.say import say
+    from nlu_tui.coverage_reports import (
+        e2e_coverage,
+        keep_with_run,
+        summary_lines,
+        write_status_cases,
+    )
+    from nlu_tui.formats.e2e_cases import read_path
+    from nlu_tui.textsafe import inert
+
+    done = asyncio.run(e2e_coverage(run.engine, stored, graph, output))
+    keep_with_run(run.store, run_id, done)
+    for line in summary_lines(done):
+        say(inert(line))
+    if tests.exists():
+        write_status_cases(read_path(tests), stored, tests, output)
+    say(f"Coverage data and result is written to {output}.")

@@ -155,6 +155,15 @@ class ConversationScreen(Screen[None]):
         ),
         Binding("c", "cancel", "Cancel", id="conv.cancel", tooltip="Cancel the running run."),
         Binding(
+            "v",
+            "coverage",
+            "Coverage",
+            id="conv.coverage",
+            tooltip="Each flow's steps visited or not in the shown run (--coverage-report), and "
+            "the change since the previous run.",
+            show=False,  # in the palette and on `v`; the footer stays as it was
+        ),
+        Binding(
             "u",
             "resume",
             "Resume",
@@ -284,6 +293,11 @@ class ConversationScreen(Screen[None]):
                 "conversation: Resume",
                 self.action_resume,
                 "Finish the canceled or interrupted run of the file",
+            ),
+            PaletteCommand(
+                "conversation: Coverage",
+                self.action_coverage,
+                "Flow steps visited in the shown run and the change since the previous run",
             ),
             PaletteCommand(
                 "conversation: Edit failed step",
@@ -423,6 +437,11 @@ class ConversationScreen(Screen[None]):
         self.app.push_screen(editor, done)
 
     # --- running ----------------------------------------------------------------------------
+
+    def action_coverage(self) -> None:
+        from nlu_tui.ui.widgets.flow_coverage import open_flow_coverage
+
+        open_flow_coverage(self.app, self.last_run[0] if self.last_run else None)
 
     def action_focus_engine(self) -> None:
         self.query_one("#conv-engine", Input).focus()
