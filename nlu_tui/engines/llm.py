@@ -107,9 +107,12 @@ def context_message(data: TrainingData, parents: list[str]) -> str:
 
 def _json_object(text: str) -> Any:
     """The JSON the model answered, tolerating a ```json fence around it."""
-    from nlu_tui.llm.answer_json import found, loose_json
+    from nlu_tui.llm.answer_json import AnswerTooDeep, found, loose_json
 
-    value = loose_json(text, "{}")
+    try:
+        value = loose_json(text, "{}")
+    except AnswerTooDeep as exc:
+        raise BadResponseError(f"the model's answer is not a JSON object: {exc}") from None
     if found(value):
         return value
     snippet = text.strip().replace("\n", " ")[:80]
