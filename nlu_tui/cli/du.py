@@ -14,6 +14,8 @@ import datetime
 from pathlib import Path
 from typing import Any
 
+from nlu_tui.cli.engine_options import add_strict_permissions
+
 DEFAULT_PATH = "dialogue_understanding_tests/"
 
 
@@ -34,6 +36,7 @@ def register(kinds: argparse._SubParsersAction[Any]) -> None:
         help=f"test file or folder (default {DEFAULT_PATH}); or convert-e2e PATH / convert-dsl",
     )
     p.add_argument("--engine", help="profile name, embedded:NLU.yml, rasa-pro:URL, http:URL...")
+    add_strict_permissions(p)
     p.add_argument("--flows", type=Path, help="flows file (default: <stem>.flows.yml beside)")
     p.add_argument("--dsl", default="auto", choices=["auto", "v1", "v2", "v3"])
     p.add_argument(

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nlu_tui.cli import exitcodes
+from nlu_tui.cli.engine_options import add_strict_permissions
 from nlu_tui.cli.say import say, say_warning, write_json, write_machine
 
 if TYPE_CHECKING:
@@ -42,6 +43,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     )
     p.add_argument("suite", nargs="?", type=Path, metavar="SUITE", help="suite file (any format)")
     p.add_argument("--engine", "-e", metavar="E", help="profile name, embedded:PATH or rasa:URL")
+    add_strict_permissions(p)
     p.add_argument("--stage", choices=("development", "published"), default=None)
     p.add_argument("--concurrency", type=int, metavar="N", help="requests in flight")
     p.add_argument("--rate-limit", type=float, metavar="R", help="at most R requests a second")
