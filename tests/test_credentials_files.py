@@ -138,6 +138,7 @@ def test_strict_permissions_refuses_it(tmp_path: Path) -> None:
         ran.stderr
     )
     assert "refused: --strict-permissions" in ran.stderr and "warning" not in ran.stderr
+    assert not (tmp_path / "data").exists()  # refused before the run store is opened
     key.chmod(0o600)
     again = _run(tmp_path, "--strict-permissions")
     assert "accessible by group or others" not in again.stderr

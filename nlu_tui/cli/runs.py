@@ -237,11 +237,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     from nlu_tui.cli.run_output import ProgressView, run_line
     from nlu_tui.model import RunStatus
     from nlu_tui.runner.client import preload_http
-    from nlu_tui.runservice import RunOutcome, check_request, open_run
+    from nlu_tui.runservice import RunOutcome, check_request, open_run, read_before_the_store
 
     request = _request(args)
     check_request(request)  # before the store is opened: bad input changes nothing
     preload_http()  # in a thread, while the suite is read and the run stored
+    request = read_before_the_store(request, warn=say_warning)  # still no store: bad input
     job = open_run(request, _store(), warn=say_warning)
     _quiet_collector()
     view = ProgressView(sys.stdout)
