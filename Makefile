@@ -1,10 +1,10 @@
-# Entry points for a fresh machine: `make start`, `make test` (all tests, as CI) and
-# `make test-quick` (without the slow, tmux and Rasa tests); see README.md.
+# Entry points for a fresh machine: `make start`, `make test` (lint, the documentation build and
+# all tests, as CI) and `make test-quick` (without the slow, tmux and Rasa tests); see README.md.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup start test test-quick lint bench clean lock
+.PHONY: setup start test test-quick lint docs screenshots bench clean lock
 
 # Every dependency comes from requirements.lock (exact versions, transitive ones included);
 # nlu-tui itself is then installed editable without resolving anything again.
@@ -21,17 +21,28 @@ start: setup
 	$(BIN)/nlu-tui
 
 lint: setup
-	$(BIN)/ruff check nlu_tui tests bench
-	$(BIN)/ruff format --check nlu_tui tests bench
+	$(BIN)/ruff check nlu_tui tests bench docs/screenshots.py docs/_hooks
+	$(BIN)/ruff format --check nlu_tui tests bench docs/screenshots.py docs/_hooks
 	$(BIN)/mypy
+
+# The documentation site (mkdocs.yml, docs/): --strict makes every warning, a broken link or
+# anchor included, fail the build. `make test` (and so CI) runs it.
+docs: setup
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+
+# Redraw the screenshots in docs/images/ with the workbench itself (and their text, which
+# tests/test_docs_screenshots.py compares with a fresh drawing).
+screenshots: setup
+	$(BIN)/python docs/screenshots.py --text
 
 # Tests run in parallel (pytest-xdist, one worker per CPU; PYTEST_WORKERS=0 runs them serially).
 # Tests of one xdist_group share a worker (tests/conftest.py: the Rasa peer, the tmux tests).
 PYTEST_WORKERS ?= auto
 PYTEST := $(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup
 
-# Everything, as CI runs it (.ci/run): slow, tmux and Rasa tests included.
-test: lint
+# Everything, as CI runs it (.ci/run): lint, the documentation build, then every test (slow, tmux
+# and Rasa tests included).
+test: lint docs
 	$(PYTEST)
 
 # The quick loop while editing: skips the tests marked slow, tmux or rasa.
@@ -54,4 +65,4 @@ lock:
 	rm -rf $(LOCK_VENV)
 
 clean:
-	rm -rf $(VENV) $(LOCK_VENV) build dist *.egg-info
+	rm -rf $(VENV) $(LOCK_VENV) build dist site *.egg-info

@@ -109,3 +109,23 @@ def inert_json(text: str) -> str:
     if _JSON_UNSAFE.search(text):
         return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     return text
+
+
+def inert_html(text: object) -> str:
+    """:func:`inert` (controls and bidi overrides made visible), then HTML-escaped, quotes
+    included: for untrusted text placed in an HTML page, as element text or attribute value."""
+    from html import escape
+
+    return escape(inert(text), quote=True)
+
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|<>~])")
+
+
+def inert_markdown(text: object) -> str:
+    """:func:`inert` on one line (a newline shows as ``␊``), then every character that Markdown
+    or GitHub-flavoured tables give a meaning (``|``, backticks, emphasis, links, raw HTML)
+    backslash-escaped: for untrusted text in a Markdown table cell or list item."""
+    s = inert(text, newlines=False)
+    s = _MARKDOWN_SPECIAL.sub(r"\\\1", s)
+    return s.replace("&", "&amp;")

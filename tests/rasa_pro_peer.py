@@ -6,7 +6,12 @@ HTTP API of ``rasa run --enable-api`` (``/version``, ``/webhooks/rest/webhook``,
 with ``latency_ms``, ``usage`` and ``choices``) that its DUT runner reads.
 
 Answers are scripted per message (``RULES``); ``yes`` depends on the conversation so far, so a
-test can see that each DUT step is sent after the earlier messages of its test case.
+test can see that each DUT step is sent after the earlier messages of its test case. As Rasa
+Pro does, the server keeps a conversation's state in its tracker events only: a tracker
+replaced or appended through ``/conversations/{id}/tracker/events`` is the conversation from
+then on (``server.py``: ``replace_events``, ``append_events``), and ``and his name?`` answers
+from the ``handle`` slot that the events hold. Every request is logged
+(``RasaProState.requests``: method, path, JSON body).
 """
 
 from __future__ import annotations
@@ -41,6 +46,11 @@ RULES: dict[str, tuple[list[dict[str, Any]], str, str]] = {
         "Added.",
         "utter_contact_added",
     ),
+    "I want to add a friend": (
+        [{"command": "start flow", "flow": "add_contact"}],
+        "What's their handle?",
+        "utter_ask_add_contact_handle",
+    ),
     "which flows?": (
         [{"command": "clarify", "options": ["remove_contact", "add_contact"]}],
         "Add or remove?",
@@ -49,7 +59,27 @@ RULES: dict[str, tuple[list[dict[str, Any]], str, str]] = {
 }
 
 
-def _commands_for(text: str, history: list[str]) -> tuple[list[dict[str, Any]], str, str]:
+def _slots(events: list[dict[str, Any]]) -> dict[str, Any]:
+    """The slots a tracker's events set (the last value wins), as Rasa's tracker holds them."""
+    slots: dict[str, Any] = {}
+    for event in events:
+        if event.get("event") == "slot":
+            slots[str(event.get("name"))] = event.get("value")
+    return slots
+
+
+def _commands_for(
+    text: str, history: list[str], events: list[dict[str, Any]] | None = None
+) -> tuple[list[dict[str, Any]], str, str]:
+    if text == "and his name?":
+        handle = _slots(events or []).get("handle")
+        if handle:
+            return (
+                [{"command": "set slot", "name": "name", "value": str(handle).lstrip("@")}],
+                "Noted.",
+                "utter_noted",
+            )
+        return [{"command": "cannot handle"}], "Whose?", "utter_cannot_handle"
     if text == "yes":
         if history:
             return (
@@ -65,10 +95,19 @@ class RasaProState:
     def __init__(self) -> None:
         self.slow: set[str] = set()
         """Messages answered only after a long pause (for cancel tests)."""
+        self.lose_answer_once: set[str] = set()
+        """Messages whose turn is processed and recorded on a simulated conversation (a sender
+        ending in ``-sim``), but whose answer is a 502 once (a proxy that lost the response)."""
         self.lock = threading.Lock()
         self.trackers: dict[str, list[dict[str, Any]]] = {}
         self.messages: list[tuple[str, str]] = []
         self.replaced: list[tuple[str, int]] = []
+        self.metadata: list[tuple[str, str, Any]] = []
+        """Each REST message's sender, text and metadata."""
+        self.requests: list[tuple[str, str, Any]] = []
+        """Every request: method, path, JSON body (None without one)."""
+        self.tracker_bodies: dict[str, list[dict[str, Any]]] = {}
+        """The events each sender's tracker was last replaced with (PUT)."""
 
 
 def handler_for(state: RasaProState, *, record: bool = True) -> type[QuietHandler]:
@@ -79,7 +118,12 @@ def handler_for(state: RasaProState, *, record: bool = True) -> type[QuietHandle
                 return urllib.parse.unquote(parts[2])
             return None
 
+        def _log(self, body: Any = None) -> None:
+            with state.lock:
+                state.requests.append((self.command, urllib.parse.urlsplit(self.path).path, body))
+
         def do_GET(self) -> None:
+            self._log()
             path = urllib.parse.urlsplit(self.path).path
             if path == "/version":
                 self.send_json(json.dumps({"version": "3.21.0"}).encode())
@@ -95,6 +139,7 @@ def handler_for(state: RasaProState, *, record: bool = True) -> type[QuietHandle
         def do_POST(self) -> None:
             path = urllib.parse.urlsplit(self.path).path
             body = self.read_json()
+            self._log(body)
             if path == "/webhooks/rest/webhook":
                 sender, text = body["sender"], body["message"]
                 if text in state.slow:
@@ -103,7 +148,8 @@ def handler_for(state: RasaProState, *, record: bool = True) -> type[QuietHandle
                     events = state.trackers.setdefault(sender, [])
                     history = [e["text"] for e in events if e.get("event") == "user"]
                     state.messages.append((sender, text))
-                    commands, reply, name = _commands_for(text, history)
+                    state.metadata.append((sender, text, body.get("metadata")))
+                    commands, reply, name = _commands_for(text, history, events)
                     parse: dict[str, Any] = {
                         "text": text,
                         "intent": {"name": None, "confidence": 1.0},
@@ -146,6 +192,10 @@ def handler_for(state: RasaProState, *, record: bool = True) -> type[QuietHandle
                     events.append(
                         {"event": "bot", "text": reply, "metadata": {"utter_action": name}}
                     )
+                if text in state.lose_answer_once and sender.endswith("-sim"):
+                    state.lose_answer_once.discard(text)
+                    self.send_json(b'{"error": "bad gateway"}', 502)
+                    return
                 with contextlib.suppress(BrokenPipeError):  # the client gave up (canceled run)
                     self.send_json(json.dumps([{"recipient_id": sender, "text": reply}]).encode())
                 return
@@ -168,8 +218,10 @@ def handler_for(state: RasaProState, *, record: bool = True) -> type[QuietHandle
                 self.send_json(b"{}", 404)
                 return
             body = self.read_json()
+            self._log(body)
             with state.lock:
                 state.trackers[sender] = list(body)
+                state.tracker_bodies[sender] = list(body)
                 state.replaced.append((sender, len(body)))
             self.send_json(json.dumps({"sender_id": sender, "events": body}).encode())
 

@@ -92,7 +92,9 @@ def test_custom_and_removed_commands() -> None:
     ]
     assert parsed[0].to_dsl("v2") == "stop everything now"
     assert parsed[0].metric_name == "cancel_flow"
-    assert not are_command_lists_equal(parsed, parse_commands("cancel flow", V2))
+    # a CancelFlowCommand subclass compares as CancelFlow: its __eq__ is an isinstance check
+    # (Rasa Pro 3.21, cancel_flow_command.py, CancelFlowCommand.__eq__; issue 24, D2)
+    assert are_command_lists_equal(parsed, parse_commands("cancel flow", V2))
 
 
 def test_commands_from_rasa_tracker_json() -> None:

@@ -33,6 +33,7 @@ test_cases:
       - user: which flows?
         commands:
           - disambiguate flows
+      - utter: utter_clarify
       - user: "yes"
         commands:
           - set slot confirm true
@@ -298,3 +299,38 @@ def test_cli_resume_without_a_path_uses_the_runs_own_test_file(
         assert store.get_run(run.id).status is RunStatus.SUCCESS
         assert len(store.load_items(run.id)) == 2
     assert len(state.messages) - sent_before == 5
+
+
+def test_a_simulation_that_fails_half_way_starts_again(tmp_path: Path) -> None:
+    """The server processed a replayed message but its answer was lost (502): the step is
+    retried on a new simulation, so no simulated tracker holds a message twice and the
+    results are those of an undisturbed run."""
+    tests = tmp_path / "dut.yml"
+    tests.write_text(DUT, encoding="utf-8")
+    out_json = tmp_path / "report.json"
+    with rasa_pro_server() as (url, state):
+        state.lose_answer_once = {"it's @barts"}
+        code = cli(
+            [
+                "test",
+                "du",
+                str(tests),
+                "--engine",
+                f"rasa-pro:{url}",
+                "--no-output",
+                "--json",
+                str(out_json),
+                "--concurrency",
+                "1",
+            ]
+        )
+    assert code == 1
+    report = json.loads(out_json.read_text(encoding="utf-8"))
+    assert report["accuracy"] == {"test_cases": 0.5, "user_utterances": 0.8}
+    by_sender: dict[str, list[str]] = {}
+    for sender, text in state.messages:
+        by_sender.setdefault(sender, []).append(text)
+    for sender, texts in by_sender.items():
+        if sender.endswith("-sim"):
+            assert len(texts) == len(set(texts)), (sender, texts)
+    assert any("-retry1-sim" in sender for sender in by_sender)

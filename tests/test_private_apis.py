@@ -35,7 +35,7 @@ from nlu_tui.ui.widgets.footer import BudgetFooter
 # --- the pins themselves ---------------------------------------------------------------------
 
 REPO = Path(__file__).resolve().parent.parent
-PINNED = ("textual", "textual-fastdatatable", "httpx", "httpx-aiohttp")
+PINNED = ("textual", "textual-fastdatatable", "httpx", "httpx-aiohttp", "textual-serve")
 
 
 def _lock() -> dict[str, str]:
@@ -400,3 +400,26 @@ async def test_textual_binding_chain_and_check_bindings_for_tab_typeahead() -> N
             for binding in bindings.key_to_bindings.get("tab", ()):
                 actions.add(binding.action)
         assert "app.focus_next" in actions or "focus_next" in actions, actions
+
+
+# --- textual-serve: nlu_tui.cli.web ----------------------------------------------------------
+
+
+def test_textual_serve_server_hooks_that_web_overrides() -> None:
+    """``nlu-tui web`` subclasses textual-serve's ``Server``: it extends the private
+    ``_make_app`` (an async method returning the aiohttp app, whose middlewares list is still
+    open) and overrides ``on_startup`` and ``initialize_logging``; the page's WebSocket URL is
+    ``/ws`` and its statics live under ``/static/``."""
+    import asyncio
+
+    from aiohttp import web
+    from textual_serve.server import Server
+
+    assert inspect.iscoroutinefunction(Server._make_app)
+    assert inspect.iscoroutinefunction(Server.on_startup)
+    assert callable(Server.initialize_logging)
+    app = asyncio.run(Server("true", host="127.0.0.1", port=1)._make_app())
+    assert isinstance(app, web.Application) and not app.middlewares.frozen
+    paths = {getattr(r, "canonical", None) for r in app.router.resources()}
+    assert {"/", "/ws", "/static"} <= paths
+    assert app.on_startup and app.on_startup[-1].__name__ == "on_startup"

@@ -260,7 +260,7 @@ def test_junit_report(tmp_path: Path) -> None:
 
 
 def test_registry_names_and_unknown_format(tmp_path: Path) -> None:
-    assert set(REPORT_FORMATS) == {"json", "csv", "junit", "rasa", "nludevops"}
+    assert set(REPORT_FORMATS) == {"json", "csv", "junit", "rasa", "nludevops", "html", "markdown"}
     assert REPORT_FORMATS["rasa"].directory and not REPORT_FORMATS["json"].directory
     with pytest.raises(InputError, match="unknown report format 'pdf'"):
         write_report("pdf", tmp_path / "x.pdf", META, rows())

@@ -149,8 +149,9 @@ def test_write_reports_shares_figures_with_the_same_bytes(tmp_path: Path) -> Non
     written = write_reports(targets, META, rows, processes=3)
     # rasa writes two intent files and, the fixture expecting entities from an engine that
     # names no extractor, entities_report.json and entities_errors.json; and three plots
-    # (intent confusion matrix and histogram, the entities' confusion matrix), metric_spec.json
-    assert len(written) == 12
+    # (intent confusion matrix and histogram, the entities' confusion matrix), metric_spec.json;
+    # html and markdown one file each
+    assert len(written) == 14
     for path in written:
         before = alone / path.relative_to(shared)
         assert path.read_bytes() == before.read_bytes(), path.name

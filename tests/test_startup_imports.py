@@ -34,6 +34,10 @@ HEAVY = (
     "nlu_tui.scoring",
     "nlu_tui.reports",
     "nlu_tui.compare",
+    # plug-in discovery scans every installed distribution's metadata (~50 ms for the import
+    # alone): it waits until an engine or a format is needed
+    "nlu_tui.plugins",
+    "importlib.metadata",
 )
 """Not needed for the workbench's first screen: imported in workers or on first use."""
 

@@ -197,6 +197,10 @@ def _run(args: argparse.Namespace) -> int:
     )
     if not request.path.exists():
         raise InputError("no such file or directory", request.path, field="path")
+    from nlu_tui.dut.reader import removal_warnings
+
+    for warning in removal_warnings(request.spec.removed):
+        say(f"warning: {inert(warning)}", file=sys.stderr)
 
     def progress(result: Any, done: int, total: int) -> None:
         mark = "passed" if result.passed else "FAILED"

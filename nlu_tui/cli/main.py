@@ -23,6 +23,8 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "nlu_tui.cli.data": ("data",),  # data split nlu, data successes
     "nlu_tui.cli.coverage": ("coverage",),  # test coverage, leakage, recommendations
     "nlu_tui.cli.generate": ("generate",),  # test cases from an LLM
+    "nlu_tui.cli.web": ("web",),  # the workbench in a browser (textual-serve)
+    "nlu_tui.cli.plugins": ("plugins",),  # engine types and formats from entry points
 }
 """Each command module and the commands its ``register`` adds (a test keeps the two equal).
 
@@ -91,7 +93,8 @@ def _open_workbench(argv: list[str], commands: set[str]) -> int:
         return _usage_error(
             build_parser(), f"{workspace!r} is not a command, and {what} to open{hint}"
         )
-    if not (os.isatty(0) and os.isatty(1)):
+    served = os.environ.get("TEXTUAL_DRIVER") == "textual.drivers.web_driver:WebDriver"
+    if not served and not (os.isatty(0) and os.isatty(1)):  # `nlu-tui web` draws in a browser
         from nlu_tui.cli.say import say_error
 
         say_error(

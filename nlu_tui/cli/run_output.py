@@ -346,6 +346,10 @@ def render(
         from nlu_tui.reports.nludevops_results import render_nludevops_results
 
         return render_nludevops_results(list(rows))
+    if fmt == "html":
+        from nlu_tui.reports.html_report import render_html
+
+        return render_html(meta, list(rows))
     if fmt == "rasa":
         import json
 

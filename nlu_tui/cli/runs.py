@@ -25,7 +25,7 @@ FAIL_ON_HELP = (
     "error), or METRIC<VALUE with METRIC one of f1, precision, recall, intent, entity "
     "(e.g. 'errors,f1<0.9')"
 )
-SHOW_FORMATS_CHOICES = ("summary", "json", "csv", "junit", "rasa", "nludevops")
+SHOW_FORMATS_CHOICES = ("summary", "json", "csv", "junit", "rasa", "nludevops", "html", "markdown")
 DEFAULT_RUNS_SHOWN = 50
 """``nlu-tui runs`` lists the latest 50 runs unless given --all or --limit N."""
 
@@ -126,6 +126,11 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "--charts",
         action="store_true",
         help="draw the Rasa export's plots in the terminal (confusion matrices, histograms)",
+    )
+    p.add_argument(
+        "--diff-with",
+        metavar="RUN_ID",
+        help="-f markdown: also list what broke and was fixed since this baseline run",
     )
     _rasa_switches(p)
     p.set_defaults(handler=cmd_show)
@@ -365,8 +370,14 @@ def cmd_show(args: argparse.Namespace) -> int:
         # a pipeline comparison stores models, not cases: its F1 table is its result
         say(comparison_summary(run), end="")
         return exitcodes.OK
+    if args.diff_with is not None and args.format != "markdown":
+        from nlu_tui.errors import InputError
+
+        raise InputError("--diff-with goes with -f markdown", field="--diff-with")
     rows = store.load_results(run.id)
     stability = run_stability(store, run, rows)
+    if args.format == "markdown":
+        return _show_markdown(store, run, rows, args.diff_with, args.output)
     if args.charts:
         from nlu_tui.cli.run_output import print_charts
 
@@ -398,6 +409,38 @@ def cmd_show(args: argparse.Namespace) -> int:
             )
     else:
         write_machine(render(args.format, run, rows, stability))
+    return exitcodes.OK
+
+
+def _show_markdown(
+    store: RunStore, run: Any, rows: list[Any], baseline: str | None, output: Path | None
+) -> int:
+    """``show -f markdown [--diff-with RUN]``: the pull-request summary, printed or written."""
+    from nlu_tui.reports.common import RunMeta
+    from nlu_tui.reports.markdown_report import render_markdown
+
+    diff = None
+    if baseline is not None:
+        from nlu_tui.rundiff import DEFAULT_CONFIDENCE_THRESHOLD, compute_diff
+
+        before = store.get_run(baseline)  # an unknown id: one line, exit 2
+        if before.kind != "suite":
+            from nlu_tui.errors import InputError
+
+            raise InputError(
+                f"run {before.id} is a {before.kind} run; --diff-with takes a batch-test run",
+                field="--diff-with",
+            )
+        diff = compute_diff(store, before.id, run.id, DEFAULT_CONFIDENCE_THRESHOLD, None).diff
+        baseline = before.id
+    text = render_markdown(RunMeta.from_record(run), list(rows), diff=diff, baseline=baseline)
+    if output is None:
+        write_machine(text)
+        return exitcodes.OK
+    from nlu_tui.fileio import atomic_write_text
+
+    atomic_write_text(output, text)
+    say(f"wrote {output}", file=sys.stderr)
     return exitcodes.OK
 
 

@@ -34,7 +34,7 @@ VALIDATE_EPILOG = """exit codes:
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
     """Add ``import``, ``export`` and ``validate``."""
-    fmt_help = "kore-json, kore-csv, rasa, nludevops, luis or native"
+    fmt_help = "kore-json, kore-csv, rasa, nludevops, luis, native or a plug-in's format"
     imp = sub.add_parser(
         "import",
         help="turn a Kore.ai, Rasa, NLU.DevOps or LUIS file into a suite",
@@ -164,14 +164,19 @@ def first_runs(suite_path: Path) -> None:
 
 
 def _format_for_output(path: Path) -> str | None:
-    from nlu_tui.formats.registry import FORMAT_MODULES, format_module
+    from nlu_tui.formats.registry import builtin_format, format_module, format_names
 
     name = path.name.lower()
-    matches = [
-        fmt
-        for fmt in FORMAT_MODULES
-        if any(name.endswith(ext) for ext in format_module(fmt).EXTENSIONS)
-    ]
+    # the built-ins first: a plug-in is imported only when no built-in takes the name
+    builtins = [fmt for fmt in format_names() if builtin_format(fmt)]
+    others = [fmt for fmt in format_names() if not builtin_format(fmt)]
+    matches: list[str] = []
+    for names in (builtins, others):
+        matches = [
+            fmt for fmt in names if any(name.endswith(ext) for ext in format_module(fmt).EXTENSIONS)
+        ]
+        if matches:
+            break
     if "native" in matches:
         return "native"
     return matches[0] if len(matches) == 1 else None

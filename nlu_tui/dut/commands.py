@@ -48,6 +48,30 @@ class Command:
     custom: str | None = None
 
     @property
+    def compared_as(self) -> str | None:
+        """The custom class a comparison must match, or None when the command compares as a
+        default command. A custom command whose type (``command()``) is a default command's
+        type stands for a subclass of that default (e.g. ``CustomCancelFlow(CancelFlowCommand)``
+        predicted as ``cancel flow``): Rasa's default ``__eq__`` is an ``isinstance`` check, so
+        it compares as the default (``cancel_flow_command.py``, ``CancelFlowCommand.__eq__``)."""
+        if self.custom is None or self.name in _BY_NAME:
+            return None
+        return self.custom
+
+    def hash_key(self) -> tuple[Any, ...]:
+        """What Rasa's ``__hash__`` of the command class hashes: two commands are one element of
+        a Python ``set`` only when these keys are equal *and* they compare equal. Note
+        ``SetSlotCommand.__hash__`` (``hash(value) + hash(name)``) is case-sensitive while its
+        ``__eq__`` is not, so ``set slot x True`` and ``set slot x true`` both stay in a set."""
+        if self.compared_as is not None:
+            return (self.compared_as, *self.args)
+        if self.name == SET_SLOT:
+            return (SET_SLOT, *self.args)
+        if self.name in (START_FLOW, CLARIFY):
+            return (self.name, *self.args)
+        return (self.name,)
+
+    @property
     def metric_name(self) -> str:
         """The key of the per-command metrics (Rasa replaces spaces with underscores)."""
         return self.name.replace(" ", "_")
@@ -55,7 +79,7 @@ class Command:
     def same_as(self, other: Command) -> bool:
         """Rasa's ``__eq__`` of the command classes (not the DUT comparison: see
         :func:`nlu_tui.dut.compare.are_commands_equal`)."""
-        if self.name != other.name or self.custom != other.custom:
+        if self.name != other.name or self.compared_as != other.compared_as:
             return False
         if self.name == SET_SLOT:
             return (
@@ -64,7 +88,7 @@ class Command:
                 and self.args[0] == other.args[0]
                 and str(self.args[1]).lower() == str(other.args[1]).lower()
             )
-        if self.name in (START_FLOW, CLARIFY) or self.custom is not None:
+        if self.name in (START_FLOW, CLARIFY) or self.compared_as is not None:
             return self.args == other.args
         # every other default command compares by type alone (restart agent included)
         return True
@@ -85,8 +109,14 @@ class Command:
         elif self.name == RESTART_AGENT:
             data["agent_id"] = self.args[0]
         elif self.custom is not None:
-            data["custom"] = self.custom
-            data["args"] = list(self.args)
+            custom = _CUSTOM_TEMPLATES.get(self.custom)
+            if custom is not None and custom.fields:
+                # Rasa's Command.as_dict: the dataclass fields, then "command"
+                data = {f: a for f, a in zip(custom.fields, self.args, strict=False)}
+                data["command"] = self.name
+            else:  # no fields declared: a shape of our own that reads back without them
+                data["custom"] = self.custom
+                data["args"] = list(self.args)
         return data
 
 
@@ -223,6 +253,9 @@ class CustomCommand:
     name: str
     regex: Mapping[str, str]
     dsl: Mapping[str, str]
+    fields: tuple[str, ...] = ()
+    """The command class's dataclass fields, one per regex group, in order: the keys of its
+    ``as_dict`` (what a Rasa Pro tracker stores, e.g. ``{"command": "say hello", "who": "bob"}``)."""
 
 
 @dataclass(frozen=True)
@@ -350,17 +383,51 @@ def _custom_dsl(command: Command, version: str) -> str:
     return template
 
 
+_ACTIVE_CUSTOM: list[CustomCommand] = []
+
+
 def remember_custom(customs: Sequence[CustomCommand]) -> None:
-    """Make custom commands printable by :func:`to_dsl` (their templates are per class)."""
+    """The custom commands of the run being read: printable by :func:`to_dsl` (templates are
+    per class), resolved by :func:`command_from_json` and parsed by the engines that read the
+    DSL (:func:`known_custom`), as Rasa's ``--additional-commands`` classes are known to every
+    part of ``rasa test du``."""
     for custom in customs:
         _CUSTOM_TEMPLATES[custom.class_name] = custom
+    _ACTIVE_CUSTOM[:] = list(customs)
+
+
+def known_custom() -> tuple[CustomCommand, ...]:
+    """The custom commands of the run being read (see :func:`remember_custom`)."""
+    return tuple(_ACTIVE_CUSTOM)
+
+
+def command_syntax(version: str, flows: frozenset[str] | None = None) -> CommandSet:
+    """The parser an engine reads predicted DSL text with: every default command plus the
+    run's custom commands (Rasa parses predictions with its generator's full command set)."""
+    return CommandSet(version=version, custom=known_custom(), flows=flows)
 
 
 def command_from_json(data: Mapping[str, Any]) -> Command | None:
-    """Rasa's ``Command.command_from_json`` for the shapes its trackers store; None if unknown."""
+    """Rasa's ``Command.command_from_json`` (``rasa/dialogue_understanding/commands/
+    command.py``): ``data["command"]`` is resolved over every command class, the default ones
+    first (Rasa walks ``all_subclasses(Command)``: direct subclasses before their subclasses),
+    then the run's custom commands, whose fields are read by name (``Command.as_dict``
+    shape). None when there is no command type."""
     kind = data.get("command")
     if not isinstance(kind, str):
         return None
+    if kind not in _BY_NAME and not data.get("custom"):
+        for custom in _ACTIVE_CUSTOM or list(_CUSTOM_TEMPLATES.values()):
+            if custom.name == kind:
+                if custom.fields:
+                    values = [data.get(f) for f in custom.fields]
+                else:
+                    values = list(data.get("args") or [])
+                return Command(
+                    kind,
+                    tuple(None if v is None else _scalar(v) for v in values),
+                    custom.class_name,
+                )
     if kind == START_FLOW:
         return start_flow(str(data.get("flow", "")))
     if kind == SET_SLOT:
@@ -384,10 +451,14 @@ def _scalar(value: Any) -> str:
 
 
 def dedupe(commands: Iterable[Command]) -> list[Command]:
-    """Rasa's runner drops duplicate predicted commands (``list(set(...))``); keep the order."""
+    """Rasa's runner drops duplicate predicted commands with ``list(set(...))``
+    (``du_test_runner.py``, ``get_dialogue_understanding_output``): a command is a duplicate
+    only when its ``__hash__`` *and* ``__eq__`` agree with one kept (:meth:`Command.hash_key`);
+    the order is kept (Rasa's is the set's, which no comparison depends on)."""
     seen: list[Command] = []
     for command in commands:
-        if not any(command.same_as(other) for other in seen):
+        key = command.hash_key()
+        if not any(key == other.hash_key() and command.same_as(other) for other in seen):
             seen.append(command)
     return seen
 

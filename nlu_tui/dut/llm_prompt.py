@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from nlu_tui.dut.commands import Command, CommandSet, parse_commands
+from nlu_tui.dut.commands import Command, command_syntax, parse_commands
 from nlu_tui.dut.flows import Flows
 from nlu_tui.engines.command_api import Turn
 
@@ -79,5 +79,6 @@ def _line(turn: Turn) -> str:
 
 
 def parse_answer(answer: str, flows: Flows | None = None, version: str = "v2") -> list[Command]:
-    """The commands of an LLM answer (unknown flows dropped, as Rasa Pro's parser does)."""
-    return parse_commands(answer, CommandSet(version=version, flows=flows.ids if flows else None))
+    """The commands of an LLM answer (unknown flows dropped, as Rasa Pro's parser does), the
+    run's custom commands included."""
+    return parse_commands(answer, command_syntax(version, flows.ids if flows else None))

@@ -23,9 +23,13 @@ class DutStep:
     line: int | None = None
     commands: list[Command] = field(default_factory=list)
     metadata: str | None = None
+    metadata_values: dict[str, Any] = field(default_factory=dict)
+    """The metadata sent with the message: the test case's, then the step's own."""
 
     def turn(self) -> Turn:
-        return Turn(self.actor, self.text, self.template)
+        return Turn(
+            self.actor, self.text, self.template, tuple(self.commands), self.metadata_values
+        )
 
 
 @dataclass
@@ -61,6 +65,10 @@ class StepPrediction:
     def predicted(self) -> list[Command]:
         return [] if self.output is None else self.output.all_commands()
 
+    @property
+    def not_evaluated(self) -> str | None:
+        return None if self.output is None else self.output.not_evaluated
+
     def to_json(self, version: str) -> dict[str, Any]:
         data: dict[str, Any] = {}
         if self.output is not None:
@@ -74,6 +82,10 @@ class StepPrediction:
                 data["prompts"] = self.output.prompts
             if self.output.latency_ms is not None:
                 data["latency_ms"] = self.output.latency_ms
+            if self.output.not_evaluated:
+                data["not_evaluated"] = self.output.not_evaluated
+            if self.output.history_note:
+                data["history_note"] = self.output.history_note
         if self.error:
             data["error"] = self.error
         return data
@@ -87,7 +99,11 @@ class StepPrediction:
                 parsed = [command_from_json(i) for i in items if isinstance(i, dict)]
                 commands[str(comp)] = [c for c in parsed if c is not None]
             output = CommandOutput(
-                commands, list(data.get("prompts") or []), data.get("latency_ms")
+                commands,
+                list(data.get("prompts") or []),
+                data.get("latency_ms"),
+                data.get("not_evaluated"),
+                data.get("history_note"),
             )
         return cls(output, data.get("error"))
 
@@ -116,8 +132,14 @@ class DutCaseResult:
     @property
     def passed(self) -> bool:
         """Every evaluated step passed (a step that errored has no prediction and so fails
-        unless it expected nothing, which evaluated steps never do)."""
-        return all(self.step_passed(i) for i in self.case.evaluated_steps())
+        unless it expected nothing, which evaluated steps never do). Steps after the point
+        where the simulation stopped are not evaluated and do not fail the test case, as in
+        Rasa Pro's ``run_test_case`` (they still count as failed user steps)."""
+        return all(
+            self.step_passed(i)
+            for i in self.case.evaluated_steps()
+            if not (i in self.predictions and self.predictions[i].not_evaluated)
+        )
 
     def failed_steps(self) -> list[int]:
         return [i for i in self.case.evaluated_steps() if not self.step_passed(i)]

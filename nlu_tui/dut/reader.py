@@ -11,11 +11,20 @@ Custom commands are declared in a YAML file (``--additional-commands``)::
         command: cancel flow            # its type in the metrics (default: the name)
         regex: "^stop everything$"      # or {v1: ..., v2: ..., v3: ...}
         dsl: "stop everything"          # how it is written back ({1}, {2}: the groups)
+      - name: SayHello
+        command: say hello
+        regex: "^say hello to (\\w+)$"
+        dsl: "say hello to {1}"
+        fields: [who]                   # the class's fields, one per group: its as_dict keys
+
+A custom command whose ``command`` is a default command's type (``cancel flow``) stands for a
+subclass of that default and compares as it, as in Rasa.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +49,8 @@ class DutSuite:
     source: E2EFile
     versions: dict[str, str]
     """The DSL version of each file."""
+    warnings: list[str] = field(default_factory=list)
+    """What the run reads otherwise than ``rasa test du`` would (the CLI prints them)."""
 
 
 def read_dut(path: Path, spec: CommandSpec, flow_ids: frozenset[str] | None = None) -> DutSuite:
@@ -47,15 +58,10 @@ def read_dut(path: Path, spec: CommandSpec, flow_ids: frozenset[str] | None = No
 
     if spec.dsl not in ("auto", *DSL_VERSIONS):
         raise InputError(f"unknown DSL {spec.dsl!r}: use auto, v1, v2 or v3", field="dsl")
-    known = {*DEFAULT_CLASS_NAMES, *(n.removesuffix("Command") for n in DEFAULT_CLASS_NAMES)}
-    for name in spec.removed:
-        if name not in known:
-            raise InputError(
-                f"unknown default command {name!r} (known: {', '.join(DEFAULT_CLASS_NAMES)})",
-                field="remove-default-commands",
-            )
+    warnings = removal_warnings(spec.removed)
     remember_custom(spec.custom)
     source = read_path(path)
+    check_dut_schema(source)
     by_file: dict[str, list[str]] = {}
     for case in source.test_cases:
         for step in case.steps:
@@ -89,8 +95,12 @@ def read_dut(path: Path, spec: CommandSpec, flow_ids: frozenset[str] | None = No
                             field="commands",
                         )
                     parsed.extend(found)
+                values: dict[str, Any] = {}
+                for name in (case.metadata_name, step.metadata_name):  # Rasa's filter_metadata
+                    if name and name in source.metadata:
+                        values.update(source.metadata[name].values)
                 steps.append(
-                    DutStep("user", step.text, None, step.line, parsed, step.metadata_name)
+                    DutStep("user", step.text, None, step.line, parsed, step.metadata_name, values)
                 )
             elif step.kind is StepKind.BOT:
                 steps.append(DutStep("bot", step.text, None, step.line))
@@ -100,14 +110,97 @@ def read_dut(path: Path, spec: CommandSpec, flow_ids: frozenset[str] | None = No
             DutCase(
                 case.name,
                 steps,
-                file=case.file,
+                file=rasa_file_name(path, case.file),
                 line=case.line,
                 fixtures=list(case.fixture_names),
                 metadata=case.metadata_name,
                 dsl=version,
             )
         )
-    return DutSuite(cases, source, versions)
+    if not any(c.evaluated_steps() for c in cases):
+        raise InputError("nothing tested: no user step has commands", path=path, field="commands")
+    return DutSuite(cases, source, versions, warnings)
+
+
+def removal_warnings(removed: list[str]) -> list[str]:
+    """Check ``--remove-default-commands``. Rasa Pro's ``_create_default_commands``
+    (``generator/command_parser.py``) removes a default command named by its class or its
+    ``__name__`` (``CancelFlowCommand``) and silently ignores anything else, so
+    ``CancelFlow``, the spelling of Rasa's own docs (seed 003), removes nothing there. Here the
+    short spelling is accepted, with a warning; an unknown name is refused."""
+    known = {*DEFAULT_CLASS_NAMES, *(n.removesuffix("Command") for n in DEFAULT_CLASS_NAMES)}
+    warnings: list[str] = []
+    for name in removed:
+        if name not in known:
+            raise InputError(
+                f"unknown default command {name!r} (known: {', '.join(DEFAULT_CLASS_NAMES)})",
+                field="remove-default-commands",
+            )
+        if name not in DEFAULT_CLASS_NAMES:
+            warnings.append(
+                f"--remove-default-commands {name}: removed here, but Rasa Pro 3.21 matches the "
+                f"class name only and removes nothing for {name!r}; write {name}Command"
+            )
+    return warnings
+
+
+def rasa_file_name(argument: Path, file: str) -> str:
+    """How ``rasa test du`` names a test file in its report (``names_of_*_tests``,
+    ``failed_test_steps[].file``): ``rasa.shared.data.get_data_files`` gives
+    ``os.path.abspath`` of a file argument and ``os.path.join(root, name)`` (``os.walk`` of
+    the folder as given) for the files of a folder argument."""
+    if argument.is_dir():
+        return file
+    return os.path.abspath(file)
+
+
+def check_dut_schema(source: E2EFile) -> None:
+    """Refuse what Rasa Pro's DUT schema (``dialogue_understanding_test/du_test_schema.yml``)
+    refuses: a step is ``user`` with a required ``commands`` list (and an optional
+    ``metadata``), ``utter`` or ``bot``; nothing else. Checked before anything is parsed, so an
+    E2E test folder (user steps without commands) is told apart from a DUT folder."""
+    user_steps = [(c, s) for c in source.test_cases for s in c.steps if s.kind is StepKind.USER]
+    if user_steps and all(s.commands is None for _, s in user_steps):
+        first_case, first = user_steps[0]
+        raise InputError(
+            "nothing tested: no user step has commands (an E2E test file? convert it with "
+            "`nlu-tui test du convert-e2e`)",
+            path=first_case.file,
+            line=first.line,
+            field="commands",
+        )
+    for case in source.test_cases:
+        for step in case.steps:
+            if step.kind in (StepKind.SLOT_WAS_SET, StepKind.SLOT_WAS_NOT_SET):
+                raise InputError(
+                    f"'{step.kind.value}' steps are E2E steps: a DUT step is user, utter or bot",
+                    path=case.file,
+                    line=step.line,
+                    field=step.kind.value,
+                )
+            if step.kind is not StepKind.USER:
+                continue
+            for key in step.extra:
+                raise InputError(
+                    f"'{key}' is an E2E key: a DUT user step has commands and metadata only",
+                    path=case.file,
+                    line=step.line,
+                    field=key,
+                )
+            if step.commands is None:
+                raise InputError(
+                    "a DUT user step needs 'commands:' (Rasa's DUT schema requires it)",
+                    path=case.file,
+                    line=step.line,
+                    field="commands",
+                )
+            if not step.commands:
+                raise InputError(
+                    "'commands:' is empty: list the commands this user step expects",
+                    path=case.file,
+                    line=step.line,
+                    field="commands",
+                )
 
 
 def load_custom_commands(path: Path) -> list[CustomCommand]:
@@ -138,7 +231,10 @@ def load_custom_commands(path: Path) -> list[CustomCommand]:
                     f"not a regular expression: {exc}", path, field=f"{where}.regex.{version}"
                 ) from None
         command = item.get("command") or item["name"]
-        out.append(CustomCommand(item["name"], str(command), regex, dsl))
+        fields = item.get("fields") or []
+        if not isinstance(fields, list) or not all(isinstance(f, str) for f in fields):
+            raise InputError("must be a list of field names", path, field=f"{where}.fields")
+        out.append(CustomCommand(item["name"], str(command), regex, dsl, tuple(fields)))
     return out
 
 

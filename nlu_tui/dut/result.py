@@ -111,6 +111,10 @@ def failed_step(
         info["prompts"] = prompts
     if prediction.error:
         info["error"] = prediction.error
+    if prediction.not_evaluated:
+        info["not_evaluated"] = prediction.not_evaluated
+    if prediction.output is not None and prediction.output.history_note:
+        info["history_note"] = prediction.output.history_note
     info["diff"] = command_comparison(
         info["expected_commands"], [c.to_dsl(version) for c in prediction.predicted()]
     )
@@ -158,8 +162,8 @@ def summarise(
     completion_tokens: dict[str, list[float]] = {}
     for result in failing + passing:
         for prediction in result.predictions.values():
-            if prediction.output is None:
-                continue
+            if prediction.output is None or prediction.not_evaluated:
+                continue  # a step not evaluated has no output in Rasa, so no latency
             if prediction.output.latency_ms:
                 latencies.setdefault("total", []).append(prediction.output.latency_ms / 1000.0)
             for component, items in prompt_info(prediction).items():
@@ -233,6 +237,10 @@ def console_lines(
                 out += ["", "-- CONVERSATION --", *step["conversation"], *step["diff"]]
                 if step.get("error"):
                     out += ["", f"-- ERROR -- {step['error']}"]
+                if step.get("not_evaluated"):
+                    out += ["", f"-- NOT EVALUATED -- {step['not_evaluated']}"]
+                if step.get("history_note"):
+                    out += ["", f"-- HISTORY -- {step['history_note']}"]
                 for component, items in (step.get("prompts") or {}).items():
                     for item in items:
                         if "choices" in item:
@@ -318,6 +326,9 @@ def junit_xml(report: dict[str, Any], results: Sequence[DutCaseResult], suite_na
                 body += step["diff"]
                 if step.get("error"):
                     body.append(f"error: {step['error']}")
+                for key in ("not_evaluated", "history_note"):
+                    if step.get(key):
+                        body.append(f"{key.replace('_', ' ')}: {step[key]}")
             count = len(failed_steps.get(name, []))
             lines.append(
                 f"<failure message={quoteattr(f'{count} failed step(s)')}>"

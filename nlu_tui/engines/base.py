@@ -7,11 +7,13 @@ and later keep a conversation or return commands: those are capabilities the fac
 from __future__ import annotations
 
 import abc
+import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from nlu_tui.errors import EngineError
+from nlu_tui import plugins
+from nlu_tui.errors import EngineError, NluTuiError
 from nlu_tui.model import Prediction
 
 if TYPE_CHECKING:
@@ -91,6 +93,12 @@ class Engine(abc.ABC):
     inventory_note: str = ""
     """Why :meth:`list_intents` cannot list the bot's intents, for coverage's message."""
     capabilities: Capabilities = Capabilities()
+    profile_keys: frozenset[str] | None = None
+    """The settings a profile of this type may hold, for a plug-in (built-ins are listed in
+    :mod:`nlu_tui.engines.profile_keys`); None: the profile's keys are not checked."""
+    adhoc_setting: str | None = None
+    """For a plug-in: the setting that ``--engine TYPE:VALUE`` fills with VALUE (e.g. ``url``);
+    None: the type is used through an ``engines.yaml`` profile only."""
 
     async def open(self, client: httpx.AsyncClient | None) -> None:
         """Prepare for a run: train, load a model or probe the server (EngineError if unusable)."""
@@ -142,11 +150,15 @@ class Engine(abc.ABC):
 
 
 EngineFactory = Callable[[Mapping[str, Any]], Engine]
+"""What builds an engine from a resolved profile: an :class:`Engine` subclass, or a function."""
 _REGISTRY: dict[str, EngineFactory] = {}
+ENGINE_GROUP = "nlu_tui.engines"
+"""The entry-point group of engine types (``docs/development/plugins.md``)."""
 
 
 def register(type_name: str) -> Callable[[EngineFactory], EngineFactory]:
-    """Class or function decorator: ``@register("rasa")`` makes profiles of that type buildable."""
+    """Class or function decorator: ``@register("rasa")`` makes profiles of that type buildable
+    in this process. Installed plug-ins use the ``nlu_tui.engines`` entry points instead."""
 
     def wrap(factory: EngineFactory) -> EngineFactory:
         _REGISTRY[type_name] = factory
@@ -155,39 +167,97 @@ def register(type_name: str) -> Callable[[EngineFactory], EngineFactory]:
     return wrap
 
 
-_BUILTIN_MODULES = {
-    "embedded": "nlu_tui.engines.embedded",
-    "rasa": "nlu_tui.engines.rasa",
-    "rasa-pro": "nlu_tui.engines.rasa_pro",
-    "http": "nlu_tui.engines.http_generic",
-    "wit": "nlu_tui.engines.wit",
-    "luis": "nlu_tui.engines.luis",
-    "clu": "nlu_tui.engines.clu",
-    "lex": "nlu_tui.engines.lex",
-    "kore": "nlu_tui.engines.kore",
-    "dialogflow-es": "nlu_tui.engines.dialogflow_es",
-    "dialogflow-cx": "nlu_tui.engines.dialogflow_cx",
-    "llm": "nlu_tui.engines.llm",
-    "llm-commands": "nlu_tui.engines.llm_commands",
+BUILTIN_ENGINES = {
+    "embedded": "nlu_tui.engines.embedded.engine:EmbeddedEngine",
+    "rasa": "nlu_tui.engines.rasa:RasaEngine",
+    "rasa-pro": "nlu_tui.engines.rasa_pro:RasaProEngine",
+    "http": "nlu_tui.engines.http_generic:GenericHttpEngine",
+    "wit": "nlu_tui.engines.wit:WitEngine",
+    "luis": "nlu_tui.engines.luis:LuisEngine",
+    "clu": "nlu_tui.engines.clu:CluEngine",
+    "lex": "nlu_tui.engines.lex:LexEngine",
+    "kore": "nlu_tui.engines.kore:KoreEngine",
+    "dialogflow-es": "nlu_tui.engines.dialogflow_es:DialogflowEsEngine",
+    "dialogflow-cx": "nlu_tui.engines.dialogflow_cx:DialogflowCxEngine",
+    "llm": "nlu_tui.engines.llm:LLMEngine",
+    "llm-commands": "nlu_tui.engines.llm_commands:LLMCommandGenerator",
 }
+"""The built-in engine types, as declared in pyproject.toml's ``nlu_tui.engines`` entry points
+(tests/test_plugins.py keeps the two equal). Kept in code too: a checkout run from source, or an
+install whose metadata is older than an engine, still finds every built-in."""
+
+
+def engine_plugins() -> dict[str, plugins.Plugin]:
+    """Every engine type's plug-in entry, built-ins first (imports none)."""
+    return plugins.load_group(ENGINE_GROUP, BUILTIN_ENGINES)
 
 
 def engine_types() -> list[str]:
-    return sorted(set(_REGISTRY) | set(_BUILTIN_MODULES))
+    """Every engine type: the built-ins, installed plug-ins and types registered in-process.
+    Reads names only; no engine module is imported."""
+    return sorted(set(_REGISTRY) | set(engine_plugins()))
+
+
+def builtin_engine_type(type_name: str) -> bool:
+    return type_name in BUILTIN_ENGINES
+
+
+def _engine_problem(found: Any) -> str | None:
+    """What keeps ``found`` from being an engine factory (None: nothing)."""
+    if isinstance(found, type):
+        if not issubclass(found, Engine):
+            return "is a class but not a subclass of nlu_tui.engines.base.Engine"
+        if inspect.isabstract(found):
+            missing = ", ".join(sorted(getattr(found, "__abstractmethods__", ())))
+            return f"is abstract (it does not define {missing})"
+        return None
+    if not callable(found):
+        return f"is a {type(found).__name__}, not an Engine subclass or a factory function"
+    return None
+
+
+def engine_factory(type_name: str) -> EngineFactory:
+    """The factory of ``type_name``, importing its module on first use.
+
+    EngineError for an unknown type; PluginError (one line, naming the plug-in and its
+    distribution) when a plug-in fails to import or is not an engine factory.
+    """
+    plugin = engine_plugins().get(type_name)
+    if plugin is not None:
+        factory: EngineFactory = plugin.load(_engine_problem)
+        return factory
+    if type_name in _REGISTRY:
+        return _REGISTRY[type_name]
+    raise EngineError(f"unknown engine type {type_name!r}; known: {', '.join(engine_types())}")
+
+
+def loaded_engine_factory(type_name: str) -> EngineFactory | None:
+    """The factory of ``type_name`` if it is already imported (imports nothing), else None."""
+    plugin = engine_plugins().get(type_name)
+    if plugin is not None:
+        loaded: EngineFactory | None = plugin.loaded
+        return loaded
+    return _REGISTRY.get(type_name)
 
 
 def create_engine(type_name: str, settings: Mapping[str, Any]) -> Engine:
     """Build an engine from a resolved profile (secrets already substituted)."""
-    if type_name not in _REGISTRY and type_name in _BUILTIN_MODULES:
-        import importlib
-
-        importlib.import_module(_BUILTIN_MODULES[type_name])
+    factory = engine_factory(type_name)
+    plugin = engine_plugins().get(type_name)
+    if plugin is None or plugin.builtin:
+        return factory(settings)
     try:
-        factory = _REGISTRY[type_name]
-    except KeyError:
-        from nlu_tui.errors import EngineError
-
-        raise EngineError(
-            f"unknown engine type {type_name!r}; known: {', '.join(engine_types())}"
-        ) from None
-    return factory(settings)
+        engine = factory(settings)
+    except NluTuiError:
+        raise
+    except Exception as exc:  # a plug-in's own bug: one line naming it, not a traceback
+        raise plugins.PluginError(
+            f"{plugin.describe()} failed to build an engine: {type(exc).__name__}: "
+            f"{' '.join(str(exc).split())}"
+        ) from exc
+    if not isinstance(engine, Engine):
+        raise plugins.PluginError(
+            f"{plugin.describe()} returned a {type(engine).__name__}, "
+            "not an nlu_tui.engines.base.Engine"
+        )
+    return engine

@@ -8,6 +8,7 @@ LLM output when it has them (the shape Rasa Pro records in a user event's ``pars
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,12 @@ class Turn:
     actor: str  # "user" or "bot"
     text: str | None = None
     template: str | None = None
+    commands: tuple[Command, ...] = ()
+    """A user step's expected commands: Rasa Pro's DUT runner replays the earlier user
+    messages with these in ``parse_data`` (``TestCaseTrackerSimulator._create_user_message``)."""
+    metadata: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    """A user step's metadata (its test case's, then its own: Rasa's ``filter_metadata``),
+    sent with the message when it is replayed."""
 
     def readable(self) -> str:
         """Rasa's ``to_str``: ``user: ...``, ``bot: ...`` or ``utter: utter_x``."""
@@ -58,6 +65,14 @@ class CommandOutput:
     prompts: list[dict[str, Any]] = field(default_factory=list)
     latency_ms: float | None = None
     """The whole message's round trip, measured by the runner."""
+    not_evaluated: str | None = None
+    """Why the step was not evaluated (no message sent): Rasa Pro stops simulating a test case
+    when the bot's responses differ from its bot steps and evaluates no later user step
+    (``du_test_runner.py``, ``run_test_case``); such a step counts as a failed user step, and
+    the test case passes when every evaluated step passed."""
+    history_note: str | None = None
+    """Where the conversation before the step differs from the one Rasa Pro's DUT runner
+    would have built (see :mod:`nlu_tui.engines.rasa_pro`)."""
 
     def all_commands(self) -> list[Command]:
         return [c for cs in self.commands.values() for c in cs]

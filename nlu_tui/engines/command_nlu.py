@@ -24,6 +24,7 @@ from nlu_tui.dut.commands import (
     CHITCHAT,
     HUMAN_HANDOFF,
     KNOWLEDGE,
+    START_FLOW,
     Command,
     clarify,
     set_slot,
@@ -72,9 +73,21 @@ class NluCommandGenerator(Engine, CommandEngine):
         return cached
 
     async def _active_flow(self, request: CommandRequest) -> Flow | None:
+        """The flow active before this message. As in Rasa Pro's DUT runner, which replays
+        earlier user messages with the test's expected commands
+        (``TestCaseTrackerSimulator._create_user_message``), a user turn that carries expected
+        commands moves the flow by them (``start flow``, ``cancel flow``); only a turn
+        without them is classified."""
         active: Flow | None = None
         for turn in request.conversation:
             if turn.actor != "user" or not turn.text:
+                continue
+            if turn.commands:
+                for command in turn.commands:
+                    if command.name == START_FLOW and command.args:
+                        active = self.flows.flows.get(str(command.args[0]), active)
+                    elif command.name == CANCEL_FLOW:
+                        active = None
                 continue
             prediction = await self._classify(turn.text)
             if prediction.intent in self.flows.cancel_intents:

@@ -208,7 +208,7 @@ class GenericHttpEngine(HttpEngine, CommandEngine):
 
     async def predict_commands(self, request: CommandRequest) -> CommandOutput:
         """DUT: one request with the conversation so far; commands read at ``commands``."""
-        from nlu_tui.dut.commands import CommandSet, command_from_json, parse_commands
+        from nlu_tui.dut.commands import command_from_json, command_syntax, parse_commands
 
         if self.commands_path is None:
             raise EngineError("http engine: set 'commands' (a JSON path) to run DUT")
@@ -222,7 +222,7 @@ class GenericHttpEngine(HttpEngine, CommandEngine):
             found = []
         if not isinstance(found, list):
             found = [found]
-        syntax = CommandSet(version=self.commands_dsl)
+        syntax = command_syntax(self.commands_dsl)  # the run's custom commands included
         commands = []
         for item in found:
             if isinstance(item, str):

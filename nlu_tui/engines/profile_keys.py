@@ -5,8 +5,8 @@ an unrelated error (the default path found nothing). Every mapping of a profile 
 against this table: the file's top level, the profile, its stage overrides and the generic
 HTTP engine's ``ranking:`` and ``entities:`` mappings. ``headers``, ``query`` and ``body`` are
 the user's own data and hold any keys. Kept as plain data (no engine module is imported) so
-reading profiles stays cheap; engines registered by others declare ``profile_keys`` on their
-class (a set of top-level keys), or are not checked.
+reading profiles stays cheap; plug-in engines declare ``profile_keys`` on their class (a set of
+top-level keys), or are not checked.
 
 When an engine reads a new setting, add its key here (tests/test_engines_profile_keys.py
 builds every built-in engine from a profile using every key listed).
@@ -133,9 +133,10 @@ def engine_keys(kind: str) -> frozenset[str] | None:
     known = ENGINE_KEYS.get(kind)
     if known is not None:
         return known
-    from nlu_tui.engines.base import _REGISTRY
+    from nlu_tui.engines.base import loaded_engine_factory
 
-    declared = getattr(_REGISTRY.get(kind), "profile_keys", None)
+    # a plug-in is checked once its module is imported (profiles.py imports it before building)
+    declared = getattr(loaded_engine_factory(kind), "profile_keys", None)
     return frozenset(declared) if declared is not None else None
 
 

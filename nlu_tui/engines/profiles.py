@@ -25,9 +25,15 @@ from pathlib import Path
 from typing import Any
 
 from nlu_tui import paths
-from nlu_tui.engines.base import Engine, create_engine, engine_types
+from nlu_tui.engines.base import (
+    Engine,
+    builtin_engine_type,
+    create_engine,
+    engine_factory,
+    engine_types,
+)
 from nlu_tui.engines.httpcall import SECRET_VALUES_KEY, redact
-from nlu_tui.errors import EngineError, InputError
+from nlu_tui.errors import EngineError, InputError, NluTuiError
 
 PROFILE_FILES = ("engines.yaml", "engines.yml")
 STAGES = ("development", "published")
@@ -388,8 +394,10 @@ def _adhoc(spec: str, suite_path: Path | None) -> ResolvedEngine | None:
         rest = str(sibling_training_data(suite_path) or "")
         if not rest:
             return None
-    elif not sep or kind not in ("embedded", "rasa", "rasa-pro", "http"):
+    elif not sep:
         return None
+    elif kind not in _ADHOC_BUILTINS:
+        return _adhoc_plugin(spec, kind, rest.strip())
     rest = rest.strip()
     if not rest:
         raise InputError(
@@ -416,6 +424,43 @@ def _adhoc(spec: str, suite_path: Path | None) -> ResolvedEngine | None:
         public = {"name": f"{kind}:{rest}", "type": kind, "url": rest}
     resolved = _build(public["name"], kind, settings, public, where)
     return resolved
+
+
+_ADHOC_BUILTINS = ("embedded", "rasa", "rasa-pro", "http")
+_PATH_KEYS = ("nlu", "path", "training_data", "credentials_file")
+"""Settings that name a file: relative to the profile (or, on the command line, to here)."""
+
+
+def _adhoc_plugin(spec: str, kind: str, value: str) -> ResolvedEngine | None:
+    """``--engine TYPE:VALUE`` for a plug-in engine that declares ``adhoc_setting``."""
+    if builtin_engine_type(kind) or kind not in engine_types():
+        return None
+    try:
+        factory = engine_factory(kind)
+    except NluTuiError as exc:  # a plug-in that fails to import: one line naming it
+        raise InputError(str(exc), field="engine") from None
+    key = getattr(factory, "adhoc_setting", None)
+    if not isinstance(key, str) or not key:
+        raise InputError(
+            f"engine type {kind!r} has no {kind}:VALUE form; use an engines.yaml profile "
+            f"with type: {kind}",
+            field="engine",
+        )
+    if not value:
+        raise InputError(f"engine spec {spec!r} needs a {key} after '{kind}:'", field="engine")
+    if _looks_secret((key,)) or _url_has_credential(value):
+        raise InputError(
+            "put credentials in an engines.yaml profile as ${ENV_VAR}, not in --engine",
+            field="engine",
+        )
+    if key in _PATH_KEYS:
+        value = str(Path(value).expanduser().resolve())
+
+    def where(message: str, _var: str | None) -> InputError:
+        return InputError(message, field="engine")
+
+    public: dict[str, Any] = {"name": f"{kind}:{value}", "type": kind, key: value}
+    return _build(public["name"], kind, {key: value}, public, where)
 
 
 def _url_has_credential(url: str) -> bool:
@@ -498,8 +543,14 @@ def _from_profile(profile: _Profile, stage: str) -> ResolvedEngine:
             field=".".join(["engines", profile.name, *keys]),
         )
 
+    if not builtin_engine_type(kind):  # a plug-in: import it now, then check its keys
+        try:
+            engine_factory(kind)
+        except NluTuiError as exc:
+            raise _fail(profile, str(exc), "type") from None
+        _check_keys(profile, kind)
     # Relative paths in a profile are relative to the profile file.
-    for key in ("nlu", "path", "training_data", "credentials_file"):
+    for key in _PATH_KEYS:
         value = merged.get(key)
         if isinstance(value, str) and value and not _ENV_REF.search(value):
             candidate = Path(value).expanduser()

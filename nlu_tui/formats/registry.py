@@ -9,18 +9,19 @@ Each format lives in its own module exposing:
 - ``write(suite: Suite, path: Path) -> list[str]``: write atomically; return warnings about what
   the format cannot express (lost on export).
 
-Modules are imported only when used, so the CLI starts fast.
+Modules are imported only when used, so the CLI starts fast. Installed packages add formats
+through the ``nlu_tui.formats`` entry points (``docs/development/plugins.md``): a module, or
+any object, with the same names.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
-from typing import Any
+from typing import Any, Protocol
 
+from nlu_tui import plugins
 from nlu_tui.errors import InputError
 from nlu_tui.model import Suite, TestCase
 
@@ -32,7 +33,10 @@ FORMAT_MODULES: dict[str, str] = {
     "nludevops": "nlu_tui.formats.nludevops",
     "luis": "nlu_tui.formats.luis_batch",
 }
-"""Detection tries them in this order; the first whose ``sniff`` says yes wins."""
+"""The built-in formats, as declared in pyproject.toml's ``nlu_tui.formats`` entry points (kept
+in code too, for a checkout run from source). Detection tries them in this order, then the
+installed plug-ins by name; the first whose ``sniff`` says yes wins."""
+FORMAT_GROUP = "nlu_tui.formats"
 
 
 @dataclass
@@ -41,13 +45,54 @@ class ImportResult:
     warnings: list[str] = field(default_factory=list)
 
 
-def format_module(name: str) -> ModuleType:
-    try:
-        return importlib.import_module(FORMAT_MODULES[name])
-    except KeyError:
+class FormatModule(Protocol):
+    """What a format module (built-in or plug-in) provides."""
+
+    EXTENSIONS: tuple[str, ...]
+
+    def sniff(self, path: Path, head: str) -> bool: ...
+
+    def read(self, path: Path) -> ImportResult: ...
+
+    def write(self, suite: Suite, path: Path) -> list[str]: ...
+
+
+def format_plugins() -> dict[str, plugins.Plugin]:
+    """Every format's plug-in entry, built-ins first in detection order (imports none)."""
+    return plugins.load_group(FORMAT_GROUP, FORMAT_MODULES)
+
+
+def format_names() -> list[str]:
+    """Every format: the built-ins in detection order, then plug-ins by name (imports none)."""
+    return list(format_plugins())
+
+
+def builtin_format(name: str) -> bool:
+    return name in FORMAT_MODULES
+
+
+def _format_problem(found: Any) -> str | None:
+    """What keeps ``found`` from being a format (None: nothing)."""
+    missing = [
+        name for name in ("sniff", "read", "write") if not callable(getattr(found, name, None))
+    ]
+    if missing:
+        return f"does not define {', '.join(missing)} (a format defines sniff, read and write)"
+    extensions = getattr(found, "EXTENSIONS", None)
+    if not isinstance(extensions, tuple | list) or not all(isinstance(e, str) for e in extensions):
+        return "needs EXTENSIONS, a tuple of file suffixes such as ('.json',)"
+    return None
+
+
+def format_module(name: str) -> FormatModule:
+    """The format named ``name``, imported on first use (PluginError for a broken plug-in)."""
+    plugin = format_plugins().get(name)
+    if plugin is None:
         raise InputError(
-            f"unknown format {name!r}; known: {', '.join(FORMAT_MODULES)}", field="--format"
-        ) from None
+            f"unknown format {name!r}; known: {', '.join(format_names())}", field="--format"
+        )
+    found: FormatModule = plugin.load(_format_problem)
+    return found
 
 
 def detect_format(path: Path) -> str:
@@ -56,12 +101,12 @@ def detect_format(path: Path) -> str:
         head = path.read_text(encoding="utf-8-sig", errors="replace")[:4096]
     except OSError as exc:
         raise InputError(f"cannot read file: {exc.strerror}", path=path) from None
-    for name in FORMAT_MODULES:
+    for name in format_names():
         module = format_module(name)
         if module.sniff(path, head):
             return name
     raise InputError(
-        f"cannot tell the format of this file; pass --format ({', '.join(FORMAT_MODULES)})",
+        f"cannot tell the format of this file; pass --format ({', '.join(format_names())})",
         path=path,
     )
 

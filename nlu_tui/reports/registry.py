@@ -12,9 +12,11 @@ from typing import Any
 from nlu_tui.errors import InputError
 from nlu_tui.gcpause import gc_paused
 from nlu_tui.reports.common import ResultRow, RunMeta
+from nlu_tui.reports.html_report import failed_rows_html, write_html_parts
 from nlu_tui.reports.json_report import json_rows, write_json_parts
 from nlu_tui.reports.junit import junit_rows, write_junit_parts
 from nlu_tui.reports.kore_csv import csv_rows, write_csv_parts
+from nlu_tui.reports.markdown_report import markdown_rows, write_markdown_parts
 from nlu_tui.reports.nludevops_results import nludevops_rows, write_nludevops_parts
 from nlu_tui.reports.parallel import default_processes, map_ranges
 from nlu_tui.reports.prepared import PreparedRun, prepare_run
@@ -94,6 +96,24 @@ REPORT_FORMATS: dict[str, ReportFormat] = {
             nludevops_rows,
             write_nludevops_parts,
             False,
+        ),
+        ReportFormat(
+            "html",
+            "one self-contained HTML page: summary, per-intent table, charts, failed cases",
+            ".html",
+            False,
+            failed_rows_html,
+            write_html_parts,
+            True,
+        ),
+        ReportFormat(
+            "markdown",
+            "a short Markdown summary for a pull-request comment",
+            ".md",
+            False,
+            markdown_rows,
+            write_markdown_parts,
+            True,
         ),
     )
 }

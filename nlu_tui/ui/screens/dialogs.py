@@ -225,14 +225,14 @@ class ExportScreen(_FormDialog[tuple[Path, str]]):
         self.source = source
 
     def compose(self) -> ComposeResult:
-        from nlu_tui.formats.registry import FORMAT_MODULES
+        from nlu_tui.formats.registry import format_names
 
         stem = self.source.name.removesuffix(".suite.yaml")
         with Vertical(classes="dialog"):
             yield Label(inert(f"Export {self.source.name}"), classes="title", markup=False)
             yield Input(str(self.source.parent / f"{stem}.json"), id="path", highlighter=INERT)
             yield Select(
-                [(n, n) for n in FORMAT_MODULES], value="kore-json", id="format", allow_blank=False
+                [(n, n) for n in format_names()], value="kore-json", id="format", allow_blank=False
             )
             with Horizontal(classes="buttons"):
                 yield Button("Export", id="ok", variant="primary")

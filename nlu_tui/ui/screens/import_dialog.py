@@ -110,14 +110,14 @@ class ImportScreen(ModalScreen[Path | None]):
         """Names of the workspace's suites, read with the preview: an import may not reuse one."""
 
     def compose(self) -> ComposeResult:
-        from nlu_tui.formats.registry import FORMAT_MODULES
+        from nlu_tui.formats.registry import format_names
 
         with Vertical():
             yield Label("Import a file as a new suite", classes="title")
             with Horizontal(classes="row"):
                 yield Input(placeholder="file to import (or pick one below)", id="path")
                 yield Select(
-                    [("detect format", AUTO), *[(n, n) for n in FORMAT_MODULES]],
+                    [("detect format", AUTO), *[(n, n) for n in format_names()]],
                     value=AUTO,
                     allow_blank=False,
                     id="format",
