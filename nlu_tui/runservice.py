@@ -413,6 +413,27 @@ def check_request(request: RunRequest) -> FailOn:
     return fail_on
 
 
+def read_before_the_store(
+    request: RunRequest, warn: Callable[[str], None] | None = None
+) -> RunRequest:
+    """A new run's suite read and its engine resolved before the store is opened, so a missing
+    or bad suite file or engine profile creates nothing (not even an empty ``runs.sqlite3``).
+    The suite is handed on in the request (:func:`open_run` does not read it again); a resume
+    needs the store, and is left to :func:`open_run`."""
+    from dataclasses import replace
+
+    from nlu_tui.engines.profiles import resolve_engine
+
+    if request.resume or request.suite is not None or request.suite_path is None:
+        return request
+    if not request.engine:
+        return request  # open_run says what is missing
+    suite = load_suite_file(request.suite_path, warn)
+    stage = request.stage or "development"
+    resolve_engine(request.engine, request.suite_path, stage, request.workspace)
+    return replace(request, suite=suite)
+
+
 def load_suite_file(path: Path, warn: Callable[[str], None] | None = None) -> Suite:
     """A suite file in any format (import warnings go to ``warn``)."""
     if not path.is_file():

@@ -49,6 +49,12 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument(
         "--bins", type=int, default=10, metavar="N", help="reliability bins (default 10)"
     )
+    p.add_argument(
+        "--rescale",
+        action="store_true",
+        help="when the scores are not 0..1 (Kore.ai's engine points), divide each by the largest "
+        "in the run and sweep that (without it such a run is refused)",
+    )
     p.set_defaults(handler=cmd_analyze)
 
 
@@ -90,6 +96,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         target_precision=args.target_precision,
         tie_margin=args.tie_margin,
         bins=args.bins,
+        out_of_range="rescale" if args.rescale else "refuse",
     )
     say(summary_text(run, analysis), end="")
     if args.json is not None:

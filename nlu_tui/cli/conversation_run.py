@@ -9,6 +9,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from nlu_tui.cli import exitcodes
+from nlu_tui.cli.engine_options import add_strict_permissions
 from nlu_tui.cli.say import say, say_error, write_json
 
 if TYPE_CHECKING:
@@ -25,6 +26,7 @@ def add_common(p: argparse.ArgumentParser, default_hint: str) -> None:
     """The switches both kinds share."""
     p.add_argument("path", nargs="?", type=_path, metavar="PATH", help=default_hint)
     p.add_argument("-e", "--engine", help="engine profile or rasa:URL (a Rasa server)")
+    add_strict_permissions(p)
     p.add_argument("--note", default="", help="a note stored with the run")
     p.add_argument("--resume", metavar="RUN", help="finish a canceled or interrupted run")
     p.add_argument("--concurrency", type=int, help="conversations held at once")

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from nlu_tui.cli import exitcodes
+from nlu_tui.cli.engine_options import add_strict_permissions
 from nlu_tui.cli.say import say
 from nlu_tui.coverage import DEFAULT_MIN_CASES, DEFAULT_NEAR, DEFAULT_TARGET_RECALL
 
@@ -30,6 +31,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     )
     p.add_argument("suite", type=Path, metavar="SUITE", help="the suite file")
     p.add_argument("--engine", metavar="E", help="engine profile or spec (its training data)")
+    add_strict_permissions(p)
     p.add_argument(
         "--training", type=Path, metavar="FILE", help="the bot's training data (Rasa NLU YAML)"
     )

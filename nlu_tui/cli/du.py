@@ -14,6 +14,8 @@ import datetime
 from pathlib import Path
 from typing import Any
 
+from nlu_tui.cli.engine_options import add_strict_permissions
+
 DEFAULT_PATH = "dialogue_understanding_tests/"
 
 
@@ -73,6 +75,7 @@ def _add_run_options(p: argparse.ArgumentParser, *, defaults: bool = True) -> No
         return value if defaults else argparse.SUPPRESS
 
     p.add_argument("--engine", help="profile name, embedded:NLU.yml, rasa-pro:URL, http:URL...")
+    add_strict_permissions(p)
     p.add_argument("--flows", type=Path, help="flows file (default: <stem>.flows.yml beside)")
     p.add_argument("--dsl", default=default("auto"), choices=["auto", "v1", "v2", "v3"])
     p.add_argument(

@@ -148,6 +148,9 @@ def run(argv: list[str]) -> int:
     parser = build_parser(only=command if command is not None and positional else None)
     args = parser.parse_args(argv)
     _apply_data_dir(args.data_dir)
+    from nlu_tui.cli import engine_options
+
+    engine_options.apply(args)
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help()

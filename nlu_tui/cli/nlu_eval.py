@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nlu_tui.cli import exitcodes
+from nlu_tui.cli.engine_options import add_strict_permissions
 from nlu_tui.cli.say import say
 
 if TYPE_CHECKING:
@@ -40,6 +41,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         metavar="E",
         help="embedded (trained on the data), embedded:PATH, rasa:URL or a profile name",
     )
+    add_strict_permissions(p)
     p.add_argument(
         "--config",
         type=Path,

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nlu_tui.cli import exitcodes
+from nlu_tui.cli.engine_options import add_strict_permissions
 from nlu_tui.cli.say import say, say_warning, write_json, write_machine
 
 if TYPE_CHECKING:
@@ -42,6 +43,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     )
     p.add_argument("suite", nargs="?", type=Path, metavar="SUITE", help="suite file (any format)")
     p.add_argument("--engine", "-e", metavar="E", help="profile name, embedded:PATH or rasa:URL")
+    add_strict_permissions(p)
     p.add_argument("--stage", choices=("development", "published"), default=None)
     p.add_argument("--concurrency", type=int, metavar="N", help="requests in flight")
     p.add_argument("--rate-limit", type=float, metavar="R", help="at most R requests a second")
@@ -240,11 +242,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     from nlu_tui.cli.run_output import ProgressView, run_line
     from nlu_tui.model import RunStatus
     from nlu_tui.runner.client import preload_http
-    from nlu_tui.runservice import RunOutcome, check_request, open_run
+    from nlu_tui.runservice import RunOutcome, check_request, open_run, read_before_the_store
 
     request = _request(args)
     check_request(request)  # before the store is opened: bad input changes nothing
     preload_http()  # in a thread, while the suite is read and the run stored
+    request = read_before_the_store(request, warn=say_warning)  # still no store: bad input
     job = open_run(request, _store(), warn=say_warning)
     _quiet_collector()
     view = ProgressView(sys.stdout)

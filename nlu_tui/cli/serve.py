@@ -7,6 +7,8 @@ from typing import Any
 
 from nlu_tui.cli import exitcodes
 
+MAX_TEXT_LENGTH = 10_000  # nlu_tui.engines.serve.MAX_TEXT_LENGTH (not imported: --help stays light)
+
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
     """Add ``serve`` to the parser."""
@@ -40,6 +42,18 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         metavar="VAR",
         help="require ?token= equal to the value of environment variable VAR (like rasa --auth-token)",
     )
+    parser.add_argument(
+        "--no-auth",
+        action="store_true",
+        help="allow a non-loopback --host without a token (anyone who can reach it may query)",
+    )
+    parser.add_argument(
+        "--max-text-length",
+        type=int,
+        default=MAX_TEXT_LENGTH,
+        metavar="N",
+        help=f"refuse (HTTP 413) a text longer than N characters (default {MAX_TEXT_LENGTH:,})",
+    )
     parser.set_defaults(handler=run_serve)
 
 
@@ -58,6 +72,8 @@ def run_serve(args: argparse.Namespace) -> int:
         raise InputError(f"port must be within 0..65535, not {args.port}", field="--port")
     if args.latency_ms < 0:
         raise InputError("latency must not be negative", field="--latency-ms")
+    if args.max_text_length < 1:
+        raise InputError("the text length cap must be at least 1", field="--max-text-length")
     token = None
     if args.auth_token_env:
         token = os.environ.get(args.auth_token_env)
@@ -79,6 +95,8 @@ def run_serve(args: argparse.Namespace) -> int:
                 token=token,
                 threshold=args.threshold,
                 ready=ready,
+                max_text_length=args.max_text_length,
+                no_auth=args.no_auth,
             )
         )
     except OSError as exc:

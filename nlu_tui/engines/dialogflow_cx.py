@@ -51,6 +51,7 @@ class DialogflowCxEngine(GoogleEngine):
                 f"dialogflow-cx engine: call must be detect or match, not {self.call!r}"
             )
         self.url = self.base_url(settings, self.location, self.type_name)
+        self.account.check_key()  # after the settings: a missing one is named first
 
     def session_url(self, session: str) -> str:
         parts = [

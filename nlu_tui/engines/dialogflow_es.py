@@ -40,6 +40,7 @@ class DialogflowEsEngine(GoogleEngine):
         location = settings.get("location")
         self.location = str(location).strip() if location not in (None, "") else None
         self.url = self.base_url(settings, self.location, self.type_name)
+        self.account.check_key()  # after the settings: a missing one is named first
 
     def detect_url(self, session: str) -> str:
         agent = f"{self.url}/v2/projects/{quote(self.project, safe='')}"

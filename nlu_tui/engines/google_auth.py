@@ -37,7 +37,11 @@ class ServiceAccount:
     """A service account read from its JSON key file, and the access token it holds."""
 
     def __init__(self, path: str, engine: str, token_url: str | None = None) -> None:
+        from nlu_tui.engines.credential_files import check_permissions
+
         self.engine = engine
+        self.path = path
+        check_permissions(path, engine)
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, ValueError) as exc:
@@ -67,6 +71,26 @@ class ServiceAccount:
         self.issued: list[str] = []
         """Every access token fetched (to be scrubbed from messages like the key itself)."""
 
+    def check_key(self) -> None:
+        """Refuse (:class:`EngineError`, naming the file and ``private_key``) a key that is
+        not an unencrypted PEM RSA private key, before any request: PyJWT would otherwise fail
+        on every case, saying it "Could not parse the provided public key"."""
+        from cryptography.hazmat.primitives.asymmetric import rsa
+        from cryptography.hazmat.primitives.serialization import load_pem_private_key
+
+        where = f"{self.engine} engine: credentials_file {self.path}, field 'private_key'"
+        try:
+            key = load_pem_private_key(self.private_key.encode("utf-8"), password=None)
+        except (ValueError, TypeError, UnicodeEncodeError) as exc:
+            reason = str(exc).split("\n")[0].split(".")[0] or type(exc).__name__
+            raise EngineError(f"{where}: not a usable PEM private key ({reason})") from None
+        except Exception as exc:  # cryptography's UnsupportedAlgorithm and the like
+            raise EngineError(
+                f"{where}: not a usable PEM private key ({type(exc).__name__})"
+            ) from None
+        if not isinstance(key, rsa.RSAPrivateKey):
+            raise EngineError(f"{where}: an RSA key is needed (RS256), not {type(key).__name__}")
+
     @property
     def secrets(self) -> list[str]:
         return [self.private_key, *self.issued]
@@ -86,7 +110,7 @@ class ServiceAccount:
         headers = {"kid": self.key_id} if self.key_id else None
         try:
             return jwt.encode(claims, self.private_key, algorithm="RS256", headers=headers)
-        except (ValueError, TypeError) as exc:  # not a PEM RSA key
+        except (ValueError, TypeError, jwt.PyJWTError) as exc:  # not a PEM RSA key
             raise EngineError(
                 f"{self.engine} engine: the private_key of credentials_file is not usable: "
                 f"{type(exc).__name__}"

@@ -12,7 +12,8 @@ Settings (defaults fit a Rasa-shaped answer, so ``http:URL`` works against ``nlu
     ranking: {path: intent_ranking, name: name, score: confidence}
     entities: {path: entities, name: entity, value: value, start: start, end: end}
     no_intent: [None, nlu_fallback]
-    traits: traits[*].name           # optional: every string found is a trait
+    traits: traits[*].name           # optional: every string found is a trait (a list of
+                                     #   strings too: ``traits: traits``)
     bot: answer.bot                  # optional: the universal bot's child bot that answered
     commands: result.commands        # optional: commands for DUT (strings in commands_dsl,
     commands_dsl: v2                 #   or Rasa-shaped {"command": ...} mappings)
@@ -279,11 +280,7 @@ class GenericHttpEngine(HttpEngine, CommandEngine):
         intent = name if name and name not in self.no_intent else None
         if intent is not None and confidence is None:
             confidence = next((s.confidence for s in ranking if s.name == intent), None)
-        traits: list[str] = []
-        if self.traits_path is not None:
-            for found in self.traits_path.find_all(body):
-                if isinstance(found, str) and found.strip() and found.strip() not in traits:
-                    traits.append(found.strip())
+        traits = self._traits(body) if self.traits_path is not None else []
         bot = self.bot_path.find(body) if self.bot_path is not None else None
         return Prediction(
             intent=intent,
@@ -294,6 +291,27 @@ class GenericHttpEngine(HttpEngine, CommandEngine):
             raw=body,
             bot=bot if isinstance(bot, str) and bot.strip() else None,
         )
+
+    def _traits(self, body: Any) -> list[str]:
+        """Every string the ``traits`` path reaches, the strings of a list it reaches included
+        (``traits: traits`` on ``["a", "b"]`` reads as ``traits[*]``). Objects are refused with
+        the path that would read them: silently finding no traits would score every case."""
+        assert self.traits_path is not None
+        traits: list[str] = []
+        for found in self.traits_path.find_all(body):
+            for value in found if isinstance(found, list) else [found]:
+                if isinstance(value, str):
+                    if value.strip() and value.strip() not in traits:
+                        traits.append(value.strip())
+                elif isinstance(value, dict):
+                    path = self.traits_path.text
+                    member = next((k for k, v in value.items() if isinstance(v, str)), "name")
+                    fix = f"{path}[*].{member}" if isinstance(found, list) else f"{path}.{member}"
+                    raise BadResponseError(
+                        f"traits at {path!r} are objects, not names: name the member that "
+                        f"holds each name, e.g. traits: {fix}"
+                    )
+        return traits
 
     def _entities(self, body: Any, text: str) -> list[PredictedEntity]:
         paths = self.entity_paths

@@ -89,7 +89,10 @@ class LexEngine(HttpEngine):
         from botocore.configloader import raw_config_parse
         from botocore.exceptions import ConfigNotFound, ConfigParseError
 
+        from nlu_tui.engines.credential_files import check_permissions
+
         path = str(settings.get("credentials_file"))
+        check_permissions(path, "lex")
         section = str(settings.get("aws_profile") or "default")
         try:
             sections = raw_config_parse(path)

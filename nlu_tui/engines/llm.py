@@ -109,7 +109,12 @@ def context_message(data: TrainingData, parents: list[str]) -> str:
 
 def _json_object(text: str) -> Any:
     """The JSON the model answered, tolerating a ```json fence around it."""
-    value = loose_json(text, "{}")
+    from nlu_tui.engines.llm_answer_json import AnswerTooDeep
+
+    try:
+        value = loose_json(text, "{}")
+    except AnswerTooDeep as exc:
+        raise BadResponseError(f"the model's answer is not a JSON object: {exc}") from None
     if found(value):
         return value
     snippet = text.strip().replace("\n", " ")[:80]

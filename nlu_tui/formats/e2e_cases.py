@@ -30,6 +30,7 @@ from nlu_tui.errors import InputError
 from nlu_tui.fileio import atomic_write_text
 from nlu_tui.formats import e2e_assertions, yaml_loader
 from nlu_tui.formats import yaml_nodes as yn
+from nlu_tui.formats.conversation_limits import max_cases, max_steps
 from nlu_tui.model import digest_bytes
 
 NAME = "e2e"
@@ -156,7 +157,7 @@ def _from_root(root: yaml.Node | None, path: Path, shown: str | None, digest: st
             )
     if cases_node is None:
         raise InputError("no 'test_cases:' key", path=path, field="test_cases")
-    for item in yn.items(cases_node, path, "test_cases"):
+    for item in yn.bounded_items(cases_node, path, "test_cases", max_cases(), "the file"):
         result.test_cases.append(_test_case(item, path, file_name, result))
     return result
 
@@ -270,7 +271,8 @@ def _test_case(node: yaml.Node, path: Path, file_name: str, file: E2EFile) -> E2
     case.name = name
     if steps_node is None:
         raise InputError(f"test case '{name}' has no 'steps:'", path=path, line=line, field="steps")
-    for step_node in yn.items(steps_node, path, "steps"):
+    what = f"test case '{name}'"
+    for step_node in yn.bounded_items(steps_node, path, "steps", max_steps(), what):
         case.steps.extend(_steps(step_node, path, file))
     return case
 

@@ -19,6 +19,7 @@ import yaml
 from nlu_tui.conversation_model import Story, StoryEntity, StoryFile, StoryStep, StoryStepKind
 from nlu_tui.errors import InputError
 from nlu_tui.formats import yaml_nodes as yn
+from nlu_tui.formats.conversation_limits import max_cases, max_steps
 from nlu_tui.formats.rasa_markup import MarkupError, parse_example
 from nlu_tui.model import digest_bytes
 
@@ -94,7 +95,7 @@ def read(path: Path) -> StoryFile:
         if key != "stories":
             continue
         found = True
-        for item in yn.items(value, path, "stories"):
+        for item in yn.bounded_items(value, path, "stories", max_cases(), "the file"):
             out.stories.append(_story(item, path, shown))
     if not found:
         raise InputError("no 'stories:' key", path=path, field="stories")
@@ -115,7 +116,7 @@ def _story(node: yaml.Node, path: Path, shown: str) -> Story:
     if steps_node is None:
         raise InputError(f"story '{name}' has no 'steps:'", path=path, line=line, field="steps")
     steps: list[StoryStep] = []
-    for step in yn.items(steps_node, path, "steps"):
+    for step in yn.bounded_items(steps_node, path, "steps", max_steps(), f"story '{name}'"):
         steps.extend(_step(step, path))
     return Story(name=name, steps=steps, file=shown, line=line)
 

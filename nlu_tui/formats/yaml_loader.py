@@ -8,7 +8,12 @@ Two limits apply to every YAML file nlu-tui reads (see :func:`compose` and :func
 
 - nesting: at most :data:`MAX_DEPTH` levels of lists and mappings. libyaml's composer recurses
   in C and crashes the process (SIGSEGV) on some 25,000 levels; Python's constructor hits a
-  ``RecursionError`` at about a thousand. Real suites nest fewer than ten levels.
+  ``RecursionError`` at about a thousand. Real suites nest fewer than ten levels. libyaml's
+  scanner is also quadratic in the flow nesting (every ``[`` keeps a possible simple key that
+  every later token re-examines: 30,000 levels took 11 s, 100,000 over 4 minutes), so a text
+  that may nest deep (:func:`may_nest_deep`, a linear scan of its brackets and line prefixes)
+  has its events walked first, and the walk stops at the first level past the limit: the
+  refusal costs the text's length, not its depth squared.
 - aliases: ``*name`` may repeat at most :data:`MAX_ALIAS_NODES` nodes in all. An alias is cheap
   to read (it shares one object) but every consumer that copies, compares or writes the data
   expands it: fifteen lines of aliases nested eight deep expand to 43 million items.
@@ -73,6 +78,40 @@ def _nesting_bound(text: str) -> int:
     return _THREAD_DEPTH + 1
 
 
+_SUSPECT_DEPTH = 16
+"""Below this many levels of brackets and of block prefix the text cannot nest past
+:data:`MAX_DEPTH` (a block level takes at least half a prefix character)."""
+_DEEP_BLOCK_SUSPECT = re.compile(r"\n[ \t\-?:]{" + str(_SUSPECT_DEPTH) + ",}")
+"""A line with a long block prefix (the leading ``\n`` makes the search a fast literal scan)."""
+_NOT_BRACKETS = bytes(c for c in range(256) if c not in b"[]{}")
+_PAIRS = (b"[]", b"{}", b"[}", b"{]")
+
+
+def may_nest_deep(text: str) -> bool:
+    """Whether ``text`` may nest lists and mappings deeper than about :data:`_SUSPECT_DEPTH`,
+    in linear time: a line whose block prefix (indentation, ``- ``, ``? ``, ``: ``) is that long,
+    or brackets that stay unmatched after that many rounds of removing innermost pairs.
+
+    Brackets inside quoted text count as brackets: they can only make the answer ``True`` (an
+    events walk, linear) or pair with a real bracket and hide one level each (the text is then
+    composed as before: safe, only not as fast to refuse).
+    """
+    if _DEEP_BLOCK_SUSPECT.match("\n" + text[: _SUSPECT_DEPTH + 1]):
+        return True
+    if _DEEP_BLOCK_SUSPECT.search(text):
+        return True
+    brackets = text.encode("utf-8", "surrogatepass").translate(None, _NOT_BRACKETS)
+    for _ in range(_SUSPECT_DEPTH):
+        before = len(brackets)
+        for pair in _PAIRS:
+            brackets = brackets.replace(pair, b"")
+        if not brackets:
+            return False
+        if len(brackets) == before:  # no pair left: ``]]}[[{``, openers never closed
+            return brackets.count(b"[") + brackets.count(b"{") >= _SUSPECT_DEPTH
+    return True
+
+
 def _error(message: str, path: Any, mark: Any) -> InputError:
     line = mark.line + 1 if mark is not None else None
     return InputError(message, path=path, line=line)
@@ -102,6 +141,14 @@ def _check_events(loader: Any, path: Any) -> None:
                 raise _too_deep(path, event.start_mark)
         elif isinstance(event, yaml.CollectionEndEvent):
             depth -= 1
+
+
+def _walk_events(text: str, path: Any, loader_class: type[Any]) -> None:
+    probe = loader_class(text)
+    try:
+        _check_events(probe, path)
+    finally:
+        probe.dispose()
 
 
 def syntax_error(exc: yaml.YAMLError, path: Any, prefix: str = "YAML syntax error") -> InputError:
@@ -178,15 +225,14 @@ def compose(
     try:
         bound = _nesting_bound(text)
         node: yaml.Node | bool | None = False
-        if _CALLER_DEPTH < bound <= _THREAD_DEPTH:
+        checked = bound > MAX_DEPTH and may_nest_deep(text)
+        if checked:
+            _walk_events(text, path, loader_class)  # at most MAX_DEPTH levels from here on
+        elif _CALLER_DEPTH < bound <= _THREAD_DEPTH:
             node = _compose_in_thread(text, loader_class)
         if node is False:
-            if bound > _CALLER_DEPTH:
-                probe = loader_class(text)
-                try:
-                    _check_events(probe, path)  # at most MAX_DEPTH levels from here on
-                finally:
-                    probe.dispose()
+            if bound > _CALLER_DEPTH and not checked:
+                _walk_events(text, path, loader_class)
             node = _compose_here(text, loader_class)
     except yaml.reader.ReaderError as exc:
         _reader_line(text, exc)

@@ -120,3 +120,27 @@ def items(node: yaml.Node, path: Path, field: str) -> list[yaml.Node]:
     if not isinstance(node, yaml.SequenceNode):
         raise InputError(f"'{field}' must be a list", path=path, line=line_of(node), field=field)
     return list(node.value)
+
+
+def bounded_items(
+    node: yaml.Node, path: Path, field: str, limit: int, what: str
+) -> list[yaml.Node]:
+    """:func:`items` refusing more than ``limit`` of them before any is read; the error names
+    the line of the first one too many. ``what`` says whose items they are ("test case 'x'")."""
+    from nlu_tui.formats import conversation_limits
+
+    found = items(node, path, field)
+    if len(found) > limit:
+        variable = (
+            conversation_limits.STEPS_VARIABLE
+            if field == "steps"
+            else conversation_limits.CASES_VARIABLE
+        )
+        raise InputError(
+            f"{what} has {len(found):,} {field}; at most {limit:,} are read "
+            f"(set {variable} to allow more)",
+            path=path,
+            line=line_of(found[limit]),
+            field=field,
+        )
+    return found

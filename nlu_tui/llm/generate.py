@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 
 GENERATED_TAG = "generated"
 MAX_EXAMPLES = 15
+PROPOSALS_PER_COUNT = 4
+"""An answer may carry up to this many times the proposals asked for; more is refused unread."""
 
 
 @dataclass
@@ -254,7 +256,7 @@ class CaseGenerator(ProposalSession):
         ]
 
     def parse(self, text: str, where: str) -> list[Proposal]:
-        return parse_proposals(text, where)
+        return parse_proposals(text, where, self.count)
 
     # --- review ---------------------------------------------------------------------------
 
@@ -313,26 +315,53 @@ class CaseGenerator(ProposalSession):
 
 
 def json_answer(text: str, where: str) -> Any:
-    from nlu_tui.engines.llm_answer_json import found, loose_json
+    from nlu_tui.engines.llm_answer_json import AnswerTooDeep, found, loose_json
 
-    value = loose_json(text, "[]")
+    try:
+        value = loose_json(text, "[]")
+    except AnswerTooDeep as exc:
+        raise LLMError(f"{where}: {exc}; not a list of utterances") from None
     if found(value):
         return value
     snippet = text.strip().replace("\n", " ")[:80]
     raise LLMError(f"{where}: not a JSON array of utterances (starts {snippet!r})")
 
 
-def parse_proposals(text: str, where: str = "LLM answer") -> list[Proposal]:
-    """The model's JSON as proposals: an array of ``{"utterance", "entities"}`` objects or of
-    plain strings (``{"utterances": [...]}`` is read too). LLMError when it is neither."""
+def answer_items(
+    text: str, where: str, keys: Sequence[str], noun: str, count: int | None
+) -> list[Any]:
+    """The array a proposal answer holds (bare, or under one of ``keys`` of an object).
+
+    With ``count`` (the proposals asked for), an array longer than ``count`` ×
+    :data:`PROPOSALS_PER_COUNT` is refused before any item is read: checking each proposal
+    against the training data and the others costs more than linear time.
+    """
     value = json_answer(text, where)
     if isinstance(value, dict):
-        for key in ("utterances", "test_cases", "cases", "items"):
+        for key in keys:
             if isinstance(value.get(key), list):
                 value = value[key]
                 break
     if not isinstance(value, list):
-        raise LLMError(f"{where}: expected a JSON array of utterances, got {type(value).__name__}")
+        raise LLMError(f"{where}: expected a JSON array of {noun}, got {type(value).__name__}")
+    if count is not None and len(value) > count * PROPOSALS_PER_COUNT:
+        raise LLMError(
+            f"{where}: {len(value)} proposals for --count {count}; at most "
+            f"{count * PROPOSALS_PER_COUNT} ({PROPOSALS_PER_COUNT} × the count) are read"
+        )
+    return value
+
+
+def parse_proposals(
+    text: str, where: str = "LLM answer", count: int | None = None
+) -> list[Proposal]:
+    """The model's JSON as proposals: an array of ``{"utterance", "entities"}`` objects or of
+    plain strings (``{"utterances": [...]}`` is read too). LLMError when it is neither, or when
+    it holds more than ``count`` × :data:`PROPOSALS_PER_COUNT` items."""
+    value = answer_items(
+        text, where, ("utterances", "test_cases", "cases", "items"), "utterances", count
+    )
+
     out: list[Proposal] = []
     for n, item in enumerate(value, 1):
         if isinstance(item, str):

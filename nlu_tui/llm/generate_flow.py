@@ -31,7 +31,13 @@ from typing import TYPE_CHECKING, Any
 from nlu_tui.coverage import DEFAULT_NEAR, find_leaks
 from nlu_tui.engines.llm_config import LLMError
 from nlu_tui.errors import InputError
-from nlu_tui.llm.generate import GENERATED_TAG, MAX_EXAMPLES, Proposal, ProposalSession, json_answer
+from nlu_tui.llm.generate import (
+    GENERATED_TAG,
+    MAX_EXAMPLES,
+    Proposal,
+    ProposalSession,
+    answer_items,
+)
 from nlu_tui.model import TestCase
 
 if TYPE_CHECKING:
@@ -203,7 +209,7 @@ class FlowCaseGenerator(ProposalSession):
         ]
 
     def parse(self, text: str, where: str) -> list[FlowProposal]:
-        proposals = parse_flow_proposals(text, where)
+        proposals = parse_flow_proposals(text, where, self.count)
         for proposal in proposals:
             proposal.flow, proposal.version = self.flow.name, self.version
             if not self.conversation:
@@ -329,17 +335,15 @@ def _text(value: Any) -> str:
     return " ".join(str(value).split()) if value is not None else ""
 
 
-def parse_flow_proposals(text: str, where: str = "LLM answer") -> list[FlowProposal]:
+def parse_flow_proposals(
+    text: str, where: str = "LLM answer", count: int | None = None
+) -> list[FlowProposal]:
     """The model's JSON as flow proposals: an array of ``{"utterance", "slots", "answers"}``
-    objects (``slots`` a mapping or a list of ``{"slot", "value"}``) or of plain strings."""
-    value = json_answer(text, where)
-    if isinstance(value, dict):
-        for key in ("utterances", "messages", "test_cases", "cases", "items"):
-            if isinstance(value.get(key), list):
-                value = value[key]
-                break
-    if not isinstance(value, list):
-        raise LLMError(f"{where}: expected a JSON array of messages, got {type(value).__name__}")
+    objects (``slots`` a mapping or a list of ``{"slot", "value"}``) or of plain strings; at most
+    ``count`` × :data:`~nlu_tui.llm.generate.PROPOSALS_PER_COUNT` of them."""
+    value = answer_items(
+        text, where, ("utterances", "messages", "test_cases", "cases", "items"), "messages", count
+    )
     out: list[FlowProposal] = []
     for n, item in enumerate(value, 1):
         if isinstance(item, str):

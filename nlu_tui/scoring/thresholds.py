@@ -30,6 +30,12 @@ Pure functions over the run's ``(case, prediction, result)`` rows; no I/O. Defin
   scores TP. ``bins`` equal bins; bin ``i`` holds ``i/N <= c < (i+1)/N`` (the last one also 1.0).
   Expected calibration error ECE = sum over bins of (n_bin/n)·|accuracy_bin − mean confidence_bin|;
   MCE is the largest such gap over non-empty bins.
+- **Scores outside 0..1** (Kore.ai answers engine points, e.g. 11160.0): a threshold swept from 0
+  to 1 over them means nothing. ``out_of_range="keep"`` analyses them as they are (counted in
+  ``above_one``); ``"refuse"`` raises :class:`ScoresOutOfRange` naming the range; ``"rescale"``
+  divides every score (answers, rankings, the run's threshold) by the largest one in the run,
+  so that thresholds are fractions of it (``rescaled_by`` says by what). Negative scores cannot
+  be rescaled so and are refused.
 """
 
 from __future__ import annotations
@@ -41,7 +47,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from nlu_tui.model import CaseResult, Prediction, ResultType, Suite, TestCase
+from nlu_tui.errors import InputError
+from nlu_tui.model import CaseResult, IntentScore, Prediction, ResultType, Suite, TestCase
 from nlu_tui.scoring.case import ScoringOptions, _plain_intent_result, score_case
 from nlu_tui.scoring.summary import PooledCounts, safe_div
 
@@ -155,10 +162,13 @@ class ThresholdAnalysis:
     near_ties: list[NearTie]
     calibration: Calibration
     margins: list[float] = field(default_factory=list)
+    rescaled_by: float | None = None
+    """The divisor applied to every score (the run's largest), when they were outside 0..1."""
 
     def to_json(self) -> dict[str, Any]:
         cal = self.calibration
         return {
+            "rescaled_by": self.rescaled_by,
             "scored": self.scored,
             "errors": self.errors,
             "candidates": self.candidates,
@@ -325,6 +335,82 @@ def _margin(prediction: Prediction) -> tuple[float, str, str] | None:
     return ranked[0][0] - ranked[1][0], ranked[0][1], ranked[1][1]
 
 
+class ScoresOutOfRange(InputError):
+    """The run's scores are not probabilities (some lie outside 0..1)."""
+
+
+@dataclass(frozen=True)
+class ScoreRange:
+    """The scored answers with a score (their confidence or ranking), those with one outside
+    0..1, and the extremes of every score."""
+
+    count: int
+    outside: int
+    lowest: float | None
+    highest: float | None
+
+
+def score_range(rows: Sequence[Row]) -> ScoreRange:
+    """How many scored answers have a score (confidence or ranking) outside 0..1, of how many
+    with a score, and the extremes of all their scores."""
+    count = outside = 0
+    lowest: float | None = None
+    highest: float | None = None
+    for _case, prediction, result in rows:
+        if result.result is ResultType.ERROR:
+            continue
+        raw = [result.confidence]
+        if prediction is not None:
+            raw += [prediction.confidence, *(s.confidence for s in prediction.ranking)]
+        values = [v for v in map(_finite, raw) if v is not None]
+        if not values:
+            continue
+        count += 1
+        outside += any(not 0.0 <= v <= 1.0 for v in values)
+        lowest = min(values) if lowest is None else min(lowest, *values)
+        highest = max(values) if highest is None else max(highest, *values)
+    return ScoreRange(count, outside, lowest, highest)
+
+
+def _scaled(value: float | None, scale: float) -> float | None:
+    return value / scale if _finite(value) is not None and value is not None else value
+
+
+def rescaled_rows(rows: Sequence[Row], scale: float) -> list[Row]:
+    """The rows with every score divided by ``scale`` (stored rows are left as they are)."""
+    from dataclasses import replace
+
+    out: list[Row] = []
+    for case, prediction, result in rows:
+        if prediction is not None:
+            prediction = replace(
+                prediction,
+                confidence=_scaled(prediction.confidence, scale),
+                ranking=[
+                    IntentScore(s.name, _scaled(s.confidence, scale) or 0.0)
+                    for s in prediction.ranking
+                ],
+                pre_fallback_confidence=_scaled(prediction.pre_fallback_confidence, scale),
+            )
+        out.append(
+            (case, prediction, replace(result, confidence=_scaled(result.confidence, scale)))
+        )
+    return out
+
+
+def _out_of_range_error(found: ScoreRange) -> ScoresOutOfRange:
+    span = f"from {found.lowest:g} to {found.highest:g}"
+    what = (
+        f"{found.outside} of {found.count} answers score outside 0..1 ({span}): engine points "
+        "(such as Kore.ai's), not probabilities, so thresholds from 0 to 1 would mean nothing"
+    )
+    if found.lowest is not None and found.lowest < 0:
+        return ScoresOutOfRange(what + "; negative scores cannot be rescaled")
+    return ScoresOutOfRange(
+        what + f"; --rescale divides every score by the largest ({found.highest:g})"
+    )
+
+
 def analyze(
     rows: Sequence[Row],
     *,
@@ -333,8 +419,20 @@ def analyze(
     tie_margin: float = DEFAULT_TIE_MARGIN,
     bins: int = DEFAULT_BINS,
     options: ScoringOptions | None = None,
+    out_of_range: str = "keep",
 ) -> ThresholdAnalysis:
-    """The threshold analysis of scored rows (see the module docstring for every definition)."""
+    """The threshold analysis of scored rows (see the module docstring for every definition);
+    ``out_of_range`` is ``keep``, ``refuse`` or ``rescale`` (scores outside 0..1)."""
+    rescaled_by: float | None = None
+    if out_of_range != "keep":
+        found = score_range(rows)
+        if found.outside:
+            lowest, highest = found.lowest or 0.0, found.highest or 0.0
+            if out_of_range == "refuse" or lowest < 0 or highest <= 0:
+                raise _out_of_range_error(found)
+            rescaled_by = highest
+            rows = rescaled_rows(rows, highest)
+            run_threshold = None if run_threshold is None else run_threshold / highest
     if options is None:
         options = ScoringOptions().for_suite(Suite(name="", cases=[c for c, _p, _r in rows]))
     fixed: list[ResultType] = []
@@ -413,4 +511,5 @@ def analyze(
         near_ties=near,
         calibration=calibration(cal_conf, cal_ok, bins),
         margins=margins,
+        rescaled_by=rescaled_by,
     )

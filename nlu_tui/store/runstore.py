@@ -110,6 +110,14 @@ def _damaged(exc: sqlite3.DatabaseError) -> str:
     return f"cannot use the run store: {text}"
 
 
+def _unwritable(exc: BaseException) -> bool:
+    """SQLite could not write the file (read-only file, folder or file system; disk full)."""
+    name = getattr(exc, "sqlite_errorname", "")
+    return isinstance(exc, sqlite3.OperationalError) and name.startswith(
+        ("SQLITE_READONLY", "SQLITE_FULL", "SQLITE_IOERR", "SQLITE_CANTOPEN")
+    )
+
+
 class RunStore:
     """One connection to the store file; safe to share between threads of one process.
 
@@ -170,8 +178,10 @@ class RunStore:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self._conn
-            except BaseException:
+            except BaseException as exc:
                 self._conn.execute("ROLLBACK")
+                if _unwritable(exc):  # a read-only file or folder, a full disk: one line
+                    raise StoreError(f"cannot write the run store: {exc}", self.path) from None
                 raise
             self._conn.execute("COMMIT")
 

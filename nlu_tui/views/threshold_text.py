@@ -50,6 +50,11 @@ def summary_text(run: RunRecord, a: ThresholdAnalysis) -> str:
         + (f", {a.no_confidence} without a confidence" if a.no_confidence else "")
         + (f", {a.above_one} above 1" if a.above_one else ""),
     ]
+    if a.rescaled_by is not None:
+        lines.append(
+            f"rescaled   every score divided by {a.rescaled_by:g} (the largest in the run): "
+            "the scores were not 0..1 probabilities; thresholds below are fractions of it"
+        )
     shown = "unknown" if a.run_threshold is None else f"{a.run_threshold:g}"
     lines.append(f"as run     threshold {shown}: {_point_text(a.as_run)}")
     if a.best is not None:

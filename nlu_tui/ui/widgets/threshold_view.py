@@ -62,7 +62,8 @@ class ThresholdView(VerticalScroll):
 
         analysis: ThresholdAnalysis | None = None
         try:
-            analysis = analyze(rows, run_threshold=run_threshold(record))
+            # scores outside 0..1 (Kore.ai points) are rescaled, and the summary says so
+            analysis = analyze(rows, run_threshold=run_threshold(record), out_of_range="rescale")
             text = summary_text(record, analysis)
         except Exception as exc:  # shown in the tab, never a crash of the workbench
             text = inert(f"Cannot analyse run {record.id}: {exc}")
