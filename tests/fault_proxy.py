@@ -35,6 +35,8 @@ class FaultProxy:
         self.counts: collections.Counter[str] = collections.Counter()
         self.arrivals: list[tuple[float, str]] = []
         """(monotonic time, text) of every message request, in arrival order."""
+        self.held: list[float] = []
+        """Drip mode: seconds each client kept a dripping answer open before hanging up."""
         self.url = ""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ready = threading.Event()
@@ -80,9 +82,15 @@ class FaultProxy:
                         headers={"Content-Type": "application/json", "Content-Length": "200"},
                     )
                     await response.prepare(request)
-                    for _ in range(120):
-                        await response.write(b" ")
-                        await asyncio.sleep(0.5)
+                    began = time.monotonic()
+                    try:
+                        for _ in range(120):
+                            await response.write(b" ")
+                            await asyncio.sleep(0.5)
+                    except (ConnectionError, asyncio.CancelledError):
+                        with self._lock:  # the client hung up: how long it kept listening
+                            self.held.append(time.monotonic() - began)
+                        raise
                     return response
             url = self.upstream + request.path_qs
             headers = {k: v for k, v in request.headers.items() if k.lower() not in _HOP}

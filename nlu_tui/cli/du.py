@@ -244,7 +244,8 @@ def _write_yaml(target: Path, report: dict[str, Any]) -> None:
 
 def _print_diff(old_id: str, new_id: str) -> None:
     from nlu_tui.cli.say import say
-    from nlu_tui.dut.service import DUT_RUN, diff_runs
+    from nlu_tui.dut.kind import DUT_RUN
+    from nlu_tui.dut.service import diff_runs
     from nlu_tui.errors import InputError
     from nlu_tui.store.runstore import RunStore
 

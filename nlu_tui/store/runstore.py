@@ -515,12 +515,15 @@ class RunStore:
             if kind is not None and kind[0] == "suite":
                 conn.execute("UPDATE runs SET heartbeat_at = ? WHERE id = ?", (time.time(), run_id))
                 return n
+            # A repeated run's attempts #2..#N (nlu_tui.repeats.ItemAttempts) are not counted:
+            # the counters are the items' own rows, attempt #1.
+            own = "run_id = :id AND json_extract(item_json, '$.repeat_of') IS NULL"
             conn.execute(
                 "UPDATE runs SET"
-                " done = (SELECT count(*) FROM items WHERE run_id = :id),"
-                " passed = (SELECT count(*) FROM items WHERE run_id = :id AND outcome = 'passed'),"
-                " failed = (SELECT count(*) FROM items WHERE run_id = :id AND outcome = 'failed'),"
-                " errors = (SELECT count(*) FROM items WHERE run_id = :id AND outcome = 'error'),"
+                f" done = (SELECT count(*) FROM items WHERE {own}),"
+                f" passed = (SELECT count(*) FROM items WHERE {own} AND outcome = 'passed'),"
+                f" failed = (SELECT count(*) FROM items WHERE {own} AND outcome = 'failed'),"
+                f" errors = (SELECT count(*) FROM items WHERE {own} AND outcome = 'error'),"
                 " heartbeat_at = :now WHERE id = :id",
                 {"id": run_id, "now": time.time()},
             )
