@@ -1,8 +1,8 @@
 """A real HTTP proxy on 127.0.0.1 in front of a loopback engine, that faults the message requests.
 
 Every kind of run opens its engine with GETs (``/version``, trackers, domains) and sends its
-items as POSTs to ``/model/parse`` (NLU suites) or ``/webhooks/rest/webhook`` (conversations,
-DUT steps). The proxy forwards everything to the upstream server, except those message POSTs
+items as POSTs to ``/model/parse`` (NLU suites), ``/webhooks/rest/webhook`` (conversations,
+DUT steps) or ``/model/predict`` (test stories). The proxy forwards everything to the upstream server, except those message POSTs
 when a fault is set:
 
 - ``"429"``: answers ``429 Too Many Requests`` with ``Retry-After: 3600``;
@@ -23,7 +23,7 @@ import threading
 import time
 from typing import Any
 
-MESSAGE_PATHS = ("/model/parse", "/webhooks/rest/webhook")
+MESSAGE_PATHS = ("/model/parse", "/webhooks/rest/webhook", "/model/predict")
 
 
 class FaultProxy:

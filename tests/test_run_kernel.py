@@ -47,16 +47,12 @@ version: "3.1"
 stories:
   - story: greet
     steps:
-      - user: |
-          hello there
-        intent: greet
+      - intent: greet
       - action: utter_greet
-  - story: book
+  - story: bye
     steps:
-      - user: |
-          book a table
-        intent: book_table
-      - action: utter_ask_cuisine
+      - intent: goodbye
+      - action: utter_goodbye
 """
 
 
@@ -68,6 +64,12 @@ def upstream(kind: str) -> Iterator[str]:
 
         with LoopbackNlu() as nlu:
             yield nlu.url
+    elif kind == "stories":
+        from http_handler_server import serving
+        from test_conversation_stories_cli import PolicyHandler
+
+        with serving(PolicyHandler) as url:
+            yield url
     elif kind == "du":
         from rasa_pro_peer import rasa_pro_server
 
