@@ -91,7 +91,7 @@ def load_attempts(
     out: dict[str, list[tuple[int, Prediction | None, CaseResult]]] = {}
     from_dict = codec.from_dict
     with gc_paused(promote=True):
-        for item in store.load_items(run_id):
+        for item in store.load_items(run_id, attempts=True):
             data: dict[str, Any] = item.data
             if "result" not in data:
                 continue
@@ -245,3 +245,33 @@ def stability_summary(items: Sequence[StoredItem], repeat: int) -> dict[str, Any
         "stability": (len(measured) - len(flaky)) / len(measured) if measured else None,
         "cases": [c.as_dict() for c in cases],
     }
+
+
+def flaky_ids(stability: dict[str, Any] | None) -> set[str]:
+    """The item ids of the flaky items of a repeated item run's stability summary."""
+    if not stability:
+        return set()
+    return {str(c["item_id"]) for c in stability.get("cases", []) if c.get("flaky")}
+
+
+def item_stability_lines(stability: dict[str, Any]) -> list[str]:
+    """What the CLI prints for a repeated item run: the headline, then each item's
+    pass/fail counts across its attempts, flaky ones marked."""
+    from nlu_tui.textsafe import inert
+
+    cases = stability.get("cases", [])
+    repeat = stability.get("repeat")
+    value = stability.get("stability")
+    share = "n/a" if value is None else f"{value:.0%}"
+    flaky = [c for c in cases if c.get("flaky")]
+    lines = [
+        f"stability over {repeat} attempts: {share} of {stability.get('measured', 0)} measured "
+        f"test cases stable, {len(flaky)} flaky"
+    ]
+    for c in cases:
+        mark = "  FLAKY" if c.get("flaky") else ""
+        errors = f", {c['errors']} errored" if c.get("errors") else ""
+        lines.append(
+            f"  {inert(str(c.get('name')))}: passed {c['passed']}/{c['attempts']}{errors}{mark}"
+        )
+    return lines

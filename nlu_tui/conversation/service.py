@@ -239,7 +239,7 @@ class ConversationRun:
         units = self.units.order
         if self.previous is not None:
             self.record = self.store.resume_run(self.previous.id)
-            stored = self.store.load_items(self.record.id)
+            stored = self.store.load_items(self.record.id, attempts=True)
             done = {i.item_id for i in stored if not is_attempt(i)}
             for item in stored:
                 if not is_attempt(item):
@@ -400,7 +400,7 @@ class ConversationRun:
         if self._attempts.repeat > 1:
             with contextlib.suppress(Exception):
                 summary["stability"] = stability_summary(
-                    self.store.load_items(self.record.id), self._attempts.repeat
+                    self.store.load_items(self.record.id, attempts=True), self._attempts.repeat
                 )
         with contextlib.suppress(Exception):
             self.store.set_summary(self.record.id, summary)

@@ -139,7 +139,7 @@ class DutKind:
             stored: list[StoredItem] = []
         else:
             self.record = self.store.resume_run(self.previous.id, pid=os.getpid())
-            stored = self.store.load_items(self.record.id)
+            stored = self.store.load_items(self.record.id, attempts=True)
         # A resume repeats as the run was started, whatever the options say now.
         self._attempts = ItemAttempts(repeat_of(self.record), stored)
         by_id = {i.item_id: i for i in stored}
@@ -247,7 +247,9 @@ class DutKind:
         """Per-case stability of a repeated run (None for an ordinary run)."""
         if self._attempts.repeat < 2 or self.record is None:
             return None
-        return stability_summary(self.store.load_items(self.record.id), self._attempts.repeat)
+        return stability_summary(
+            self.store.load_items(self.record.id, attempts=True), self._attempts.repeat
+        )
 
     def emit(self, state: KernelState, *, final: bool, record: RunRecord | None) -> None:
         return None  # DUT reports each test case as it arrives (arrive)

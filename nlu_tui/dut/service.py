@@ -52,6 +52,8 @@ class DutRequest:
     """The kernel's options (retry_after_max, rate limit...); default: from ``settings``."""
     repeat: int | None = None
     """Send each test case this many times; pass/fail that differs is flaky."""
+    quarantine_flaky: bool = False
+    """With ``repeat``: flaky test cases are left out of the gates and the failed count."""
 
 
 @dataclass
@@ -64,6 +66,8 @@ class DutOutcome:
     canceled: bool = False
     stability: dict[str, Any] | None = None
     """A repeated run's per-case stability (:func:`nlu_tui.repeats.stability_summary`)."""
+    failed_cases: int = 0
+    """Test cases that failed (flaky ones left out with ``quarantine_flaky``)."""
 
 
 def parse_gates(text: str | None) -> list[tuple[str | None, str, float]]:
@@ -186,7 +190,7 @@ async def run_dut(
     from nlu_tui.engines.profiles import resolve_engine
     from nlu_tui.errors import EngineError
     from nlu_tui.model import RunStatus
-    from nlu_tui.repeats import MAX_REPEAT
+    from nlu_tui.repeats import MAX_REPEAT, flaky_ids
     from nlu_tui.runner.kernel import Kernel
     from nlu_tui.store.runstore import RunStore
 
@@ -275,16 +279,22 @@ async def run_dut(
             canceled = True
         ordered = kind.ordered()
         report = summarise(ordered, "v2", output_prompt=request.output_prompt)
-        failures = check_gates(report, gates) if not canceled else []
+        stability = kind.stability()
+        judged, judged_report = ordered, report
+        if request.quarantine_flaky and stability is not None:
+            flaky = flaky_ids(stability)
+            judged = [r for r in ordered if kind.item_id(r.case) not in flaky]
+            judged_report = summarise(judged, "v2")
+        failures = check_gates(judged_report, gates) if not canceled else []
         summary = dict(report)  # failed steps included: the workbench shows their diffs
         summary["gate_failures"] = failures
-        stability = kind.stability()
         if stability is not None:
             summary["stability"] = stability
         run = store.set_summary(run.id, summary)
         if ending is not None and ending.failed_reason:
             raise EngineError(ending.failed_reason)
-        return DutOutcome(run, ordered, report, failures, suite, canceled, stability)
+        failed = sum(1 for r in judged if not r.passed)
+        return DutOutcome(run, ordered, report, failures, suite, canceled, stability, failed)
     finally:
         store.close()
 

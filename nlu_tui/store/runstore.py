@@ -529,12 +529,15 @@ class RunStore:
             )
         return n
 
-    def load_items(self, run_id: str) -> list[StoredItem]:
-        """Every stored item of the run, in seq order."""
+    def load_items(self, run_id: str, *, attempts: bool = False) -> list[StoredItem]:
+        """Every stored item of the run, in seq order. The attempts #2..#N of a repeated
+        conversation or DUT run (:class:`nlu_tui.repeats.ItemAttempts`) only with
+        ``attempts``: reports, diffs and views read each item's own row."""
         run = self.get_run(run_id)
+        own = "" if attempts else " AND json_extract(item_json, '$.repeat_of') IS NULL"
         rows = self._query(
             "SELECT item_id, seq, outcome, latency_ms, item_json FROM items"
-            " WHERE run_id=? ORDER BY seq, item_id",
+            f" WHERE run_id=?{own} ORDER BY seq, item_id",
             (run.id,),
         )
         loads = codec.loads  # orjson: a repeated run holds several items per case
