@@ -29,9 +29,11 @@ MESSAGE_PATHS = ("/model/parse", "/webhooks/rest/webhook", "/model/predict")
 class FaultProxy:
     """``with FaultProxy(upstream, fault="429") as proxy:`` then point the engine at proxy.url."""
 
-    def __init__(self, upstream: str, *, fault: str | None = None) -> None:
+    def __init__(self, upstream: str, *, fault: str | None = None, delay: float = 0.0) -> None:
         self.upstream = upstream.rstrip("/")
         self.fault = fault
+        self.delay = delay
+        """Seconds each forwarded message request waits before it is forwarded."""
         self.counts: collections.Counter[str] = collections.Counter()
         self.arrivals: list[tuple[float, str]] = []
         """(monotonic time, text) of every message request, in arrival order."""
@@ -92,6 +94,8 @@ class FaultProxy:
                             self.held.append(time.monotonic() - began)
                         raise
                     return response
+                if self.delay:
+                    await asyncio.sleep(self.delay)
             url = self.upstream + request.path_qs
             headers = {k: v for k, v in request.headers.items() if k.lower() not in _HOP}
             async with session.request(request.method, url, data=body, headers=headers) as up:
