@@ -34,6 +34,7 @@ from nlu_tui.engines.conversation import Conversation
 from nlu_tui.errors import InputError
 from nlu_tui.model import RunStatus, Suite
 from nlu_tui.repeats import MAX_REPEAT, ItemAttempts, is_attempt, repeat_of, stability_summary
+from nlu_tui.run_kinds import RunKindInfo
 from nlu_tui.runner.events import RunPhase
 from nlu_tui.runner.kernel import Ending, Halt, Kernel, KernelState, Sender, Work
 from nlu_tui.runner.options import RunOptions
@@ -413,6 +414,15 @@ class ConversationRun:
             reason = f"{c['errors']} test case(s) could not be run (engine errors)"
             return self.store.finish_run(run_id, RunStatus.SUCCESS_WITH_WARNING, reason)
         return self.store.finish_run(run_id, RunStatus.SUCCESS)
+
+
+E2E_RUN_KIND = RunKindInfo(
+    E2E_RUN, "E2E test cases: conversations", ConversationRun, "nlu-tui test e2e"
+)
+STORIES_RUN_KIND = RunKindInfo(
+    STORIES_RUN, "test stories: dialogue policy", ConversationRun, "nlu-tui test stories"
+)
+"""The conversation kinds in the run-kinds registry (:mod:`nlu_tui.run_kinds`)."""
 
 
 def open_conversation_run(

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from nlu_tui.dut.model import DutCase, DutCaseResult, StepPrediction, normalise_output
 from nlu_tui.model import RunStatus, Suite
 from nlu_tui.repeats import ItemAttempts, repeat_of, stability_summary
+from nlu_tui.run_kinds import RunKindInfo
 from nlu_tui.runner.kernel import Ending, Halt, KernelState, Sender, Work
 from nlu_tui.runner.options import RunOptions
 from nlu_tui.runner.retry import Failure
@@ -253,3 +254,9 @@ class DutKind:
 
     def emit(self, state: KernelState, *, final: bool, record: RunRecord | None) -> None:
         return None  # DUT reports each test case as it arrives (arrive)
+
+
+DUT_RUN_KIND = RunKindInfo(
+    DUT_RUN, "dialogue understanding tests: commands per step", DutKind, "nlu-tui test du"
+)
+"""The DUT kind in the run-kinds registry (:mod:`nlu_tui.run_kinds`)."""

@@ -21,6 +21,7 @@ from typing import Any, Protocol
 from nlu_tui.engines.base import Engine, ParseContext
 from nlu_tui.model import CaseResult, Prediction, ResultType, RunStatus, Suite, TestCase
 from nlu_tui.repeats import attempt_item, repeat_of, stored_attempts
+from nlu_tui.run_kinds import RunKindInfo
 from nlu_tui.runner.events import ProgressEvent
 from nlu_tui.runner.kernel import Ending, Halt, Kernel, KernelState, Sender, Work
 from nlu_tui.runner.options import RunOptions
@@ -391,3 +392,9 @@ async def run_suite(
         resume_run_id=resume_run_id,
     )
     return await run.execute()
+
+
+SUITE_RUN_KIND = RunKindInfo(
+    SUITE_KIND, "NLU suite: one utterance per case", SuiteKind, "nlu-tui run"
+)
+"""The suite kind in the run-kinds registry (:mod:`nlu_tui.run_kinds`)."""
