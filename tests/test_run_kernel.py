@@ -172,3 +172,27 @@ def test_a_trickling_answer_is_cut_at_the_attempt_deadline(kind: str, tmp_path: 
     reasons = errors_of(record, tmp_path)
     assert reasons and all(r.startswith("timed out") for r in reasons), reasons
     assert record.status is not RunStatus.SUCCESS
+
+
+def test_the_held_out_evaluation_parses_on_the_kernel_with_the_attempt_deadline(
+    tmp_path: Path,
+) -> None:
+    """``test nlu`` without training parses through the kernel too (runner/parse_all.py)."""
+    from runner_loopback import LoopbackNlu, make_suite
+
+    from nlu_tui.engines.profiles import resolve_engine
+    from nlu_tui.runner.parse_all import parse_all
+
+    suite = make_suite(2)
+    with LoopbackNlu() as nlu, FaultProxy(nlu.url, fault="drip") as proxy:
+        engine = resolve_engine(f"rasa:{proxy.url}").engine
+        with RunStore(tmp_path / "runs.db") as store:
+            record = store.create_run(suite, engine_name="rasa", engine_profile={})
+            began = time.monotonic()
+            predictions = asyncio.run(
+                _bounded(parse_all(engine, suite.cases, record, RunOptions(retries=0, timeout=3)))
+            )
+            took = time.monotonic() - began
+    assert [p.error for p in predictions] == ["timed out", "timed out"]
+    assert all(2.9 <= held <= 3.5 for held in proxy.held), proxy.held
+    assert took < 30
