@@ -9,7 +9,8 @@ when a fault is set:
 - ``"drip"``: answers the headers, then one byte of the body every 0.5 s, for a minute;
 - ``None``: forwards them too.
 
-It counts the message requests it saw per text (the ``text`` or ``message`` of the body) and
+It counts the message requests it saw per text (the ``text`` or ``message`` of the body; for a
+story, the intent of its user event) and
 the times they arrived, so a test can prove that nothing was sent twice and how long a run
 waited between attempts.
 """
@@ -127,6 +128,12 @@ def _text_of(body: bytes) -> str:
     try:
         data = json.loads(body or b"{}")
     except ValueError:
+        return ""
+    if isinstance(data, list):  # /model/predict: a story's events; its (one) user intent
+        for event in data:
+            if isinstance(event, dict) and event.get("event") == "user":
+                intent = (event.get("parse_data") or {}).get("intent") or {}
+                return str(intent.get("name") or "")
         return ""
     if not isinstance(data, dict):
         return ""

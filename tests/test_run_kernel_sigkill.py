@@ -1,5 +1,5 @@
 """``kill -9`` of the CLI in the middle of a run of every kind (``run``, ``test e2e``,
-``test du``), then ``--resume``: nothing lost (every item stored once), nothing sent twice (an
+``test stories``, ``test du``), then ``--resume``: nothing lost (every item stored once), nothing sent twice (an
 item stored before the kill is never sent again; one that was not is sent once more by the
 resume, plus once if it was in flight). The engine's requests are counted per item by
 :class:`fault_proxy.FaultProxy`, whose every item has its own text."""
@@ -31,6 +31,12 @@ def _engine(kind: str) -> Iterator[FaultProxy]:
 
         with LoopbackNlu() as nlu, FaultProxy(nlu.url, delay=0.1) as proxy:
             yield proxy
+    elif kind == "stories":
+        from http_handler_server import serving
+        from test_conversation_stories_cli import PolicyHandler
+
+        with serving(PolicyHandler) as url, FaultProxy(url, delay=0.1) as proxy:
+            yield proxy
     elif kind == "du":
         from rasa_pro_peer import rasa_pro_server
 
@@ -52,6 +58,13 @@ def _write(kind: str, folder: Path) -> tuple[Path, dict[str, str]]:
         for name, text in texts.items():
             lines += [f"  - id: {name}", f"    utterance: {text}", "    intents: [greet]"]
         path = folder / "loop.suite.yaml"
+    elif kind == "stories":  # each story's one user intent is its text (the proxy counts it)
+        texts = {name: f"intent_{name}" for name in texts}
+        lines = ['version: "3.1"', "stories:"]
+        for name, intent in texts.items():
+            lines += [f"  - story: {name}", "    steps:", f"      - intent: {intent}"]
+            lines += ["      - action: action_listen"]
+        path = folder / "stories.yml"
     elif kind == "e2e":
         lines = ["test_cases:"]
         for name, text in texts.items():
@@ -71,8 +84,8 @@ def _write(kind: str, folder: Path) -> tuple[Path, dict[str, str]]:
 def _command(kind: str, path: Path, engine: str) -> list[str]:
     if kind == "suite":
         return ["run", str(path), "--engine", f"rasa:{engine}", "--concurrency", "2"]
-    if kind == "e2e":
-        return ["test", "e2e", str(path), "--engine", f"rasa:{engine}", "--concurrency", "2"]
+    if kind in ("e2e", "stories"):
+        return ["test", kind, str(path), "--engine", f"rasa:{engine}", "--concurrency", "2"]
     return [
         "test", "du", str(path), "--engine", f"rasa-pro:{engine}", "--concurrency", "2",
         "--no-output",
@@ -82,8 +95,8 @@ def _command(kind: str, path: Path, engine: str) -> list[str]:
 def _resume(kind: str, run_id: str) -> list[str]:
     if kind == "suite":
         return ["run", "--resume", run_id]
-    if kind == "e2e":
-        return ["test", "e2e", "--resume", run_id]
+    if kind in ("e2e", "stories"):
+        return ["test", kind, "--resume", run_id]
     return ["test", "du", "--resume", run_id, "--no-output"]
 
 
@@ -94,7 +107,7 @@ def _stored_names(store: RunStore, kind: str, run_id: str) -> list[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("kind", ["suite", "e2e", "du"])
+@pytest.mark.parametrize("kind", ["suite", "e2e", "stories", "du"])
 def test_kill_9_then_resume_loses_nothing_and_sends_nothing_twice(
     kind: str, tmp_path: Path
 ) -> None:
@@ -136,9 +149,12 @@ def test_kill_9_then_resume_loses_nothing_and_sends_nothing_twice(
         final = store.get_run(run.id)
         assert final.done == N and final.status.value in ("success", "success_with_warning")
         assert _stored_names(store, kind, run.id) == sorted(texts)  # each item once
+    # the requests one item makes (a story asks the policy once per predicted action)
+    (per_item,) = {proxy.counts[texts[name]] for name in kept}
     for name, text in texts.items():
         count = proxy.counts[text]
         if name in kept:
-            assert count == 1, f"{name} was stored before the kill but sent {count} times"
-        else:  # sent once by the resume, plus once if it was in flight at the kill
-            assert count - sent_before.get(text, 0) == 1, (name, count, sent_before.get(text))
+            assert count == per_item, f"{name} was stored before the kill but sent again"
+        else:  # sent once by the resume, plus what it sent before if it was in flight
+            again = count - sent_before.get(text, 0)
+            assert again == per_item, (name, count, sent_before.get(text))
