@@ -37,7 +37,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from nlu_tui.runner.events import RunPhase
 from nlu_tui.runner.options import RunOptions
@@ -513,39 +513,3 @@ class Kernel:
             self.strategy.emit(self.state, final=final, record=record)
         except Exception:
             log.exception("progress callback failed")
-
-
-class KindRun(Generic[T]):
-    """A face-friendly handle on a kernel run: ``prepare``, ``execute``, ``cancel``,
-    ``run_id``, ``record`` and ``on_progress`` (whatever event type the kind emits)."""
-
-    def __init__(self, strategy: Any, *, cancel: asyncio.Event | None = None) -> None:
-        self.strategy = strategy
-        self.kernel = Kernel(strategy, cancel=cancel, width=getattr(strategy, "width", None))
-
-    @property
-    def on_progress(self) -> Callable[[T], None] | None:
-        callback: Callable[[T], None] | None = self.strategy.on_progress
-        return callback
-
-    @on_progress.setter
-    def on_progress(self, callback: Callable[[T], None] | None) -> None:
-        self.strategy.on_progress = callback
-
-    @property
-    def record(self) -> RunRecord | None:
-        record: RunRecord | None = self.strategy.record
-        return record
-
-    @property
-    def run_id(self) -> str:
-        return self.kernel.run_id
-
-    def prepare(self) -> RunRecord:
-        return self.kernel.prepare()
-
-    async def execute(self) -> RunRecord:
-        return await self.kernel.execute()
-
-    def cancel(self) -> None:
-        self.kernel.cancel()
