@@ -159,3 +159,20 @@ def test_du_repeat_reports_per_case_stability_and_flaky_cases(
     assert cli(["show", run.id]) == 0
     assert "FLAKY" in capsys.readouterr().out
     assert cli([*base, "--repeat", "2", "--quarantine-flaky"]) == 0  # right, wrong again
+
+
+def test_stories_repeat_reports_stable_stories(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from test_conversation_stories_cli import STORIES, PolicyHandler
+
+    path = tmp_path / "stories.yml"
+    path.write_text(STORIES, encoding="utf-8")
+    with serving(PolicyHandler) as url:
+        code = cli(["test", "stories", str(path), "--engine", f"rasa:{url}", "--repeat", "2"])
+    out = capsys.readouterr().out
+    assert code == 1  # bye fails every time: stable, not flaky
+    assert "stability over 2 attempts: 100% of 2 measured test cases stable, 0 flaky" in out
+    assert "  greet: passed 2/2\n" in out and "  bye: passed 0/2\n" in out
+    run = _last_run()
+    assert (run.kind, run.done, run.passed, run.failed) == ("stories", 2, 1, 1)
