@@ -294,15 +294,17 @@ class SuiteKind:
         return self._session_done / elapsed if elapsed > 0 else 0.0
 
     def emit(self, state: KernelState, *, final: bool, record: RunRecord | None) -> None:
-        if state.parse_started is None:
-            self._samples.clear()  # the rate counts answers, not training or probing
         if self.on_progress is None or self.record is None:
             self._latest = []
             return
         now = time.monotonic()
         counts = self._counts
         total = len(self._cases)
-        rate = self._rate(now, state.parse_started)
+        if state.parse_started is None:  # the rate counts answers, not training or probing
+            self._samples.clear()
+            rate = 0.0
+        else:
+            rate = self._rate(now, state.parse_started)
         remaining = total - counts.done
         latest, self._latest = self._latest, []
         event = ProgressEvent.of_counts(
