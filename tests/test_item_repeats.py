@@ -169,7 +169,11 @@ def test_stories_repeat_reports_stable_stories(
     path = tmp_path / "stories.yml"
     path.write_text(STORIES, encoding="utf-8")
     with serving(PolicyHandler) as url:
-        code = cli(["test", "stories", str(path), "--engine", f"rasa:{url}", "--repeat", "2"])
+        engine = f"rasa:{url}"
+        out_dir = str(tmp_path / "results")
+        code = cli(
+            ["test", "stories", str(path), "--engine", engine, "--repeat", "2", "--out", out_dir]
+        )
     out = capsys.readouterr().out
     assert code == 1  # bye fails every time: stable, not flaky
     assert "stability over 2 attempts: 100% of 2 measured test cases stable, 0 flaky" in out
