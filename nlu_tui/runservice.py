@@ -9,10 +9,13 @@ which runs it and finishes it: reports are written and gates checked, and the
 :class:`RunOutcome` says how it ended. Faces keep only what is theirs: argument parsing,
 progress display, signals, exit codes (CLI); dialogs, sessions and panes (workbench).
 
-Run kinds: a request names its ``kind``; :data:`RUNNERS` maps each kind to the factory of the
-runner that does the work (today ``suite``: every case of a suite against one engine). The
-kinds of later issues (cross-validation, conversations, dialogue understanding) register a
-factory there and get resume, gates, baselines, reports and the store for free.
+Run kinds: every kind of run (``suite``, ``e2e``, ``stories``, ``dut``, or a plug-in's) is a
+strategy of the one run kernel (:mod:`nlu_tui.runner.kernel`), registered in
+:mod:`nlu_tui.run_kinds` (entry-point group ``nlu_tui.run_kinds``). This service opens the
+kinds a :class:`RunRequest` describes: :data:`RUNNERS` maps each to the factory of its runner
+(``suite``: every case of a suite against one engine, with gates, baselines and reports); the
+conversation and DUT kinds are opened by :mod:`nlu_tui.conversation.service` and
+:mod:`nlu_tui.dut.service`, on the same kernel and store.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ import pytest
 from http_handler_server import QuietHandler, serving
 from runner_loopback import write_suite
 
-from nlu_tui.runner.redact import redact, redact_data
+from nlu_tui.engines.redact import redact, redact_data
 from nlu_tui.store import RunStore
 
 SECRET = "Ab+c/d=é Xyz-Q9"

@@ -35,6 +35,18 @@ def add_common(p: argparse.ArgumentParser, default_hint: str) -> None:
     p.add_argument("--junit", type=_path, metavar="FILE", help="write JUnit XML")
     p.add_argument("--json", type=_path, metavar="FILE", help="write the results as JSON")
     p.add_argument(
+        "--repeat",
+        type=int,
+        metavar="N",
+        help="hold each conversation N times and report per test case stability (flaky: "
+        "passed in some attempts, failed in others)",
+    )
+    p.add_argument(
+        "--quarantine-flaky",
+        action="store_true",
+        help="with --repeat: flaky test cases do not fail the exit code",
+    )
+    p.add_argument(
         "--diff-with",
         metavar="RUN",
         help="after the run, list what broke and what got fixed since that earlier run",
@@ -64,6 +76,7 @@ def request_from(args: argparse.Namespace, kind: str, **extra: object) -> Conver
         concurrency=args.concurrency,
         timeout=args.timeout,
         retries=args.retries,
+        repeat=args.repeat,
         **extra,  # type: ignore[arg-type]
     )
 
@@ -136,6 +149,15 @@ def finish(
     if args.json is not None:
         atomic_write_text(args.json, reports.json_report(final, items))
         say(f"wrote {args.json}", file=sys.stderr)
+    stability = final.summary.get("stability")
+    if stability:
+        from nlu_tui.repeats import flaky_ids, item_stability_lines
+
+        for line in item_stability_lines(stability):
+            say(line)
+        if args.quarantine_flaky:  # flaky test cases do not decide the exit code
+            flaky = flaky_ids(stability)
+            return None, [i for i in items if i.item_id not in flaky]
     return None, list(items)
 
 
@@ -179,4 +201,9 @@ def show_run(run: RunRecord, items: list[object], fmt: str) -> int:
         say(reports.e2e_text(stored), end="")
     else:
         say(reports.stories_text(stored), end="")
+    if run.summary.get("stability"):
+        from nlu_tui.repeats import item_stability_lines
+
+        for line in item_stability_lines(run.summary["stability"]):
+            say(line)
     return exitcodes.OK

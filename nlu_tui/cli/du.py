@@ -112,6 +112,20 @@ def _add_run_options(p: argparse.ArgumentParser, *, defaults: bool = True) -> No
     p.add_argument("--concurrency", type=int, default=default(4))
     p.add_argument("--retries", type=int, default=default(3))
     p.add_argument("--timeout", type=float, default=default(60.0))
+    p.add_argument(
+        "--repeat",
+        type=int,
+        default=default(None),
+        metavar="N",
+        help="send each test case N times and report per test case stability (flaky: "
+        "passed in some attempts, failed in others)",
+    )
+    p.add_argument(
+        "--quarantine-flaky",
+        action="store_true",
+        default=default(False),
+        help="with --repeat: leave the flaky test cases out of --fail-on and the exit code",
+    )
     p.add_argument("--resume", metavar="RUN", help="finish a canceled or interrupted DUT run")
     p.add_argument("--diff-with", metavar="RUN", help="compare with an earlier DUT run")
     p.add_argument("--note", default=default(""))
@@ -302,6 +316,8 @@ def _run(args: argparse.Namespace) -> int:
         fail_on=args.fail_on,
         resume=args.resume,
         note=args.note,
+        repeat=args.repeat,
+        quarantine_flaky=args.quarantine_flaky,
     )
     if not request.path.exists():
         raise InputError("no such file or directory", request.path, field="path")
@@ -343,6 +359,11 @@ def _run(args: argparse.Namespace) -> int:
     if args.junit:
         atomic_write_text(args.junit, junit_xml(report, outcome.results, request.path.name))
         say(f"wrote {args.junit}", file=sys.stderr)
+    if outcome.stability:
+        from nlu_tui.repeats import item_stability_lines
+
+        for line in item_stability_lines(outcome.stability):
+            say(line)
     say(f"run {outcome.run.id} stored (nlu-tui runs)", file=sys.stderr)
     if graph is not None:
         from nlu_tui.coverage_reports import dut_tested, summary_lines
@@ -367,7 +388,7 @@ def _run(args: argparse.Namespace) -> int:
         return exitcodes.CANCELED
     for failure in outcome.gate_failures:
         say_error(f"gate failed: {failure}")
-    if outcome.gate_failures or report["number_of_failed_tests"]:
+    if outcome.gate_failures or outcome.failed_cases:
         return exitcodes.GATE_FAILED
     return exitcodes.OK
 
@@ -382,7 +403,8 @@ def _write_yaml(target: Path, report: dict[str, Any]) -> None:
 
 def _print_diff(old_id: str, new_id: str) -> None:
     from nlu_tui.cli.say import say
-    from nlu_tui.dut.service import DUT_RUN, diff_runs
+    from nlu_tui.dut.kind import DUT_RUN
+    from nlu_tui.dut.service import diff_runs
     from nlu_tui.errors import InputError
     from nlu_tui.store.runstore import RunStore
 
@@ -415,4 +437,9 @@ def show_dut_run(run: Any, fmt: str) -> int:
     summary.setdefault("failed_test_steps", [])
     for line in console_lines(summary):
         say(inert(line))
+    if summary.get("stability"):
+        from nlu_tui.repeats import item_stability_lines
+
+        for line in item_stability_lines(summary["stability"]):
+            say(line)
     return exitcodes.OK

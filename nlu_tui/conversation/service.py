@@ -1,6 +1,8 @@
-"""Running conversation tests (E2E test cases, test stories) with the runner's guarantees.
+"""Running conversation tests (E2E test cases, test stories) on the run kernel.
 
-Both faces call :func:`open_conversation_run` then ``await run.execute()``. A run:
+Both faces call :func:`open_conversation_run` then ``await run.execute()``. The run is the run
+kernel's (:mod:`nlu_tui.runner.kernel`) with :class:`ConversationRun` as its strategy: every
+request to the engine runs under the attempt deadline (``timeout``). A run:
 
 - checks its input first (test files read, engine resolved and able to converse): bad input
   raises before anything is stored;
@@ -18,20 +20,23 @@ Both faces call :func:`open_conversation_run` then ``await run.execute()``. A ru
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
-import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from nlu_tui.conversation.model import E2EFile, StoryFile
-from nlu_tui.errors import EngineError, InputError
+from nlu_tui.conversation_model import E2EFile, StoryFile, Turn
+from nlu_tui.engines.conversation import Conversation
+from nlu_tui.errors import InputError
 from nlu_tui.model import RunStatus, Suite
+from nlu_tui.repeats import MAX_REPEAT, ItemAttempts, is_attempt, repeat_of, stability_summary
+from nlu_tui.run_kinds import RunKindInfo
+from nlu_tui.runner.events import RunPhase
+from nlu_tui.runner.kernel import Ending, Halt, Kernel, KernelState, Sender, Work
 from nlu_tui.runner.options import RunOptions
 from nlu_tui.store.records import RunRecord, StoredItem
 from nlu_tui.store.runstore import RunStore
@@ -57,6 +62,8 @@ class ConversationRequest:
     timeout: float | None = None
     retries: int | None = None
     fail_fast: bool = False
+    repeat: int | None = None
+    """Hold each conversation this many times; pass/fail that differs is flaky."""
     e2e: bool = False
     """Stories: evaluate the user messages' intents and entities too (``rasa test``)."""
 
@@ -110,16 +117,6 @@ def load_units(kind: str, path: Path) -> Units:
         data = e2e_cases.read_path(path)
         if not data.test_cases:
             raise InputError("no test cases found", path=path, field="test_cases")
-        for case in data.test_cases:
-            for step in case.steps:
-                if "assertions" in step.extra:  # scored otherwise: a pass would be false
-                    raise InputError(
-                        "E2E assertions (Rasa Pro's assertions: steps) are not supported; "
-                        "write the expectations as bot/utter/slot steps",
-                        path=case.file,
-                        line=step.line,
-                        field="assertions",
-                    )
         return Units(kind, e2e=data, order=list(data.test_cases), base=_base(path))
     if kind == STORIES_RUN:
         from nlu_tui.conversation.checkpoints import expand
@@ -140,8 +137,43 @@ def _base(path: Path) -> Path | None:
     return None
 
 
+class _DeadlinedConversation(Conversation):
+    """A conversation whose every request runs under the kernel's attempt deadline."""
+
+    def __init__(self, conversation: Conversation, sender: Sender) -> None:
+        self._conversation = conversation
+        self._sender = sender
+        self.sender_id = conversation.sender_id
+
+    async def begin(self, slots: Mapping[str, Any] | None = None) -> Turn:
+        return await self._sender.request(lambda: self._conversation.begin(slots))
+
+    async def send(self, text: str, metadata: Mapping[str, Any] | None = None) -> Turn:
+        return await self._sender.request(lambda: self._conversation.send(text, metadata))
+
+
+class _DeadlinedProbe:
+    """A dialogue probe whose every request runs under the kernel's attempt deadline."""
+
+    def __init__(self, probe: Any, sender: Sender) -> None:
+        self._probe = probe
+        self._sender = sender
+
+    async def dialogue_domain(self) -> Any:
+        return await self._sender.request(self._probe.dialogue_domain)
+
+    async def predict_action(self, events: Sequence[Mapping[str, Any]]) -> Any:
+        return await self._sender.request(lambda: self._probe.predict_action(events))
+
+    async def parse_message(self, text: str) -> dict[str, Any]:
+        parsed: dict[str, Any] = await self._sender.request(lambda: self._probe.parse_message(text))
+        return parsed
+
+
 class ConversationRun:
-    """One run (new or resumed). ``prepare()`` registers it; ``await execute()`` runs it."""
+    """One run (new or resumed) of E2E test cases or test stories: the strategy the run
+    kernel drives (:mod:`nlu_tui.runner.kernel`), and the handle the faces hold.
+    ``prepare()`` registers it; ``await execute()`` runs it; ``cancel()`` from anywhere."""
 
     def __init__(
         self,
@@ -154,6 +186,7 @@ class ConversationRun:
         previous: RunRecord | None = None,
         path: Path,
     ) -> None:
+        self.kind = units.kind
         self.request = request
         self.units = units
         self.resolved = resolved
@@ -164,17 +197,17 @@ class ConversationRun:
         self.path = path
         self.record: RunRecord | None = None
         self.on_progress: Callable[[Progress], None] | None = None
+        self.width = 1 if request.fail_fast else None
+        """--fail-fast: one conversation at a time, in file order."""
         self._pending: list[tuple[int, Any]] = []
-        self._stop: asyncio.Event | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: int | None = None
-        self._cancel_requested = False
-        self._failed_reason: str | None = None
+        self._buffer: list[StoredItem] = []
+        self._attempts = ItemAttempts(1)
         self._fail_fast_hit = False
         self._counts = {"done": 0, "passed": 0, "failed": 0, "errors": 0}
         self._domain: Any = None
+        self.kernel = Kernel(self, width=self.width)
 
-    # --- set-up -----------------------------------------------------------------------------
+    # --- the faces' handle ------------------------------------------------------------------
 
     @property
     def run_id(self) -> str:
@@ -182,15 +215,26 @@ class ConversationRun:
             raise RuntimeError("call prepare() first")
         return self.record.id
 
+    async def execute(self) -> RunRecord:
+        return await self.kernel.execute()
+
+    def cancel(self) -> None:
+        """Stop within a second, keeping what finished (thread-safe)."""
+        self.kernel.cancel()
+
+    # --- the strategy -----------------------------------------------------------------------
+
     def prepare(self) -> RunRecord:
         if self.record is not None:
             return self.record
         units = self.units.order
         if self.previous is not None:
             self.record = self.store.resume_run(self.previous.id)
-            done = self.store.done_item_ids(self.record.id)
-            for item in self.store.load_items(self.record.id):
-                self._count(item.outcome)
+            stored = self.store.load_items(self.record.id, attempts=True)
+            done = {i.item_id for i in stored if not is_attempt(i)}
+            for item in stored:
+                if not is_attempt(item):
+                    self._count(item.outcome)
         else:
             name = self.path.name if self.path.is_file() else self.path.resolve().name
             options = self.options.public()
@@ -206,7 +250,9 @@ class ConversationRun:
                 total=len(units),
                 digest=self.units.digest,
             )
-            done = set()
+            stored, done = [], set()
+        # A resume repeats as the run was started, whatever the options say now.
+        self._attempts = ItemAttempts(repeat_of(self.record), stored)
         self._pending = [
             (i, u)
             for i, u in enumerate(units)
@@ -215,182 +261,57 @@ class ConversationRun:
         ]
         return self.record
 
+    def total(self) -> int:
+        return len(self.units.order)
+
+    def work(self) -> list[Work]:
+        return [
+            Work(seq, self.units.item_id(unit), unit)
+            for seq, unit in self._pending
+            for _ in range(self._attempts.times(self.units.item_id(unit)))
+        ]
+
     def _count(self, outcome: str) -> None:
         self._counts["done"] += 1
         key = {"passed": "passed", "failed": "failed"}.get(outcome, "errors")
         self._counts[key] += 1
 
-    def cancel(self) -> None:
-        """Stop within a second, keeping what finished (thread-safe)."""
-        self._cancel_requested = True
-        loop, stop = self._loop, self._stop
-        if loop is None or stop is None:
-            return
-        if threading.get_ident() == self._thread:
-            stop.set()
-        else:
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(stop.set)
+    async def open(self, client: Any) -> None:
+        await self.engine.open(client)
+        if self.units.kind == STORIES_RUN:
+            self._domain = await self.engine.dialogue_domain()
 
-    # --- the run ----------------------------------------------------------------------------
+    async def close(self) -> None:
+        await self.engine.close()
 
-    async def execute(self) -> RunRecord:
-        self.prepare()
-        self._loop = asyncio.get_running_loop()
-        self._thread = threading.get_ident()
-        self._stop = asyncio.Event()
-        if self._cancel_requested:
-            self._stop.set()
-        beat = asyncio.create_task(self._heartbeat())
-        outer_cancel = False
-        try:
-            await self._main()
-        except asyncio.CancelledError:
-            outer_cancel = True
-            self._cancel_requested = True
-        finally:
-            beat.cancel()
-            await asyncio.gather(beat, return_exceptions=True)
-            final = self._finish()
-            self._emit(None, final=True)
-        if outer_cancel:
-            raise asyncio.CancelledError
-        return final
-
-    async def _heartbeat(self) -> None:
-        while True:
-            await asyncio.sleep(self.options.heartbeat_interval)
-            with contextlib.suppress(Exception):
-                self.store.heartbeat(self.run_id)
-
-    async def _main(self) -> None:
-        from nlu_tui.runner.client import make_client
-
-        assert self._stop is not None
-        opts = self.options
-        client = make_client(concurrency=opts.concurrency, timeout=opts.timeout)
-        try:
-            try:
-                await self.engine.open(client)
-                if self.units.kind == STORIES_RUN:
-                    self._domain = await self.engine.dialogue_domain()
-            except Exception as exc:
-                from nlu_tui.runner.retry import classify
-
-                reason = str(exc) if isinstance(exc, EngineError) else classify(exc).reason
-                if not reason.startswith("engine unreachable"):
-                    reason = f"engine unreachable: {reason}"
-                self._failed_reason = self.resolved.redact(reason)
-                return
-            self._emit(None)
-            if not self._pending:
-                return
-            width = 1 if self.request.fail_fast else max(1, opts.concurrency)
-            queue = iter(self._pending)
-            workers = [
-                asyncio.create_task(self._worker(queue))
-                for _ in range(min(width, len(self._pending)))
-            ]
-            stopper = asyncio.create_task(self._stop.wait())
-            try:
-                await asyncio.wait([*workers, stopper], return_when=asyncio.FIRST_COMPLETED)
-                while not stopper.done() and not all(w.done() for w in workers):
-                    await asyncio.wait([*workers, stopper], return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                for task in [*workers, stopper]:
-                    task.cancel()
-                outcomes = await asyncio.gather(*workers, return_exceptions=True)
-                await asyncio.gather(stopper, return_exceptions=True)
-            for outcome in outcomes:
-                if isinstance(outcome, Exception):
-                    log.error("worker crashed", exc_info=outcome)
-                    self._failed_reason = self._failed_reason or self.resolved.redact(
-                        f"internal error: {type(outcome).__name__}: {outcome}"
-                    )
-        finally:
-            with contextlib.suppress(Exception):
-                await self.engine.close()
-            with contextlib.suppress(Exception):
-                await client.aclose()
-
-    async def _worker(self, queue: Any) -> None:
-        for seq, unit in queue:
-            if self._cancel_requested or self._failed_reason or self._fail_fast_hit:
-                return
-            item = await self._attempts(seq, unit)
-            if item is None:
-                return
-            self.store.add_items(self.run_id, [item])
-            self._count(item.outcome)
-            self._emit(item)
-            if self.request.fail_fast and item.outcome != "passed":
-                self._fail_fast_hit = True
-                assert self._stop is not None
-                self._stop.set()
-
-    async def _attempts(self, seq: int, unit: Any) -> StoredItem | None:
-        """Run one unit, retrying it whole; None when the run was canceled meanwhile."""
-        from nlu_tui.runner.retry import backoff_delay, classify
-
-        opts = self.options
-        attempt = 0
-        while True:
-            began = time.perf_counter()
-            sender = f"nlu-tui-{self.run_id[:8]}-{seq}-{uuid.uuid4().hex[:8]}"
-            try:
-                async with asyncio.timeout(opts.timeout * max(4, _size(unit))):
-                    return await self._run_unit(seq, unit, sender)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                if self._cancel_requested or self._failed_reason:
-                    return None
-                failure = classify(exc)
-                if failure.retryable and attempt < opts.retries:
-                    delay = (
-                        min(failure.retry_after, opts.retry_after_max)
-                        if failure.retry_after is not None
-                        else backoff_delay(attempt, opts.backoff_base, opts.backoff_max)
-                    )
-                    attempt += 1
-                    await asyncio.sleep(delay)
-                    continue
-                reason = failure.reason + (f" (after {attempt + 1} attempts)" if attempt else "")
-                return StoredItem(
-                    item_id=self.units.item_id(unit),
-                    seq=seq,
-                    outcome="error",
-                    latency_ms=(time.perf_counter() - began) * 1000.0,
-                    data={
-                        "name": unit.name,
-                        "file": unit.file,
-                        "line": unit.line,
-                        "error": self.resolved.redact(reason),
-                        "sender_id": sender,
-                    },
-                )
-
-    async def _run_unit(self, seq: int, unit: Any, sender: str) -> StoredItem:
+    async def send(self, work: Work, sender: Sender) -> StoredItem:
+        """Hold one conversation (every request under the attempt deadline); a failure
+        escapes, and the kernel retries the whole test case under a new sender id."""
+        seq, unit = work.seq, work.item
+        assert self.record is not None
+        sender_id = f"nlu-tui-{self.record.id[:8]}-{seq}-{uuid.uuid4().hex[:8]}"
         if self.units.kind == E2E_RUN:
             from nlu_tui.conversation.e2e_run import run_case
 
             assert self.units.e2e is not None
-            result = await run_case(self.engine.conversation(sender), self.units.e2e, unit)
+            conversation = _DeadlinedConversation(self.engine.conversation(sender_id), sender)
+            result = await run_case(conversation, self.units.e2e, unit)
             data = result.as_dict()
             data.update(
                 file=unit.file,
                 line=unit.line,
-                sender_id=sender,
+                sender_id=sender_id,
                 turns=[t.as_dict() for t in result.turns],
                 failed_steps=[f.position for f in result.failures],
                 error_line=result.error_line,
             )
             outcome = "passed" if result.pass_status else "failed"
-            return StoredItem(self.units.item_id(unit), seq, outcome, result.latency_ms, data)
+            return StoredItem(work.item_id, seq, outcome, result.latency_ms, data)
         from nlu_tui.conversation.story_eval import evaluate_story
 
         began = time.perf_counter()
-        story_result = await evaluate_story(unit, self.engine, self._domain, e2e=self.request.e2e)
+        probe = _DeadlinedProbe(self.engine, sender)
+        story_result = await evaluate_story(unit, probe, self._domain, e2e=self.request.e2e)
         data = {
             "name": unit.name,
             "file": unit.file,
@@ -411,9 +332,41 @@ class ConversationRun:
             ],
         }
         outcome = "passed" if story_result.passed else "failed"
+        return StoredItem(work.item_id, seq, outcome, (time.perf_counter() - began) * 1000.0, data)
+
+    def failed(self, work: Work, reason: str, latency_ms: float) -> StoredItem:
+        unit = work.item
         return StoredItem(
-            self.units.item_id(unit), seq, outcome, (time.perf_counter() - began) * 1000.0, data
+            item_id=work.item_id,
+            seq=work.seq,
+            outcome="error",
+            latency_ms=latency_ms,
+            data={"name": unit.name, "file": unit.file, "line": unit.line, "error": reason},
         )
+
+    def arrive(self, work: Work, answer: StoredItem) -> tuple[Halt, str | None] | None:
+        placed = self._attempts.place(answer)
+        self._buffer.append(placed)
+        if placed is not answer:
+            return None  # an attempt #2..#N of a repeated run
+        self._count(answer.outcome)
+        self._emit(answer)
+        if self.request.fail_fast and answer.outcome != "passed":
+            self._fail_fast_hit = True
+            return (Halt.STOP, None)
+        return None
+
+    def take_writes(self) -> Callable[[], object] | None:
+        if not self._buffer:
+            return None
+        assert self.record is not None
+        batch, self._buffer = self._buffer, []
+        run_id, store = self.record.id, self.store
+        return lambda: store.add_items(run_id, batch)
+
+    def emit(self, state: KernelState, *, final: bool, record: RunRecord | None) -> None:
+        if final or state.phase is RunPhase.RUNNING:
+            self._emit(None, final=final)
 
     def _emit(self, item: StoredItem | None, *, final: bool = False) -> None:
         if self.on_progress is None:
@@ -425,29 +378,41 @@ class ConversationRun:
                 Progress(total, c["done"], c["passed"], c["failed"], c["errors"], item, final)
             )
 
-    def _finish(self) -> RunRecord:
+    def finish(self, ending: Ending) -> RunRecord:
+        assert self.record is not None
         c = self._counts
-        summary = {
+        summary: dict[str, Any] = {
             "total": len(self.units.order),
             "passed": c["passed"],
             "failed": c["failed"],
             "errors": c["errors"],
             "fail_fast_stopped": self._fail_fast_hit,
         }
+        if self._attempts.repeat > 1:
+            with contextlib.suppress(Exception):
+                summary["stability"] = stability_summary(
+                    self.store.load_items(self.record.id, attempts=True), self._attempts.repeat
+                )
         with contextlib.suppress(Exception):
-            self.store.set_summary(self.run_id, summary)
-        if self._failed_reason:
-            return self.store.finish_run(self.run_id, RunStatus.FAILED, self._failed_reason)
-        if self._cancel_requested and not self._fail_fast_hit:
-            return self.store.finish_run(self.run_id, RunStatus.CANCELED, "canceled")
+            self.store.set_summary(self.record.id, summary)
+        run_id = self.record.id
+        if ending.failed_reason:
+            return self.store.finish_run(run_id, RunStatus.FAILED, ending.failed_reason)
+        if ending.canceled and not self._fail_fast_hit:
+            return self.store.finish_run(run_id, RunStatus.CANCELED, "canceled")
         if c["errors"]:
             reason = f"{c['errors']} test case(s) could not be run (engine errors)"
-            return self.store.finish_run(self.run_id, RunStatus.SUCCESS_WITH_WARNING, reason)
-        return self.store.finish_run(self.run_id, RunStatus.SUCCESS)
+            return self.store.finish_run(run_id, RunStatus.SUCCESS_WITH_WARNING, reason)
+        return self.store.finish_run(run_id, RunStatus.SUCCESS)
 
 
-def _size(unit: Any) -> int:
-    return len(getattr(unit, "steps", []) or [])
+E2E_RUN_KIND = RunKindInfo(
+    E2E_RUN, "E2E test cases: conversations", ConversationRun, "nlu-tui test e2e"
+)
+STORIES_RUN_KIND = RunKindInfo(
+    STORIES_RUN, "test stories: dialogue policy", ConversationRun, "nlu-tui test stories"
+)
+"""The conversation kinds in the run-kinds registry (:mod:`nlu_tui.run_kinds`)."""
 
 
 def open_conversation_run(
@@ -507,7 +472,9 @@ def open_conversation_run(
     base = options or RunOptions()
     base = base.with_settings(resolved.settings) if options is None else base
     changes: dict[str, Any] = {}
-    for name in ("concurrency", "timeout", "retries"):
+    if request.repeat is not None and not 1 <= request.repeat <= MAX_REPEAT:
+        raise InputError(f"must be between 1 and {MAX_REPEAT}", field="--repeat")
+    for name in ("concurrency", "timeout", "retries", "repeat"):
         value = getattr(request, name)
         if value is not None:
             changes[name] = value

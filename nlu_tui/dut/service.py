@@ -1,24 +1,26 @@
 """``nlu-tui test du`` as a service: read, resolve the engine, run through the store, report.
 
-A DUT run is a store run of kind ``dut`` (:data:`DUT_RUN`): one item per test case, stored as
-soon as its steps are in, so a canceled or killed run resumes (``resume=RUN_ID``) without
-sending a stored test case again. The summary holds Rasa Pro's report dict (the workbench
+A DUT run is a store run of kind ``dut`` (:data:`DUT_RUN`) run by the run kernel with the DUT
+strategy (:mod:`nlu_tui.dut.kind`): one item per test case, stored as soon as its steps are
+in, so a canceled or killed run resumes (``resume=RUN_ID``) without sending a stored test case
+again. The summary holds Rasa Pro's report dict (the workbench
 shows it); gates read it (``f1<0.9``, ``set_slot.f1<0.9``...).
 """
 
 from __future__ import annotations
 
-import contextlib
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nlu_tui.dut.commands import CommandSpec
-from nlu_tui.dut.model import DutCase, DutCaseResult, StepPrediction
-from nlu_tui.dut.runner import DutRunSettings, build_request, evaluate_cases
+from nlu_tui.dut.kind import DUT_RUN, DutKind
+from nlu_tui.dut.model import DutCase, DutCaseResult
+from nlu_tui.dut.runner import DutRunSettings, build_request
 from nlu_tui.errors import InputError
+from nlu_tui.runner.options import RunOptions
 
 if TYPE_CHECKING:
     from nlu_tui.dut.flows import Flows
@@ -26,7 +28,6 @@ if TYPE_CHECKING:
     from nlu_tui.engines.base import Engine
     from nlu_tui.store.records import RunRecord
 
-DUT_RUN = "dut"
 
 _GATE = re.compile(
     r"^(?:(?P<cmd>[a-z_ ]+)\.)?(?P<metric>f1|macro|micro|weighted|precision|recall|accuracy"
@@ -47,6 +48,12 @@ class DutRequest:
     note: str = ""
     workspace: Path | None = None
     store_path: Path | None = None
+    options: RunOptions | None = None
+    """The kernel's options (retry_after_max, rate limit...); default: from ``settings``."""
+    repeat: int | None = None
+    """Send each test case this many times; pass/fail that differs is flaky."""
+    quarantine_flaky: bool = False
+    """With ``repeat``: flaky test cases are left out of the gates and the failed count."""
 
 
 @dataclass
@@ -57,6 +64,10 @@ class DutOutcome:
     gate_failures: list[str]
     suite: DutSuite
     canceled: bool = False
+    stability: dict[str, Any] | None = None
+    """A repeated run's per-case stability (:func:`nlu_tui.repeats.stability_summary`)."""
+    failed_cases: int = 0
+    """Test cases that failed (flaky ones left out with ``quarantine_flaky``)."""
 
 
 def parse_gates(text: str | None) -> list[tuple[str | None, str, float]]:
@@ -145,38 +156,23 @@ def command_engine(engine: Engine, flows: Flows | None, name: str) -> Any:
     return NluCommandGenerator(engine, flows)
 
 
-def _item_data(result: DutCaseResult) -> dict[str, Any]:
-    return {
-        "name": result.case.name,
-        "file": result.case.file,
-        "line": result.case.line,
-        "steps": {str(i): p.to_json(result.case.dsl) for i, p in result.predictions.items()},
-    }
-
-
-def _item_id(case: DutCase, base: Path | None = None) -> str:
-    """A test case's id in the run's store: its file relative to ``base`` (the run's folder, or
-    its file's), line and name, so a run resumed with the path spelled otherwise (relative,
-    absolute, from another folder) finds the test cases it stored."""
-    file = str(case.file)
-    if base is not None:
-        with contextlib.suppress(ValueError, OSError):
-            file = Path(file).resolve().relative_to(base).as_posix()
-    return f"{file}:{case.line}:{case.name}"
-
-
-def _ids_base(path: Path) -> Path | None:
-    with contextlib.suppress(OSError):
-        resolved = path.resolve()
-        return resolved if resolved.is_dir() else resolved.parent
-    return None
-
-
-def result_from_item(case: DutCase, data: dict[str, Any]) -> DutCaseResult:
-    steps = data.get("steps") or {}
-    return DutCaseResult(
-        case, {int(i): StepPrediction.from_json(p) for i, p in steps.items() if isinstance(p, dict)}
-    )
+def run_options(request: DutRequest) -> RunOptions:
+    """The kernel's options of a DUT run: ``request.options`` if given, else the CLI's
+    concurrency, retries and timeout (:class:`DutRunSettings`) and the repeat count."""
+    if request.options is not None:
+        opts = request.options
+    else:
+        s = request.settings
+        opts = RunOptions(
+            concurrency=s.concurrency,
+            retries=s.retries,
+            timeout=s.timeout,
+            backoff_base=s.backoff_base,
+            backoff_max=s.backoff_max,
+        )
+    if request.repeat is not None:
+        opts = replace(opts, repeat=request.repeat)
+    return opts
 
 
 async def run_dut(
@@ -184,20 +180,23 @@ async def run_dut(
     *,
     on_case: Callable[[DutCaseResult, int, int], None] | None = None,
 ) -> DutOutcome:
-    """Run (or resume) a DUT run. Bad input raises InputError before anything is stored."""
+    """Run (or resume) a DUT run on the run kernel. Bad input raises InputError before
+    anything is stored; an engine that cannot be opened raises EngineError (run failed)."""
     import asyncio
-    import os
 
     from nlu_tui.dut.flows import load_flows
     from nlu_tui.dut.reader import read_dut
     from nlu_tui.dut.result import summarise
     from nlu_tui.engines.profiles import resolve_engine
-    from nlu_tui.model import RunStatus, Suite
-    from nlu_tui.runner.client import make_client
-    from nlu_tui.store.records import StoredItem
+    from nlu_tui.errors import EngineError
+    from nlu_tui.model import RunStatus
+    from nlu_tui.repeats import MAX_REPEAT, flaky_ids
+    from nlu_tui.runner.kernel import Kernel
     from nlu_tui.store.runstore import RunStore
 
     gates = parse_gates(request.fail_on)
+    if request.repeat is not None and not 1 <= request.repeat <= MAX_REPEAT:
+        raise InputError(f"must be between 1 and {MAX_REPEAT}", field="repeat")
     store = RunStore(request.store_path)
     try:
         previous: RunRecord | None = None
@@ -231,7 +230,7 @@ async def run_dut(
                 path=request.path,
                 field="resume",
             )
-        options = {
+        kept = {
             "flows": str(flows_path) if flows_path else None,
             "dsl": request.spec.dsl,
             "versions": suite.versions,
@@ -239,106 +238,63 @@ async def run_dut(
             "custom": [c.class_name for c in request.spec.custom],
             "output_prompt": request.output_prompt,
         }
-        if previous is None:
-            run = store.create_run(
-                Suite(name=request.path.name, path=request.path, cases=[]),
-                engine_name=resolved.name,
-                engine_profile=dict(resolved.profile_public),
-                note=request.note,
-                options=options,
-                cases=[],
-                kind=DUT_RUN,
-                total=len(suite.cases),
-                digest=suite.source.digest,
-            )
-        else:
-            run = store.resume_run(previous.id, pid=os.getpid())
-        base = _ids_base(request.path)
-
-        def item_id(case: DutCase) -> str:
-            return _item_id(case, base)
-
-        stored = {i.item_id: i for i in store.load_items(run.id)}
-        results: dict[str, DutCaseResult] = {}
-        for case in suite.cases:
-            # _item_id(case): the ids of runs stored before ids were made relative
-            found = stored.get(item_id(case)) or stored.get(_item_id(case))
-            if found is not None:
-                results[item_id(case)] = result_from_item(case, found.data)
-        todo = [c for c in suite.cases if item_id(c) not in results]
-        seq = {item_id(c): n for n, c in enumerate(suite.cases)}
-        total = len(suite.cases)
-
-        def store_case(result: DutCaseResult) -> None:
-            outcome = "error" if result.errored else ("passed" if result.passed else "failed")
-            latencies = [
-                p.output.latency_ms
-                for p in result.predictions.values()
-                if p.output is not None and p.output.latency_ms is not None
-            ]
-            store.add_items(
-                run.id,
-                [
-                    StoredItem(
-                        item_id(result.case),
-                        seq[item_id(result.case)],
-                        outcome,
-                        sum(latencies) if latencies else None,
-                        _item_data(result),
-                    )
-                ],
-            )
-            results[item_id(result.case)] = result
-            if on_case is not None:
-                on_case(result, len(results), total)
-
         fixtures = suite.source.fixtures
         metadata = {k: dict(v.values) for k, v in suite.source.metadata.items()}
 
-        def requests(case: DutCase, index: int) -> Any:
+        def requests(case: DutCase, index: int, run_id: str) -> Any:
             slots: dict[str, Any] = {}
             for name in case.fixtures:
                 if name in fixtures:
                     slots.update(fixtures[name].slots)
             return build_request(
-                case, index, run.id, metadata, slots, suite.source.stub_custom_actions
+                case, index, run_id, metadata, slots, suite.source.stub_custom_actions
             )
 
-        canceled = False
-        client = make_client(
-            concurrency=request.settings.concurrency, timeout=request.settings.timeout
+        secrets = tuple(getattr(resolved, "secrets", None) or ())
+        options = run_options(request)
+        options = replace(options, secrets=(*options.secrets, *secrets))
+        kind = DutKind(
+            path=request.path,
+            suite=suite,
+            engine=engine,
+            resolved=resolved,
+            store=store,
+            options=options,
+            run_options=kept,
+            requests=requests,
+            note=request.note,
+            previous=previous,
         )
+        kind.on_progress = on_case
+        kernel = Kernel(kind)
+        kernel.prepare()
+        canceled = False
         try:
-            await engine.open(client)
-            try:
-                await evaluate_cases(
-                    todo,
-                    engine,
-                    request.settings,
-                    run_key=run.id,
-                    requests=requests,
-                    on_case=store_case,
-                )
-            finally:
-                await engine.close()
+            run = await kernel.execute()
         except (asyncio.CancelledError, KeyboardInterrupt):
             canceled = True
-        except Exception as exc:
-            store.finish_run(run.id, RunStatus.FAILED, resolved.redact(str(exc)))
-            raise
-        finally:
-            await client.aclose()
-        ordered = [results[item_id(c)] for c in suite.cases if item_id(c) in results]
+            run = store.get_run(kernel.run_id)
+        ending = kind.ending
+        if ending is not None and ending.canceled:
+            canceled = True
+        ordered = kind.ordered()
         report = summarise(ordered, "v2", output_prompt=request.output_prompt)
-        failures = check_gates(report, gates) if not canceled else []
+        stability = kind.stability()
+        judged, judged_report = ordered, report
+        if request.quarantine_flaky and stability is not None:
+            flaky = flaky_ids(stability)
+            judged = [r for r in ordered if kind.item_id(r.case) not in flaky]
+            judged_report = summarise(judged, "v2")
+        failures = check_gates(judged_report, gates) if not canceled else []
         summary = dict(report)  # failed steps included: the workbench shows their diffs
         summary["gate_failures"] = failures
-        store.set_summary(run.id, summary)
-        if canceled:
-            run = store.finish_run(run.id, RunStatus.CANCELED, "canceled")
-        else:
-            run = store.finish_run(run.id, RunStatus.SUCCESS)
-        return DutOutcome(run, ordered, report, failures, suite, canceled)
+        if stability is not None:
+            summary["stability"] = stability
+        run = store.set_summary(run.id, summary)
+        if ending is not None and ending.failed_reason:
+            raise EngineError(ending.failed_reason)
+        failed = sum(1 for r in judged if not r.passed)
+        return DutOutcome(run, ordered, report, failures, suite, canceled, stability, failed)
     finally:
         store.close()
 

@@ -61,8 +61,8 @@ def _too_large(limit: int, size: int | None = None) -> AnswerTooLargeError:
 
 def redact(text: str, secrets: Iterable[str]) -> str:
     """``text`` with every secret replaced by ``***``, in every form it may come back in
-    (URL-encoded, JSON-escaped, another case: see :mod:`nlu_tui.runner.redact`)."""
-    from nlu_tui.runner.redact import mask_secrets  # errors only: keep it off the import path
+    (URL-encoded, JSON-escaped, another case: see :mod:`nlu_tui.engines.redact`)."""
+    from nlu_tui.engines.redact import mask_secrets  # errors only: keep it off the import path
 
     return mask_secrets(text, secrets)
 

@@ -324,7 +324,6 @@ async def run_held_out(
     plan: Plan, store: RunStore, progress: Progress | None = None, cancel: Cancel | None = None
 ) -> EvalOutcome:
     """Train (with ``--train``) or take the engine as it is, test every example of ``--nlu``."""
-    from nlu_tui.engines.base import ParseContext
     from nlu_tui.evaluation.data import cases_suite
     from nlu_tui.evaluation.metrics import intent_metrics
 
@@ -358,22 +357,14 @@ async def run_held_out(
         else:
             if progress:
                 progress("held-out", "testing", None)
-            await plan.engine.open(None)
-            try:
-                semaphore = asyncio.Semaphore(8)
+            from nlu_tui.runner.options import RunOptions
+            from nlu_tui.runner.parse_all import parse_all
 
-                async def one(case: TestCase) -> Prediction:
-                    async with semaphore:
-                        try:
-                            return await plan.engine.parse(
-                                case.utterance, ParseContext(case_id=case.id)
-                            )
-                        except Exception as exc:  # recorded as this case's ERROR
-                            return Prediction(error=plan.redact(str(exc)) or type(exc).__name__)
-
-                predictions = list(await asyncio.gather(*(one(c) for c in cases)))
-            finally:
-                await plan.engine.close()
+            # the run kernel: concurrency, the attempt deadline, retries, cancel
+            predictions = await parse_all(plan.engine, cases, record, RunOptions(concurrency=8))
+            for prediction in predictions:
+                if prediction.error:
+                    prediction.error = plan.redact(prediction.error)
             if progress:
                 progress("held-out", "done", None)
         store.add_results(record.id, _scored(cases, predictions))

@@ -16,11 +16,11 @@ import ssl
 
 import httpx
 
-from nlu_tui.runner.redact import redact
+from nlu_tui.engines.redact import redact
 from nlu_tui.textsafe import inert
 
 HTTP_LOGGERS = ("httpx", "httpcore", "httpx_aiohttp", "aiohttp.client")
-RUN_LOGGERS = ("nlu_tui.runner.run",)
+RUN_LOGGERS = ("nlu_tui.runner.run", "nlu_tui.runner.kernel")
 """The runner's own log quotes case ids and engine errors: untrusted text too."""
 
 

@@ -525,23 +525,29 @@ class RunStore:
             if kind is not None and kind[0] == "suite":
                 conn.execute("UPDATE runs SET heartbeat_at = ? WHERE id = ?", (time.time(), run_id))
                 return n
+            # A repeated run's attempts #2..#N (nlu_tui.repeats.ItemAttempts) are not counted:
+            # the counters are the items' own rows, attempt #1.
+            own = "run_id = :id AND json_extract(item_json, '$.repeat_of') IS NULL"
             conn.execute(
                 "UPDATE runs SET"
-                " done = (SELECT count(*) FROM items WHERE run_id = :id),"
-                " passed = (SELECT count(*) FROM items WHERE run_id = :id AND outcome = 'passed'),"
-                " failed = (SELECT count(*) FROM items WHERE run_id = :id AND outcome = 'failed'),"
-                " errors = (SELECT count(*) FROM items WHERE run_id = :id AND outcome = 'error'),"
+                f" done = (SELECT count(*) FROM items WHERE {own}),"
+                f" passed = (SELECT count(*) FROM items WHERE {own} AND outcome = 'passed'),"
+                f" failed = (SELECT count(*) FROM items WHERE {own} AND outcome = 'failed'),"
+                f" errors = (SELECT count(*) FROM items WHERE {own} AND outcome = 'error'),"
                 " heartbeat_at = :now WHERE id = :id",
                 {"id": run_id, "now": time.time()},
             )
         return n
 
-    def load_items(self, run_id: str) -> list[StoredItem]:
-        """Every stored item of the run, in seq order."""
+    def load_items(self, run_id: str, *, attempts: bool = False) -> list[StoredItem]:
+        """Every stored item of the run, in seq order. The attempts #2..#N of a repeated
+        conversation or DUT run (:class:`nlu_tui.repeats.ItemAttempts`) only with
+        ``attempts``: reports, diffs and views read each item's own row."""
         run = self.get_run(run_id)
+        own = "" if attempts else " AND json_extract(item_json, '$.repeat_of') IS NULL"
         rows = self._query(
             "SELECT item_id, seq, outcome, latency_ms, item_json FROM items"
-            " WHERE run_id=? ORDER BY seq, item_id",
+            f" WHERE run_id=?{own} ORDER BY seq, item_id",
             (run.id,),
         )
         loads = codec.loads  # orjson: a repeated run holds several items per case

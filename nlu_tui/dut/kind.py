@@ -1,0 +1,262 @@
+"""The DUT kind of run (``test du``): the strategy the run kernel drives for DUT test cases.
+
+An item is one DUT test case; its id is its file (relative to the run's folder), line and
+name. Sending it evaluates each user step with expected commands on its own, with the
+conversation so far as the test case writes it (Rasa Pro replays the test case and sends each
+message from the tracker just before it), so a step is judged also after an earlier step
+failed. Steps are independent requests: each goes through the kernel's sender with the retry
+policy (:meth:`~nlu_tui.runner.kernel.Sender.retrying`), under the attempt deadline, and a step
+whose attempts all failed is recorded with its error. A test case is stored as soon as all its
+steps are in; the run's summary holds Rasa Pro's report dict and the gate failures.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from nlu_tui.dut.model import DutCase, DutCaseResult, StepPrediction, normalise_output
+from nlu_tui.model import RunStatus, Suite
+from nlu_tui.repeats import ItemAttempts, repeat_of, stability_summary
+from nlu_tui.run_kinds import RunKindInfo
+from nlu_tui.runner.kernel import Ending, Halt, KernelState, Sender, Work
+from nlu_tui.runner.options import RunOptions
+from nlu_tui.runner.retry import Failure
+from nlu_tui.store.records import RunRecord, StoredItem
+
+if TYPE_CHECKING:
+    from nlu_tui.dut.reader import DutSuite
+    from nlu_tui.engines.command_api import CommandRequest
+    from nlu_tui.store.runstore import RunStore
+
+DUT_RUN = "dut"
+
+CaseCallback = Callable[[DutCaseResult, int, int], None]
+
+
+def item_id(case: DutCase, base: Path | None = None) -> str:
+    """A test case's id in the run's store: its file relative to ``base`` (the run's folder, or
+    its file's), line and name, so a run resumed with the path spelled otherwise (relative,
+    absolute, from another folder) finds the test cases it stored."""
+    file = str(case.file)
+    if base is not None:
+        with contextlib.suppress(ValueError, OSError):
+            file = Path(file).resolve().relative_to(base).as_posix()
+    return f"{file}:{case.line}:{case.name}"
+
+
+def ids_base(path: Path) -> Path | None:
+    with contextlib.suppress(OSError):
+        resolved = path.resolve()
+        return resolved if resolved.is_dir() else resolved.parent
+    return None
+
+
+def item_data(result: DutCaseResult) -> dict[str, Any]:
+    return {
+        "name": result.case.name,
+        "file": result.case.file,
+        "line": result.case.line,
+        "steps": {str(i): p.to_json(result.case.dsl) for i, p in result.predictions.items()},
+    }
+
+
+def result_from_item(case: DutCase, data: dict[str, Any]) -> DutCaseResult:
+    steps = data.get("steps") or {}
+    return DutCaseResult(
+        case, {int(i): StepPrediction.from_json(p) for i, p in steps.items() if isinstance(p, dict)}
+    )
+
+
+def outcome_of(result: DutCaseResult) -> str:
+    return "error" if result.errored else ("passed" if result.passed else "failed")
+
+
+class DutKind:
+    """DUT test cases as kernel items (see the module docstring)."""
+
+    kind = DUT_RUN
+
+    def __init__(
+        self,
+        *,
+        path: Path,
+        suite: DutSuite,
+        engine: Any,
+        resolved: Any,
+        store: RunStore,
+        options: RunOptions,
+        run_options: dict[str, Any],
+        requests: Callable[[DutCase, int, str], CommandRequest],
+        note: str = "",
+        previous: RunRecord | None = None,
+    ) -> None:
+        self.path = path
+        self.suite = suite
+        self.engine = engine
+        self.resolved = resolved
+        self.store = store
+        self.options = options
+        self.run_options = run_options
+        self.requests = requests
+        self.note = note
+        self.previous = previous
+        self.record: RunRecord | None = None
+        self.on_progress: CaseCallback | None = None
+        self.results: dict[str, DutCaseResult] = {}
+        """Finished test cases (stored or arrived), by item id: the report reads them."""
+        self.ending: Ending | None = None
+        self._base = ids_base(path)
+        self._todo: list[DutCase] = []
+        self._seq: dict[str, int] = {}
+        self._buffer: list[StoredItem] = []
+        self._attempts = ItemAttempts(1)
+
+    def item_id(self, case: DutCase) -> str:
+        return item_id(case, self._base)
+
+    def prepare(self) -> RunRecord:
+        if self.record is not None:
+            return self.record
+        cases = self.suite.cases
+        if self.previous is None:
+            options = self.options.public()
+            options.update(self.run_options)
+            self.record = self.store.create_run(
+                Suite(name=self.path.name, path=self.path, cases=[]),
+                engine_name=self.resolved.name,
+                engine_profile=dict(self.resolved.profile_public),
+                note=self.note,
+                options=options,
+                cases=[],
+                kind=DUT_RUN,
+                total=len(cases),
+                digest=self.suite.source.digest,
+            )
+            stored: list[StoredItem] = []
+        else:
+            self.record = self.store.resume_run(self.previous.id, pid=os.getpid())
+            stored = self.store.load_items(self.record.id, attempts=True)
+        # A resume repeats as the run was started, whatever the options say now.
+        self._attempts = ItemAttempts(repeat_of(self.record), stored)
+        by_id = {i.item_id: i for i in stored}
+        for case in cases:
+            # item_id(case): the ids of runs stored before ids were made relative
+            found = by_id.get(self.item_id(case)) or by_id.get(item_id(case))
+            if found is not None:
+                self.results[self.item_id(case)] = result_from_item(case, found.data)
+        self._todo = [c for c in cases if self.item_id(c) not in self.results]
+        self._seq = {self.item_id(c): n for n, c in enumerate(cases)}
+        return self.record
+
+    def total(self) -> int:
+        return len(self.suite.cases)
+
+    def work(self) -> list[Work]:
+        return [
+            Work(self._seq[self.item_id(c)], self.item_id(c), c)
+            for c in self._todo
+            for _ in range(self._attempts.times(self.item_id(c)))
+        ]
+
+    async def open(self, client: Any) -> None:
+        await self.engine.open(client)
+
+    async def close(self) -> None:
+        await self.engine.close()
+
+    async def send(self, work: Work, sender: Sender) -> DutCaseResult:
+        case: DutCase = work.item
+        assert self.record is not None
+        run_id = self.record.id
+
+        async def step(index: int) -> StepPrediction:
+            request = self.requests(case, index, run_id)
+            answer = await sender.retrying(
+                lambda: self.engine.predict_commands(request), f"{work.item_id} step {index}"
+            )
+            if isinstance(answer, Failure):
+                return StepPrediction(error=answer.reason)
+            return StepPrediction(normalise_output(answer))
+
+        indices = case.evaluated_steps()
+        predictions = await asyncio.gather(*(step(i) for i in indices))
+        return DutCaseResult(case, dict(zip(indices, predictions, strict=True)))
+
+    def failed(self, work: Work, reason: str, latency_ms: float) -> DutCaseResult:
+        case: DutCase = work.item
+        return DutCaseResult(
+            case, {i: StepPrediction(error=reason) for i in case.evaluated_steps()}
+        )
+
+    def arrive(self, work: Work, answer: DutCaseResult) -> tuple[Halt, str | None] | None:
+        latencies = [
+            p.output.latency_ms
+            for p in answer.predictions.values()
+            if p.output is not None and p.output.latency_ms is not None
+        ]
+        item = StoredItem(
+            work.item_id,
+            work.seq,
+            outcome_of(answer),
+            sum(latencies) if latencies else None,
+            item_data(answer),
+        )
+        placed = self._attempts.place(item)
+        self._buffer.append(placed)
+        if placed is item:  # the item's own row (its last attempt)
+            self.results[work.item_id] = answer
+            if self.on_progress is not None:
+                self.on_progress(answer, len(self.results), self.total())
+        return None
+
+    def take_writes(self) -> Callable[[], object] | None:
+        if not self._buffer:
+            return None
+        assert self.record is not None
+        batch, self._buffer = self._buffer, []
+        run_id, store = self.record.id, self.store
+        return lambda: store.add_items(run_id, batch)
+
+    def ordered(self) -> list[DutCaseResult]:
+        return [
+            self.results[self.item_id(c)]
+            for c in self.suite.cases
+            if self.item_id(c) in self.results
+        ]
+
+    def finish(self, ending: Ending) -> RunRecord:
+        """The report is the service's (gates); here: the status and, for a repeated run,
+        the stability of each test case."""
+        assert self.record is not None
+        self.ending = ending
+        if ending.failed_reason:
+            return self.store.finish_run(self.record.id, RunStatus.FAILED, ending.failed_reason)
+        if ending.canceled:
+            return self.store.finish_run(self.record.id, RunStatus.CANCELED, "canceled")
+        errored = sum(1 for r in self.results.values() if r.errored)
+        if errored:
+            reason = f"{errored} test case(s) could not be run (engine errors)"
+            return self.store.finish_run(self.record.id, RunStatus.SUCCESS_WITH_WARNING, reason)
+        return self.store.finish_run(self.record.id, RunStatus.SUCCESS)
+
+    def stability(self) -> dict[str, Any] | None:
+        """Per-case stability of a repeated run (None for an ordinary run)."""
+        if self._attempts.repeat < 2 or self.record is None:
+            return None
+        return stability_summary(
+            self.store.load_items(self.record.id, attempts=True), self._attempts.repeat
+        )
+
+    def emit(self, state: KernelState, *, final: bool, record: RunRecord | None) -> None:
+        return None  # DUT reports each test case as it arrives (arrive)
+
+
+DUT_RUN_KIND = RunKindInfo(
+    DUT_RUN, "dialogue understanding tests: commands per step", DutKind, "nlu-tui test du"
+)
+"""The DUT kind in the run-kinds registry (:mod:`nlu_tui.run_kinds`)."""
