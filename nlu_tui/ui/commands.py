@@ -1,6 +1,6 @@
 """The command palette: one provider whose commands are named "group: Verb".
 
-Commands come from :meth:`NluTuiApp.palette_commands`, which asks the app and every mounted
+Commands come from :meth:`Workbench.palette_commands`, which asks the app and every mounted
 widget that has a ``palette_commands()`` method, so panes (cases, runs, results) list only
 what makes sense in their current state.
 """
@@ -10,14 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from nlu_tui.textsafe import inert_markup
-
-if TYPE_CHECKING:
-    from nlu_tui.ui.app import NluTuiApp
+from nlu_tui.ui.state import workbench
 
 
 @dataclass(frozen=True)
@@ -31,8 +29,7 @@ class PaletteCommand:
 
 class NluCommands(Provider):
     def _commands(self) -> list[PaletteCommand]:
-        app: NluTuiApp = self.app  # type: ignore[assignment]
-        return app.palette_commands()
+        return workbench(self.app).palette_commands()
 
     async def discover(self) -> Hits:
         for cmd in self._commands():

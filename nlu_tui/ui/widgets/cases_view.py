@@ -23,7 +23,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input, Label, Static
-from textual.worker import get_current_worker
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from nlu_tui.case_form import (
     known_tags,
@@ -34,6 +34,8 @@ from nlu_tui.model import Suite, TestCase
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.commands import PaletteCommand
 from nlu_tui.ui.messages import SuiteChanged
+from nlu_tui.ui.state import cursor_blinks, workbench
+from nlu_tui.ui.workers import ReportsFailedWorkers, describe
 from nlu_tui.views.cases import (
     COLUMNS,
     SEL_MARK,
@@ -58,11 +60,6 @@ NO_SUITE = (
     " or i to import a file (Kore.ai, Rasa, NLU.DevOps, LUIS)."
 )
 """What an empty workspace shows a newcomer instead of an empty table."""
-
-
-_NO_REPR = "cases"
-"""A fixed worker description: without one Textual builds it from the repr of every
-argument, and the repr of a 100,000-case suite costs seconds on each sort."""
 
 
 class PartialRows:
@@ -112,7 +109,7 @@ def make_backend(table: Any) -> Any:
     return FixedWidthBackend(table)
 
 
-class CasesView(Vertical):
+class CasesView(ReportsFailedWorkers, Vertical):
     """Filter box, the table, and a status line; owns the open suite's edits and undo."""
 
     BINDINGS = [
@@ -223,8 +220,7 @@ class CasesView(Vertical):
 
     @property
     def workspace(self) -> Workspace:
-        ws: Workspace = self.app.workspace  # type: ignore[attr-defined]
-        return ws
+        return workbench(self).workspace
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="filter-row"):
@@ -236,8 +232,8 @@ class CasesView(Vertical):
         yield Label("", id="cases-status", markup=False)
 
     def on_mount(self) -> None:
-        self.query_one("#filter", Input).cursor_blink = getattr(self.app, "cursor_blink", True)
-        self.watch(self.app, "suite", self._suite_set, init=False)
+        self.query_one("#filter", Input).cursor_blink = cursor_blinks(self)
+        self.watch(workbench(self), "suite", self._suite_set, init=False)
 
     # --- showing ----------------------------------------------------------------------------
 
@@ -336,7 +332,8 @@ class CasesView(Vertical):
             await host.remove_children()
             await host.mount(widget)
             if cursor_row is not None:
-                widget.move_cursor(row=cursor_row)  # type: ignore[attr-defined]
+                table: Any = widget  # the cases table (a fastdatatable subclass)
+                table.move_cursor(row=cursor_row)
             if had_focus and widget.can_focus:
                 widget.focus()
             if widget.id == "cases-table":
@@ -383,6 +380,20 @@ class CasesView(Vertical):
             return
         self.rebuild(validate=True)
 
+    @on(Worker.StateChanged)
+    def _build_failed(self, event: Worker.StateChanged) -> None:
+        """A table that could not be built says so where it would be (the failure itself is
+        notified and logged by :func:`~nlu_tui.ui.workers.report_failed_worker`)."""
+        worker = event.worker
+        if event.state is not WorkerState.ERROR or worker.group != "cases-build":
+            return
+        if worker.is_cancelled or self.suite is None:
+            return
+        self.show_error(
+            f"{_name(self.suite)}: the cases could not be shown ({type(worker.error).__name__}: "
+            f"{worker.error}). The details are in the log file; pick the suite again to retry."
+        )
+
     def _rebuild_validated(self) -> None:
         self.rebuild(validate=True)
 
@@ -399,7 +410,12 @@ class CasesView(Vertical):
         self._data_version += 1
 
     @work(
-        thread=True, exclusive=True, group="cases-build", exit_on_error=False, description=_NO_REPR
+        thread=True,
+        exclusive=True,
+        group="cases-build",
+        exit_on_error=False,
+        name="cases-build",
+        description="Showing the cases",
     )
     def _build(
         self,
@@ -413,6 +429,7 @@ class CasesView(Vertical):
         import time
 
         started = time.perf_counter()
+        describe(f"Showing the cases of {_name(suite)}")
         worker = get_current_worker()
         cases = suite.cases
         cached = self._full
@@ -520,7 +537,8 @@ class CasesView(Vertical):
         exclusive=True,
         group="cases-validate",
         exit_on_error=False,
-        description=_NO_REPR,
+        name="cases-validate",
+        description="Checking the cases for problems",
     )
     def _validate_worker(self, suite: Suite, cases: list[TestCase]) -> None:
         worker = get_current_worker()
@@ -750,8 +768,7 @@ class CasesView(Vertical):
         self.app.push_screen(GenerateScreen(suite, intents, intent), done)
 
     def _training_intents(self) -> list[str]:
-        names: list[str] = getattr(self.app, "training_intents", [])
-        return names
+        return workbench(self).training_intents
 
     def action_tag(self) -> None:
         from nlu_tui.ui.screens.dialogs import PromptScreen
@@ -820,7 +837,13 @@ class CasesView(Vertical):
 
         self.app.push_screen(PickSuiteScreen(f"Move {len(ids)} case(s) to…", others), picked)
 
-    @work(thread=True, group="cases-save", exit_on_error=False, description=_NO_REPR)
+    @work(
+        thread=True,
+        group="cases-save",
+        exit_on_error=False,
+        name="cases-move",
+        description="Moving cases",
+    )
     def _move_to(self, suite: Suite, ids: list[str], target: Path) -> None:
         wanted = set(ids)
         moving = [c for c in suite.cases if c.id in wanted]
@@ -865,8 +888,15 @@ class CasesView(Vertical):
         self._invalidate()
         self.rebuild(validate=True, keep_cursor=cursor)
 
-    @work(thread=True, group="cases-save", exit_on_error=False, description=_NO_REPR)
+    @work(
+        thread=True,
+        group="cases-save",
+        exit_on_error=False,
+        name="cases-save",
+        description="Saving the suite",
+    )
     def _save(self, suite: Suite, what: str) -> None:
+        describe(f"Saving {_name(suite)}")
         notes: list[str] = []
         with self._save_lock:
             try:
@@ -888,7 +918,7 @@ class CasesView(Vertical):
         text += "".join(f"\n⚠ {note}" for note in notes or [])
         self.notify(inert_markup(text), timeout=6 if notes else 3)
         self.post_message(SuiteChanged(suite))
-        self.app.refresh_unsaved()  # type: ignore[attr-defined]
+        workbench(self).refresh_unsaved()
 
     def _save_failed(self, suite: Suite, exc: Exception) -> None:
         """The edit stays on screen and in memory, marked unsaved; say how it gets saved."""
@@ -904,7 +934,7 @@ class CasesView(Vertical):
         )
         self.notify(inert_markup(reason + kept), title="Cannot save", severity="error", timeout=10)
         self.post_message(SuiteChanged(suite))
-        self.app.refresh_unsaved()  # type: ignore[attr-defined]
+        workbench(self).refresh_unsaved()
 
     def refresh_status(self) -> None:
         """Redraw the status line (after a save or a retry changed what is unsaved)."""
@@ -918,7 +948,7 @@ class CasesView(Vertical):
             if choice is None or choice[0] == "reload":
                 if suite.path is not None:  # the user chose the file's version over the edit
                     self.workspace.discard_unsaved(suite.path)
-                    self.app.refresh_unsaved()  # type: ignore[attr-defined]
+                    workbench(self).refresh_unsaved()
                 self._reload(suite)
             elif choice[0] == "save-as":
                 self._save_as(suite, choice[1])
@@ -933,7 +963,13 @@ class CasesView(Vertical):
             self.suite = None
             self.post_message(SuiteHighlighted(suite.path))
 
-    @work(thread=True, group="cases-save", exit_on_error=False, description=_NO_REPR)
+    @work(
+        thread=True,
+        group="cases-save",
+        exit_on_error=False,
+        name="cases-save-as",
+        description="Saving the suite under a new name",
+    )
     def _save_as(self, suite: Suite, name: str) -> None:
         from nlu_tui.ui.messages import WorkspaceChanged
 
@@ -980,6 +1016,11 @@ class CasesView(Vertical):
                     )
                 )
         return commands
+
+
+def _name(suite: Suite) -> str:
+    """How a worker's notice names the suite: its file, else its title."""
+    return suite.path.name if suite.path is not None else suite.name
 
 
 def _bind(fn: Any, arg: Any) -> Any:

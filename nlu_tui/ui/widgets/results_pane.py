@@ -38,10 +38,12 @@ from nlu_tui.model import ResultType
 from nlu_tui.runsessions import RunSession, sessions, store_for
 from nlu_tui.textsafe import inert, inert_markup
 from nlu_tui.ui.commands import PaletteCommand
+from nlu_tui.ui.state import Workbench
 from nlu_tui.ui.widgets.charts import Chart
 from nlu_tui.ui.widgets.results_detail import ResultDetail
 from nlu_tui.ui.widgets.results_table import ResultsTable
 from nlu_tui.ui.widgets.threshold_view import ThresholdView
+from nlu_tui.ui.workers import ReportsFailedWorkers, describe
 from nlu_tui.views.result_columns import ResultFilter
 from nlu_tui.views.run_data import RunData
 from nlu_tui.views.summary_text import num, pct, progress_text, summary_text
@@ -98,9 +100,7 @@ def export_dir(app: Any, suite_path: str | Path | None) -> Path:
         folder = Path(suite_path).expanduser().parent
         if folder.is_dir():
             return folder
-    workspace = getattr(app, "workspace", None)
-    root = getattr(workspace, "root", None)
-    return Path(root) if root is not None else Path.cwd()
+    return app.workspace.root if isinstance(app, Workbench) else Path.cwd()
 
 
 RESULT_TABS = [
@@ -117,7 +117,7 @@ RESULT_TABS = [
 """The Results tabs (id, title, what it shows), each opened by a palette command."""
 
 
-class ResultsPane(Vertical):
+class ResultsPane(ReportsFailedWorkers, Vertical):
     """Shows one run (finished or live); empty until a run is opened."""
 
     DEFAULT_CSS = """
@@ -323,10 +323,18 @@ class ResultsPane(Vertical):
         self.query_one("#results-header", Static).update(Text(f"Loading run {run_id}…"))
         self._load(run_id)
 
-    @work(thread=True, exclusive=True, group="results-load", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="results-load",
+        exit_on_error=False,
+        name="results-load",
+        description="Loading a run's results",
+    )
     def _load(self, run_id: str) -> None:
         from nlu_tui.views.result_columns import ResultColumns
 
+        describe(f"Loading the results of run {run_id}")
         try:
             data = RunData.load(store_for(self.app), run_id)
             columns = ResultColumns()
@@ -797,7 +805,14 @@ class ResultsPane(Vertical):
         if self.session is not None and not self.session.finished:
             confirm_cancel(self, self.session)
 
-    @work(thread=True, exclusive=True, group="results-export", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="results-export",
+        exit_on_error=False,
+        name="results-export",
+        description="Exporting the results",
+    )
     def _export(self, fmt: str, path: Path, data: RunData, switches: dict[str, bool]) -> None:
         """Write off the UI thread (the Rasa folder's plots take seconds on many intents)."""
         from nlu_tui.reports.export import write_export

@@ -38,6 +38,8 @@ from nlu_tui.runsessions import (
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.commands import PaletteCommand
 from nlu_tui.ui.navigation import show_main_tab
+from nlu_tui.ui.state import hosting_workbench, workspace_root
+from nlu_tui.ui.workers import ReportsFailedWorkers, describe
 from nlu_tui.views.summary_text import (
     STATUS_LABEL,
     duration,
@@ -232,7 +234,7 @@ class RunProgressPanel(Vertical):
         self.query_one("#progress-text", Static).update(progress_text(event))
 
 
-class RunsPane(Vertical):
+class RunsPane(ReportsFailedWorkers, Vertical):
     """The open suite's runs: a live progress panel and the sortable history."""
 
     DEFAULT_CSS = """
@@ -328,11 +330,11 @@ class RunsPane(Vertical):
         table = self.query_one("#runs-table", DataTable)
         for key, label in HISTORY_COLUMNS:
             table.add_column(label, key=key)
-        suite = getattr(self.app, "suite", None)
-        if suite is not None:
-            self.set_suite(suite)
-        if hasattr(self.app, "suite"):
-            self.watch(self.app, "suite", self.set_suite, init=False)
+        host = hosting_workbench(self)
+        if host is not None:
+            if host.suite is not None:
+                self.set_suite(host.suite)
+            self.watch(host, "suite", self.set_suite, init=False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Cancel is offered (and shown in the footer) only while this suite has a run going."""
@@ -384,7 +386,12 @@ class RunsPane(Vertical):
         self._load_history(self.suite)
 
     @work(
-        thread=True, exclusive=True, group="runs-history", exit_on_error=False, description="runs"
+        thread=True,
+        exclusive=True,
+        group="runs-history",
+        exit_on_error=False,
+        name="runs-history",
+        description="Reading the suite's runs",
     )
     def _load_history(self, suite: Suite) -> None:
         store = store_for(self.app)
@@ -414,7 +421,12 @@ class RunsPane(Vertical):
             self.app.call_from_thread(self._load_entity_rates, missing)
 
     @work(
-        thread=True, exclusive=True, group="runs-entity", exit_on_error=False, description="rates"
+        thread=True,
+        exclusive=True,
+        group="runs-entity",
+        exit_on_error=False,
+        name="runs-entity",
+        description="Reading the runs' entity rates",
     )
     def _load_entity_rates(self, records: list[Any]) -> None:
         """Entity success needs the results; summarise each finished run once, in the background."""
@@ -586,7 +598,7 @@ class RunsPane(Vertical):
         from nlu_tui.ui.screens.run_start import StartRunDialog
 
         key = suite_key_of(suite)
-        workspace = getattr(getattr(self.app, "workspace", None), "root", None)
+        workspace = workspace_root(self)
         choices = engine_choices(suite.path, workspace)
 
         def chosen(choice: StartChoice | None) -> None:
@@ -650,12 +662,17 @@ class RunsPane(Vertical):
         command line does (two runs at once would double the load on a rate-limited bot)."""
         self._runs_in_order(suite, runs)
 
-    @work(group="run", exit_on_error=False, description="Running a suite on both versions")
+    @work(
+        group="run",
+        exit_on_error=False,
+        name="run-both",
+        description="Running a suite on both versions",
+    )
     async def _runs_in_order(self, suite: Suite, runs: list[tuple[str, str, str]]) -> None:
         for engine, stage, note in runs:
             await self._run_one(suite, engine, stage, note, None)
 
-    @work(group="run", exit_on_error=False, description="Running a suite")
+    @work(group="run", exit_on_error=False, name="run", description="Running a suite")
     async def _run_worker(
         self,
         suite: Suite,
@@ -665,6 +682,7 @@ class RunsPane(Vertical):
         resume_run_id: str | None,
         repeat: int = 1,
     ) -> None:
+        describe(f"Running suite {suite.path.name if suite.path else suite.name} on {engine}")
         await self._run_one(suite, engine, stage, note, resume_run_id, repeat)
 
     async def _run_one(
@@ -679,7 +697,7 @@ class RunsPane(Vertical):
         """Open the run, show it, run it to its end (errors are notified, never raised)."""
         from nlu_tui.runservice import RunRequest, open_run
 
-        workspace = getattr(getattr(self.app, "workspace", None), "root", None)
+        workspace = workspace_root(self)
         request = RunRequest(
             suite=suite,
             engine=engine,
@@ -728,7 +746,13 @@ class RunsPane(Vertical):
         finally:
             self.post_message(RunEnded(session.run_id))
 
-    @work(thread=True, group="run-seed", exit_on_error=False, description="stored results")
+    @work(
+        thread=True,
+        group="run-seed",
+        exit_on_error=False,
+        name="run-seed",
+        description="Reading the stored results of a run",
+    )
     def _seed_session(self, session: RunSession) -> None:
         """Load a resumed run's stored results, so its live view starts from them."""
         try:
@@ -783,9 +807,9 @@ class RunsPane(Vertical):
                 save_last_choice(session.suite_key, StartChoice(session.engine_spec, session.stage))
         self._show_progress()
         self.reload()
-        refresh_suites = getattr(self.app, "refresh_suites", None)
-        if refresh_suites is not None:
-            refresh_suites()
+        host = hosting_workbench(self)
+        if host is not None:
+            host.refresh_suites()
 
     # --- other actions --------------------------------------------------------------------
 
