@@ -371,7 +371,7 @@ class MainScreen(ReportsFailedWorkers, Screen[None]):
     def _load_suite(self, path: Path, view: CasesView) -> None:
         """Read the suite a chunk at a time: the cases table shows the first cases at once and
         grows (at most about 4 times a second); only the complete suite becomes ``app.suite``."""
-        from nlu_tui.ui.widgets.cases_view import PartialRows
+        from nlu_tui.ui.widgets.cases_rows import PartialRows
 
         describe(f"Loading suite {path.name}")
         worker = get_current_worker()
