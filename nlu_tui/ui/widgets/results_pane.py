@@ -787,7 +787,7 @@ class ResultsPane(ReportsFailedWorkers, Vertical):
             self.post_message(EditCaseRequested(case_id))
 
     def action_note(self) -> None:
-        from nlu_tui.ui.widgets.runs_pane import edit_note
+        from nlu_tui.ui.widgets.run_dialogs import edit_note
 
         if self.run_id is not None:
             edit_note(self, self.run_id, on_saved=self._note_saved)
@@ -800,7 +800,7 @@ class ResultsPane(ReportsFailedWorkers, Vertical):
             )
 
     def action_cancel_run(self) -> None:
-        from nlu_tui.ui.widgets.runs_pane import confirm_cancel
+        from nlu_tui.ui.widgets.run_dialogs import confirm_cancel
 
         if self.session is not None and not self.session.finished:
             confirm_cancel(self, self.session)
