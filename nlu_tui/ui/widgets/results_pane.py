@@ -1,12 +1,13 @@
-"""The Results tab: one run's summary, its per-utterance table with a detail pane, and the
-per-intent report, confusion table and charts.
+"""The Results tab: one run's header, its per-utterance table with a filter bar and a detail
+pane, and the Per intent, Confusion, Charts and Thresholds tabs.
 
-A finished run is loaded in a thread worker (:class:`RunData`, computed once by the scoring
-core). A live run is followed through its :class:`RunSession`: a 4 Hz timer appends the rows
-that arrived since the last tick and redraws the header, so thousands of results per second
-cost the screen nothing extra; when the run ends the stored run is loaded as for any other.
-A resumed run starts from its earlier part: once the session has its stored rows (and their
-columns, built in a worker thread) the table is reloaded from them plus the streamed ones.
+:class:`ResultsPane` puts together widgets of their own modules: the header
+(:class:`~nlu_tui.ui.widgets.results_header.RunHeader`), the filter bar
+(:class:`~nlu_tui.ui.widgets.results_filters.ResultsFilterBar`, posting ``Changed`` and
+``Submitted``), the results table and detail, and one ``TabPane`` widget per tab
+(``results_intents``, ``results_confusion`` posting ``CaseChosen``, ``results_charts``). A
+finished run is loaded in a thread worker (:class:`RunData`, computed once by the scoring core);
+a live run is followed by its base class, :class:`~nlu_tui.ui.widgets.results_live.LiveResults`.
 """
 
 from __future__ import annotations
@@ -16,41 +17,36 @@ from pathlib import Path
 from typing import Any
 
 from rich.markup import escape
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.timer import Timer
 from textual.widgets import (
     ProgressBar,
-    Static,
     TabbedContent,
     TabPane,
 )
 
 from nlu_tui.model import ResultType
-from nlu_tui.runsessions import RunSession, sessions, store_for
-from nlu_tui.textsafe import inert
+from nlu_tui.runsessions import sessions, store_for
 from nlu_tui.ui.commands import PaletteCommand
 from nlu_tui.ui.state import Workbench
 from nlu_tui.ui.widgets.results_charts import ChartsTab
 from nlu_tui.ui.widgets.results_confusion import ConfusionTab
 from nlu_tui.ui.widgets.results_detail import ResultDetail
 from nlu_tui.ui.widgets.results_filters import FLAKY, ResultsFilterBar
+from nlu_tui.ui.widgets.results_header import RunHeader
 from nlu_tui.ui.widgets.results_intents import IntentsTab
+from nlu_tui.ui.widgets.results_live import LiveResults
 from nlu_tui.ui.widgets.results_table import ResultsTable
 from nlu_tui.ui.widgets.threshold_view import ThresholdView
-from nlu_tui.ui.workers import ReportsFailedWorkers, describe
+from nlu_tui.ui.workers import describe
 from nlu_tui.views.result_columns import ResultFilter
 from nlu_tui.views.run_data import RunData
-from nlu_tui.views.summary_text import progress_text, summary_text
 
 __all__ = ["FLAKY", "ResultsPane", "export_dir"]
 
 TYPE_CYCLE = ["", "FP", "FN", "ERROR"]
-LIVE_REFRESH_S = 0.25
-"""How often a live run's new rows reach the table (4 Hz keeps SSH sessions smooth)."""
 
 
 def export_dir(app: Any, suite_path: str | Path | None) -> Path:
@@ -77,7 +73,7 @@ RESULT_TABS = [
 """The Results tabs (id, title, what it shows), each opened by a palette command."""
 
 
-class ResultsPane(ReportsFailedWorkers, Vertical):
+class ResultsPane(LiveResults):
     """Shows one run (finished or live); empty until a run is opened."""
 
     DEFAULT_CSS = """
@@ -183,15 +179,6 @@ class ResultsPane(ReportsFailedWorkers, Vertical):
         ),
     ]
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.data: RunData | None = None
-        self.session: RunSession | None = None
-        self._seen_rows = 0
-        self._seen_version = -1
-        self._seen_generation = -1
-        self._timer: Timer | None = None
-
     # --- layout -----------------------------------------------------------------------
 
     STACK_BELOW = 110
@@ -202,7 +189,7 @@ class ResultsPane(ReportsFailedWorkers, Vertical):
         self.set_class(self.size.width < self.STACK_BELOW, "stacked")
 
     def compose(self) -> ComposeResult:
-        yield Static(Text("No run open. Open one from the Runs tab."), id="results-header")
+        yield RunHeader()
         with Vertical(id="results-live"):
             yield ProgressBar(total=100, show_eta=False, id="results-progress")
         with TabbedContent(id="results-tabs"):
@@ -236,10 +223,6 @@ class ResultsPane(ReportsFailedWorkers, Vertical):
             self.call_after_refresh(targets[0].focus)
 
     @property
-    def table(self) -> ResultsTable:
-        return self.query_one(ResultsTable)
-
-    @property
     def run_id(self) -> str | None:
         if self.session is not None:
             return self.session.run_id
@@ -262,7 +245,7 @@ class ResultsPane(ReportsFailedWorkers, Vertical):
             self.attach(session)
             return
         self._stop_live()
-        self.query_one("#results-header", Static).update(Text(f"Loading run {run_id}…"))
+        self.query_one(RunHeader).show_text(f"Loading run {run_id}…")
         self._load(run_id)
 
     @work(
@@ -289,106 +272,14 @@ class ResultsPane(ReportsFailedWorkers, Vertical):
         self.app.call_from_thread(self._show_data, data, prepared)
 
     def _load_failed(self, run_id: str, exc: Exception) -> None:
-        self.query_one("#results-header", Static).update(
-            Text(inert(f"Cannot open run {run_id}: {exc}"))
-        )
+        self.query_one(RunHeader).show_text(f"Cannot open run {run_id}: {exc}")
         self.notify(escape(str(exc)), title="Cannot open run", severity="error")
-
-    def attach(self, session: RunSession) -> None:
-        """Follow a live run: rows stream into the table, the header shows live counts."""
-        self._stop_live()
-        self.session = session
-        self.data = None
-        self._seen_rows = 0
-        self._seen_version = -1
-        self._seen_generation = -1
-        self.add_class("live")
-        self.refresh_bindings()
-        self.table.clear_rows()
-        self.table.show_stability(False)  # a repeated run's figures come when it has ended
-        self._set_type_choices(False)
-        self.table.sort = ("n", True)  # newest first while it runs
-        if self.table.data_table is not None:
-            self.set_filter(ResultFilter())  # empties the previous run's table
-        else:
-            self.table.filter = ResultFilter()
-        self._tick()
-        self._timer = self.set_interval(LIVE_REFRESH_S, self._tick)
-
-    def _stop_live(self) -> None:
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
-        self.session = None
-        self.remove_class("live")
-        self.refresh_bindings()
-
-    def _tick(self) -> None:
-        session = self.session
-        if session is None:
-            return
-        if session.version != self._seen_version:
-            self._seen_version = session.version
-            if session.generation != self._seen_generation:
-                self._restart_rows(session)
-            new = session.rows[self._seen_rows :]
-            self._seen_rows += len(new)
-            if new:
-                self.table.append({c.id: c for c, _, _ in new}, (r for _, _, r in new))
-                self.table.refresh_view()
-            self._draw_live(session)
-        if session.finished:
-            run_id = session.run_id
-            self._stop_live()
-            self.table.sort = None
-            if session.record is not None:
-                self.show_run(run_id)
-            else:
-                self.query_one("#results-header", Static).update(
-                    Text(inert(f"Run {run_id} failed: {session.error}"), style="bold red")
-                )
-
-    def _restart_rows(self, session: RunSession) -> None:
-        """The session's rows were replaced (a resumed run's stored rows came in): load the
-        stored part from its prepared columns; the streamed rows after it are then appended."""
-        self._seen_generation = session.generation
-        prepared = session.seed_prepared
-        if prepared is None:
-            self.table.clear_rows()
-            self._seen_rows = 0
-            return
-        columns, arrow = prepared
-        self.table.load_prepared(columns.copy(), arrow)
-        self._seen_rows = session.seed_count
-
-    def _draw_live(self, session: RunSession) -> None:
-        header = Text()
-        header.append("▶ running  ", style="bold cyan")
-        header.append(inert(session.suite_name, newlines=False), style="bold")
-        from nlu_tui.repeats import repeat_of
-
-        repeat = repeat_of(session.run.record)
-        header.append(
-            inert(
-                f" · {session.engine_name} ({session.stage}) · run {session.run_id}", newlines=False
-            )
-            + (f" · each case ×{repeat}" if repeat > 1 else "")
-            + "\n"
-        )
-        event = session.progress()
-        bar = self.query_one("#results-progress", ProgressBar)
-        if event is not None:
-            header.append_text(progress_text(event))
-            bar.update(total=max(event.total, 1), progress=event.done)
-        self.query_one("#results-header", Static).update(header)
 
     def _show_data(self, data: RunData, prepared: tuple[Any, Any] | None = None) -> None:
         """Show a loaded run; ``prepared`` is its table rows, built off the UI thread."""
         self.data = data
         self.refresh_bindings()
-        self.query_one("#results-header", Static).update(
-            summary_text(data.record, data.summary, data.stability)
-        )
+        self.query_one(RunHeader).show_summary(data)
         self.table.show_stability(data.stability is not None)
         self._set_type_choices(data.stability is not None)
         if prepared is not None:
@@ -550,9 +441,7 @@ class ResultsPane(ReportsFailedWorkers, Vertical):
     def _note_saved(self, run_id: str) -> None:
         if self.data is not None and self.data.record.id == run_id:
             self.data.record = store_for(self.app).get_run(run_id)
-            self.query_one("#results-header", Static).update(
-                summary_text(self.data.record, self.data.summary, self.data.stability)
-            )
+            self.query_one(RunHeader).show_summary(self.data)
 
     def action_cancel_run(self) -> None:
         from nlu_tui.ui.widgets.run_dialogs import confirm_cancel
