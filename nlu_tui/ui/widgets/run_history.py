@@ -1,8 +1,8 @@
 """The runs history table: one row per stored run of the open suite, sortable, with marks.
 
-:class:`RunHistoryTable` (id ``runs-table``) shows what the Runs pane gives it; the pane loads
-the runs, keeps the marks and the sort, and hears the table's own ``DataTable`` messages
-(a highlighted row, a clicked header, Enter on a row).
+:class:`RunHistory` fills the table (id ``runs-table``) with what the Runs pane gives it; the
+pane loads the runs, keeps the marks and the sort, and hears the table's own ``DataTable``
+messages (a highlighted row, a clicked header, Enter on a row).
 """
 
 from __future__ import annotations
@@ -87,15 +87,19 @@ def history_row(record: Any, entity: float | None = None) -> HistoryRow:
     )
 
 
-class RunHistoryTable(DataTable[Any]):
-    """The history, newest first unless sorted otherwise."""
+class RunHistory:
+    """Fills the Runs pane's history table (a plain ``DataTable``, id ``runs-table``).
 
-    def __init__(self) -> None:
-        super().__init__(id="runs-table", cursor_type="row", zebra_stripes=True)
+    Not a ``DataTable`` subclass on purpose: a subclass registers Textual's DataTable styles at a
+    lower priority, and then textual-fastdatatable's same-named ones win on every other
+    DataTable of the app (the Evaluate screen's headers changed colour)."""
 
-    def on_mount(self) -> None:
+    def __init__(self, table: DataTable[Any]) -> None:
+        self.table = table
+
+    def add_columns(self) -> None:
         for key, label in HISTORY_COLUMNS:
-            self.add_column(label, key=key)
+            self.table.add_column(label, key=key)
 
     def show(
         self,
@@ -106,12 +110,13 @@ class RunHistoryTable(DataTable[Any]):
     ) -> None:
         """Refill the table, keeping the selected run selected; ``entity_known``: the runs
         whose entity rate is computed (the others show "…")."""
+        table = self.table
         selected = self.selected_run_id()
         key, descending = sort_key
         rows = sorted(
             history, key=lambda r: (r.value(key), r.record.started_at), reverse=descending
         )
-        self.clear()
+        table.clear()
         for row in rows:
             r = row.record
             started = datetime.fromtimestamp(r.started_at).strftime("%Y-%m-%d %H:%M:%S")
@@ -136,16 +141,17 @@ class RunHistoryTable(DataTable[Any]):
                 "note": Text(inert(note[:60], newlines=False)),
             }
             # in HISTORY_COLUMNS order (what a tester needs first: started, status, F1)
-            self.add_row(*[cells[k] for k, _ in HISTORY_COLUMNS], key=r.id)
+            table.add_row(*[cells[k] for k, _ in HISTORY_COLUMNS], key=r.id)
         if selected is not None:
             with contextlib.suppress(Exception):
-                self.move_cursor(row=self.get_row_index(selected))
+                table.move_cursor(row=table.get_row_index(selected))
 
     def selected_run_id(self) -> str | None:
-        if self.row_count == 0:
+        table = self.table
+        if table.row_count == 0:
             return None
         try:
-            key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key
+            key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
         except Exception:
             return None
         return str(key.value) if key.value is not None else None

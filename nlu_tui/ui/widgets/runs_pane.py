@@ -2,7 +2,7 @@
 
 :class:`RunsPane` puts together the live progress
 (:class:`~nlu_tui.ui.widgets.run_progress.RunProgressPanel`), the history table
-(:class:`~nlu_tui.ui.widgets.run_history.RunHistoryTable`) and the reason line under it; its
+(a ``DataTable`` filled by :class:`~nlu_tui.ui.widgets.run_history.RunHistory`) and the reason line under it; its
 base :class:`~nlu_tui.ui.widgets.run_launch.RunLauncher` starts and follows runs, which post
 ``RunUpdated``/``RunEnded``. Notes and cancelling are shared with the Results pane
 (``run_dialogs``).
@@ -29,7 +29,7 @@ from nlu_tui.ui.widgets.run_dialogs import confirm_cancel, edit_note
 from nlu_tui.ui.widgets.run_history import (
     HISTORY_COLUMNS,
     HistoryRow,
-    RunHistoryTable,
+    RunHistory,
     history_row,
     reason_text,
 )
@@ -127,10 +127,11 @@ class RunsPane(RunLauncher):
     def compose(self) -> ComposeResult:
         yield Static("Open a suite to see its runs.", id="runs-title")
         yield RunProgressPanel(id="run-progress")
-        yield RunHistoryTable()
+        yield DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
         yield Static("", id="runs-reason")
 
     def on_mount(self) -> None:
+        self.history_table.add_columns()
         host = hosting_workbench(self)
         if host is not None:
             if host.suite is not None:
@@ -244,13 +245,15 @@ class RunsPane(RunLauncher):
         self._fill()
 
     def _fill(self) -> None:
-        self.query_one(RunHistoryTable).show(
-            self.history, self.sort_key, self.marked, self._entity_cache
-        )
+        self.history_table.show(self.history, self.sort_key, self.marked, self._entity_cache)
         self._show_reason()
 
     def selected_run_id(self) -> str | None:
-        return self.query_one(RunHistoryTable).selected_run_id()
+        return self.history_table.selected_run_id()
+
+    @property
+    def history_table(self) -> RunHistory:
+        return RunHistory(self.query_one("#runs-table", DataTable))
 
     def selected_record(self) -> Any:
         run_id = self.selected_run_id()
