@@ -34,7 +34,7 @@ class Boom(RuntimeError):
 async def test_a_failed_cases_build_is_notified_logged_and_explained(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from nlu_tui.ui.widgets import cases_view as module
+    from nlu_tui.ui.widgets import cases_shown as module
 
     def broken_build(*args: object, **kwargs: object) -> None:
         raise Boom("the rows could not be built ?token=s3cret")
