@@ -181,13 +181,23 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
             dirs.append(paths.config_dir() / "themes")
         specs, failed = themes.load_themes(dirs)
         for spec in specs:
+            colours = spec.colours  # themes.COLOUR_KEYS, "primary" always among them
             try:
                 self.register_theme(
                     Theme(
                         name=spec.name,
+                        primary=colours["primary"],
+                        secondary=colours.get("secondary"),
+                        accent=colours.get("accent"),
+                        background=colours.get("background"),
+                        surface=colours.get("surface"),
+                        panel=colours.get("panel"),
+                        warning=colours.get("warning"),
+                        error=colours.get("error"),
+                        success=colours.get("success"),
+                        foreground=colours.get("foreground"),
                         dark=spec.dark,
                         variables=spec.variables,
-                        **spec.colours,  # type: ignore[arg-type]
                     )
                 )
                 self.nlu_theme_names.append(spec.name)
