@@ -71,3 +71,8 @@ def sample_suites_dir() -> Path:
 def state_path() -> Path:
     """What the workbench remembers between sessions (the open suite and tab, the panel)."""
     return data_dir() / "state.json"
+
+
+def log_path() -> Path:
+    """The workbench's log file: one line (and a traceback) per failed background task."""
+    return data_dir() / "nlu-tui.log"

@@ -39,9 +39,13 @@ async def test_start_run_on_a_damaged_store_says_why(tmp_path: Path) -> None:
         assert isinstance(app.screen, StartRunDialog)
         await pilot.press("ctrl+s")
         deadline = time.monotonic() + 30
-        while not any("runs.sqlite3" in n for n in notes(app)):
+        while not any("Cannot start the run" in n for n in notes(app)):
             assert time.monotonic() < deadline, notes(app)
             await pilot.pause(0.05)
-        shown = [n for n in notes(app) if "runs.sqlite3" in n]
-        assert "Cannot start the run" in shown[0] and "not a usable" in shown[0]
+        shown = [n for n in notes(app) if "Cannot start the run" in n]
+        assert "runs.sqlite3" in shown[0] and "not a usable" in shown[0]
         assert not sessions(app)
+        # reading the history failed too, and said so (it was silent before the one
+        # handler for failed workers): the Runs tab is not just empty
+        history = [n for n in notes(app) if "Reading the suite's runs failed" in n]
+        assert history and "not a usable" in history[0]

@@ -1,13 +1,14 @@
 """The workbench app: global bindings, themes, the palette, and the open suite.
 
-The app owns state every pane needs (the workspace and the open suite, as reactives) and the
-global keys; screens and widgets own their own flows and talk upward with messages. Heavy
+The app owns state every pane needs (typed in :class:`~nlu_tui.ui.state.Workbench`: the
+workspace, the open suite as a reactive, the run store) and the global keys; screens and widgets own their own flows and talk upward with messages. Heavy
 imports (pyarrow, the formats, the store) happen in workers after the first paint.
 """
 
 from __future__ import annotations
 
 import contextlib
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,12 +17,12 @@ from textual.app import App
 from textual.binding import Binding
 from textual.command import CommandPalette
 from textual.notifications import SeverityLevel
-from textual.reactive import var
 from textual.theme import Theme
 
-from nlu_tui.model import Suite
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.commands import NluCommands, PaletteCommand
+from nlu_tui.ui.state import Workbench
+from nlu_tui.ui.workers import ReportsFailedWorkers
 from nlu_tui.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from nlu_tui.store import RunStore
 
 
-class NluTuiApp(App[int]):
+class NluTuiApp(ReportsFailedWorkers, Workbench):
     """nlu-tui's workbench. ``suite`` is the suite open in the main screen (None before one is)."""
 
     TITLE = "nlu-tui"
@@ -73,13 +74,6 @@ class NluTuiApp(App[int]):
             tooltip="Switch to the next colour theme (remembered).",
         ),
     ]
-
-    suite: var[Suite | None] = var(None, init=False, always_update=True)
-    """The open suite; panes watch it with ``self.watch(self.app, "suite", ...)``.
-
-    A suite's identity is its file, not its content (``Suite`` equality ignores the path), so
-    every assignment reaches the watchers: a suite re-read after a run, or another file with
-    the same cases, is a new open suite, and watchers tell them apart by object and path."""
 
     def __init__(
         self, workspace: Workspace, *, cursor_blink: bool = True, user_themes: bool = True
@@ -156,7 +150,14 @@ class NluTuiApp(App[int]):
         self.set_timer(0.5, self.load_training_intents)
         self.set_timer(COLLECTOR_RESUMES_AFTER, resume_collector)
 
-    @work(thread=True, exclusive=True, group="training-intents", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="training-intents",
+        exit_on_error=False,
+        name="training-intents",
+        description="Reading the intents of the training data",
+    )
     def load_training_intents(self) -> None:
         """Read the intents of every training file in the workspace (a broken file is skipped:
         it is reported when that file is opened or used for a run)."""
@@ -180,13 +181,23 @@ class NluTuiApp(App[int]):
             dirs.append(paths.config_dir() / "themes")
         specs, failed = themes.load_themes(dirs)
         for spec in specs:
+            colours = spec.colours  # themes.COLOUR_KEYS, "primary" always among them
             try:
                 self.register_theme(
                     Theme(
                         name=spec.name,
+                        primary=colours["primary"],
+                        secondary=colours.get("secondary"),
+                        accent=colours.get("accent"),
+                        background=colours.get("background"),
+                        surface=colours.get("surface"),
+                        panel=colours.get("panel"),
+                        warning=colours.get("warning"),
+                        error=colours.get("error"),
+                        success=colours.get("success"),
+                        foreground=colours.get("foreground"),
                         dark=spec.dark,
                         variables=spec.variables,
-                        **spec.colours,  # type: ignore[arg-type]
                     )
                 )
                 self.nlu_theme_names.append(spec.name)
@@ -300,7 +311,14 @@ class NluTuiApp(App[int]):
             return
         self._save_again(quit_after=False)
 
-    @work(thread=True, exclusive=True, group="save-again", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="save-again",
+        exit_on_error=False,
+        name="save-again",
+        description="Saving the unsaved edits again",
+    )
     def _save_again(self, quit_after: bool) -> None:
         left = self.workspace.save_unsaved()
         self.call_from_thread(self._saved_again, left, quit_after)
@@ -339,6 +357,9 @@ class NluTuiApp(App[int]):
 
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
+
+    def use_theme(self, name: str) -> None:
+        self.theme = name
 
     def action_next_theme(self) -> None:
         names = self.nlu_theme_names or list(self.available_themes)
@@ -396,7 +417,7 @@ class NluTuiApp(App[int]):
             )
         for name in self.nlu_theme_names:
             commands.append(
-                PaletteCommand(f"theme: Use {name}", _setter(self, "theme", name), "Switch theme")
+                PaletteCommand(f"theme: Use {name}", partial(self.use_theme, name), "Switch theme")
             )
         screen = self.screen
         if isinstance(screen, CommandPalette) and len(self.screen_stack) > 1:
@@ -410,13 +431,6 @@ class NluTuiApp(App[int]):
 
 FOCUS_KEYS = {"tab": "app.focus_next", "shift+tab": "app.focus_previous"}
 """Tab's and Shift+Tab's focus moves (the actions of Textual's Screen bindings)."""
-
-
-def _setter(obj: Any, attr: str, value: Any) -> Any:
-    def set_it() -> None:
-        setattr(obj, attr, value)
-
-    return set_it
 
 
 def run_app(workspace: str | Path | None) -> int:

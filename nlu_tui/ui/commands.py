@@ -1,6 +1,6 @@
 """The command palette: one provider whose commands are named "group: Verb".
 
-Commands come from :meth:`NluTuiApp.palette_commands`, which asks the app and every mounted
+Commands come from :meth:`Workbench.palette_commands`, which asks the app and every mounted
 widget that has a ``palette_commands()`` method, so panes (cases, runs, results) list only
 what makes sense in their current state.
 """

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from nlu_tui.ui.state import hosting_workbench
+
 
 def show_main_tab(widget: Any, pane_id: str) -> None:
     """Switch the main screen's tabs (``tab-runs``, ``tab-results``) from a pane on it."""
@@ -13,6 +15,6 @@ def show_main_tab(widget: Any, pane_id: str) -> None:
         if tabs.id == "main-tabs":
             tabs.active = pane_id
             return
-    show_tab = getattr(widget.app, "show_tab", None)
-    if show_tab is not None:
-        show_tab(pane_id)
+    host = hosting_workbench(widget)
+    if host is not None:
+        host.show_tab(pane_id)

@@ -34,6 +34,7 @@ from nlu_tui.case_form import (
 from nlu_tui.model import MAX_INTENTS, IntentKind, Suite, TestCase
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.compact import make_compact
+from nlu_tui.ui.state import cursor_blinks
 from nlu_tui.ui.widgets.entity_row import EntityRowWidget
 from nlu_tui.ui.widgets.inert_fields import INERT, InertTextArea
 
@@ -179,7 +180,7 @@ class CaseEditorScreen(ModalScreen[list[TestCase] | None]):
 
     def on_mount(self) -> None:
         make_compact(self)
-        blink = getattr(self.app, "cursor_blink", True)
+        blink = cursor_blinks(self)
         for widget in self.query(Input):
             widget.cursor_blink = blink
         self.query_one(TextArea).cursor_blink = blink

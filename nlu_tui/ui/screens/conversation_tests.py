@@ -23,7 +23,9 @@ from textual.widgets import DataTable, Input, Static
 from nlu_tui.store.records import StoredItem
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.commands import PaletteCommand
+from nlu_tui.ui.state import workbench
 from nlu_tui.ui.widgets.footer import BudgetFooter
+from nlu_tui.ui.workers import ReportsFailedWorkers
 from nlu_tui.views.conversation import MET, MISMATCH, NOT_REACHED, conversation_rows
 
 DEFAULT_ENGINE = "rasa:http://localhost:5005"
@@ -128,7 +130,7 @@ def diff_text(item: StoredItem) -> Text:
     return out
 
 
-class ConversationScreen(Screen[None]):
+class ConversationScreen(ReportsFailedWorkers, Screen[None]):
     """The E2E test files of the workspace and their runs."""
 
     DEFAULT_CSS = """
@@ -208,7 +210,7 @@ class ConversationScreen(Screen[None]):
 
     def on_mount(self) -> None:
         if self.files is None:
-            self.files = conversation_files(self.app.workspace.root)  # type: ignore[attr-defined]
+            self.files = conversation_files(workbench(self).workspace.root)
         files = self.query_one("#conv-files", DataTable)
         files.add_column("E2E test file", key="file")
         for path in self.files:
@@ -231,7 +233,14 @@ class ConversationScreen(Screen[None]):
         if not self.items and len(self.files) == 1:
             self._load_latest(self.files[0])
 
-    @work(thread=True, exclusive=True, group="conversation-latest", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="conversation-latest",
+        exit_on_error=False,
+        name="conversation-latest",
+        description="Reading the last conversation run",
+    )
     def _load_latest(self, path: Path) -> None:
         """Show the file's latest stored E2E run (its history stays in ``nlu-tui runs``)."""
         from nlu_tui.runsessions import store_for
@@ -481,7 +490,13 @@ class ConversationScreen(Screen[None]):
             return
         self._start(None, None, resume=self.last_run[0])
 
-    @work(exclusive=True, group="conversation-run")
+    @work(
+        exclusive=True,
+        group="conversation-run",
+        exit_on_error=False,
+        name="conversation-run",
+        description="Running the conversation tests",
+    )
     async def _start(
         self, path: Path | None, engine: str | None, resume: str | None = None
     ) -> None:

@@ -23,9 +23,10 @@ from nlu_tui.runsessions import store_for
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.commands import PaletteCommand
 from nlu_tui.ui.widgets.footer import BudgetFooter
+from nlu_tui.ui.workers import ReportsFailedWorkers
 
 
-class CoverageScreen(Screen[None]):
+class CoverageScreen(ReportsFailedWorkers, Screen[None]):
     """Test coverage, leakage, performance per intent and training recommendations."""
 
     DEFAULT_CSS = """
@@ -67,7 +68,14 @@ class CoverageScreen(Screen[None]):
             PaletteCommand("coverage: Refresh", self.action_refresh, "Compute it again (r)"),
         ]
 
-    @work(thread=True, exclusive=True, group="coverage", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="coverage",
+        exit_on_error=False,
+        name="coverage",
+        description="Computing the coverage",
+    )
     def _compute(self) -> None:
         from nlu_tui.coverage_service import (
             CoverageRequest,

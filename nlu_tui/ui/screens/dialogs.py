@@ -36,6 +36,7 @@ from textual.widgets.option_list import Option
 from nlu_tui.model import MAX_NOTE_CHARS, Suite
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.compact import make_compact
+from nlu_tui.ui.state import cursor_blinks
 from nlu_tui.ui.widgets.inert_fields import INERT, InertDirectoryTree, InertTextArea
 
 DIALOG_CSS = """
@@ -75,7 +76,7 @@ so it stays visible however small the terminal (the body scrolls instead)."""
 
 def _blink_off(screen: ModalScreen[Any]) -> None:
     make_compact(screen)
-    blink = getattr(screen.app, "cursor_blink", True)
+    blink = cursor_blinks(screen)
     for widget in screen.query(Input):
         widget.cursor_blink = blink
 

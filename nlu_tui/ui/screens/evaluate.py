@@ -27,11 +27,13 @@ from textual.widgets.data_table import ColumnKey
 from nlu_tui.errors import InputError, NluTuiError
 from nlu_tui.runsessions import store_for
 from nlu_tui.textsafe import inert
+from nlu_tui.ui.state import hosting_workbench
 from nlu_tui.ui.widgets.charts import Chart
 from nlu_tui.ui.widgets.footer import BudgetFooter
+from nlu_tui.ui.workers import ReportsFailedWorkers
 
 if TYPE_CHECKING:
-    from nlu_tui.evaluation.service import EvalOutcome, EvalRequest
+    from nlu_tui.evaluation.service import Cancel, EvalOutcome, EvalRequest
 
 MODES = (
     ("Held-out split", "split"),
@@ -54,7 +56,7 @@ def workspace_configs(workspace: Path) -> list[str]:
     return sorted(found)
 
 
-class EvaluateScreen(Screen[None]):
+class EvaluateScreen(ReportsFailedWorkers, Screen[None]):
     """Train and test one NLU training file."""
 
     DEFAULT_CSS = """
@@ -124,7 +126,7 @@ class EvaluateScreen(Screen[None]):
         super().__init__()
         self.path = Path(path)
         self.workspace = Path(workspace)
-        self._cancel: object | None = None
+        self._cancel: Cancel | None = None
         self._unit_rows: dict[str, int] = {}
         self._under_way: dict[str, float] = {}
         """Units under way: when they started (their seconds count up)."""
@@ -334,7 +336,7 @@ class EvaluateScreen(Screen[None]):
     def action_cancel(self) -> None:
         cancel = self._cancel
         if cancel is not None:
-            cancel.set()  # type: ignore[attr-defined]
+            cancel.set()
             self.notify("Canceling after the unit under way; finished units are kept.")
 
     def _progress(self, key: str, state: str, seconds: float | None) -> None:
@@ -364,7 +366,13 @@ class EvaluateScreen(Screen[None]):
             if key in self._unit_rows:
                 table.update_cell(key, self._unit_columns[2], f"{now - started:.0f}…")
 
-    @work(exclusive=True, group="evaluate")
+    @work(
+        exclusive=True,
+        group="evaluate",
+        exit_on_error=False,
+        name="evaluate",
+        description="Evaluating the training data",
+    )
     async def _evaluate(self, request: EvalRequest) -> None:
         import asyncio
 
@@ -407,9 +415,9 @@ class EvaluateScreen(Screen[None]):
         for screen in self.app.screen_stack:
             for pane in screen.query(RunsPane):
                 pane.reload()
-        refresh_suites = getattr(self.app, "refresh_suites", None)
-        if refresh_suites is not None:
-            refresh_suites()
+        host = hosting_workbench(self)
+        if host is not None:
+            host.refresh_suites()
 
     # --- results ------------------------------------------------------------------------------
 

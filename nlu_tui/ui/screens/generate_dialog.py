@@ -28,9 +28,10 @@ from textual.widgets.option_list import Option
 from nlu_tui.model import Suite
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.compact import make_compact
+from nlu_tui.ui.workers import ReportsFailedWorkers
 
 
-class GenerateScreen(ModalScreen[list[Any] | None]):
+class GenerateScreen(ReportsFailedWorkers, ModalScreen[list[Any] | None]):
     """Answers the accepted, checked cases (``TestCase`` s; for a flow, DUT ``E2ETestCase`` s),
     or None when canceled."""
 
@@ -137,7 +138,14 @@ class GenerateScreen(ModalScreen[list[Any] | None]):
 
     # --- setup --------------------------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="generate-setup", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="generate-setup",
+        exit_on_error=False,
+        name="generate-setup",
+        description="Reading the LLM settings",
+    )
     def _load(self) -> None:
         from nlu_tui.llm import LLMError, load_llm_config
         from nlu_tui.llm.generate import find_training, load_training
@@ -215,7 +223,13 @@ class GenerateScreen(ModalScreen[list[Any] | None]):
         assert self.suite is not None
         return CaseGenerator(name, self.suite, self.training, count=self._count())
 
-    @work(exclusive=True, group="generate", exit_on_error=False)
+    @work(
+        exclusive=True,
+        group="generate",
+        exit_on_error=False,
+        name="generate",
+        description="Generating test cases",
+    )
     async def _ask(self, generator: Any) -> None:
         from nlu_tui.llm import ChatClient
 

@@ -17,6 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from nlu_tui.textsafe import inert
+from nlu_tui.ui.state import hosting_workbench
 
 FILTER_HELP = (
     "Filter box: plain words match the utterance; intent:NAME, tag:NAME, entity:NAME; "
@@ -68,7 +69,8 @@ class HelpScreen(ModalScreen[None]):
         else:
             table.add_column("Action")
             table.add_column("What it does")
-        keymap: dict[str, str] = getattr(self.app, "user_keymap", {})
+        host = hosting_workbench(self)
+        keymap = host.user_keymap if host is not None else {}
         underneath = self.app.screen_stack[-2] if len(self.app.screen_stack) > 1 else None
         seen: set[tuple[str, str]] = set()
         nodes = list(underneath.query("*")) if underneath is not None else []

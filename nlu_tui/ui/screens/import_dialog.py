@@ -25,7 +25,9 @@ from nlu_tui.model import Suite
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.commands import PaletteCommand
 from nlu_tui.ui.compact import make_compact
+from nlu_tui.ui.state import cursor_blinks, workbench, workspace_root
 from nlu_tui.ui.widgets.inert_fields import InertDirectoryTree
+from nlu_tui.ui.workers import ReportsFailedWorkers
 
 PREVIEW_ROWS = 200
 AUTO = "auto"
@@ -56,7 +58,7 @@ def unique_name(name: str, taken: set[str]) -> str:
     return f"{name} ({n})"
 
 
-class ImportScreen(ModalScreen[Path | None]):
+class ImportScreen(ReportsFailedWorkers, ModalScreen[Path | None]):
     DEFAULT_CSS = """
     ImportScreen { align: center middle; }
     ImportScreen > Vertical {
@@ -139,7 +141,7 @@ class ImportScreen(ModalScreen[Path | None]):
 
     def on_mount(self) -> None:
         make_compact(self)
-        self.query_one("#path", Input).cursor_blink = getattr(self.app, "cursor_blink", True)
+        self.query_one("#path", Input).cursor_blink = cursor_blinks(self)
         table = self.query_one("#preview", DataTable)
         table.add_columns("#", "Utterance", "Intents", "Entities")
 
@@ -167,12 +169,18 @@ class ImportScreen(ModalScreen[Path | None]):
         self.previewed = None
         self.query_one("#import-btn", Button).disabled = True
 
-    @work(thread=True, exclusive=True, group="import-preview", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="import-preview",
+        exit_on_error=False,
+        name="import-preview",
+        description="Reading the file to import",
+    )
     def _read(self, path: Path, fmt: str | None) -> None:
         from nlu_tui.formats.registry import detect_format
-        from nlu_tui.workspace import Workspace
 
-        workspace: Workspace = self.app.workspace  # type: ignore[attr-defined]
+        workspace = workbench(self).workspace
         detected = fmt is None
         try:
             if fmt is None:
@@ -265,11 +273,16 @@ class ImportScreen(ModalScreen[Path | None]):
         self._write(replace(self.previewed, name=name, description=description))
 
     @work(
-        thread=True, exclusive=True, group="import-write", exit_on_error=False, description="import"
+        thread=True,
+        exclusive=True,
+        group="import-write",
+        exit_on_error=False,
+        name="import-write",
+        description="Importing a suite",
     )
     def _write(self, suite: Suite) -> None:
         try:
-            path = self.app.workspace.add_imported(suite)  # type: ignore[attr-defined]
+            path = workbench(self).workspace.add_imported(suite)
         except Exception as exc:
             self.app.call_from_thread(self._failed, import_errors(exc))
             return
@@ -293,7 +306,7 @@ class ImportScreen(ModalScreen[Path | None]):
         the dialog opened on), then preview the JSON one."""
         from nlu_tui.samples import save_sample_files
 
-        root = getattr(getattr(self.app, "workspace", None), "root", None)
+        root = workspace_root(self)
         home = Path(root) if root is not None else self.start
         text = self.query_one("#path", Input).value.strip()
         typed = Path(text).expanduser() if text else home

@@ -32,9 +32,12 @@ from nlu_tui.ui.messages import (
     SuiteLoaded,
     WorkspaceChanged,
 )
-from nlu_tui.ui.widgets.cases_view import CasesView, PartialRows
+from nlu_tui.ui.state import workbench
+from nlu_tui.ui.widgets.cases_rows import PartialRows
+from nlu_tui.ui.widgets.cases_view import CasesView
 from nlu_tui.ui.widgets.footer import BudgetFooter
 from nlu_tui.ui.widgets.suites_panel import SuitesPanel
+from nlu_tui.ui.workers import ReportsFailedWorkers, describe
 from nlu_tui.views.cases import RowCache
 from nlu_tui.workspace import is_conversation_file
 
@@ -63,7 +66,7 @@ def _extra_pane(target: str) -> Widget:
     return widget
 
 
-class MainScreen(Screen[None]):
+class MainScreen(ReportsFailedWorkers, Screen[None]):
     _restore_tab: str | None = None
     """The tab to show once the extra panes are in (remembered from the last session)."""
     _restoring = True
@@ -142,7 +145,7 @@ class MainScreen(Screen[None]):
         if self._remembers and ui_state.panel_collapsed():
             panel.add_class("-collapsed")
         suite_name = remembered.get("suite")
-        root: Path = self.app.workspace.root  # type: ignore[attr-defined]
+        root = workbench(self).workspace.root
         panel.reload(select=root / suite_name if isinstance(suite_name, str) else None)
         if self._restore_tab is not None:  # reopened on Runs or Results: they are the screen
             self.call_after_refresh(self.ensure_extra_panes)
@@ -153,19 +156,19 @@ class MainScreen(Screen[None]):
 
     @property
     def _root(self) -> Path:
-        root: Path = self.app.workspace.root  # type: ignore[attr-defined]
+        root = workbench(self).workspace.root
         return root
 
     @property
     def _remembers(self) -> bool:
         """Whether this app reads and writes the user's files (tests and snapshots turn it off
         with ``user_themes=False``)."""
-        return bool(getattr(self.app, "user_themes", False))
+        return workbench(self).user_themes
 
     def _remembered(self) -> dict[str, object]:
         if not self._remembers:
             return {}
-        return ui_state.workspace_state(self.app.workspace.root)  # type: ignore[attr-defined]
+        return ui_state.workspace_state(self._root)
 
     @on(CasesView.FirstShown)
     def _first_screen_shown(self) -> None:
@@ -218,7 +221,7 @@ class MainScreen(Screen[None]):
         """Run the selected suite from anywhere: the Runs tab opens and asks for the engine."""
         panel = self.query_one(SuitesPanel)
         selected = panel.selected_path
-        suite: Suite | None = self.app.suite  # type: ignore[attr-defined]
+        suite = workbench(self).suite
         if selected is None:
             self.notify("Select a suite first.", severity="warning")
             return
@@ -325,7 +328,7 @@ class MainScreen(Screen[None]):
     def action_dut_editor(self) -> None:
         from nlu_tui.ui.screens.dut_editor import DutEditorScreen, dut_files
 
-        files = dut_files(self.app.workspace.root)  # type: ignore[attr-defined]
+        files = dut_files(self._root)
         if not files:
             self.app.notify(
                 "No DUT file (test_cases: with commands:) in the workspace or its tests/.",
@@ -339,13 +342,17 @@ class MainScreen(Screen[None]):
 
         open_latest_dut_run(self.app)
 
+    @on(SuitesPanel.CasesWanted)
+    def _cases_wanted(self) -> None:
+        self.action_focus_cases()
+
     @on(SuiteHighlighted)
     def _open_suite(self, message: SuiteHighlighted) -> None:
         if self._remembers:
             ui_state.remember_workspace(self._root, suite=message.path.name)
         view = self.query_one(CasesView)
         if is_conversation_file(message.path):
-            self.app.suite = None  # type: ignore[attr-defined]
+            workbench(self).suite = None
             view.show_error(
                 f"{message.path.name}: a conversation suite (E2E test cases). Enter in the "
                 "suites list opens it (its test cases, steps and last run); F5 runs it."
@@ -359,19 +366,19 @@ class MainScreen(Screen[None]):
         exclusive=True,
         group="suite-load",
         exit_on_error=False,
-        description="suite-load",
+        name="suite-load",
+        description="Loading a suite",
     )
     def _load_suite(self, path: Path, view: CasesView) -> None:
         """Read the suite a chunk at a time: the cases table shows the first cases at once and
         grows (at most about 4 times a second); only the complete suite becomes ``app.suite``."""
+        describe(f"Loading suite {path.name}")
         worker = get_current_worker()
         rows = PartialRows()
         suite: Suite | None = None
         shown_at: float | None = None
         try:
-            chunks = self.app.workspace.load_chunks(  # type: ignore[attr-defined]
-                path, chunk_size=view.chunk_size
-            )
+            chunks = workbench(self).workspace.load_chunks(path, chunk_size=view.chunk_size)
             for chunk in chunks:  # to the end, even after the complete suite is in
                 if worker.is_cancelled:
                     return
@@ -407,7 +414,7 @@ class MainScreen(Screen[None]):
     def _set_suite(self, suite: Suite, row_cache: RowCache | None = None) -> None:
         if row_cache:
             self.query_one(CasesView).reuse_rows(row_cache)
-        self.app.suite = suite  # type: ignore[attr-defined]
+        workbench(self).suite = suite
         self.query_one(SuitesPanel).refresh_suite(suite)  # exact counts once it is read
         self.post_message(SuiteLoaded(suite))
 

@@ -28,7 +28,9 @@ from nlu_tui.rundiff import (
 from nlu_tui.runsessions import store_for
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.commands import PaletteCommand
+from nlu_tui.ui.state import workspace_root
 from nlu_tui.ui.widgets.footer import BudgetFooter
+from nlu_tui.ui.workers import ReportsFailedWorkers
 from nlu_tui.views.summary_text import num, run_title
 
 KIND_LABEL = {
@@ -39,7 +41,7 @@ KIND_LABEL = {
 }
 
 
-class DiffScreen(Screen[None]):
+class DiffScreen(ReportsFailedWorkers, Screen[None]):
     """Compare an older run (before) with a newer one (after)."""
 
     DEFAULT_CSS = """
@@ -151,13 +153,20 @@ class DiffScreen(Screen[None]):
     def _recompute(self) -> None:
         self._compute(self.threshold, self.thresholds_path)
 
-    @work(thread=True, exclusive=True, group="diff", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="diff",
+        exit_on_error=False,
+        name="diff",
+        description="Comparing two runs",
+    )
     def _compute(self, threshold: float, thresholds: Path | None) -> None:
         store = store_for(self.app)
         try:
             if thresholds is None and self.thresholds_path is None and self.result is None:
                 record = store.get_run(self.after_id)
-                workspace = getattr(getattr(self.app, "workspace", None), "root", None)
+                workspace = workspace_root(self)
                 thresholds = default_thresholds(record.suite_path, workspace)
             result = compute_diff(store, self.before_id, self.after_id, threshold, thresholds)
         except Exception as exc:

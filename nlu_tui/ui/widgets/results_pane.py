@@ -1,12 +1,13 @@
-"""The Results tab: one run's summary, its per-utterance table with a detail pane, and the
-per-intent report, confusion table and charts.
+"""The Results tab: one run's header, its per-utterance table with a filter bar and a detail
+pane, and the Per intent, Confusion, Charts and Thresholds tabs.
 
-A finished run is loaded in a thread worker (:class:`RunData`, computed once by the scoring
-core). A live run is followed through its :class:`RunSession`: a 4 Hz timer appends the rows
-that arrived since the last tick and redraws the header, so thousands of results per second
-cost the screen nothing extra; when the run ends the stored run is loaded as for any other.
-A resumed run starts from its earlier part: once the session has its stored rows (and their
-columns, built in a worker thread) the table is reloaded from them plus the streamed ones.
+:class:`ResultsPane` puts together widgets of their own modules: the header
+(:class:`~nlu_tui.ui.widgets.results_header.RunHeader`), the filter bar
+(:class:`~nlu_tui.ui.widgets.results_filters.ResultsFilterBar`, posting ``Changed`` and
+``Submitted``), the results table and detail, and one ``TabPane`` widget per tab
+(``results_intents``, ``results_confusion`` posting ``CaseChosen``, ``results_charts``). A
+finished run is loaded in a thread worker (:class:`RunData`, computed once by the scoring core);
+a live run is followed by its base class, :class:`~nlu_tui.ui.widgets.results_live.LiveResults`.
 """
 
 from __future__ import annotations
@@ -16,79 +17,36 @@ from pathlib import Path
 from typing import Any
 
 from rich.markup import escape
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.timer import Timer
+from textual.containers import Horizontal, Vertical
 from textual.widgets import (
-    DataTable,
-    Input,
-    OptionList,
     ProgressBar,
-    Select,
-    Static,
     TabbedContent,
     TabPane,
 )
-from textual.widgets.option_list import Option
 
 from nlu_tui.model import ResultType
-from nlu_tui.runsessions import RunSession, sessions, store_for
-from nlu_tui.textsafe import inert, inert_markup
+from nlu_tui.reports.run_data import RunData
+from nlu_tui.runsessions import sessions, store_for
 from nlu_tui.ui.commands import PaletteCommand
-from nlu_tui.ui.widgets.charts import Chart
+from nlu_tui.ui.state import Workbench
+from nlu_tui.ui.widgets.results_charts import ChartsTab
+from nlu_tui.ui.widgets.results_confusion import ConfusionTab
 from nlu_tui.ui.widgets.results_detail import ResultDetail
+from nlu_tui.ui.widgets.results_filters import FLAKY, ResultsFilterBar
+from nlu_tui.ui.widgets.results_header import RunHeader
+from nlu_tui.ui.widgets.results_intents import IntentsTab
+from nlu_tui.ui.widgets.results_live import LiveResults
 from nlu_tui.ui.widgets.results_table import ResultsTable
 from nlu_tui.ui.widgets.threshold_view import ThresholdView
+from nlu_tui.ui.workers import describe
 from nlu_tui.views.result_columns import ResultFilter
-from nlu_tui.views.run_data import RunData
-from nlu_tui.views.summary_text import num, pct, progress_text, summary_text
 
-TYPE_CHOICES = [
-    ("All results", ""),
-    ("FP only", "FP"),
-    ("FN only", "FN"),
-    ("Errors", "ERROR"),
-    ("Misses (FP+FN+errors)", "FP,FN,ERROR"),
-    ("TP only", "TP"),
-    ("TN only", "TN"),
-]
-FLAKY = "flaky"
-"""The result filter's "Flaky only" choice, offered for a repeated run."""
-FLAKY_CHOICE = ("Flaky only (repeat run)", FLAKY)
+__all__ = ["FLAKY", "ResultsPane", "export_dir"]
+
 TYPE_CYCLE = ["", "FP", "FN", "ERROR"]
-LIVE_REFRESH_S = 0.25
-"""How often a live run's new rows reach the table (4 Hz keeps SSH sessions smooth)."""
-
-INTENT_COLUMNS = [
-    ("intent", "Intent"),
-    ("precision", "Precision"),
-    ("recall", "Recall"),
-    ("f1", "F1"),
-    ("support", "Support"),
-    ("tp", "TP"),
-    ("fp", "FP"),
-    ("fn", "FN"),
-    ("confused", "Confused with"),
-]
-TYPE_COLUMNS = [
-    ("type", "Intent type"),
-    ("cases", "Cases"),
-    ("precision", "Precision"),
-    ("recall", "Recall"),
-    ("f1", "F1"),
-    ("tp", "TP"),
-    ("tn", "TN"),
-    ("fp", "FP"),
-    ("fn", "FN"),
-    ("errors", "Errors"),
-]
-"""The results per intent type under the per-intent table (Kore.ai's Dialog / FAQ / Small Talk
-/ Trait figures)."""
-STABILITY_INTENT_COLUMN = ("stability", "Stable")
-"""A repeated run's per-intent stability (share of its cases not flaky), before Confused with."""
 
 
 def export_dir(app: Any, suite_path: str | Path | None) -> Path:
@@ -98,9 +56,7 @@ def export_dir(app: Any, suite_path: str | Path | None) -> Path:
         folder = Path(suite_path).expanduser().parent
         if folder.is_dir():
             return folder
-    workspace = getattr(app, "workspace", None)
-    root = getattr(workspace, "root", None)
-    return Path(root) if root is not None else Path.cwd()
+    return app.workspace.root if isinstance(app, Workbench) else Path.cwd()
 
 
 RESULT_TABS = [
@@ -117,7 +73,7 @@ RESULT_TABS = [
 """The Results tabs (id, title, what it shows), each opened by a palette command."""
 
 
-class ResultsPane(Vertical):
+class ResultsPane(LiveResults):
     """Shows one run (finished or live); empty until a run is opened."""
 
     DEFAULT_CSS = """
@@ -223,17 +179,6 @@ class ResultsPane(Vertical):
         ),
     ]
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.data: RunData | None = None
-        self.session: RunSession | None = None
-        self._seen_rows = 0
-        self._seen_version = -1
-        self._seen_generation = -1
-        self._timer: Timer | None = None
-        self._intent_sort: tuple[str, bool] = ("f1", False)
-        self._cell: tuple[str, str] | None = None
-
     # --- layout -----------------------------------------------------------------------
 
     STACK_BELOW = 110
@@ -244,38 +189,18 @@ class ResultsPane(Vertical):
         self.set_class(self.size.width < self.STACK_BELOW, "stacked")
 
     def compose(self) -> ComposeResult:
-        yield Static(Text("No run open. Open one from the Runs tab."), id="results-header")
+        yield RunHeader()
         with Vertical(id="results-live"):
             yield ProgressBar(total=100, show_eta=False, id="results-progress")
         with TabbedContent(id="results-tabs"):
             with TabPane("Cases", id="tab-res-cases"):
-                with Horizontal(id="results-filters"):
-                    yield Input(
-                        placeholder="search utterances ( / )", id="results-search", compact=True
-                    )
-                    yield Select(
-                        TYPE_CHOICES, value="", allow_blank=False, id="results-type", compact=True
-                    )
-                    yield Select(
-                        [("All intents", "")],
-                        value="",
-                        allow_blank=False,
-                        id="results-intent",
-                        compact=True,
-                    )
+                yield ResultsFilterBar()
                 with Horizontal(id="results-split"):
                     yield ResultsTable(id="results-table")
                     yield ResultDetail(id="results-detail")
-            with TabPane("Per intent", id="tab-res-intents"):
-                yield DataTable(id="results-intents", cursor_type="row", zebra_stripes=True)
-                yield DataTable(id="results-types", cursor_type="row", zebra_stripes=True)
-            with TabPane("Confusion", id="tab-res-confusion"):
-                yield DataTable(id="results-confusion", cursor_type="cell")
-                yield OptionList(id="results-cell-cases")
-            with TabPane("Charts", id="tab-res-charts"), VerticalScroll():
-                yield Chart(id="chart-confidence")
-                yield Chart(id="chart-latency")
-                yield Chart(id="chart-rasa-histogram")
+            yield IntentsTab()
+            yield ConfusionTab()
+            yield ChartsTab()
             with TabPane("Thresholds", id="tab-res-thresholds"):
                 yield ThresholdView(id="results-thresholds")
 
@@ -291,11 +216,11 @@ class ResultsPane(Vertical):
         pane = self.query_one(f"#{tab_id}", TabPane)
         targets = [w for w in pane.query("*") if w.focusable]
         if targets:
+            # now, so that the old tab's widget, hidden by the switch, no longer holds the
+            # focus when it is blurred (its blur would move the focus to the tabs); and again
+            # once the tab is drawn
+            targets[0].focus()
             self.call_after_refresh(targets[0].focus)
-
-    @property
-    def table(self) -> ResultsTable:
-        return self.query_one(ResultsTable)
 
     @property
     def run_id(self) -> str | None:
@@ -320,13 +245,21 @@ class ResultsPane(Vertical):
             self.attach(session)
             return
         self._stop_live()
-        self.query_one("#results-header", Static).update(Text(f"Loading run {run_id}…"))
+        self.query_one(RunHeader).show_text(f"Loading run {run_id}…")
         self._load(run_id)
 
-    @work(thread=True, exclusive=True, group="results-load", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="results-load",
+        exit_on_error=False,
+        name="results-load",
+        description="Loading a run's results",
+    )
     def _load(self, run_id: str) -> None:
         from nlu_tui.views.result_columns import ResultColumns
 
+        describe(f"Loading the results of run {run_id}")
         try:
             data = RunData.load(store_for(self.app), run_id)
             columns = ResultColumns()
@@ -339,294 +272,46 @@ class ResultsPane(Vertical):
         self.app.call_from_thread(self._show_data, data, prepared)
 
     def _load_failed(self, run_id: str, exc: Exception) -> None:
-        self.query_one("#results-header", Static).update(
-            Text(inert(f"Cannot open run {run_id}: {exc}"))
-        )
+        self.query_one(RunHeader).show_text(f"Cannot open run {run_id}: {exc}")
         self.notify(escape(str(exc)), title="Cannot open run", severity="error")
-
-    def attach(self, session: RunSession) -> None:
-        """Follow a live run: rows stream into the table, the header shows live counts."""
-        self._stop_live()
-        self.session = session
-        self.data = None
-        self._seen_rows = 0
-        self._seen_version = -1
-        self._seen_generation = -1
-        self.add_class("live")
-        self.refresh_bindings()
-        self.table.clear_rows()
-        self.table.show_stability(False)  # a repeated run's figures come when it has ended
-        self._set_type_choices(False)
-        self.table.sort = ("n", True)  # newest first while it runs
-        if self.table.data_table is not None:
-            self.set_filter(ResultFilter())  # empties the previous run's table
-        else:
-            self.table.filter = ResultFilter()
-        self._tick()
-        self._timer = self.set_interval(LIVE_REFRESH_S, self._tick)
-
-    def _stop_live(self) -> None:
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
-        self.session = None
-        self.remove_class("live")
-        self.refresh_bindings()
-
-    def _tick(self) -> None:
-        session = self.session
-        if session is None:
-            return
-        if session.version != self._seen_version:
-            self._seen_version = session.version
-            if session.generation != self._seen_generation:
-                self._restart_rows(session)
-            new = session.rows[self._seen_rows :]
-            self._seen_rows += len(new)
-            if new:
-                self.table.append({c.id: c for c, _, _ in new}, (r for _, _, r in new))
-                self.table.refresh_view()
-            self._draw_live(session)
-        if session.finished:
-            run_id = session.run_id
-            self._stop_live()
-            self.table.sort = None
-            if session.record is not None:
-                self.show_run(run_id)
-            else:
-                self.query_one("#results-header", Static).update(
-                    Text(inert(f"Run {run_id} failed: {session.error}"), style="bold red")
-                )
-
-    def _restart_rows(self, session: RunSession) -> None:
-        """The session's rows were replaced (a resumed run's stored rows came in): load the
-        stored part from its prepared columns; the streamed rows after it are then appended."""
-        self._seen_generation = session.generation
-        prepared = session.seed_prepared
-        if prepared is None:
-            self.table.clear_rows()
-            self._seen_rows = 0
-            return
-        columns, arrow = prepared
-        self.table.load_prepared(columns.copy(), arrow)
-        self._seen_rows = session.seed_count
-
-    def _draw_live(self, session: RunSession) -> None:
-        header = Text()
-        header.append("▶ running  ", style="bold cyan")
-        header.append(inert(session.suite_name, newlines=False), style="bold")
-        from nlu_tui.repeats import repeat_of
-
-        repeat = repeat_of(session.run.record)
-        header.append(
-            inert(
-                f" · {session.engine_name} ({session.stage}) · run {session.run_id}", newlines=False
-            )
-            + (f" · each case ×{repeat}" if repeat > 1 else "")
-            + "\n"
-        )
-        event = session.progress()
-        bar = self.query_one("#results-progress", ProgressBar)
-        if event is not None:
-            header.append_text(progress_text(event))
-            bar.update(total=max(event.total, 1), progress=event.done)
-        self.query_one("#results-header", Static).update(header)
 
     def _show_data(self, data: RunData, prepared: tuple[Any, Any] | None = None) -> None:
         """Show a loaded run; ``prepared`` is its table rows, built off the UI thread."""
         self.data = data
         self.refresh_bindings()
-        self.query_one("#results-header", Static).update(
-            summary_text(data.record, data.summary, data.stability)
-        )
+        self.query_one(RunHeader).show_summary(data)
         self.table.show_stability(data.stability is not None)
         self._set_type_choices(data.stability is not None)
         if prepared is not None:
             self.table.load_prepared(*prepared)
         else:
             self.table.load(data.cases, (r for _, _, r in data.rows))
-        intents: list[tuple[Any, str]] = [("All intents", "")]
-        intents += [(Text(inert(label, newlines=False)), label) for label in data.report.labels]
-        select = self.query_one("#results-intent", Select)
-        select.set_options(intents)
-        select.value = ""
-        self._fill_intents()
-        self._fill_types()
-        self._fill_confusion()
-        self._fill_charts()
+        self.query_one(ResultsFilterBar).set_intents(data.report.labels)
+        self.query_one(IntentsTab).show(data)
+        self.query_one(ConfusionTab).show(data)
+        self.query_one(ChartsTab).show(data)
         self.query_one(ThresholdView).set_run(data.record, data.rows)
 
     def _set_type_choices(self, flaky: bool) -> None:
         """The result filter's choices: "Flaky only" too for a repeated run."""
-        select = self.query_one("#results-type", Select)
         flt = self.table.filter
         if flt.flaky and not flaky:  # the run shown now has no flaky cases to filter on
             flt = self.table.filter = ResultFilter(flt.types, flt.intent, flt.text)
-        choices = [*TYPE_CHOICES, FLAKY_CHOICE] if flaky else TYPE_CHOICES
-        types = FLAKY if flt.flaky else ",".join(sorted(flt.types))
-        with self.prevent(Select.Changed):
-            select.set_options(choices)
-            select.value = types if types in {v for _, v in choices} else ""
+        self.query_one(ResultsFilterBar).set_type_choices(flt, flaky)
 
     # --- per-intent report, confusion, charts -------------------------------------------------
 
-    def _intent_rows(self) -> list[dict[str, Any]]:
-        assert self.data is not None
-        report = self.data.report
-        groups = {}
-        if self.data.stability is not None:
-            from nlu_tui.scoring.intent_report import none_label
-            from nlu_tui.scoring.stability import NO_INTENT
-
-            groups = {g.name: g for g in self.data.stability.intents}
-            if NO_INTENT in groups:
-                groups[none_label()] = groups[NO_INTENT]
-        rows = []
-        for label in report.labels:
-            group = groups.get(label)
-            metrics = report.report.get(label, {})
-            stats = report.stats[label]
-            rows.append(
-                {
-                    "intent": label,
-                    "precision": metrics.get("precision", 0.0),
-                    "recall": metrics.get("recall", 0.0),
-                    "f1": metrics.get("f1-score", 0.0),
-                    "support": stats.support,
-                    "tp": stats.tp,
-                    "fp": stats.fp,
-                    "fn": stats.fn,
-                    "confused": ", ".join(f"{n} ({c})" for n, c in stats.confused_with[:3]),
-                    "stability": group.stability if group is not None else None,
-                }
-            )
-        return rows
-
-    def _fill_intents(self) -> None:
-        table = self.query_one("#results-intents", DataTable)
-        table.clear(columns=True)
-        if self.data is None:
-            return
-        key, descending = self._intent_sort
-        repeated = self.data.stability is not None
-        if key == STABILITY_INTENT_COLUMN[0] and not repeated:
-            key, descending = self._intent_sort = ("f1", False)
-
-        def order(r: dict[str, Any]) -> tuple[Any, str]:
-            value = r[key]
-            return (-1.0 if value is None else value), r["intent"]  # no figure sorts lowest
-
-        rows = sorted(self._intent_rows(), key=order, reverse=descending)
-        columns = list(INTENT_COLUMNS)
-        if repeated:
-            columns.insert(len(columns) - 1, STABILITY_INTENT_COLUMN)
-        for col, label in columns:
-            mark = (" ▼" if descending else " ▲") if col == key else ""
-            table.add_column(label + mark, key=col)
-        for r in rows:
-            cells: list[Any] = [
-                Text(inert(r["intent"], newlines=False)),
-                num(r["precision"]),
-                num(r["recall"]),
-                num(r["f1"]),
-                str(r["support"]),
-                str(r["tp"]),
-                str(r["fp"]),
-                str(r["fn"]),
-            ]
-            if repeated:
-                cells.append(pct(r["stability"]))
-            cells.append(Text(inert(r["confused"], newlines=False)))
-            table.add_row(*cells, key=r["intent"])
-
-    def _fill_types(self) -> None:
-        """Results per intent type (dialog, FAQ, small talk, trait), as Kore.ai shows them;
-        hidden when no case's kind is known."""
-        table = self.query_one("#results-types", DataTable)
-        table.clear(columns=True)
-        found = self.data.intent_type_slices() if self.data is not None else []
-        table.display = any(s.name is not None for s in found)
-        if not table.display:
-            return
-        for col, label in TYPE_COLUMNS:
-            table.add_column(label, key=col)
-        for item in found:
-            s = item.summary
-            name = (item.name or "(none)").replace("_", " ")
-            table.add_row(
-                Text(inert(name, newlines=False)),
-                str(s.cases),
-                num(s.precision),
-                num(s.recall),
-                num(s.f1),
-                str(s.tp),
-                str(s.tn),
-                str(s.fp),
-                str(s.fn),
-                str(s.errors),
-                key=item.name or "",
-            )
-
-    @on(DataTable.HeaderSelected, "#results-intents")
-    def _intent_header(self, event: DataTable.HeaderSelected) -> None:
-        event.stop()
-        key = str(event.column_key.value)
-        descending = self._intent_sort == (key, False)
-        self.sort_intents(key, descending)
-
     def sort_intents(self, key: str, descending: bool = False) -> None:
-        self._intent_sort = (key, descending)
-        self._fill_intents()
-
-    def _fill_confusion(self) -> None:
-        table = self.query_one("#results-confusion", DataTable)
-        table.clear(columns=True)
-        self.query_one("#results-cell-cases", OptionList).clear_options()
-        if self.data is None:
-            return
-        confusion = self.data.confusion
-        labels = confusion.labels
-        table.add_column(Text("expected \\ predicted"), key="__row__")
-        for label in labels:
-            table.add_column(Text(inert(label, newlines=False)), key=label)
-        for true_label in labels:
-            row: list[Any] = [Text(inert(true_label, newlines=False), style="bold")]
-            for predicted in labels:
-                count = confusion.count(true_label, predicted)
-                style = "green" if true_label == predicted else ("red" if count else "dim")
-                row.append(Text(str(count) if count else "·", style=style, justify="right"))
-            table.add_row(*row, key=true_label)
-
-    @on(DataTable.CellSelected, "#results-confusion")
-    def _cell_selected(self, event: DataTable.CellSelected) -> None:
-        event.stop()
-        true_label = str(event.cell_key.row_key.value)
-        predicted = str(event.cell_key.column_key.value)
-        if predicted == "__row__":
-            return
-        self.open_cell(true_label, predicted)
+        self.query_one(IntentsTab).sort_intents(key, descending)
 
     def open_cell(self, true_label: str, predicted: str) -> list[str]:
         """List the cases of one confusion cell below the table; returns their ids."""
-        assert self.data is not None
-        self._cell = (true_label, predicted)
-        ids = self.data.cell_case_ids(true_label, predicted)
-        options = self.query_one("#results-cell-cases", OptionList)
-        options.clear_options()
-        options.border_title = inert_markup(
-            f"{len(ids)} case(s): expected {true_label}, predicted {predicted}", newlines=False
-        )
-        for cid in ids:
-            case = self.data.by_id[cid][0]
-            options.add_option(Option(Text(inert(case.utterance, newlines=False)), id=cid))
-        return ids
+        return self.query_one(ConfusionTab).open_cell(true_label, predicted)
 
-    @on(OptionList.OptionSelected, "#results-cell-cases")
-    def _cell_case_chosen(self, event: OptionList.OptionSelected) -> None:
+    @on(ConfusionTab.CaseChosen)
+    def _cell_case_chosen(self, event: ConfusionTab.CaseChosen) -> None:
         event.stop()
-        if event.option.id is None:
-            return
-        self.jump_to_case(event.option.id)
+        self.jump_to_case(event.case_id)
 
     def jump_to_case(self, case_id: str) -> None:
         """Show one case in the Cases tab's table, scrolled into view, with the focus on it."""
@@ -636,21 +321,6 @@ class ResultsPane(Vertical):
         self.table.focus_table()
         # the table was hidden until now: scroll once it has its size again
         self.call_after_refresh(self.table.scroll_to_cursor)
-
-    def _fill_charts(self) -> None:
-        from nlu_tui.views.charts import confidence_bins, latency_bins
-
-        assert self.data is not None
-        results = [r for _, _, r in self.data.rows]
-        self.query_one("#chart-confidence", Chart).set_hits_misses(
-            "Confidence: hits vs misses [Kore.ai]", confidence_bins(self.data.histogram)
-        )
-        self.query_one("#chart-rasa-histogram", Chart).set_paired_histogram(
-            self.data.rasa_histogram, "Intent Prediction Confidence Distribution [Rasa]"
-        )
-        self.query_one("#chart-latency", Chart).set_distribution(
-            "Latency distribution (ms)", latency_bins(results)
-        )
 
     # --- table and detail ---------------------------------------------------------------
 
@@ -678,37 +348,21 @@ class ResultsPane(Vertical):
 
     def set_filter(self, flt: ResultFilter) -> None:
         """Apply a filter and show it in the filter bar."""
-        with self.prevent(Input.Changed, Select.Changed):
-            self.query_one("#results-search", Input).value = flt.text
-            types = FLAKY if flt.flaky else ",".join(sorted(flt.types))
-            known = {v for _, v in TYPE_CHOICES}
-            if self.data is not None and self.data.stability is not None:
-                known.add(FLAKY)
-            self.query_one("#results-type", Select).value = types if types in known else ""
-            intent_select = self.query_one("#results-intent", Select)
-            if flt.intent and self.data is not None and flt.intent in self.data.report.labels:
-                intent_select.value = flt.intent
-            elif not flt.intent:
-                intent_select.value = ""
+        data = self.data
+        self.query_one(ResultsFilterBar).show(
+            flt,
+            data.report.labels if data is not None else None,
+            flaky=data is not None and data.stability is not None,
+        )
         self.table.set_filter(flt)
 
-    def _filter_from_bar(self) -> ResultFilter:
-        text = self.query_one("#results-search", Input).value.strip()
-        types = str(self.query_one("#results-type", Select).value or "")
-        intent = str(self.query_one("#results-intent", Select).value or "")
-        if types == FLAKY:
-            return ResultFilter(frozenset(), intent, text, flaky=True)
-        return ResultFilter(frozenset(t for t in types.split(",") if t), intent, text)
-
-    @on(Input.Changed, "#results-search")
-    @on(Select.Changed, "#results-type")
-    @on(Select.Changed, "#results-intent")
-    def _filters_changed(self, event: Input.Changed | Select.Changed) -> None:
+    @on(ResultsFilterBar.Changed)
+    def _filters_changed(self, event: ResultsFilterBar.Changed) -> None:
         event.stop()
-        self.table.set_filter(self._filter_from_bar())
+        self.table.set_filter(event.filter)
 
-    @on(Input.Submitted, "#results-search")
-    def _search_submitted(self, event: Input.Submitted) -> None:
+    @on(ResultsFilterBar.Submitted)
+    def _search_submitted(self, event: ResultsFilterBar.Submitted) -> None:
         event.stop()
         self.table.focus_table()
 
@@ -716,7 +370,7 @@ class ResultsPane(Vertical):
 
     def action_focus_search(self) -> None:
         self.query_one("#results-tabs", TabbedContent).active = "tab-res-cases"
-        self.query_one("#results-search", Input).focus()
+        self.query_one(ResultsFilterBar).focus_search()
 
     def action_focus_detail(self) -> None:
         self.query_one("#results-tabs", TabbedContent).active = "tab-res-cases"
@@ -779,7 +433,7 @@ class ResultsPane(Vertical):
             self.post_message(EditCaseRequested(case_id))
 
     def action_note(self) -> None:
-        from nlu_tui.ui.widgets.runs_pane import edit_note
+        from nlu_tui.ui.widgets.run_dialogs import edit_note
 
         if self.run_id is not None:
             edit_note(self, self.run_id, on_saved=self._note_saved)
@@ -787,17 +441,22 @@ class ResultsPane(Vertical):
     def _note_saved(self, run_id: str) -> None:
         if self.data is not None and self.data.record.id == run_id:
             self.data.record = store_for(self.app).get_run(run_id)
-            self.query_one("#results-header", Static).update(
-                summary_text(self.data.record, self.data.summary, self.data.stability)
-            )
+            self.query_one(RunHeader).show_summary(self.data)
 
     def action_cancel_run(self) -> None:
-        from nlu_tui.ui.widgets.runs_pane import confirm_cancel
+        from nlu_tui.ui.widgets.run_dialogs import confirm_cancel
 
         if self.session is not None and not self.session.finished:
             confirm_cancel(self, self.session)
 
-    @work(thread=True, exclusive=True, group="results-export", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="results-export",
+        exit_on_error=False,
+        name="results-export",
+        description="Exporting the results",
+    )
     def _export(self, fmt: str, path: Path, data: RunData, switches: dict[str, bool]) -> None:
         """Write off the UI thread (the Rasa folder's plots take seconds on many intents)."""
         from nlu_tui.reports.export import write_export

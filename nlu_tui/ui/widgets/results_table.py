@@ -21,6 +21,7 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from nlu_tui.model import CaseResult, TestCase
+from nlu_tui.ui.workers import ReportsFailedWorkers
 from nlu_tui.views.result_columns import (
     COLUMNS,
     ResultColumns,
@@ -70,7 +71,7 @@ def _measure(table: pa.Table, columns: list[tuple[str, str]] = COLUMNS) -> list[
     return list(backend.column_content_widths)
 
 
-class ResultsTable(Widget):
+class ResultsTable(ReportsFailedWorkers, Widget):
     """A filterable, sortable results table; posts :class:`CaseHighlighted` as the cursor moves."""
 
     DEFAULT_CSS = """
@@ -221,7 +222,8 @@ class ResultsTable(Widget):
         exclusive=True,
         group="results-view",
         exit_on_error=False,
-        description="results-view",  # else Textual builds it from the repr of 100,000 rows
+        name="results-view",
+        description="Sorting and filtering the results",  # not the repr of 100,000 rows
     )
     def _compute_view(
         self,

@@ -16,6 +16,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
@@ -23,6 +24,8 @@ from nlu_tui.model import RunStatus, Suite
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.commands import PaletteCommand
 from nlu_tui.ui.messages import SuiteHighlighted, WorkspaceChanged
+from nlu_tui.ui.state import workbench
+from nlu_tui.ui.workers import ReportsFailedWorkers
 from nlu_tui.views.summary_text import STATUS_ICON
 from nlu_tui.workspace import DEVELOPER_SUITE_PREFIX, SuiteInfo, Workspace
 
@@ -103,7 +106,7 @@ def last_run_text(info: SuiteInfo) -> Text:
     return text
 
 
-class SuitesPanel(Vertical):
+class SuitesPanel(ReportsFailedWorkers, Vertical):
     BINDINGS = [
         Binding("n,insert", "new", "New", id="suites.new", tooltip="Create an empty suite."),
         Binding(
@@ -154,6 +157,9 @@ class SuitesPanel(Vertical):
         ),
     ]
 
+    class CasesWanted(Message):
+        """Enter on a suite: the user wants its cases (the main screen focuses the table)."""
+
     def __init__(self) -> None:
         super().__init__(id="suites")
         self.infos: dict[str, SuiteInfo] = {}
@@ -161,8 +167,7 @@ class SuitesPanel(Vertical):
 
     @property
     def workspace(self) -> Workspace:
-        ws: Workspace = self.app.workspace  # type: ignore[attr-defined]
-        return ws
+        return workbench(self).workspace
 
     def compose(self) -> ComposeResult:
         yield OptionList(id="suite-list", markup=False)
@@ -187,7 +192,14 @@ class SuitesPanel(Vertical):
     def reload(self, select: Path | None = None) -> None:
         self._list_suites(select)
 
-    @work(thread=True, exclusive=True, group="suites-list", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="suites-list",
+        exit_on_error=False,
+        name="suites-list",
+        description="Listing the suites of the workspace",
+    )
     def _list_suites(self, select: Path | None) -> None:
         infos = self.workspace.list_suites()
         self.app.call_from_thread(self._show, infos, select)
@@ -243,7 +255,7 @@ class SuitesPanel(Vertical):
         if info is not None and info.kind == "e2e":
             self.open_conversation(info.path)
             return
-        self.screen.action_focus_cases()  # type: ignore[attr-defined]
+        self.post_message(self.CasesWanted())
 
     def open_conversation(self, path: Path, *, ask_engine: bool = False) -> None:
         """A conversation suite opens in the conversation tests screen (``ask_engine``: on its
@@ -328,7 +340,13 @@ class SuitesPanel(Vertical):
 
         self.app.push_screen(ImportScreen(), imported)
 
-    @work(thread=True, group="first-runs", exit_on_error=False, description="first runs")
+    @work(
+        thread=True,
+        group="first-runs",
+        exit_on_error=False,
+        name="first-runs",
+        description="Planning the first runs",
+    )
     def _plan_first_runs(self, path: Path) -> None:
         """A new suite runs at once against both versions of the engine configured for it
         (``nlu_tui.first_runs``), as Kore.ai starts a new test suite's runs."""
@@ -383,7 +401,13 @@ class SuitesPanel(Vertical):
 
         self.app.push_screen(ExportScreen(path), chosen)
 
-    @work(thread=True, group="suite-ops", exit_on_error=False)
+    @work(
+        thread=True,
+        group="suite-ops",
+        exit_on_error=False,
+        name="suite-ops",
+        description="Changing a suite file",
+    )
     def _run_file_op(self, op: str, *args: object) -> None:
         ws = self.workspace
         try:

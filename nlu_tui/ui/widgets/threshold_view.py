@@ -18,6 +18,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from nlu_tui.textsafe import inert
+from nlu_tui.ui.workers import ReportsFailedWorkers
 
 if TYPE_CHECKING:
     from nlu_tui.scoring.thresholds import Row, ThresholdAnalysis
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 EMPTY_TEXT = "Open a finished run to see its threshold analysis."
 
 
-class ThresholdView(VerticalScroll):
+class ThresholdView(ReportsFailedWorkers, VerticalScroll):
     """Plain text of the threshold analysis of the run shown; replaced when another run opens."""
 
     DEFAULT_CSS = """
@@ -54,7 +55,8 @@ class ThresholdView(VerticalScroll):
         exclusive=True,
         group="threshold-analysis",
         exit_on_error=False,
-        description="threshold analysis",
+        name="threshold-analysis",
+        description="Analysing the confidence thresholds",
     )
     def _analyse(self, record: RunRecord, rows: list[Row], generation: int) -> None:
         from nlu_tui.scoring.thresholds import analyze
