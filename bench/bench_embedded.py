@@ -130,24 +130,31 @@ def part_clinc(reference: bool) -> None:
         return
     print("CLINC150 standard split: train 15,000 (150 intents), test 4,500 in scope + 1,000 out")
     print(f"of scope, threshold {DEFAULT_THRESHOLD}; threads for training: {_threads()}")
+    # imported before the clock starts, for both lines
+    import scipy.sparse  # noqa: F401
+    import sklearn.linear_model
+    import sklearn.preprocessing
+    import sklearn.svm  # noqa: F401
+
     rows = [("embedded (default)", ClassifierConfig())]
     if reference:
         rows.append(("reference: LogisticRegression", ClassifierConfig(name="LogisticRegression")))
     figures = []
     for label, config in rows:
         wall, cpu, top1, at, oos, name = _clinc_figures(config)
-        figures.append(wall)
+        figures.append((wall, cpu))
         print(
             f"  {label:30} {name:18} train {wall:6.1f} s (CPU {cpu:5.1f} s)  in-scope {top1:.4f}"
             f" (at threshold {at:.4f})  out-of-scope recall {oos:.4f}"
         )
     print(
-        f"  targets: train <= {TRAIN_TARGET_S:.0f} s ({_met(figures[0] <= TRAIN_TARGET_S)}), "
+        f"  targets: train <= {TRAIN_TARGET_S:.0f} s ({_met(figures[0][0] <= TRAIN_TARGET_S)}), "
         f"in-scope >= {IN_SCOPE_TARGET}, out-of-scope recall >= {OOS_RECALL_TARGET} "
         "(each line says its own)"
     )
     if len(figures) > 1:
-        print(f"  ratio reference/default training time: {figures[1] / figures[0]:.1f}x")
+        (wall, cpu), (ref_wall, ref_cpu) = figures
+        print(f"  ratio reference/default: wall {ref_wall / wall:.1f}x, CPU {ref_cpu / cpu:.1f}x")
 
 
 def _threads() -> int:

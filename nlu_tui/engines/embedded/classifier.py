@@ -45,6 +45,9 @@ DEFAULT_C = {"LinearSVM": 1.0, "LogisticRegression": 20.0}
 DEFAULT_TEMPERATURE = 5.2
 """LinearSVM: the factor on the margins before the softmax (higher: more confident)."""
 
+_CANDIDATES = 10
+"""Examples of other intents a LinearSVM intent starts from, per example of its own (plus 200)."""
+
 _MAX_ROUNDS = 8
 """Active-set rounds of :func:`fit_ovr_svm` before it keeps what it has (never reached in the
 benchmarks: CLINC150 needs 3)."""
@@ -273,7 +276,7 @@ def fit_ovr_svm(
     working: list[NDArray[np.int64]] = []
     for k in range(classes):
         positives = members[k]
-        size = min(n - len(positives), 10 * len(positives) + 200)
+        size = min(n - len(positives), _CANDIDATES * len(positives) + 200)
         if size >= n - len(positives):
             working.append(np.arange(n))
             continue
