@@ -153,3 +153,5 @@ def test_linear_svm_confidence_says_no_intent_for_unknown_text() -> None:
         known,
         model.predict_proba("zzz"),
     ]
+    full = model.predict_many(texts[:20])
+    assert model.predict_many(texts[:20], top=3) == [ranking[:3] for ranking in full]

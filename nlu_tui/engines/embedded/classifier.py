@@ -219,9 +219,13 @@ class IntentClassifier:
         pairs.sort(key=lambda pair: (-pair[1], pair[0]))
         return pairs
 
-    def predict_many(self, texts: Sequence[str]) -> list[list[tuple[str, float]]]:
+    def predict_many(
+        self, texts: Sequence[str], top: int | None = None
+    ) -> list[list[tuple[str, float]]]:
         """Batch form of :meth:`predict_proba` (evaluation and benchmarks): the same pairs in
-        the same order, sorted by numpy in one call instead of one Python sort per text."""
+        the same order, sorted by numpy in one call instead of one Python sort per text;
+        ``top`` keeps only the first pairs of each ranking (an evaluation's 15,000 texts need
+        10 of CLINC150's 150 each)."""
         if not texts:
             return []
         limit_blas_threads()
@@ -232,6 +236,8 @@ class IntentClassifier:
         # label order, as the key (-probability, label) of predict_proba orders them
         by_label = np.array(sorted(range(len(self.labels)), key=self.labels.__getitem__))
         ranked = np.argsort(-matrix[:, by_label], axis=1, kind="stable")
+        if top is not None:
+            ranked = ranked[:, :top]
         columns = by_label[ranked]
         probabilities = np.take_along_axis(matrix, columns, axis=1)
         labels = self.labels

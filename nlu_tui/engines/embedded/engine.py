@@ -21,6 +21,7 @@ from nlu_tui.engines.embedded.classifier import ClassifierConfig
 from nlu_tui.engines.embedded.model import (
     DEFAULT_PARENT_BOOST,
     DEFAULT_THRESHOLD,
+    RANKING_LENGTH,
     EmbeddedModel,
 )
 from nlu_tui.errors import EngineError
@@ -175,7 +176,7 @@ class EmbeddedTrained(TrainedModel):
         model = self.model
         out = []
         started = time.perf_counter()
-        ranked = model.classifier.predict_many(texts) if texts else []
+        ranked = model.classifier.predict_many(texts, top=RANKING_LENGTH) if texts else []
         for text, pairs in zip(texts, ranked, strict=True):
             prediction = model.predict(text, threshold=self.config.threshold, ranked=pairs)
             out.append(prediction)
