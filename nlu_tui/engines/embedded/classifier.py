@@ -4,13 +4,17 @@ Every classifier here is linear: a text's probabilities are ``softmax(scale × (
 its TF-IDF vector ``x``, so one small set of arrays holds any trained model (the model cache
 stores them without pickle, see :mod:`nlu_tui.engines.embedded.modelfile`).
 
-- ``LinearSVM`` (the default): one linear SVM per intent against the rest (squared hinge,
-  liblinear's dual coordinate descent), trained on an active set (:func:`fit_ovr_svm`) by two
-  threads. Its margins become probabilities with a softmax at ``temperature`` (5.2, chosen on CLINC150's validation split): an intent
-  scored at the margin +1 against others at -1 gets almost all the mass, a text no intent
-  claims (every score below 0) gets a flat distribution, hence a low top confidence.
-- ``LogisticRegression``: the multinomial logistic regression of nlu-tui before 0.x (L-BFGS;
-  C 20); its probabilities are the model's own. A minute on CLINC150's 15,000 examples.
+- ``auto`` (the default): ``LogisticRegression`` up to :data:`AUTO_LIMIT` examples × intents
+  (every small bot: its results stay what they were), ``LinearSVM`` beyond.
+- ``LinearSVM``: one linear SVM per intent against the rest (squared hinge, liblinear's dual
+  coordinate descent), trained on an active set (:func:`fit_ovr_svm`) by two threads. Its
+  margins become probabilities with a softmax at ``temperature`` (5.2, chosen on CLINC150's
+  validation split): an intent scored at the margin +1 against others at -1 gets almost all
+  the mass, a text no intent claims (every score below 0) gets a flat distribution, hence a
+  low top confidence. CLINC150 (15,000 examples, 150 intents) trains in seconds.
+- ``LogisticRegression``: the multinomial logistic regression (L-BFGS; C 20), the engine's only
+  classifier before ``auto``; its probabilities are the model's own. About a minute on
+  CLINC150.
 - ``NaiveBayes``: multinomial naive Bayes (option ``alpha``).
 
 Character n-grams (``char_wb``) carry typos and inflections that a word model misses on the small
