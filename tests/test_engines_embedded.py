@@ -103,7 +103,7 @@ async def test_model_is_cached_on_disk_by_training_data_hash(tmp_path: Path) -> 
     clear_memory()
     first = await _engine(data)
     assert not first.from_cache
-    files = list(paths.models_cache_dir().glob("embedded-*.pkl"))
+    files = list(paths.models_cache_dir().glob("embedded-*.npz"))
     assert len(files) == 1
     clear_memory()
     second = await _engine(data)
@@ -120,8 +120,8 @@ async def test_model_is_cached_on_disk_by_training_data_hash(tmp_path: Path) -> 
     third = await _engine(data)
     assert not third.from_cache
     assert third.model is not None and "goodbye" in third.model.intents
-    for f in paths.models_cache_dir().glob("embedded-*.pkl"):
-        f.write_bytes(b"not a pickle")
+    for f in paths.models_cache_dir().glob("embedded-*.npz"):
+        f.write_bytes(b"not a model file")
     clear_memory()
     fourth = await _engine(data)
     assert not fourth.from_cache

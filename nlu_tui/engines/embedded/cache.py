@@ -1,15 +1,21 @@
-"""Trained models cached by training-data hash, in memory and as pickles in the models folder.
+"""Trained models cached by training-data hash, in memory and as ``.npz`` files in the models
+folder.
 
-Training the financial demo takes about a second, but a 10,000-example bot takes longer and a
+Training the financial demo takes about a second, but a 15,000-example bot takes seconds and a
 run, ``nlu-tui serve`` and the TUI all open the same data again and again. The key covers the
 data's bytes, the classifier settings, the model format and the scikit-learn version, so any
-change (or an edit of the model code) retrains; a cache file that does not load is ignored and rewritten.
+change (or an edit of the model code) retrains.
+
+Files are read by :mod:`~nlu_tui.engines.embedded.modelfile`, which cannot run code: a file that
+is not a model (corrupt, truncated, planted) is ignored and rewritten. A models folder that cannot
+be written (read-only, full, a file in its place) costs the cache, not the model: the trained
+model is used and a warning says why, once per folder.
 """
 
 from __future__ import annotations
 
 import hashlib
-import pickle
+import logging
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,18 +29,58 @@ if TYPE_CHECKING:
     from nlu_tui.engines.embedded.config import EmbeddedConfig
     from nlu_tui.training import TrainingData
 
-MODEL_FORMAT = 1
+MODEL_FORMAT = 2
 _MEMORY: dict[str, EmbeddedModel] = {}
 _LOCK = threading.Lock()
+_WARNED: set[str] = set()
+log = logging.getLogger(__name__)
 
 
 def _code_digest() -> str:
-    """Hash of the modules whose classes are pickled: editing them invalidates old models."""
+    """Hash of the modules that train, store and read models: editing them invalidates old ones."""
     here = Path(__file__).resolve().parent
     digest = hashlib.sha256()
-    for name in ("classifier.py", "entities.py", "model.py"):
+    for name in ("classifier.py", "entities.py", "features.py", "model.py", "modelfile.py"):
         digest.update((here / name).read_bytes())
     return digest.hexdigest()[:16]
+
+
+def _target(key: str) -> Path:
+    return paths.models_cache_dir() / f"embedded-{key}.npz"
+
+
+def _read(target: Path) -> EmbeddedModel | None:
+    """The cached model in ``target``, or None (absent, unreadable or not a model: retrain)."""
+    from nlu_tui.engines.embedded.modelfile import BadModelFile, load
+
+    try:
+        if not target.is_file():
+            return None
+        return load(target)
+    except (OSError, BadModelFile):
+        return None
+
+
+def _write(target: Path, model: EmbeddedModel) -> None:
+    """Store the model; a folder that cannot take it is a warning (once per folder), never an
+    error: the model trained and is used all the same."""
+    from nlu_tui.engines.embedded.modelfile import dumps
+
+    try:
+        atomic_write_bytes(target, dumps(model))
+    except OSError as exc:
+        folder = str(target.parent)
+        with _LOCK:
+            first = folder not in _WARNED
+            _WARNED.add(folder)
+        if first:
+            reason = exc.strerror or type(exc).__name__
+            log.warning(
+                "embedded engine: cannot write the model cache in %s (%s); "
+                "the trained model is used without being cached",
+                folder,
+                reason,
+            )
 
 
 def cache_key(data_digest: str, config: ClassifierConfig) -> str:
@@ -61,21 +107,16 @@ def load_or_train(
         cached = _MEMORY.get(key)
     if cached is not None:
         return cached, True
-    target = paths.models_cache_dir() / f"embedded-{key}.pkl"
-    if use_disk and target.is_file():
-        try:
-            with target.open("rb") as fh:
-                model = pickle.load(fh)
-            if isinstance(model, EmbeddedModel):
-                with _LOCK:
-                    _MEMORY[key] = model
-                return model, True
-        except Exception:  # a stale or truncated cache file: retrain and overwrite it
-            pass
+    target = _target(key)
+    stored = _read(target) if use_disk else None
+    if stored is not None:
+        with _LOCK:
+            _MEMORY[key] = stored
+        return stored, True
     data = load_training_data(path)
     model = EmbeddedModel.train(data, config, digest=key)
     if use_disk:
-        atomic_write_bytes(target, pickle.dumps(model, protocol=pickle.HIGHEST_PROTOCOL))
+        _write(target, model)
     with _LOCK:
         _MEMORY[key] = model
     return model, False
@@ -118,21 +159,16 @@ def train_cached(
         cached = _MEMORY.get(key) if use_memory else None
     if cached is not None:
         return cached, True
-    target = paths.models_cache_dir() / f"embedded-{key}.pkl"
-    if use_disk and target.is_file():
-        try:
-            with target.open("rb") as fh:
-                model = pickle.load(fh)
-            if isinstance(model, EmbeddedModel):
-                if use_memory:
-                    with _LOCK:
-                        _MEMORY[key] = model
-                return model, True
-        except Exception:  # a stale or truncated cache file: retrain and overwrite it
-            pass
+    target = _target(key)
+    stored = _read(target) if use_disk else None
+    if stored is not None:
+        if use_memory:
+            with _LOCK:
+                _MEMORY[key] = stored
+        return stored, True
     model = EmbeddedModel.train(data, config.classifier, digest=key, entities=config.entities)
     if use_disk:
-        atomic_write_bytes(target, pickle.dumps(model, protocol=pickle.HIGHEST_PROTOCOL))
+        _write(target, model)
     if use_memory:
         with _LOCK:
             _MEMORY[key] = model

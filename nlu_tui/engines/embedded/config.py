@@ -22,8 +22,9 @@ features:
   word_ngrams: [1, 2]   # word TF-IDF n-grams; null leaves them out
   char_ngrams: [1, 4]   # character n-grams within words (char_wb); null leaves them out
 classifier:
-  name: LogisticRegression   # or NaiveBayes (multinomial, option alpha)
-  C: 20
+  name: auto            # LogisticRegression (C 20) up to 50,000 examples x intents, LinearSVM
+                        # (C 1) beyond; or name one of them, or NaiveBayes (option alpha)
+  temperature: 5.2      # LinearSVM: confidence = softmax(temperature x margin)
   max_iter: 2000
   seed: 0
 threshold: 0.3          # no intent below this top confidence
@@ -35,7 +36,7 @@ entities:
 
 _SECTIONS: dict[str, set[str]] = {
     "features": {"word_ngrams", "char_ngrams"},
-    "classifier": {"name", "C", "max_iter", "seed", "alpha"},
+    "classifier": {"name", "C", "max_iter", "seed", "alpha", "temperature"},
     "entities": {"annotated", "lookups", "regexes"},
 }
 _TOP = {"engine", "threshold", "language", "recipe", "assistant_id", *_SECTIONS}
@@ -145,7 +146,7 @@ def parse_embedded_config(text: str, path: Path | None = None) -> EmbeddedConfig
         return float(value)
 
     clf = sections["classifier"]
-    name = clf.get("name", "LogisticRegression")
+    name = clf.get("name", "auto")
     if name not in CLASSIFIERS:
         raise bad(
             f"unknown component {name!r}; known: {', '.join(CLASSIFIERS)}", "classifier", "name"
@@ -154,11 +155,12 @@ def parse_embedded_config(text: str, path: Path | None = None) -> EmbeddedConfig
     classifier = ClassifierConfig(
         word_ngrams=ngrams("word_ngrams", base.word_ngrams),
         char_ngrams=ngrams("char_ngrams", base.char_ngrams),
-        c=number("classifier", "C", base.c, 1e-6, 1e6),
+        c=number("classifier", "C", 1.0, 1e-6, 1e6) if "C" in clf else None,
         max_iter=int(number("classifier", "max_iter", base.max_iter, 1, 1e6)),
         seed=int(number("classifier", "seed", base.seed, 0, 2**31)),
         name=str(name),
         alpha=number("classifier", "alpha", base.alpha, 1e-9, 1e3),
+        temperature=number("classifier", "temperature", base.temperature, 1e-3, 1e3),
     )
     if classifier.word_ngrams is None and classifier.char_ngrams is None:
         raise bad("word_ngrams and char_ngrams are both null: no features left", "features")

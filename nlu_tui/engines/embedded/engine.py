@@ -18,7 +18,7 @@ from nlu_tui.engines.base import (
     register,
 )
 from nlu_tui.engines.embedded.classifier import ClassifierConfig
-from nlu_tui.engines.embedded.model import DEFAULT_PARENT_BOOST, EmbeddedModel
+from nlu_tui.engines.embedded.model import DEFAULT_PARENT_BOOST, RANKING_LENGTH, EmbeddedModel
 from nlu_tui.errors import EngineError
 from nlu_tui.model import EMBEDDED_DEFAULT_THRESHOLD as DEFAULT_THRESHOLD
 from nlu_tui.model import Prediction
@@ -172,7 +172,7 @@ class EmbeddedTrained(TrainedModel):
         model = self.model
         out = []
         started = time.perf_counter()
-        ranked = model.classifier.predict_many(texts) if texts else []
+        ranked = model.classifier.predict_many(texts, top=RANKING_LENGTH) if texts else []
         for text, pairs in zip(texts, ranked, strict=True):
             prediction = model.predict(text, threshold=self.config.threshold, ranked=pairs)
             out.append(prediction)

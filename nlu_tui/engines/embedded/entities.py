@@ -12,6 +12,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from nlu_tui.errors import InputError
 from nlu_tui.model import ExpectedEntity, PredictedEntity
@@ -46,7 +47,7 @@ class _Candidate:
 
 @dataclass
 class EntityExtractor:
-    """Compiled matchers; picklable (patterns are kept as strings and compiled lazily)."""
+    """Compiled matchers (patterns are kept as strings and compiled lazily)."""
 
     gazetteer: dict[str, _Entry] = field(default_factory=dict)  # lower-cased surface -> entry
     lookups: dict[str, list[str]] = field(default_factory=dict)  # entity -> items
@@ -111,10 +112,36 @@ class EntityExtractor:
             synonyms=syn,
         )
 
-    def __getstate__(self) -> dict[str, object]:
-        state = dict(self.__dict__)
-        state["_compiled"] = None
-        return state
+    def to_data(self) -> dict[str, Any]:
+        """Plain JSON data (the model cache stores it; :meth:`from_data` reads it back)."""
+        return {
+            "gazetteer": {s: [e.name, e.value, e.role, e.group] for s, e in self.gazetteer.items()},
+            "lookups": self.lookups,
+            "regexes": self.regexes,
+            "synonyms": self.synonyms,
+        }
+
+    @classmethod
+    def from_data(cls, data: Any) -> EntityExtractor:
+        """The extractor :meth:`to_data` described; ValueError when ``data`` is not that shape."""
+        if not isinstance(data, dict):
+            raise ValueError("extractor: not a mapping")
+        gazetteer: dict[str, _Entry] = {}
+        for surface, entry in _mapping(data.get("gazetteer")).items():
+            if not isinstance(entry, list) or len(entry) != 4 or not isinstance(entry[0], str):
+                raise ValueError("extractor: a gazetteer entry is not [name, value, role, group]")
+            if not all(part is None or isinstance(part, str) for part in entry[1:]):
+                raise ValueError("extractor: a gazetteer entry holds a non-string")
+            gazetteer[surface] = _Entry(entry[0], entry[1], entry[2], entry[3])
+        synonyms = _mapping(data.get("synonyms"))
+        if not all(isinstance(v, str) for v in synonyms.values()):
+            raise ValueError("extractor: a synonym is not a string")
+        return cls(
+            gazetteer=gazetteer,
+            lookups=_string_lists(data.get("lookups")),
+            regexes=_string_lists(data.get("regexes")),
+            synonyms=dict(synonyms),
+        )
 
     def _matchers(self) -> list[tuple[int, re.Pattern[str], dict[str, _Entry] | str]]:
         if self._compiled is None:
@@ -205,3 +232,18 @@ def _word_patterns(items: Iterable[str]) -> list[re.Pattern[str]]:
         alternation = "|".join(re.escape(w) for w in chunk)
         patterns.append(re.compile(rf"(?<!\w)(?:{alternation})(?!\w)", re.IGNORECASE))
     return patterns
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+        raise ValueError("extractor: expected a mapping of strings")
+    return value
+
+
+def _string_lists(value: Any) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for key, items in _mapping(value).items():
+        if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+            raise ValueError(f"extractor: {key!r} is not a list of strings")
+        out[key] = list(items)
+    return out
