@@ -95,6 +95,13 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         help="with --repeat: leave the flaky cases out of --fail-on and the gates",
     )
     p.add_argument("--resume", metavar="RUN_ID", help="finish a canceled or interrupted run")
+    p.add_argument(
+        "--rerun-failed",
+        metavar="RUN_ID",
+        help="send only the failed and errored cases of RUN_ID again (its suite, engine and "
+        "version unless given), as a child run; prints the merged result (RUN_ID's passes and "
+        "the child's answers), which --fail-on and the gates judge",
+    )
     p.set_defaults(handler=cmd_run)
 
     p = sub.add_parser(
@@ -197,6 +204,7 @@ def _request(args: argparse.Namespace) -> RunRequest:
         stage=args.stage,
         note=args.note,
         resume=args.resume,
+        rerun_failed=args.rerun_failed,
         max_error_rate=args.max_error_rate,
         concurrency=args.concurrency,
         rate_limit=args.rate_limit,
@@ -239,7 +247,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     import asyncio
     import signal
 
-    from nlu_tui.cli.run_output import ProgressView, run_line
+    from nlu_tui.cli.run_output import ProgressView, merged_line, run_line
     from nlu_tui.model import RunStatus
     from nlu_tui.runner.client import preload_http
     from nlu_tui.runservice import RunOutcome, check_request, open_run, read_before_the_store
@@ -253,6 +261,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     view = ProgressView(sys.stdout)
     job.on_progress = view
     say(f"run {job.run_id}: {job.record.suite_name} on {job.engine_name} [{job.stage}]", flush=True)
+    if job.plan.rerun_of is not None:
+        parent = job.plan.rerun_of.id
+        say(f"rerun of {parent}: {job.record.total} failed and errored cases", flush=True)
 
     async def main() -> RunOutcome:
         loop = asyncio.get_running_loop()
@@ -273,7 +284,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             for sig in (signal.SIGINT, signal.SIGTERM):
                 loop.remove_signal_handler(sig)
         say(job.redact(run_line(final)))
-        return job.finish(final)
+        outcome = job.finish(final)
+        if outcome.merged is not None and job.plan.rerun_of is not None:
+            say(merged_line(job.plan.rerun_of.id, outcome.merged, outcome.merged_total))
+        return outcome
 
     outcome = asyncio.run(main())
     if outcome.stability is not None and outcome.stability.cases:  # none: nothing was run
@@ -395,6 +409,13 @@ def cmd_show(args: argparse.Namespace) -> int:
             say(f"wrote {path}", file=sys.stderr)
     elif args.format == "summary":
         say(render(args.format, run, rows, stability), end="")
+        from nlu_tui.reruns import merged_summary, parent_of
+
+        parent = parent_of(run)
+        if parent is not None:  # a rerun: what the suite now scores
+            from nlu_tui.cli.run_output import merged_lines
+
+            say("\n".join(merged_lines(parent, merged_summary(store, run))))
         from nlu_tui.evaluation.text import stored_lines
 
         for line in stored_lines(run):  # a `test nlu` run: its own figures too
