@@ -33,6 +33,7 @@ from nlu_tui.repeats import MAX_REPEAT, repeat_of, run_stability
 if TYPE_CHECKING:
     from nlu_tui.compare.bridge import Statistics, TestSettings
     from nlu_tui.engines.profiles import ResolvedEngine
+    from nlu_tui.runner.answer_cache import AnswerCache
     from nlu_tui.runner.events import ProgressEvent
     from nlu_tui.runner.options import RunOptions
     from nlu_tui.scoring.stability import StabilityReport
@@ -94,6 +95,10 @@ class RunRequest:
     """Leave the flaky cases of a repeated run out of ``--fail-on`` and the gates."""
     rasa_plots: bool = True
     """The Rasa reports include the PNG plots (false: ``--no-plot``)."""
+    no_cache: bool = False
+    """Neither read nor write the profile's answer cache in this run (``--no-cache``)."""
+    cache_repeats: bool = False
+    """A repeated run reads the answer cache too (by default it only writes it)."""
     rerun_failed: str | None = None
     """The id of a run whose failed and errored cases a child run sends again
     (:mod:`nlu_tui.reruns`); its suite, version and engine unless given here."""
@@ -132,6 +137,24 @@ class RunPlan:
     """The run whose failed cases this run sends again (``--rerun-failed``)."""
 
 
+def answer_cache(plan: RunPlan, store: RunStore) -> AnswerCache | None:
+    """The profile's answer cache for this run (None: the profile has none, or ``--no-cache``).
+    A repeated run only writes it, unless ``--cache-repeats``."""
+    settings = plan.resolved.settings
+    if plan.request.no_cache or not getattr(settings, "cache", False):
+        return None
+    from nlu_tui.runner.answer_cache import AnswerCache
+
+    repeat = repeat_of(plan.previous) if plan.previous is not None else plan.options.repeat
+    return AnswerCache(
+        store,
+        plan.resolved.name,
+        plan.resolved.cache_identity(),
+        ttl=settings.cache_ttl,
+        read=repeat < 2 or plan.request.cache_repeats,
+    )
+
+
 def _suite_runner(plan: RunPlan, store: RunStore) -> Runner:
     from nlu_tui.runner import Run
 
@@ -143,6 +166,7 @@ def _suite_runner(plan: RunPlan, store: RunStore) -> Runner:
         note=plan.request.note,
         options=plan.options,
         resume_run_id=plan.previous.id if plan.previous else None,
+        cache=answer_cache(plan, store),
     )
 
 
@@ -426,6 +450,10 @@ def check_request(request: RunRequest) -> FailOn:
         raise InputError(
             "--rerun-failed takes the run's own suite: give no SUITE and no --resume",
             field="--rerun-failed",
+        )
+    if request.cache_repeats and request.no_cache:
+        raise InputError(
+            "--cache-repeats reads the cache that --no-cache turns off", field="--no-cache"
         )
     if request.quarantine_flaky and not request.resume and (request.repeat or 1) < 2:
         raise InputError(

@@ -321,6 +321,9 @@ def summary_text(
     lines.extend(_order_lines(s.order_checked, s.order_ok, rows))
     if s.latency_mean is not None:
         lines.append(f"latency    mean {s.latency_mean:.1f} ms, max {s.latency_max or 0:.1f} ms")
+    cached = sum(1 for _c, _p, r in rows if r.cached)
+    if cached:
+        lines.append(f"cached     {cached} answers from the answer cache (not in the latency)")
     if run.note:
         lines.append(f"note       {run.note}")
     from nlu_tui.scoring.slices import slice_lines, slices

@@ -94,6 +94,17 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         action="store_true",
         help="with --repeat: leave the flaky cases out of --fail-on and the gates",
     )
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="neither read nor write the profile's answer cache (cache: true) in this run",
+    )
+    p.add_argument(
+        "--cache-repeats",
+        action="store_true",
+        help="with --repeat: answer repeats from the answer cache too (by default a repeated "
+        "run sends every attempt)",
+    )
     p.add_argument("--resume", metavar="RUN_ID", help="finish a canceled or interrupted run")
     p.add_argument(
         "--rerun-failed",
@@ -205,6 +216,8 @@ def _request(args: argparse.Namespace) -> RunRequest:
         note=args.note,
         resume=args.resume,
         rerun_failed=args.rerun_failed,
+        no_cache=args.no_cache,
+        cache_repeats=args.cache_repeats,
         max_error_rate=args.max_error_rate,
         concurrency=args.concurrency,
         rate_limit=args.rate_limit,
@@ -284,6 +297,11 @@ def cmd_run(args: argparse.Namespace) -> int:
             for sig in (signal.SIGINT, signal.SIGTERM):
                 loop.remove_signal_handler(sig)
         say(job.redact(run_line(final)))
+        cache = getattr(getattr(job.runner, "kernel", None), "cache", None)
+        if cache is not None:
+            say(
+                f"answer cache ({cache.profile}): {cache.hits} answered from it, {cache.misses} sent"
+            )
         outcome = job.finish(final)
         if outcome.merged is not None and job.plan.rerun_of is not None:
             say(merged_line(job.plan.rerun_of.id, outcome.merged, outcome.merged_total))
