@@ -139,7 +139,8 @@ class RunPlan:
 
 def answer_cache(plan: RunPlan, store: RunStore) -> AnswerCache | None:
     """The profile's answer cache for this run (None: the profile has none, or ``--no-cache``).
-    A repeated run only writes it, unless ``--cache-repeats``."""
+    A repeated run only writes it, unless ``--cache-repeats``; a rerun of failed cases only
+    writes it (it asks the engine again: the cached answers are the ones that failed)."""
     settings = plan.resolved.settings
     if plan.request.no_cache or not getattr(settings, "cache", False):
         return None
@@ -151,7 +152,7 @@ def answer_cache(plan: RunPlan, store: RunStore) -> AnswerCache | None:
         plan.resolved.name,
         plan.resolved.cache_identity(),
         ttl=settings.cache_ttl,
-        read=repeat < 2 or plan.request.cache_repeats,
+        read=(repeat < 2 or plan.request.cache_repeats) and plan.rerun_of is None,
     )
 
 

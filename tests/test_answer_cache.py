@@ -81,28 +81,35 @@ def test_a_cached_profile_sends_nothing_twice_repeats_ttl_and_clear(tmp_path: Pa
         assert from_cache.returncode == 0, from_cache.stdout + from_cache.stderr
         assert sent() == 32  # ... unless --cache-repeats
 
+        # a rerun of the failed cases asks the engine again (the cache holds the failed answers)
+        rerun = _cli("run", "--rerun-failed", _run_id(second))
+        assert rerun.returncode == 0, rerun.stdout + rerun.stderr
+        failed = [u for u, n in server.counts.items() if n == 5]
+        assert sent() == 32 + 2 and len(failed) == 2  # wrong_every=3 of 8: 2 wrong cases
+        assert "answer cache (paid): 0 answered from it, 2 sent" in rerun.stdout
+
         no_cache = _cli("run", str(suite), "-e", "paid", "--no-cache")
-        assert sent() == 40 and "answer cache" not in no_cache.stdout
+        assert sent() == 42 and "answer cache" not in no_cache.stdout
         plain = _cli("run", str(suite), "-e", "plain")  # a profile without cache: true
-        assert sent() == 48 and "answer cache" not in plain.stdout
+        assert sent() == 50 and "answer cache" not in plain.stdout
 
         cleared = _cli("cache", "clear", "paid")
         assert cleared.returncode == 0 and "cleared 8 cached answers of paid" in cleared.stdout
         again = _cli("run", str(suite), "-e", "paid")
-        assert sent() == 56, again.stdout  # the answers were gone
+        assert sent() == 58, again.stdout  # the answers were gone
         assert "cleared 8 cached answers" in _cli("cache", "clear").stdout
 
         # cache_ttl: 6 (the same engine, so the same answers): fresh ones are reused,
         # expired ones sent again
         _cli("run", str(suite), "-e", "short")
         stored = time.time()
-        assert sent() == 64
+        assert sent() == 66
         fresh = _cli("run", str(suite), "-e", "short")
         assert time.time() - stored < 6, "too slow to check the TTL"
-        assert sent() == 64, fresh.stdout + fresh.stderr
+        assert sent() == 66, fresh.stdout + fresh.stderr
         time.sleep(max(0.0, stored + 6.5 - time.time()))
         expired = _cli("run", str(suite), "-e", "short")
-        assert sent() == 72, expired.stdout + expired.stderr
+        assert sent() == 74, expired.stdout + expired.stderr
 
     with RunStore() as store:
         one, two = store.load_results(_run_id(first)), store.load_results(_run_id(second))
