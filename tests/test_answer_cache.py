@@ -136,3 +136,56 @@ def test_a_bad_cache_setting_is_one_line_naming_the_profile(tmp_path: Path) -> N
     assert "engines.paid.cache_ttl" in bad.stderr and "positive" in bad.stderr
     both = _cli("run", str(suite), "-e", "paid", "--no-cache", "--cache-repeats")
     assert both.returncode == 2
+
+
+def test_a_cached_llm_profile_keys_on_model_and_training_data(tmp_path: Path) -> None:
+    """A loopback LLM counting requests: a second run sends 0; another model, edited training
+    data or the other version is another engine (sent again); an error is never cached."""
+    import shutil
+
+    from llm_peer import LLMPeer, Reply, Request
+
+    nlu = tmp_path / "mini.nlu.yml"
+    shutil.copy(Path(__file__).parent / "fixtures" / "engines" / "mini.nlu.yml", nlu)
+
+    def answer(request: Request) -> Reply:
+        if request.last_user == "hello friend":
+            return Reply('{"intent": "greet", "confidence": 0.9}')
+        return Reply("not json at all")  # that case errors: never cached
+
+    suite = tmp_path / "s.suite.yaml"
+    suite.write_text(
+        "nlu_tui_suite: 1\nname: llm\ncases:\n"
+        "  - utterance: hello friend\n    intents: [greet]\n"
+        "  - utterance: yep\n    intents: [affirm]\n",
+        encoding="utf-8",
+    )
+    peer = LLMPeer(answer)
+
+    def profile(model: str) -> None:
+        (tmp_path / "engines.yaml").write_text(
+            f"engines:\n  llm-bot:\n    type: llm\n    nlu: {nlu}\n    base_url: {url}\n"
+            f"    model: {model}\n    api_key: ${{CACHE_TEST_TOKEN}}\n    retries: 0\n"
+            "    cache: true\n",
+            encoding="utf-8",
+        )
+
+    def run(*extra: str) -> int:
+        before = len(peer.requests)
+        done = _cli("run", str(suite), "-e", "llm-bot", *extra)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return len(peer.requests) - before
+
+    with peer.serving() as url:
+        profile("tiny")
+        assert run() == 2
+        assert run() == 1  # the answer came from the cache; the error is asked again
+        assert run("--stage", "published") == 2  # the other version: another engine
+        profile("tiny-v2")
+        assert run() == 2  # another model
+        assert run() == 1
+        nlu.write_text(nlu.read_text(encoding="utf-8") + "    - hiya\n", encoding="utf-8")
+        assert run() == 2  # the training data changed
+    assert all(r.headers["authorization"] == f"Bearer {SECRET}" for r in peer.requests)
+    dump = "\n".join(sqlite3.connect(paths.store_path()).iterdump())
+    assert SECRET not in dump
