@@ -48,7 +48,9 @@ def test_rerun_sends_exactly_the_failed_cases_and_merges_to_a_clean_runs_summary
         sent_before = dict(server.counts)
         assert all(n == 1 for n in sent_before.values()) and len(sent_before) == 24
 
-        rerun = _cli("run", "--rerun-failed", parent, "--retries", "0")
+        # --fail-on judges the merged result: the child alone scores F1 0.75 (6 TP, 2 FP,
+        # 2 FN), the merged result 0.889
+        rerun = _cli("run", "--rerun-failed", parent, "--retries", "0", "--fail-on", "f1<0.85")
         assert rerun.returncode == 0, rerun.stdout + rerun.stderr
         child = _run_id(rerun)
         # the child sent exactly the failed and errored cases, once each
@@ -80,6 +82,10 @@ def test_rerun_sends_exactly_the_failed_cases_and_merges_to_a_clean_runs_summary
     line = next(x for x in rerun.stdout.splitlines() if x.startswith("merged with run"))
     assert f"F1 {clean_summary.f1:.3f}" in line and "ERR 0" in line
     assert f"TP {clean_summary.tp} " in line and f"FP {clean_summary.fp} " in line
+    listed = {r["id"]: r for r in json.loads(_cli("runs", "--json").stdout)}
+    assert listed[child]["rerun_of"] == parent
+    assert listed[child]["merged"]["f1"] == clean_summary.f1
+    assert "rerun_of" not in listed[parent]
     shown = _cli("show", child).stdout
     assert f"rerun of   {parent}" in shown
     assert f"F1 {clean_summary.f1:.4f}" in shown
