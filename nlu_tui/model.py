@@ -211,6 +211,8 @@ class Prediction:
     engine_scores: dict[str, dict[str, float]] = field(default_factory=dict)
     """Per intent, the score each of the engine's own engines gave it (Kore.ai's ``ML``,
     ``FM`` and ``KG``): the CSV report's "Matched/Expected Intent's Score"."""
+    cached: bool = False
+    """The answer came from the answer cache, not the engine (``nlu_tui.runner.answer_cache``)."""
 
 
 # --- what scoring decides -------------------------------------------------------------------
@@ -248,6 +250,8 @@ class CaseResult:
     error: str | None = None
     matched_bot: str | None = None
     """The child bot of a universal bot that answered, when the engine reports it."""
+    cached: bool = False
+    """The answer came from the answer cache (no latency: left out of latency figures)."""
 
     @property
     def intent_ok(self) -> bool:

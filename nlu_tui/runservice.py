@@ -33,9 +33,11 @@ from nlu_tui.repeats import MAX_REPEAT, repeat_of, run_stability
 if TYPE_CHECKING:
     from nlu_tui.compare.bridge import Statistics, TestSettings
     from nlu_tui.engines.profiles import ResolvedEngine
+    from nlu_tui.runner.answer_cache import AnswerCache
     from nlu_tui.runner.events import ProgressEvent
     from nlu_tui.runner.options import RunOptions
     from nlu_tui.scoring.stability import StabilityReport
+    from nlu_tui.scoring.summary import Summary
     from nlu_tui.store.records import RunRecord
     from nlu_tui.store.runstore import RunStore, StoredResult
 
@@ -93,6 +95,13 @@ class RunRequest:
     """Leave the flaky cases of a repeated run out of ``--fail-on`` and the gates."""
     rasa_plots: bool = True
     """The Rasa reports include the PNG plots (false: ``--no-plot``)."""
+    no_cache: bool = False
+    """Neither read nor write the profile's answer cache in this run (``--no-cache``)."""
+    cache_repeats: bool = False
+    """A repeated run reads the answer cache too (by default it only writes it)."""
+    rerun_failed: str | None = None
+    """The id of a run whose failed and errored cases a child run sends again
+    (:mod:`nlu_tui.reruns`); its suite, version and engine unless given here."""
 
 
 class Runner(Protocol):
@@ -124,6 +133,27 @@ class RunPlan:
     options: RunOptions
     previous: RunRecord | None
     """The stored run being resumed (None for a new run)."""
+    rerun_of: RunRecord | None = None
+    """The run whose failed cases this run sends again (``--rerun-failed``)."""
+
+
+def answer_cache(plan: RunPlan, store: RunStore) -> AnswerCache | None:
+    """The profile's answer cache for this run (None: the profile has none, or ``--no-cache``).
+    A repeated run only writes it, unless ``--cache-repeats``; a rerun of failed cases only
+    writes it (it asks the engine again: the cached answers are the ones that failed)."""
+    settings = plan.resolved.settings
+    if plan.request.no_cache or not getattr(settings, "cache", False):
+        return None
+    from nlu_tui.runner.answer_cache import AnswerCache
+
+    repeat = repeat_of(plan.previous) if plan.previous is not None else plan.options.repeat
+    return AnswerCache(
+        store,
+        plan.resolved.name,
+        plan.resolved.cache_identity(),
+        ttl=settings.cache_ttl,
+        read=(repeat < 2 or plan.request.cache_repeats) and plan.rerun_of is None,
+    )
 
 
 def _suite_runner(plan: RunPlan, store: RunStore) -> Runner:
@@ -137,6 +167,7 @@ def _suite_runner(plan: RunPlan, store: RunStore) -> Runner:
         note=plan.request.note,
         options=plan.options,
         resume_run_id=plan.previous.id if plan.previous else None,
+        cache=answer_cache(plan, store),
     )
 
 
@@ -260,6 +291,10 @@ class RunOutcome:
     """How stable the answers were (a repeated run only)."""
     quarantined: list[str] = field(default_factory=list)
     """The flaky cases left out of ``--fail-on`` and the gates (``quarantine_flaky``)."""
+    merged: Summary | None = None
+    """A rerun's merged figures: its parent's passes and its own answers (what the suite now
+    scores; ``--fail-on`` and the gates judge these)."""
+    merged_total: int = 0
 
     @property
     def status(self) -> RunStatus:
@@ -334,15 +369,25 @@ class RunJob:
         request = self.plan.request
         repeated = repeat_of(final) > 1
         needs_rows = request.reports or self._fail_on or self._gate_settings is not None
-        if not needs_rows and not repeated:
+        rerun = self.plan.rerun_of is not None
+        if not needs_rows and not repeated and not rerun:
             return outcome
         rows = self.store.load_results(final.id)
+        summary: dict[str, object] = dict(final.summary)
         if repeated:
             outcome.stability = run_stability(self.store, final, rows)
             assert outcome.stability is not None
-            self.record = final = self.store.set_summary(
-                final.id, {"stability": outcome.stability.headline_dict()}
-            )
+            summary["stability"] = outcome.stability.headline_dict()
+        if rerun:
+            from nlu_tui.reruns import MERGED, merged_figures, merged_results
+            from nlu_tui.scoring.summary import summarize
+
+            rows = merged_results(self.store, final)  # what the suite now scores
+            outcome.merged = summarize(r for _c, _p, r in rows)
+            outcome.merged_total = len(rows)
+            summary[MERGED] = merged_figures(outcome.merged, len(rows))
+        if repeated or rerun:
+            self.record = final = self.store.set_summary(final.id, summary)
             outcome.record = final
         if request.reports:
             from nlu_tui.reports import RunMeta, write_reports
@@ -402,6 +447,15 @@ def check_request(request: RunRequest) -> FailOn:
         raise InputError("must be at least 1", field="--max-raw-bytes")
     if request.repeat is not None and not 1 <= request.repeat <= MAX_REPEAT:
         raise InputError(f"must be from 1 to {MAX_REPEAT}", field="--repeat")
+    if request.rerun_failed and (request.resume or request.suite_path or request.suite):
+        raise InputError(
+            "--rerun-failed takes the run's own suite: give no SUITE and no --resume",
+            field="--rerun-failed",
+        )
+    if request.cache_repeats and request.no_cache:
+        raise InputError(
+            "--cache-repeats reads the cache that --no-cache turns off", field="--no-cache"
+        )
     if request.quarantine_flaky and not request.resume and (request.repeat or 1) < 2:
         raise InputError(
             "flaky cases are found by sending each case several times: add --repeat N (N >= 2)",
@@ -427,7 +481,9 @@ def read_before_the_store(
 
     from nlu_tui.engines.profiles import resolve_engine
 
-    if request.resume or request.suite is not None or request.suite_path is None:
+    if request.resume or request.rerun_failed:
+        return request
+    if request.suite is not None or request.suite_path is None:
         return request
     if not request.engine:
         return request  # open_run says what is missing
@@ -497,12 +553,25 @@ class _Target:
     stage: str
     engine: str
     previous: RunRecord | None
+    rerun_of: RunRecord | None = None
 
 
 def _target(request: RunRequest, store: RunStore, warn: Callable[[str], None] | None) -> _Target:
     """A resume takes the stored run's suite file, version and engine unless the request names
     them; a new run needs a suite and an engine."""
     given_path = request.suite.path if request.suite is not None else request.suite_path
+    if request.rerun_failed:
+        from nlu_tui.reruns import rerun_suite
+
+        parent, rerun_cases = rerun_suite(store, request.rerun_failed)
+        return _Target(
+            rerun_cases,
+            rerun_cases.path,
+            request.stage or parent.stage,
+            request.engine or parent.engine_name,
+            None,
+            parent,
+        )
     if request.resume:
         previous = _resumed_run(request, store)
         suite_path = given_path or (Path(previous.suite_path) if previous.suite_path else None)
@@ -554,8 +623,19 @@ def open_run(
     target = _target(request, store, warn)
     gate_settings, baseline = _gate_inputs(request, store, warn)
     resolved = resolve_engine(target.engine, target.suite_path, target.stage, request.workspace)
+    options = _options(request, resolved)
+    rerun_of = target.rerun_of
+    if rerun_of is None and target.previous is not None:  # a resumed rerun is still one
+        from nlu_tui.reruns import parent_of
+
+        parent = parent_of(target.previous)
+        rerun_of = store.get_run(parent) if parent else None
+    if rerun_of is not None:
+        from dataclasses import replace
+
+        options = replace(options, rerun_of=rerun_of.id)
     plan = RunPlan(
-        request, target.suite, target.stage, resolved, _options(request, resolved), target.previous
+        request, target.suite, target.stage, resolved, options, target.previous, rerun_of
     )
     runner = RUNNERS[request.kind](plan, store)
     record = runner.prepare()

@@ -25,6 +25,8 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "nlu_tui.cli.generate": ("generate",),  # test cases from an LLM
     "nlu_tui.cli.web": ("web",),  # the workbench in a browser (textual-serve)
     "nlu_tui.cli.plugins": ("plugins",),  # engine types and formats from entry points
+    "nlu_tui.cli.cache": ("cache",),  # the answer cache of paid engines
+    "nlu_tui.cli.trend": ("trend",),  # a suite's figures over its runs
 }
 """Each command module and the commands its ``register`` adds (a test keeps the two equal).
 

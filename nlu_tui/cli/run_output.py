@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from nlu_tui.reports.rasa_report import RasaOptions
     from nlu_tui.runner.events import ProgressEvent
     from nlu_tui.scoring.stability import StabilityReport
+    from nlu_tui.scoring.summary import Summary
     from nlu_tui.store.records import RunRecord
     from nlu_tui.store.runstore import StoredResult
 
@@ -134,6 +135,25 @@ def run_line(run: RunRecord) -> str:
     if run.reason:
         text += f" ({run.reason})"
     return text
+
+
+def merged_line(parent: str, merged: Summary, total: int) -> str:
+    """The line a rerun ends with: its parent's passes and its answers, as the suite now scores."""
+    return (
+        f"merged with run {parent}: {merged.cases}/{total} cases, TP {merged.tp} TN {merged.tn} "
+        f"FP {merged.fp} FN {merged.fn} ERR {merged.errors}, F1 {merged.f1:.3f} "
+        "(what the suite now scores)"
+    )
+
+
+def merged_lines(parent: str, s: Summary) -> list[str]:
+    """``show`` of a rerun: which run it reran, and the merged figures."""
+    return [
+        f"rerun of   {parent} (only its failed and errored cases were sent)",
+        f"merged     {s.cases} cases: {parent}'s passes and this run's answers",
+        f"  TP/TN/FP/FN {s.tp}/{s.tn}/{s.fp}/{s.fn}, errors {s.errors}",
+        f"  precision {s.precision:.4f}  recall {s.recall:.4f}  F1 {s.f1:.4f}",
+    ]
 
 
 def shown_text(shown: int, total: int) -> str:
@@ -301,6 +321,9 @@ def summary_text(
     lines.extend(_order_lines(s.order_checked, s.order_ok, rows))
     if s.latency_mean is not None:
         lines.append(f"latency    mean {s.latency_mean:.1f} ms, max {s.latency_max or 0:.1f} ms")
+    cached = sum(1 for _c, _p, r in rows if r.cached)
+    if cached:
+        lines.append(f"cached     {cached} answers from the answer cache (not in the latency)")
     if run.note:
         lines.append(f"note       {run.note}")
     from nlu_tui.scoring.slices import slice_lines, slices

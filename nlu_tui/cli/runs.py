@@ -94,7 +94,25 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         action="store_true",
         help="with --repeat: leave the flaky cases out of --fail-on and the gates",
     )
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="neither read nor write the profile's answer cache (cache: true) in this run",
+    )
+    p.add_argument(
+        "--cache-repeats",
+        action="store_true",
+        help="with --repeat: answer repeats from the answer cache too (by default a repeated "
+        "run sends every attempt)",
+    )
     p.add_argument("--resume", metavar="RUN_ID", help="finish a canceled or interrupted run")
+    p.add_argument(
+        "--rerun-failed",
+        metavar="RUN_ID",
+        help="send only the failed and errored cases of RUN_ID again (its suite, engine and "
+        "version unless given), as a child run; prints the merged result (RUN_ID's passes and "
+        "the child's answers), which --fail-on and the gates judge",
+    )
     p.set_defaults(handler=cmd_run)
 
     p = sub.add_parser(
@@ -197,6 +215,9 @@ def _request(args: argparse.Namespace) -> RunRequest:
         stage=args.stage,
         note=args.note,
         resume=args.resume,
+        rerun_failed=args.rerun_failed,
+        no_cache=args.no_cache,
+        cache_repeats=args.cache_repeats,
         max_error_rate=args.max_error_rate,
         concurrency=args.concurrency,
         rate_limit=args.rate_limit,
@@ -239,7 +260,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     import asyncio
     import signal
 
-    from nlu_tui.cli.run_output import ProgressView, run_line
+    from nlu_tui.cli.run_output import ProgressView, merged_line, run_line
     from nlu_tui.model import RunStatus
     from nlu_tui.runner.client import preload_http
     from nlu_tui.runservice import RunOutcome, check_request, open_run, read_before_the_store
@@ -253,6 +274,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     view = ProgressView(sys.stdout)
     job.on_progress = view
     say(f"run {job.run_id}: {job.record.suite_name} on {job.engine_name} [{job.stage}]", flush=True)
+    if job.plan.rerun_of is not None:
+        parent = job.plan.rerun_of.id
+        say(f"rerun of {parent}: {job.record.total} failed and errored cases", flush=True)
 
     async def main() -> RunOutcome:
         loop = asyncio.get_running_loop()
@@ -273,7 +297,15 @@ def cmd_run(args: argparse.Namespace) -> int:
             for sig in (signal.SIGINT, signal.SIGTERM):
                 loop.remove_signal_handler(sig)
         say(job.redact(run_line(final)))
-        return job.finish(final)
+        cache = getattr(getattr(job.runner, "kernel", None), "cache", None)
+        if cache is not None:
+            say(
+                f"answer cache ({cache.profile}): {cache.hits} answered from it, {cache.misses} sent"
+            )
+        outcome = job.finish(final)
+        if outcome.merged is not None and job.plan.rerun_of is not None:
+            say(merged_line(job.plan.rerun_of.id, outcome.merged, outcome.merged_total))
+        return outcome
 
     outcome = asyncio.run(main())
     if outcome.stability is not None and outcome.stability.cases:  # none: nothing was run
@@ -395,6 +427,13 @@ def cmd_show(args: argparse.Namespace) -> int:
             say(f"wrote {path}", file=sys.stderr)
     elif args.format == "summary":
         say(render(args.format, run, rows, stability), end="")
+        from nlu_tui.reruns import merged_summary, parent_of
+
+        parent = parent_of(run)
+        if parent is not None:  # a rerun: what the suite now scores
+            from nlu_tui.cli.run_output import merged_lines
+
+            say("\n".join(merged_lines(parent, merged_summary(store, run))))
         from nlu_tui.evaluation.text import stored_lines
 
         for line in stored_lines(run):  # a `test nlu` run: its own figures too

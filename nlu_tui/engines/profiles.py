@@ -38,6 +38,10 @@ from nlu_tui.errors import EngineError, InputError, NluTuiError
 PROFILE_FILES = ("engines.yaml", "engines.yml")
 STAGES = ("development", "published")
 RUN_KEYS = ("concurrency", "rate_limit", "timeout", "retries", "max_raw_bytes")
+CACHE_KEYS = ("cache", "cache_ttl")
+"""The answer cache of a profile (``cache: true``, ``cache_ttl: SECONDS``), read by the run
+kernel (:mod:`nlu_tui.runner.answer_cache`), never by the engine. An engine type that reads a
+``cache`` setting of its own (the embedded engine's trained-model cache) keeps it."""
 NEW_SUITES_KEY = "new_suites"
 """Whether a newly imported suite runs at once on this profile (``nlu_tui.first_runs``)."""
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -67,6 +71,10 @@ class RunSettings:
     retries: int = 3
     max_raw_bytes: int = 65536
     """Engine answers above this many bytes are stored cut (see ``store.codec.cap_raw``)."""
+    cache: bool = False
+    """Keep the engine's answers in the run store and reuse them (the profile's ``cache:``)."""
+    cache_ttl: float | None = None
+    """Seconds a cached answer is reused (None: until ``nlu-tui cache clear``)."""
 
 
 @dataclass
@@ -86,6 +94,24 @@ class ResolvedEngine:
 
     def redact(self, text: str) -> str:
         return redact(text, self.secrets)
+
+    def cache_identity(self) -> dict[str, Any]:
+        """What identifies the engine's answers in the answer cache: its type, endpoint,
+        model, version, stage and every other setting that shapes an answer, without the
+        profile's name and file, the run limits, the cache settings, and any setting that
+        may hold a secret (only its ``${ENV}`` reference is stored, and it is left out too).
+        A file the profile names (training data, flows) counts by its content's digest."""
+        skip = {"name", "source", NEW_SUITES_KEY, *RUN_KEYS, *CACHE_KEYS}
+        identity: dict[str, Any] = {}
+        for key, value in sorted(self.profile_public.items()):
+            if key in skip or _looks_secret((key,)) or key == SECRET_VALUES_KEY:
+                continue
+            identity[key] = _without_secrets(value)
+            if key in _PATH_KEYS and isinstance(value, str) and Path(value).is_file():
+                from nlu_tui.model import digest_bytes
+
+                identity[key + "#sha256"] = digest_bytes(Path(value).read_bytes())
+        return identity
 
 
 # --- reading engines.yaml -------------------------------------------------------------------
@@ -166,7 +192,8 @@ def _check_keys(profile: _Profile, kind: str) -> None:
     """Every key of the profile is one its engine type reads (``intnet:`` is not ``intent:``)."""
     from nlu_tui.engines.profile_keys import unknown_keys
 
-    for keys, message in unknown_keys(profile.body, kind, ("type", NEW_SUITES_KEY, *RUN_KEYS)):
+    common = ("type", NEW_SUITES_KEY, *RUN_KEYS, *CACHE_KEYS)
+    for keys, message in unknown_keys(profile.body, kind, common):
         raise _fail(profile, message, *keys)
 
 
@@ -220,6 +247,9 @@ def _walk(node: Any, prefix: tuple[str, ...] = ()) -> Iterable[tuple[tuple[str, 
 
 def _check_run_value(profile: _Profile, keys: tuple[str, ...], value: Any) -> None:
     key = keys[-1]
+    if key in CACHE_KEYS and (len(keys) == 1 or (len(keys) == 2 and keys[0] in STAGES)):
+        _check_cache_value(profile, keys, value)
+        return
     if key not in RUN_KEYS or (len(keys) > 1 and keys[0] not in STAGES) or len(keys) > 2:
         return
     if key == "rate_limit" and value is None:
@@ -231,6 +261,18 @@ def _check_run_value(profile: _Profile, keys: tuple[str, ...], value: Any) -> No
         ok = False
     if not ok:
         raise _fail(profile, f"{key} must be a positive number, got {value!r}", *keys)
+
+
+def _check_cache_value(profile: _Profile, keys: tuple[str, ...], value: Any) -> None:
+    if keys[-1] == "cache" and not isinstance(value, bool):
+        raise _fail(profile, f"cache must be true or false, got {value!r}", *keys)
+    if keys[-1] == "cache_ttl" and (
+        value is not None
+        and (isinstance(value, bool) or not isinstance(value, int | float) or value <= 0)
+    ):
+        raise _fail(
+            profile, f"cache_ttl must be a positive number of seconds, got {value!r}", *keys
+        )
 
 
 def _looks_secret(keys: tuple[str, ...]) -> bool:
@@ -348,14 +390,36 @@ def list_profiles(suite_path: Path | None = None, workspace: Path | None = None)
     return found
 
 
-def _run_settings(body: Mapping[str, Any]) -> RunSettings:
+def _without_secrets(node: Any) -> Any:
+    """A setting's value with every mapping key that may hold a secret left out (headers)."""
+    if isinstance(node, dict):
+        return {
+            str(k): _without_secrets(v) for k, v in node.items() if not _looks_secret((str(k),))
+        }
+    if isinstance(node, list):
+        return [_without_secrets(v) for v in node]
+    return node
+
+
+def _engine_reads_cache(kind: str) -> bool:
+    """The engine type has a ``cache`` setting of its own (the embedded engine's models)."""
+    from nlu_tui.engines.profile_keys import engine_keys
+
+    return "cache" in (engine_keys(kind) or ())
+
+
+def _run_settings(body: Mapping[str, Any], kind: str = "") -> RunSettings:
     defaults = RunSettings()
+    answer_cache = body.get("cache") is True and not _engine_reads_cache(kind)
+    ttl = body.get("cache_ttl")
     return RunSettings(
         concurrency=int(body.get("concurrency", defaults.concurrency)),
         rate_limit=float(body["rate_limit"]) if body.get("rate_limit") is not None else None,
         timeout=float(body.get("timeout", defaults.timeout)),
         retries=int(body.get("retries", defaults.retries)),
         max_raw_bytes=int(body.get("max_raw_bytes", defaults.max_raw_bytes)),
+        cache=answer_cache,
+        cache_ttl=float(ttl) if ttl is not None else None,
     )
 
 
@@ -364,9 +428,12 @@ def _build(
 ) -> ResolvedEngine:
     secrets: list[str] = []
     resolved = _resolve_env(settings, secrets, where)
-    run = _run_settings(resolved)
+    run = _run_settings(resolved, kind)
+    kept = ("cache",) if _engine_reads_cache(kind) else ()
     engine_settings = {
-        k: v for k, v in resolved.items() if k not in (*RUN_KEYS, *STAGES, "type", NEW_SUITES_KEY)
+        k: v
+        for k, v in resolved.items()
+        if k in kept or k not in (*RUN_KEYS, *CACHE_KEYS, *STAGES, "type", NEW_SUITES_KEY)
     }
     engine_settings["timeout"] = run.timeout
     engine_settings[SECRET_VALUES_KEY] = list(secrets)

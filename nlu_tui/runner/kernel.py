@@ -37,7 +37,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from nlu_tui.engines.redact import redact
 from nlu_tui.runner.events import RunPhase
@@ -45,6 +45,9 @@ from nlu_tui.runner.options import RunOptions
 from nlu_tui.runner.ratelimit import RateLimiter
 from nlu_tui.runner.retry import Failure, backoff_delay, classify
 from nlu_tui.store.records import RunRecord
+
+if TYPE_CHECKING:
+    from nlu_tui.runner.answer_cache import AnswerCache
 
 log = logging.getLogger(__name__)
 
@@ -137,6 +140,24 @@ class RunKind(Protocol):
         ...
 
 
+class CachingKind(Protocol):
+    """What a kind adds to be answered from the answer cache (:mod:`nlu_tui.runner.answer_cache`);
+    a kind without these methods is always sent."""
+
+    def cache_request(self, work: Work) -> dict[str, Any] | None:
+        """The item's request as the engine sees it (text, parent context), or None: never
+        cached."""
+        ...
+
+    def cache_answer(self, answer: Any) -> str | None:
+        """The answer as cached (JSON), or None: not worth keeping (an error)."""
+        ...
+
+    def cached_answer(self, text: str) -> Any:
+        """A cached answer read back, marked as a cache hit and without a latency."""
+        ...
+
+
 @dataclass
 class KernelState:
     """What the kernel knows that a progress event may show."""
@@ -203,9 +224,12 @@ class Kernel:
         *,
         cancel: asyncio.Event | None = None,
         width: int | None = None,
+        cache: AnswerCache | None = None,
     ) -> None:
         self.strategy = strategy
         self.options = strategy.options
+        self.cache = cache if callable(getattr(strategy, "cache_request", None)) else None
+        """The answer cache (a profile's ``cache: true``), asked before every item is sent."""
         self._width = width
         """Workers (default: the concurrency); E2E ``--fail-fast`` runs one at a time."""
         self._external_cancel = cancel
@@ -394,8 +418,26 @@ class Kernel:
             self._arrive(work, answer)
 
     async def _attempts(self, work: Work, sender: Sender) -> Any:
-        """Send one item, retrying it whole after a transient failure; the kind's failed answer
-        once the attempts are spent. Raises :class:`Dropped` when the run is stopping."""
+        """Answer one item from the answer cache, or send it, retrying it whole after a
+        transient failure; the kind's failed answer once the attempts are spent. Raises
+        :class:`Dropped` when the run is stopping."""
+        key = None
+        caching = cast("CachingKind", self.strategy)
+        if self.cache is not None:
+            request = caching.cache_request(work)
+            if request is not None:
+                key = self.cache.key(request)
+                hit = await self.cache.get(key)
+                if hit is not None:
+                    return caching.cached_answer(hit)
+        answer = await self._send(work, sender)
+        if key is not None and self.cache is not None:
+            text = caching.cache_answer(answer)
+            if text is not None:
+                self.cache.put(key, text)
+        return answer
+
+    async def _send(self, work: Work, sender: Sender) -> Any:
         attempt = 0
         while True:
             began = time.perf_counter()
@@ -474,7 +516,7 @@ class Kernel:
             await asyncio.sleep(opts.flush_interval)
             now = time.monotonic()
             self._drain()
-            write = self.strategy.take_writes()
+            write = self._take_writes()
             if write is not None:
                 # SQLite's part in a thread, so answers keep being read and the next requests
                 # sent meanwhile (bench/bench_runner_throughput.py). One write at a time;
@@ -502,9 +544,23 @@ class Kernel:
             await asyncio.gather(self._writing, return_exceptions=True)
             self._writing = None
 
+    def _take_writes(self) -> Callable[[], object] | None:
+        """The kind's buffered rows, then the answers to cache, as one write."""
+        write = self.strategy.take_writes()
+        cached = self.cache.take_writes() if self.cache is not None else None
+        if cached is None or write is None:
+            return write or cached
+        kind_write = write
+
+        def both() -> object:
+            kind_write()
+            return cached()
+
+        return both
+
     def _flush(self) -> None:
         self._drain()
-        write = self.strategy.take_writes()
+        write = self._take_writes()
         if write is not None:
             write()
 

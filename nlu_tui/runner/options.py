@@ -36,6 +36,8 @@ class RunOptions:
     repeat: int = 1
     """Send each case this many times (stability figures: :mod:`nlu_tui.scoring.stability`)."""
     secrets: tuple[str, ...] = field(default=(), repr=False)
+    rerun_of: str | None = None
+    """The run whose failed and errored cases this run sends again (:mod:`nlu_tui.reruns`)."""
 
     def with_settings(self, settings: Any) -> RunOptions:
         """Take concurrency, rate limit, timeout, retries, the raw-answer cap and the repeat count
@@ -53,4 +55,6 @@ class RunOptions:
         """What is stored with a run (no secrets)."""
         data = asdict(self)
         data.pop("secrets", None)
+        if data.get("rerun_of") is None:  # only a rerun names its parent
+            data.pop("rerun_of", None)
         return data

@@ -23,10 +23,11 @@ from nlu_tui.engines.redact import redact, redact_prediction
 from nlu_tui.model import CaseResult, Prediction, ResultType, RunStatus, Suite, TestCase
 from nlu_tui.repeats import attempt_item, repeat_of, stored_attempts
 from nlu_tui.run_kinds import RunKindInfo
+from nlu_tui.runner.answer_cache import AnswerCache
 from nlu_tui.runner.events import ProgressEvent
 from nlu_tui.runner.kernel import Ending, Halt, Kernel, KernelState, Sender, Work
 from nlu_tui.runner.options import RunOptions
-from nlu_tui.store.codec import cap_raw
+from nlu_tui.store.codec import cap_raw, dumps, prediction_from_json
 from nlu_tui.store.records import RunRecord, StoredItem
 from nlu_tui.store.runstore import RunStore
 
@@ -186,11 +187,34 @@ class SuiteKind:
     def failed(self, work: Work, reason: str, latency_ms: float) -> Prediction:
         return Prediction(error=reason, latency_ms=latency_ms)
 
+    # --- the answer cache (nlu_tui.runner.answer_cache) -------------------------------------
+
+    def cache_request(self, work: Work) -> dict[str, Any] | None:
+        """What the engine is asked: the utterance, its parent intents and the version."""
+        case: TestCase = work.item
+        return {
+            "text": case.utterance,
+            "parent_intents": list(case.parent_intents),
+            "stage": self.stage,
+        }
+
+    def cache_answer(self, answer: Prediction) -> str | None:
+        if answer.error or answer.cached:
+            return None
+        return dumps(answer)
+
+    def cached_answer(self, text: str) -> Prediction:
+        prediction = prediction_from_json(text)
+        prediction.latency_ms = None  # never counted in latency figures
+        prediction.cached = True
+        return prediction
+
     def arrive(self, work: Work, answer: Prediction) -> tuple[Halt, str | None] | None:
         from nlu_tui.scoring.case import score_case
 
         case: TestCase = work.item
         result = score_case(case, answer, self._scoring)
+        result.cached = answer.cached
         if answer.error and result.result is not ResultType.ERROR:
             result.result = ResultType.ERROR
             result.error = answer.error
@@ -341,6 +365,7 @@ class Run(SuiteKind):
         on_progress: ProgressCallback | None = None,
         cancel: asyncio.Event | None = None,
         resume_run_id: str | None = None,
+        cache: AnswerCache | None = None,
     ) -> None:
         super().__init__(
             suite,
@@ -352,7 +377,7 @@ class Run(SuiteKind):
             on_progress=on_progress,
             resume_run_id=resume_run_id,
         )
-        self.kernel = Kernel(self, cancel=cancel)
+        self.kernel = Kernel(self, cancel=cancel, cache=cache)
 
     @property
     def run_id(self) -> str:

@@ -136,6 +136,11 @@ class RunRecord:
                     "summary": self.summary,
                 }
             ),
+            **(
+                {"rerun_of": self.options["rerun_of"], "merged": self.summary.get("merged")}
+                if self.options.get("rerun_of")
+                else {}
+            ),
             "started_at": iso(self.started_at),
             "finished_at": iso(self.finished_at),
             "duration_s": None if self.duration_s is None else round(self.duration_s, 3),

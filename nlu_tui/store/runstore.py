@@ -598,3 +598,46 @@ class RunStore:
                 )
                 for r in rows
             ]
+
+    # --- the answer cache (nlu_tui.runner.answer_cache) ---------------------------------------
+
+    def cached_answer(self, key: str, *, max_age: float | None = None) -> str | None:
+        """The answer stored under ``key`` (JSON), if one is younger than ``max_age`` seconds
+        (None: any age)."""
+        rows = self._query("SELECT stored_at, answer_json FROM answer_cache WHERE key=?", (key,))
+        if not rows:
+            return None
+        if max_age is not None and time.time() - float(rows[0]["stored_at"]) > max_age:
+            return None
+        return str(rows[0]["answer_json"])
+
+    def cache_answers(self, profile: str, answers: Sequence[tuple[str, str]]) -> None:
+        """Store ``(key, answer JSON)`` pairs for ``profile`` (a newer answer replaces one)."""
+        if not answers:
+            return
+        now = time.time()
+        with self._tx() as conn:
+            conn.executemany(
+                "INSERT INTO answer_cache (key, profile, stored_at, answer_json) VALUES (?,?,?,?)"
+                " ON CONFLICT (key) DO UPDATE SET profile = excluded.profile,"
+                " stored_at = excluded.stored_at, answer_json = excluded.answer_json",
+                [(key, profile, now, answer) for key, answer in answers],
+            )
+
+    def clear_cache(self, profile: str | None = None) -> int:
+        """Forget the cached answers of ``profile`` (None: of every profile); how many."""
+        with self._tx() as conn:
+            before = conn.total_changes
+            if profile is None:
+                conn.execute("DELETE FROM answer_cache")
+            else:
+                conn.execute("DELETE FROM answer_cache WHERE profile=?", (profile,))
+            return conn.total_changes - before
+
+    def count_cached(self, profile: str | None = None) -> int:
+        """How many answers are cached (for ``profile``, or in all)."""
+        if profile is None:
+            rows = self._query("SELECT count(*) AS n FROM answer_cache")
+        else:
+            rows = self._query("SELECT count(*) AS n FROM answer_cache WHERE profile=?", (profile,))
+        return int(rows[0]["n"])

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _V1 = """
 CREATE TABLE runs (
@@ -87,7 +87,21 @@ CREATE INDEX items_by_seq ON items (run_id, seq);
 repeated attempts, folds) keep their kind, pass/fail counters, a summary of kind-specific
 figures, and one ``items`` row per unit of work, stored as it finishes like ``results``."""
 
-MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3}
+_V4 = """
+CREATE TABLE answer_cache (
+    key          TEXT PRIMARY KEY,
+    profile      TEXT NOT NULL,
+    stored_at    REAL NOT NULL,
+    answer_json  TEXT NOT NULL
+);
+CREATE INDEX answer_cache_by_profile ON answer_cache (profile);
+"""
+"""The answer cache of paid engines (a profile's ``cache: true``): one row per engine answer,
+keyed by a digest of the engine's identity, the request and its parent context
+(:mod:`nlu_tui.runner.answer_cache`); ``profile`` names the profile that stored it (``nlu-tui
+cache clear PROFILE``). Never a secret: the key is a digest, the answer is what results store."""
+
+MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3, 4: _V4}
 """Version reached -> SQL that reaches it from the version before."""
 
 

@@ -1,0 +1,139 @@
+"""Rerunning what failed: a child run that sends only a run's failed and errored cases.
+
+``nlu-tui run --rerun-failed RUN`` stores a *child* run whose cases are the cases of ``RUN``
+that ended FP, FN or ERROR (a case the engine got wrong, or could not answer). The child's
+record names its parent in its options (``rerun_of``); what the suite now scores is the
+**merged** result: the parent's results with each rerun case's answer replaced by the
+child's. A rerun of a rerun merges down the chain (the grandchild's parent is itself a merged
+result), so ``--rerun-failed CHILD`` sends what still fails.
+
+The figures come from the scoring core (:func:`nlu_tui.scoring.summary.summarize`) over the
+merged rows, so the merged summary of a rerun equals the summary of a clean run whose answers
+are the same.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from nlu_tui.errors import InputError
+from nlu_tui.model import ResultType, RunStatus, Suite, TestCase
+
+if TYPE_CHECKING:
+    from nlu_tui.scoring.summary import Summary
+    from nlu_tui.store.records import RunRecord
+    from nlu_tui.store.runstore import RunStore, StoredResult
+
+RERUN_OF = "rerun_of"
+"""The key of a child run's options that holds its parent's id."""
+
+MERGED = "merged"
+"""The key of a child run's summary that holds the merged figures (:func:`merged_figures`)."""
+
+FAILED_RESULTS = (ResultType.FP, ResultType.FN, ResultType.ERROR)
+"""What a rerun sends again: a wrong answer (FP, FN) or none (ERROR)."""
+
+MAX_CHAIN = 1000
+"""A rerun chain longer than this is refused (a store edited by hand could loop)."""
+
+
+def parent_of(run: RunRecord) -> str | None:
+    """The id of the run ``run`` reran, or None for an ordinary run."""
+    value = run.options.get(RERUN_OF)
+    return str(value) if value else None
+
+
+def _chain(store: RunStore, run: RunRecord) -> list[RunRecord]:
+    """``run`` and its ancestors, oldest first."""
+    chain = [run]
+    seen = {run.id}
+    parent = parent_of(run)
+    while parent is not None:
+        record = store.get_run(parent)
+        if record.id in seen or len(chain) > MAX_CHAIN:
+            raise InputError(f"run {run.id}: its rerun chain loops through run {record.id}")
+        seen.add(record.id)
+        chain.append(record)
+        parent = parent_of(record)
+    chain.reverse()
+    return chain
+
+
+def merged_results(store: RunStore, run: RunRecord) -> list[StoredResult]:
+    """The results the suite now scores: the chain's root run's results, each replaced by the
+    newest rerun's answer for its case; in the root run's order. An ordinary run: its own."""
+    chain = _chain(store, run)
+    rows = store.load_results(chain[0].id)
+    if len(chain) == 1:
+        return rows
+    place = {case.id: i for i, (case, _p, _r) in enumerate(rows)}
+    for child in chain[1:]:
+        for row in store.load_results(child.id):
+            i = place.get(row[0].id)
+            if i is not None:
+                rows[i] = row
+    return rows
+
+
+def merged_summary(store: RunStore, run: RunRecord) -> Summary:
+    """The scoring core's figures of :func:`merged_results`."""
+    from nlu_tui.scoring.summary import summarize
+
+    return summarize(r for _c, _p, r in merged_results(store, run))
+
+
+def merged_figures(summary: Summary, total: int) -> dict[str, Any]:
+    """What a child run keeps in its summary (``show`` and ``runs --json`` read it)."""
+    return {
+        "cases": summary.cases,
+        "total": total,
+        "tp": summary.tp,
+        "tn": summary.tn,
+        "fp": summary.fp,
+        "fn": summary.fn,
+        "errors": summary.errors,
+        "precision": summary.precision,
+        "recall": summary.recall,
+        "f1": summary.f1,
+    }
+
+
+def failed_cases(store: RunStore, run: RunRecord) -> list[TestCase]:
+    """The cases of ``run``'s merged result that ended FP, FN or ERROR, in suite order."""
+    return [c for c, _p, r in merged_results(store, run) if ResultType(r.result) in FAILED_RESULTS]
+
+
+def rerun_suite(store: RunStore, run_id: str) -> tuple[RunRecord, Suite]:
+    """The run to rerun and the suite of its failed cases (its own stored copies, the entity
+    synonyms it scored with); bad input raises before anything is stored."""
+    parent = store.get_run(run_id)
+    if parent.kind != "suite":
+        raise InputError(
+            f"run {parent.id} is a {parent.kind} run; --rerun-failed takes a batch-test run "
+            "(`nlu-tui run`)",
+            field="--rerun-failed",
+        )
+    if parent.status is RunStatus.RUNNING:
+        raise InputError(f"run {parent.id} is still running", field="--rerun-failed")
+    if parent.evaluation is not None:
+        raise InputError(
+            f"run {parent.id} is a `test nlu` {parent.evaluation} run: its cases were tested "
+            "on models trained for it; run the evaluation again",
+            field="--rerun-failed",
+        )
+    cases = failed_cases(store, parent)
+    if not cases:
+        raise InputError(
+            f"run {parent.id} has no failed or errored case: nothing to rerun",
+            field="--rerun-failed",
+        )
+    groups = parent.options.get("entity_synonyms")
+    training: dict[str, Any] = {}
+    if isinstance(groups, list):
+        training["synonyms"] = {
+            str(g[0]): [str(v) for v in g[1:]] for g in groups if isinstance(g, list) and g
+        }
+    path = Path(parent.suite_path) if parent.suite_path else None
+    suite = Suite(name=parent.suite_name, cases=cases, training=training, path=path)
+    return parent, suite
