@@ -237,10 +237,18 @@ def test_same_findings_and_exit_code_as_rasa(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, args: tuple[str, ...]
 ) -> None:
     source = BOT if name == "bot" else PLANTED
-    theirs_dir = _copy(source, tmp_path / "rasa" if (tmp_path / "rasa").mkdir() is None else tmp_path,
-                       no_text=name.endswith("no-text"), fix_action=name.endswith("only"))  # fmt: skip
-    ours_dir = _copy(source, tmp_path / "ours" if (tmp_path / "ours").mkdir() is None else tmp_path,
-                     no_text=name.endswith("no-text"), fix_action=name.endswith("only"))  # fmt: skip
+    dirs = []
+    for side in ("rasa", "ours"):
+        (tmp_path / side).mkdir()
+        dirs.append(
+            _copy(
+                source,
+                tmp_path / side,
+                no_text=name.endswith("no-text"),
+                fix_action=name.endswith("only"),
+            )
+        )
+    theirs_dir, ours_dir = dirs
     their_code, theirs = _rasa(theirs_dir, *args)
     our_code, lines = _ours(ours_dir, capsys, *args)
     ours = _our_findings(lines)

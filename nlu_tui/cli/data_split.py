@@ -64,16 +64,8 @@ def _help(parser: argparse.ArgumentParser) -> int:
 
 
 def cmd_split_nlu(args: argparse.Namespace) -> int:
-    from dataclasses import replace
-
     from nlu_tui.errors import InputError
-    from nlu_tui.evaluation.data import training_yaml
-    from nlu_tui.evaluation.split import (
-        message_data,
-        message_fingerprint,
-        rasa_split_messages,
-        rasa_unique,
-    )
+    from nlu_tui.evaluation.data import rasa_split_parts, training_yaml
     from nlu_tui.fileio import atomic_write_text
     from nlu_tui.formats.rasa_yaml import load_responses, load_training_data, responses_yaml
 
@@ -83,31 +75,14 @@ def cmd_split_nlu(args: argparse.Namespace) -> int:
         raise InputError("is a file, not a directory", path=args.out, field="--out")
     data = load_training_data(args.nlu)
     responses = load_responses(args.nlu)
-    messages = [
-        message_data(e, data.intent_metadata.get(e.intent.partition("/")[0]), responses)
-        for e in data.examples
-    ]
-    kept = rasa_unique([message_fingerprint(m) for m in messages])
-    duplicates = len(messages) - len(kept)
-    train_local, test_local = rasa_split_messages(
-        [messages[i] for i in kept], args.training_fraction, args.random_seed
+    train, test, duplicates = rasa_split_parts(
+        data, args.training_fraction, args.random_seed, responses
     )
-    synonyms: dict[str, list[str]] = {}
-    for variant, value in data.entity_synonyms.items():
-        synonyms.setdefault(value, []).append(variant)
     suffix = ".yml" if args.nlu.is_dir() else (args.nlu.suffix or ".yml")
     texts: dict[Path, str] = {}
-    for name, local in (("training_data", train_local), ("test_data", test_local)):
-        # Rasa writes every synonym (declared and inline), regex and lookup into both files,
-        # and the responses of the retrieval intents each part holds into nlg_<name>.yml
-        # (``TrainingData.persist_nlg``; an empty file when there are none).
-        part = replace(
-            data,
-            examples=[data.examples[kept[i]] for i in local],
-            synonym_blocks=synonyms,
-            digest=None,
-            warnings=[],
-        )
+    for name, part in (("training_data", train), ("test_data", test)):
+        # Rasa writes the responses of the retrieval intents each part holds into
+        # nlg_<name>.yml (``TrainingData.persist_nlg``; an empty file when there are none).
         needed: dict[str, list[dict[str, Any]]] = {}
         for example in part.examples:
             key = f"utter_{example.intent}"
@@ -118,9 +93,10 @@ def cmd_split_nlu(args: argparse.Namespace) -> int:
     for path, text in texts.items():
         atomic_write_text(path, text)
     intents = len({e.intent for e in data.examples})
+    total = len(train.examples) + len(test.examples)
     say(
-        f"{len(train_local)} training and {len(test_local)} test examples ({intents} intents) "
-        f"from {len(kept)}; seed {args.random_seed if args.random_seed is not None else 'none'}"
+        f"{len(train.examples)} training and {len(test.examples)} test examples ({intents} "
+        f"intents) from {total}; seed {args.random_seed if args.random_seed is not None else 'none'}"
     )
     if duplicates:
         say(f"left out {duplicates} duplicate example(s), as Rasa's reader does")
