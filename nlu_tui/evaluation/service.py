@@ -217,10 +217,13 @@ def plan(request: EvalRequest) -> Plan:
         result.train_data = _load(request.train, "training data")
     elif request.mode == SPLIT:
         from nlu_tui.evaluation.data import rasa_split_parts
+        from nlu_tui.formats.rasa_yaml import load_responses
 
-        # the same parts as `rasa data split nlu --random-seed SEED` (example for example)
+        # the same parts as `rasa data split nlu --random-seed SEED` (example for example;
+        # retrieval intents' responses are part of Rasa's example identity)
+        responses = load_responses(data.path) if data.path is not None else {}
         result.train_data, result.data, result.duplicates = rasa_split_parts(
-            data, request.training_fraction, seed
+            data, request.training_fraction, seed, responses
         )
     elif request.mode in (CROSS_VALIDATION, COMPARISON):
         from nlu_tui.evaluation.data import without_duplicates
