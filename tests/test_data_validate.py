@@ -32,6 +32,10 @@ from tests.rasa_peer import RASA
 HERE = Path(__file__).parent
 PLANTED = HERE / "fixtures" / "rasa" / "validate_planted"
 BOT = HERE / "peers" / "bot"
+FORMS = HERE / "fixtures" / "rasa" / "validate_forms"
+"""Forms and slot mappings gone wrong: an unknown form in ``active_loop``, a form slot that is
+no domain slot, a mapping condition on an unknown form and on a form that does not require the
+slot, and ``assistant_id: placeholder_default`` (whose warning Rasa's own filter hides)."""
 NO_TEXT = '  utter_no_text:\n    - image: "https://example.com/cat.png"\n'
 
 
@@ -231,12 +235,13 @@ def _same_schema_error(ours: set[str], theirs: set[str]) -> None:
         ("planted-warnings-only", ("--fail-on-warnings",)),
         ("planted-warnings-only", ("stories", "--max-history", "2")),
         ("planted-no-text", ()),
+        ("forms", ()),
     ],
 )
 def test_same_findings_and_exit_code_as_rasa(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, args: tuple[str, ...]
 ) -> None:
-    source = BOT if name == "bot" else PLANTED
+    source = {"bot": BOT, "forms": FORMS}.get(name, PLANTED)
     dirs = []
     for side in ("rasa", "ours"):
         (tmp_path / side).mkdir()
@@ -257,3 +262,17 @@ def test_same_findings_and_exit_code_as_rasa(
         _same_schema_error(ours, theirs)
         return
     assert ours == theirs
+
+
+def test_form_and_slot_mapping_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    work = _copy(FORMS, tmp_path)
+    code, lines = _ours(work, capsys)
+    assert code == 1
+    errors = [line for line in lines if line.startswith("error: ")]
+    assert [e.split(" ")[1:3] for e in errors] == [
+        ["The", "form"],  # 'phantom_form' is used in the 'unknown form' block
+        ["The", "form"],  # slot 'seats' in form 'booking_form'
+        ["Slot", "'city'"],  # mapping condition for the unknown 'ghost_form'
+        ["Slot", "'date'"],  # 'booking_form' does not require it
+    ]
+    assert not any("placeholder" in line for line in lines)
