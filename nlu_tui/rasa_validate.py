@@ -436,5 +436,12 @@ def validate_project(
             )
     # ``assistant_id`` left as the placeholder: Rasa warns, but its own warning filter
     # (``EXPECTED_WARNINGS`` in ``rasa/utils/common.py``) hides it below debug level; so do we.
+    # Rasa shows each UserWarning text once (``warnings.filterwarnings("once")`` in
+    # ``rasa/utils/common.py``): an intent missing from the domain twice in one story file is
+    # one line
+    unique: dict[str, Finding] = {}
+    for finding in out:
+        unique.setdefault(finding.message, finding)
+    result.findings = out = list(unique.values())
     result.failed = any(f.level == "error" or (fail_on_warnings and f.counts) for f in out)
     return result

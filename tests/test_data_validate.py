@@ -276,3 +276,18 @@ def test_form_and_slot_mapping_errors(tmp_path: Path, capsys: pytest.CaptureFixt
         ["Slot", "'date'"],  # 'booking_form' does not require it
     ]
     assert not any("placeholder" in line for line in lines)
+
+
+def test_a_repeated_warning_is_shown_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``warnings.filterwarnings("once", category=UserWarning)`` (Rasa's ``_filter_warnings``):
+    the story reader's warning for the same intent twice in one file comes once."""
+    work = _copy(PLANTED, tmp_path)
+    stories = work / "data" / "stories.yml"
+    stories.write_text(
+        stories.read_text()
+        + "- story: mystery again\n  steps:\n  - intent: mystery_intent\n  - action: utter_greet\n"
+    )
+    _, lines = _ours(work, capsys)
+    assert sum("Found intent 'mystery_intent' in stories" in line for line in lines) == 1
