@@ -46,6 +46,10 @@ class TrainingData:
     digest: str | None = None
     synonym_blocks: dict[str, list[str]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    entity_synonyms: dict[str, str] = field(default_factory=dict)
+    """Rasa's own ``entity_synonyms``: variant -> value in the order Rasa's reader meets them
+    (inline annotations and ``synonym:`` blocks interleaved as in the files), which is the
+    order Rasa writes them back in."""
 
     @property
     def intents(self) -> list[str]:

@@ -7,12 +7,15 @@ variable (``monkeypatch.setenv``) with another.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED = REPO.parent / "shared"
+SHARED = Path(os.environ.get("NLU_TUI_SHARED") or REPO.parent / "shared")
+"""The shared datasets and references (``NLU_TUI_SHARED`` for a checkout elsewhere, e.g. a
+git worktree)."""
 DATASETS = SHARED / "datasets"
 SAMPLES = REPO / "sample_suites"
 

@@ -318,3 +318,46 @@ def test_the_e2e_cases_rewritten_with_assertions_split_as_the_step_style_file(
     )
     assert messages["fails_wrong_response_name"] == "Bot did not utter 'utter_goodbye' response."
     assert "Accuracy By Assertion Type" in printed
+
+
+ENTITY_ONLY = """version: "3.1"
+stories:
+- story: the number read as a cuisine
+  steps:
+  - user: |
+      book me a table for [four](cuisine)
+    intent: book_table
+  - action: table_form
+  - active_loop: table_form
+- story: the cuisine missed
+  steps:
+  - user: |
+      I want to book a table for [dinner](cuisine)
+    intent: book_table
+  - action: table_form
+  - active_loop: table_form
+"""
+
+
+def test_entity_only_wrong_comment_on_the_entity_line_as_rasa(
+    bot: tuple[Path, str, Path], tmp_path: Path
+) -> None:
+    """Only the entity type is wrong: Rasa 3.6's YAMLStoryWriter puts ``# predicted:`` on the
+    entity line, not on the intent line (``process_user_utterance`` with
+    ``inline_comment_for_entity``); ``failed_test_stories.yml`` must be identical."""
+    work, url, model = bot
+    stories = tmp_path / "test_entity_only.yml"
+    stories.write_text(ENTITY_ONLY)
+    theirs = tmp_path / "rasa"
+    rasa(
+        work, _env(work), "test", "core", "--stories", str(stories), "-m", str(model),
+        "--out", str(theirs), "--e2e",
+    )  # fmt: skip
+    ours = tmp_path / "ours"
+    code = cli(
+        ["test", "stories", str(stories), "--engine", f"rasa:{url}", "--out", str(ours), "--e2e"]
+    )
+    assert code == 1
+    rasa_text = (theirs / "failed_test_stories.yml").read_text(encoding="utf-8")
+    assert "    - cuisine: four  # predicted: people: four" in rasa_text  # the case is exercised
+    assert (ours / "failed_test_stories.yml").read_text(encoding="utf-8") == rasa_text

@@ -12,6 +12,7 @@ from typing import Any
 DATA_MODULES: tuple[str, ...] = (
     "nlu_tui.cli.data_split",  # split nlu (training_data.yml / test_data.yml)
     "nlu_tui.cli.data_successes",  # successes (the successful user utterances suite)
+    "nlu_tui.cli.data_validate",  # validate [stories] (rasa data validate)
 )
 """Modules with ``register(data_subparsers)``."""
 
@@ -20,7 +21,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     """Add the ``data`` group to the parser."""
     p = sub.add_parser(
         "data",
-        help="prepare training and test data as `rasa data` does (split nlu)",
+        help="prepare and check training data as `rasa data` does (split nlu, validate)",
         description="Prepare training and test data the way `rasa data` does.",
     )
     commands = p.add_subparsers(dest="data_command", metavar="COMMAND")

@@ -1,9 +1,12 @@
-"""``nlu-tui data split nlu NLU.yml``: Rasa's ``rasa data split nlu``.
+"""``nlu-tui data split nlu NLU.yml``: Rasa's ``rasa data split nlu``, example for example.
 
-Stratified by intent with Rasa's own procedure (:func:`nlu_tui.evaluation.split.rasa_split`),
-written as ``training_data.yml`` and ``test_data.yml`` (Rasa's names, Rasa 3 YAML) into
-``--out`` (default ``train_test_split``). Synonyms, regexes and lookup tables go into both
-files, as Rasa writes them.
+The same seed puts the same examples on each side as Rasa 3.6 does: Rasa's reader identity
+(duplicates dropped by fingerprint) and its split walk over a set of messages hashed by their
+fingerprint (:func:`nlu_tui.evaluation.split.rasa_split_messages`). Written as
+``training_data.yml`` and ``test_data.yml`` (Rasa's names, Rasa 3 YAML, examples in Rasa's
+order) into ``--out`` (default ``train_test_split``), with every synonym (declared blocks and
+inline ``{"value": ...}`` annotations), regex and lookup table in both files, and the
+retrieval-intent responses each part uses in ``nlg_training_data.yml`` / ``nlg_test_data.yml``.
 """
 
 from __future__ import annotations
@@ -62,32 +65,42 @@ def _help(parser: argparse.ArgumentParser) -> int:
 
 def cmd_split_nlu(args: argparse.Namespace) -> int:
     from nlu_tui.errors import InputError
-    from nlu_tui.evaluation.data import subset, training_yaml, without_duplicates
-    from nlu_tui.evaluation.split import rasa_split
+    from nlu_tui.evaluation.data import rasa_split_parts, training_yaml
     from nlu_tui.fileio import atomic_write_text
-    from nlu_tui.formats.rasa_yaml import load_training_data
+    from nlu_tui.formats.rasa_yaml import load_responses, load_training_data, responses_yaml
 
     if not args.nlu.exists():
         raise InputError("no such file or folder", path=args.nlu)
     if args.out.exists() and not args.out.is_dir():
         raise InputError("is a file, not a directory", path=args.out, field="--out")
-    data, duplicates = without_duplicates(load_training_data(args.nlu))
-    labels = [e.intent for e in data.examples]
-    train, test = rasa_split(labels, args.training_fraction, args.random_seed)
+    data = load_training_data(args.nlu)
+    responses = load_responses(args.nlu)
+    train, test, duplicates = rasa_split_parts(
+        data, args.training_fraction, args.random_seed, responses
+    )
     suffix = ".yml" if args.nlu.is_dir() else (args.nlu.suffix or ".yml")
-    texts = {
-        args.out / f"training_data{suffix}": training_yaml(subset(data, train)),
-        args.out / f"test_data{suffix}": training_yaml(subset(data, test)),
-    }
+    texts: dict[Path, str] = {}
+    for name, part in (("training_data", train), ("test_data", test)):
+        # Rasa writes the responses of the retrieval intents each part holds into
+        # nlg_<name>.yml (``TrainingData.persist_nlg``; an empty file when there are none).
+        needed: dict[str, list[dict[str, Any]]] = {}
+        for example in part.examples:
+            key = f"utter_{example.intent}"
+            if "/" in example.intent and key in responses:
+                needed.setdefault(key, responses[key])
+        texts[args.out / f"{name}{suffix}"] = training_yaml(part)
+        texts[args.out / f"nlg_{name}{suffix}"] = responses_yaml(needed)
     for path, text in texts.items():
         atomic_write_text(path, text)
-    intents = len(set(labels))
+    intents = len({e.intent for e in data.examples})
+    total = len(train.examples) + len(test.examples)
     say(
-        f"{len(train)} training and {len(test)} test examples ({intents} intents) from "
-        f"{len(labels)}; seed {args.random_seed if args.random_seed is not None else 'none'}"
+        f"{len(train.examples)} training and {len(test.examples)} test examples ({intents} "
+        f"intents) from {total}; seed {args.random_seed if args.random_seed is not None else 'none'}"
     )
     if duplicates:
         say(f"left out {duplicates} duplicate example(s), as Rasa's reader does")
     for path in texts:
-        say(f"  {path}")
+        if not path.name.startswith("nlg_") or texts[path]:
+            say(f"  {path}")
     return exitcodes.OK

@@ -302,6 +302,9 @@ async def evaluate_story(
             if got_intent != gold_intent or wrong_entities:
                 shown = dict(event)
                 shown["predicted"] = {"intent": got_intent, "entities": got_entities}
+                # Rasa's WronglyClassifiedUserUtterance carries the entity targets as its
+                # entities (``eval_store.entity_targets``); the writer pairs them by start
+                shown["targets"] = gold_clean
                 written.append(
                     Written(shown, comment=_intent_comment(event, got_intent, got_entities))
                 )

@@ -38,6 +38,37 @@ def _scalar(value: Any) -> str:
     return text.strip()
 
 
+def _wrong_user_lines(head: str, event: dict[str, Any], comment: str | None) -> list[str]:
+    """A wrongly classified user message as ``YAMLStoryWriter.process_user_utterance`` writes
+    a ``WronglyClassifiedUserUtterance`` (Rasa 3.6): its entities are the entity targets; each
+    target with a value is written once per predicted entity that starts where it starts, with
+    ``# predicted: ENTITY: VALUE`` on the entity line when the predicted entity type differs
+    (a target no prediction starts at is left out, as Rasa does); the ``# predicted:`` comment
+    goes on the intent line when the intent is wrong or no entity line was written."""
+    predicted = event["predicted"]
+    targets = event.get("targets")
+    if targets is None:
+        targets = (event.get("parse_data") or {}).get("entities") or []
+    gold_intent = (event.get("parse_data") or {}).get("intent", {}).get("name")
+    entity_lines: list[str] = []
+    for entity in targets:
+        if "value" not in entity:
+            entity_lines.append(f"    - {_scalar(entity.get('entity'))}")
+            continue
+        for guess in predicted.get("entities") or []:
+            if guess.get("start") != entity.get("start"):
+                continue
+            line = f"    - {_scalar(entity.get('entity'))}: {_scalar(entity.get('value'))}"
+            if guess.get("entity") != entity.get("entity"):
+                line += f"  # predicted: {guess.get('entity')}: {guess.get('value')}"
+            entity_lines.append(line)
+    show = comment and (predicted.get("intent") != gold_intent or not entity_lines)
+    out = [head + (f"  # {comment}" if show else "")]
+    if targets:
+        out.extend(["    entities:", *entity_lines] if entity_lines else ["    entities: []"])
+    return out
+
+
 def _step_lines(result: StoryResult) -> list[str]:
     lines: list[str] = []
     for item in result.written:
@@ -58,6 +89,9 @@ def _step_lines(result: StoryResult) -> list[str]:
             head = f"  - intent: {_scalar(intent)}" if intent else None
             if head is None:  # an end-to-end user message without intent
                 lines.append(f"  - user: {_scalar(event.get('text'))}{comment}")
+                continue
+            if "predicted" in event:
+                lines.extend(_wrong_user_lines(head, event, item.comment))
                 continue
             lines.append(head + comment)
             if entities:

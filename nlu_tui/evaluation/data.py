@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 from nlu_tui.formats.rasa_yaml import suite_from_training_data
 from nlu_tui.formats.rasa_yaml import training_yaml as training_yaml
@@ -55,3 +56,44 @@ def without_duplicates(data: TrainingData) -> tuple[TrainingData, int]:
         return data, 0
     kept = [i for i in range(len(cases)) if i not in duplicates]
     return subset(data, kept), len(duplicates)
+
+
+def rasa_split_parts(
+    data: TrainingData,
+    fraction: float,
+    seed: int | None,
+    responses: dict[str, list[dict[str, Any]]] | None = None,
+) -> tuple[TrainingData, TrainingData, int]:
+    """(training part, test part, duplicates dropped) as ``rasa data split nlu`` makes them:
+    the examples Rasa keeps, split by :func:`nlu_tui.evaluation.split.rasa_split_messages`,
+    each part in Rasa's order with every synonym (declared and inline, in Rasa's order),
+    regex and lookup table."""
+    from nlu_tui.evaluation.split import (
+        message_data,
+        message_fingerprint,
+        rasa_split_messages,
+        rasa_unique,
+    )
+
+    messages = [
+        message_data(e, data.intent_metadata.get(e.intent.partition("/")[0]), responses)
+        for e in data.examples
+    ]
+    kept = rasa_unique([message_fingerprint(m) for m in messages])
+    train_local, test_local = rasa_split_messages([messages[i] for i in kept], fraction, seed)
+    synonyms: dict[str, list[str]] = {}
+    for variant, value in data.entity_synonyms.items():
+        synonyms.setdefault(value, []).append(variant)
+    if not data.entity_synonyms:  # not read from Rasa YAML (a suite): its declared blocks
+        synonyms = {k: list(v) for k, v in data.synonym_blocks.items()}
+
+    def part(local: list[int]) -> TrainingData:
+        return replace(
+            data,
+            examples=[data.examples[kept[i]] for i in local],
+            synonym_blocks={k: list(v) for k, v in synonyms.items()},
+            digest=None,
+            warnings=[],
+        )
+
+    return part(train_local), part(test_local), len(messages) - len(kept)

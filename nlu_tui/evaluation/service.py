@@ -216,15 +216,15 @@ def plan(request: EvalRequest) -> Plan:
     if request.mode == HELD_OUT and request.train is not None:
         result.train_data = _load(request.train, "training data")
     elif request.mode == SPLIT:
-        from nlu_tui.evaluation.data import subset, without_duplicates
-        from nlu_tui.evaluation.split import rasa_split
+        from nlu_tui.evaluation.data import rasa_split_parts
+        from nlu_tui.formats.rasa_yaml import load_responses
 
-        unique, result.duplicates = without_duplicates(data)
-        train_idx, test_idx = rasa_split(
-            [e.intent for e in unique.examples], request.training_fraction, seed
+        # the same parts as `rasa data split nlu --random-seed SEED` (example for example;
+        # retrieval intents' responses are part of Rasa's example identity)
+        responses = load_responses(data.path) if data.path is not None else {}
+        result.train_data, result.data, result.duplicates = rasa_split_parts(
+            data, request.training_fraction, seed, responses
         )
-        result.train_data = subset(unique, train_idx)
-        result.data = subset(unique, test_idx)
     elif request.mode in (CROSS_VALIDATION, COMPARISON):
         from nlu_tui.evaluation.data import without_duplicates
         from nlu_tui.evaluation.split import drop_rare

@@ -46,8 +46,19 @@ def sniff(path: Path, head: str) -> bool:
     return _TOP_LEVEL.search(head) is not None
 
 
-def story_files(path: Path) -> list[Path]:
-    """``path`` itself, or the YAML files under a directory with a ``stories:`` key."""
+TEST_PREFIX = "test_"
+"""``rasa.shared.constants.TEST_STORIES_FILE_PREFIX``: with ``--e2e`` Rasa reads only files
+named so (``YAMLStoryReader.is_test_stories_file``)."""
+
+
+def story_files(path: Path, *, e2e: bool = False, notes: list[str] | None = None) -> list[Path]:
+    """``path`` itself, or the YAML files under a directory with a ``stories:`` key.
+
+    With ``e2e`` a directory gives only the files whose name starts with ``test_``, as
+    ``rasa test core --e2e`` reads them (``RasaFileImporter.get_conversation_tests``); each
+    file left out is named in ``notes``. A file named on the command line is read whatever
+    its name, with a note that Rasa would skip it.
+    """
     if path.is_dir():
         found = []
         for candidate in sorted(p for p in path.rglob("*") if p.suffix in EXTENSIONS):
@@ -55,16 +66,30 @@ def story_files(path: Path) -> list[Path]:
                 head = candidate.read_text(encoding="utf-8-sig", errors="replace")
             except OSError:
                 continue
-            if sniff(candidate, head):
-                found.append(candidate)
+            if not sniff(candidate, head):
+                continue
+            if e2e and not candidate.name.startswith(TEST_PREFIX):
+                if notes is not None:
+                    notes.append(
+                        f"{candidate}: skipped, as rasa test core --e2e skips it (its name "
+                        f"does not start with '{TEST_PREFIX}')"
+                    )
+                continue
+            found.append(candidate)
         return found
     if not path.exists():
         raise InputError("no such file or directory", path=path)
+    if e2e and not path.name.startswith(TEST_PREFIX) and notes is not None:
+        notes.append(
+            f"{path}: read, although rasa test core --e2e would skip it (its name does not "
+            f"start with '{TEST_PREFIX}')"
+        )
     return [path]
 
 
-def read_path(path: Path) -> StoryFile:
-    files = story_files(path)
+def read_path(path: Path, *, e2e: bool = False, notes: list[str] | None = None) -> StoryFile:
+    """Every story under ``path`` (see :func:`story_files` for ``e2e`` and ``notes``)."""
+    files = story_files(path, e2e=e2e, notes=notes)
     if not files:
         raise InputError("no test stories (YAML with a 'stories:' key) found", path=path)
     out = StoryFile()

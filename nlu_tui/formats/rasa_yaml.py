@@ -272,10 +272,16 @@ def _read_item(item: yaml.Node, path: Path, data: TrainingData) -> None:
             data.examples.append(
                 TrainingExample(parsed.text, name, parsed.entities, ex_line, ex_meta)
             )
+            for entity in parsed.entities:
+                surface = parsed.text[entity.start : entity.end]
+                if entity.start is not None and surface != entity.value:
+                    data.entity_synonyms[surface] = entity.value
         return
     values = [text for text, _, _ in items if text]
     if section == "synonym":
         _add_unique(data.synonym_blocks, name, values)
+        for value in values:
+            data.entity_synonyms[value] = name
     elif section == "regex":
         for pattern, ex_line, _ in items:
             try:
@@ -346,6 +352,41 @@ def load_training_data(path: Path | str) -> TrainingData:
     _check_parents(data)
     _merge_synonyms(data)
     return data
+
+
+def load_responses(path: Path | str) -> dict[str, list[dict[str, Any]]]:
+    """The ``responses:`` of a Rasa NLU file (or of every such file in a folder, later files
+    winning): the texts of retrieval intents (``utter_faq/ask_fees``), which Rasa's reader
+    keeps with the training data. Unreadable or odd sections give nothing."""
+    path = Path(path)
+    files = (
+        sorted(p for p in path.rglob("*") if p.suffix in EXTENSIONS and p.is_file())
+        if path.is_dir()
+        else [path]
+    )
+    out: dict[str, list[dict[str, Any]]] = {}
+    for file in files:
+        try:
+            doc = yaml.load(file.read_text(encoding="utf-8"), Loader=_Loader)
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            continue
+        section = doc.get("responses") if isinstance(doc, dict) else None
+        if not isinstance(section, dict):
+            continue
+        for name, items in section.items():
+            if isinstance(items, list):
+                out[str(name)] = [dict(i) for i in items if isinstance(i, dict)]
+    return out
+
+
+def responses_yaml(responses: dict[str, list[dict[str, Any]]]) -> str:
+    """Rasa's NLG file for ``responses`` (``nlg_training_data.yml``): a version line and a
+    ``responses:`` section in the given order; "" when there is none (Rasa writes an empty
+    file then)."""
+    if not responses:
+        return ""
+    body = yaml.safe_dump({"responses": responses}, allow_unicode=True, sort_keys=False)
+    return f'version: "{RASA_VERSION}"\n' + body
 
 
 # --- import: training data -> suite -------------------------------------------------------------
