@@ -127,10 +127,12 @@ def flaky_rasa_pro(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     real = rasa_pro_peer._commands_for
     turns = itertools.cycle([True, False])
 
-    def flaky(text: str, history: list[str]) -> tuple[list[dict[str, Any]], str, str]:
+    def flaky(
+        text: str, history: list[str], events: list[dict[str, Any]] | None = None
+    ) -> tuple[list[dict[str, Any]], str, str]:
         if text.startswith("I want to add") and not next(turns):
             return [{"command": "cannot handle"}], "Sorry?", "utter_cannot_handle"
-        return real(text, history)
+        return real(text, history, events)
 
     monkeypatch.setattr(rasa_pro_peer, "_commands_for", flaky)
     with rasa_pro_peer.rasa_pro_server() as (url, _state):
