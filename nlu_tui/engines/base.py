@@ -69,7 +69,14 @@ def config_name(path: Path) -> str:
 
 
 class TrainedModel(abc.ABC):
-    """What training returns: answers ``parse`` until released."""
+    """What training returns: answers ``parse`` until released.
+
+    ``in_process``: the model answers inside nlu-tui (no request can fail, stall or be
+    rate-limited), so an evaluation asks it with :meth:`parse_many` in one batch; a model
+    served elsewhere (a Rasa server) is asked case by case through the run kernel instead.
+    """
+
+    in_process: bool = False
 
     @abc.abstractmethod
     async def parse(self, text: str, context: ParseContext) -> Prediction:

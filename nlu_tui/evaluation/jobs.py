@@ -15,13 +15,15 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from nlu_tui.engines.base import Engine, TrainingConfig
+from nlu_tui.engines.base import Engine, ParseContext, TrainedModel, TrainingConfig
 from nlu_tui.errors import NluTuiError
-from nlu_tui.model import Prediction, TestCase
+from nlu_tui.model import Prediction, RunStatus, TestCase
 from nlu_tui.training import TrainingData
 
 if TYPE_CHECKING:
     import httpx
+
+    from nlu_tui.runner.options import RunOptions
 
 
 @dataclass
@@ -196,8 +198,8 @@ async def _run_over_engine(
         try:
             train_predictions = None
             if unit.train_cases is not None:
-                train_predictions = await model.parse_many([c.utterance for c in unit.train_cases])
-            result.predictions = await model.parse_many([c.utterance for c in unit.test_cases])
+                train_predictions = await _parse(model, unit.key, unit.train_cases)
+            result.predictions = await _parse(model, unit.key, unit.test_cases)
             _figures(result, train_predictions)
         except Exception as exc:  # a transport failure while testing fails this unit only
             result.error = f"testing failed: {exc}"
@@ -206,6 +208,57 @@ async def _run_over_engine(
             await model.release()
         result.test_seconds = time.perf_counter() - started
         yield result
+
+
+class _ServedModel(Engine):
+    """A trained model served elsewhere, as the run kernel sees an engine: the model holds its
+    own connection (opened by training), so the kernel's client is not used."""
+
+    type_name = "trained"
+
+    def __init__(self, model: TrainedModel) -> None:
+        self.model = model
+
+    async def parse(self, text: str, context: ParseContext) -> Prediction:
+        return await self.model.parse(text, context)
+
+
+async def _parse(
+    model: TrainedModel, unit: str, cases: Sequence[TestCase], options: RunOptions | None = None
+) -> list[Prediction]:
+    """A unit's answers: in one batch from an in-process model; otherwise case by case on the
+    run kernel (concurrency, the attempt deadline, retries with the capped Retry-After)."""
+    if model.in_process:
+        return await model.parse_many([c.utterance for c in cases])
+    from nlu_tui.runner.options import RunOptions
+    from nlu_tui.runner.parse_all import parse_all
+    from nlu_tui.store.records import RunRecord
+
+    # the kernel's handle on this unit's parse (nothing is stored: the evaluation keeps the
+    # answers with its own figures)
+    handle = RunRecord(
+        id=f"evaluation-{unit}",
+        suite_name=unit,
+        suite_path=None,
+        suite_hash="",
+        engine_name="trained model",
+        engine_profile={},
+        stage="development",
+        status=RunStatus.RUNNING,
+        reason=None,
+        note="",
+        total=len(cases),
+        done=0,
+        tp=0,
+        tn=0,
+        fp=0,
+        fn=0,
+        errors=0,
+        started_at=time.time(),
+        finished_at=None,
+    )
+    run_options = options if options is not None else RunOptions(concurrency=8)
+    return await parse_all(_ServedModel(model), cases, handle, run_options)
 
 
 async def run_units(

@@ -160,6 +160,8 @@ class EmbeddedEngine(Engine):
 
 
 class EmbeddedTrained(TrainedModel):
+    in_process = True
+
     """A trained embedded model with its configuration's threshold; parses in-process."""
 
     def __init__(self, model: EmbeddedModel, config: EmbeddedConfig, cached: bool = False) -> None:
