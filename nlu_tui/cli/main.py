@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "nlu_tui.cli.generate": ("generate",),  # test cases from an LLM
     "nlu_tui.cli.web": ("web",),  # the workbench in a browser (textual-serve)
     "nlu_tui.cli.plugins": ("plugins",),  # engine types and formats from entry points
+    "nlu_tui.cli.kore": ("kore",),  # Kore.ai live: suites pulled and pushed
 }
 """Each command module and the commands its ``register`` adds (a test keeps the two equal).
 
