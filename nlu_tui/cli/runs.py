@@ -273,6 +273,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             for sig in (signal.SIGINT, signal.SIGTERM):
                 loop.remove_signal_handler(sig)
         say(job.redact(run_line(final)))
+        from nlu_tui.runner.kore_batch import disagreement_lines
+
+        for line in disagreement_lines(final):  # kore-batch: Kore.ai's verdict and ours
+            say(job.redact(line))
         return job.finish(final)
 
     outcome = asyncio.run(main())
