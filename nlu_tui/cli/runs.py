@@ -42,7 +42,12 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         ),
     )
     p.add_argument("suite", nargs="?", type=Path, metavar="SUITE", help="suite file (any format)")
-    p.add_argument("--engine", "-e", metavar="E", help="profile name, embedded:PATH or rasa:URL")
+    p.add_argument(
+        "--engine",
+        "-e",
+        metavar="E",
+        help="profile name, embedded:PATH, rasa:URL or kore-batch:PROFILE",
+    )
     add_strict_permissions(p)
     p.add_argument("--stage", choices=("development", "published"), default=None)
     p.add_argument("--concurrency", type=int, metavar="N", help="requests in flight")
