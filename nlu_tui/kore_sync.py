@@ -245,3 +245,46 @@ def push(
     }
     _write_state(folder, state)
     return Pushed(remote_name, len(suite.cases), created)
+
+
+def _timestamp(text: str, field: str, end: bool) -> str:
+    """A ``--from``/``--to`` date (``YYYY-MM-DD``) or ISO time as Get Analytics' timestamp."""
+    from datetime import UTC, datetime
+
+    value = text.strip()
+    try:
+        if len(value) == 10:
+            day = datetime.strptime(value, "%Y-%m-%d").replace(tzinfo=UTC)
+            stamp = day.replace(hour=23, minute=59, second=59, microsecond=999000) if end else day
+        else:
+            stamp = datetime.fromisoformat(value.replace("Z", "+00:00"))
+            stamp = stamp if stamp.tzinfo else stamp.replace(tzinfo=UTC)
+    except ValueError:
+        raise InputError(
+            f"{value!r} is not a date (YYYY-MM-DD) or an ISO time", field=field
+        ) from None
+    return (
+        stamp.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{stamp.microsecond // 1000:03d}Z"
+    )
+
+
+def live_success_records(
+    profile: str, start: str, end: str, workspace: Path | None = None
+) -> tuple[list[Any], int]:
+    """The records of Get Analytics for intents found and tasks completed between two dates
+    (every page of both types), and how many pages were read."""
+    from nlu_tui.successes_kore import kore_records
+
+    since = _timestamp(start, "--from", end=False)
+    until = _timestamp(end, "--to", end=True)
+    if since > until:
+        raise InputError(f"--from {start} is after --to {end}", field="--from")
+    platform = platform_for(profile, workspace)
+
+    async def go() -> list[dict[str, Any]]:
+        found = await platform.analytics("successintent", since, until)
+        done = await platform.analytics("successtask", since, until)
+        return [*found, *done]
+
+    pages: list[dict[str, Any]] = _run(platform, go)
+    return kore_records(pages, f"Kore.ai Get Analytics API (profile '{profile}')"), len(pages)

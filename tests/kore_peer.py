@@ -33,6 +33,10 @@ the documented one, with the few undocumented details marked *[inferred]*:
 - Delete Batch Test Suite Execution, ``DELETE …/testsuite/{testSuiteName}/{testRunId}`` ->
   ``{"message": "Test Result Removed Successfully"}``; scope Batch Tests Management:
   https://developer.kore.ai/docs/bots/api-guide/delete-batch-test-suite-execution-api/
+- Get Analytics, ``POST /api/public/bot/{botId}/getAnalytics`` with ``{type: successintent|
+  successtask|…, filters: {from, to}, skip, limit}`` -> ``{"moreAvailable", "result": [records
+  with utterance, intent, sessionId, taskId, timestamp, NLAnalysis…]}``; scope Metrics:
+  https://developer.kore.ai/docs/bots/api-guide/get-analytics-api/
 - Rate limits, https://developer.kore.ai/docs/bots/api-guide/rate-limiting/ (Koredotcom/docs
   ``rate-limit.md``): 60 per minute per bot (definition APIs) and per request id (status APIs);
   the refusal says "Rate limit for this API has been reached. Please try again after some
@@ -71,6 +75,7 @@ import jwt
 
 EXECUTION = "Batch Tests Execution"
 MANAGEMENT = "Batch Tests Management"
+METRICS = "Metrics"
 RATE_MESSAGE = "Rate limit for this API has been reached. Please try again after some time."
 COLUMNS = (
     "Utterance",
@@ -145,6 +150,8 @@ class KorePeer:
     never_finish: bool = False
     per_minute: int = 60
     retry_after: int = 1
+    analytics: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    """Get Analytics records per type (each with a ``timestamp``)."""
     misjudge: dict[str, str] = field(default_factory=dict)
     """Utterance -> a Result Type the stand-in reports against the rules (a bug on its side,
     for the tests of the side-by-side report)."""
@@ -468,6 +475,29 @@ def _handler(peer: KorePeer) -> type[BaseHTTPRequestHandler]:
                 peer.files[file_id] = fields["file"]
                 self._send(
                     200, {"fileId": file_id, "hash": hashlib.sha1(fields["file"]).hexdigest()}
+                )
+                return
+            if parts.path == f"/api/public/bot/{peer.bot_id}/getAnalytics":
+                if not self._gate("analytics", METRICS, "bot"):
+                    return
+                req = json.loads(self._body() or b"{}")
+                filters = req.get("filters") or {}
+                start, end = filters.get("from"), filters.get("to")
+                if not start or not end or "limit" not in req or "skip" not in req:
+                    self._error(400, "filters.from, filters.to, skip and limit are required")
+                    return
+                rows = [
+                    r
+                    for r in peer.analytics.get(str(req.get("type")), [])
+                    if start <= r["timestamp"] <= end
+                ]
+                skip, limit = int(req["skip"]), int(req["limit"])
+                self._send(
+                    200,
+                    {
+                        "moreAvailable": skip + limit < len(rows),
+                        "result": rows[skip : skip + limit],
+                    },
                 )
                 return
             m = _BOT.match(parts.path)

@@ -11,6 +11,7 @@ The calls, as Kore.ai documents them (developer.kore.ai/docs/bots/api-guide/…)
 | Batch Test Execution | ``POST …/testsuite/{name}/run`` ``{"version"}`` -> ``requestId`` | Batch Tests Execution |
 | Batch Test Execution Status | ``GET …/testsuite/{name}/{requestId}/status`` | Batch Tests Execution |
 | Delete Batch Test Suite Execution | ``DELETE …/testsuite/{name}/{requestId}`` | Batch Tests Management |
+| Get Analytics | ``POST /api/public/bot/{botId}/getAnalytics`` (``type``, ``filters.from/to``, ``skip``, ``limit``) | Metrics |
 
 Every call carries the profile's JWT (``auth``) and ``bot-language``. A rate-limit refusal
 ("Rate limit for this API has been reached", 429 or not) waits ``Retry-After`` (capped) and
@@ -33,9 +34,11 @@ from nlu_tui.engines.kore import KoreEngine
 from nlu_tui.errors import EngineError
 
 EXECUTION_SCOPE = "Batch Tests Execution"
+METRICS_SCOPE = "Metrics"
 MANAGEMENT_SCOPE = "Batch Tests Management"
 RUN_VERSIONS = {"development": "inDevelopment", "published": "published"}
 PAGE = 50
+ANALYTICS_PAGE = 100
 MAX_ANSWER = 64 * 1024 * 1024
 
 
@@ -299,6 +302,35 @@ class KorePlatform:
             f"{self.base}/{quote(name, safe='')}/{quote(request_id, safe='')}",
             scope=MANAGEMENT_SCOPE,
         )
+
+    async def analytics(self, kind: str, start: str, end: str) -> list[dict[str, Any]]:
+        """Every answer page of Get Analytics for ``kind`` (``successintent``,
+        ``successtask``, ...) between ``start`` and ``end`` (ISO timestamps), ``skip``/
+        ``limit`` paging until ``moreAvailable`` is false."""
+        api = "Get Analytics"
+        url = f"{self.engine.url}/api/public/bot/{quote(self.engine.bot_id, safe='')}/getAnalytics"
+        pages: list[dict[str, Any]] = []
+        skip = 0
+        while True:
+            page = await self._call(
+                api,
+                "POST",
+                url,
+                scope=METRICS_SCOPE,
+                json_body={
+                    "type": kind,
+                    "filters": {"from": start, "to": end},
+                    "skip": skip,
+                    "limit": ANALYTICS_PAGE,
+                },
+            )
+            records = page.get("result") if isinstance(page, dict) else None
+            if not isinstance(records, list):
+                raise KoreApiError(f"Kore.ai {api} API: the answer has no 'result' list")
+            pages.append(page)
+            if not page.get("moreAvailable") or not records:
+                return pages
+            skip += len(records)
 
 
 def _int(value: Any) -> int:
