@@ -76,8 +76,13 @@ def test_a_thousand_cases_take_one_upload_and_one_start_and_match_our_scoring(
         profile(tmp_path, peer, monkeypatch, 0.02)
         suite = write_suite(tmp_path, 1000)
         data = tmp_path / "data"
-        code = cli(["--data-dir", str(data), "run", str(suite), "--engine", "kore-batch:travel"])
+        report = tmp_path / "report.csv"
+        args = ["--data-dir", str(data), "run", str(suite), "--engine", "kore-batch:travel"]
+        code = cli([*args, "--csv", str(report)])
         assert code == 0, capsys.readouterr().err
+        # the Kore.ai CSV report's header names the bot and its language as Kore.ai gave them
+        head = report.read_text(encoding="utf-8-sig").splitlines()[:4]
+        assert head[0] == "Bot Name,Travel Bot" and head[2] == "Bot Language,en"
         # O(1) calls: one upload, one import, one start, a few polls, one download; no Find Intent
         assert peer.calls["upload"] == 1 and peer.calls["import"] == 1 and peer.calls["run"] == 1
         assert 1 <= peer.calls["status"] <= 4 and peer.calls["download"] == 1
@@ -131,6 +136,13 @@ def test_a_canceled_run_deletes_the_remote_execution(
         assert record.status.value == "canceled", getattr(outcome, "record", None)
         assert peer.calls["delete_execution"] == 1 and not peer.executions
         assert record.options["kore_batch"]["deleted"] is True
+        # the Kore.ai CSV report of the canceled run says so in its header
+        from nlu_tui.reports import RunMeta, write_report
+
+        report = tmp_path / "canceled.csv"
+        write_report("csv", report, RunMeta.from_record(record), [])
+        header = report.read_text(encoding="utf-8-sig").splitlines()[:6]
+        assert any(line.startswith("Run Status,canceled") for line in header), header
 
 
 def test_a_failed_remote_execution_fails_the_run_naming_the_api(

@@ -71,6 +71,7 @@ class KoreBatchRun(Run):
         self.deadline_seconds = float(public.get("batch_deadline_seconds") or self.deadline_seconds)
         self._answers: dict[str, Prediction] = {}
         self._remote: str | None = None
+        self._bot: dict[str, str] = {}
         self.disagreements: list[dict[str, str]] = []
 
     @property
@@ -156,6 +157,9 @@ class KoreBatchRun(Run):
         )
         if start is None:
             raise KoreApiError("Kore.ai batch test result: no 'Utterance' header row in the CSV")
+        for row in rows[:start]:  # the header block: the bot's own name and language
+            if len(row) >= 2 and row[0].strip() in ("Bot Name", "Bot Language"):
+                self._bot[row[0].strip()] = row[1].strip()
         header = [h.strip() for h in rows[start]]
         col = {h: i for i, h in enumerate(header)}
         found: dict[str, deque[Prediction]] = defaultdict(deque)
@@ -215,6 +219,10 @@ class KoreBatchRun(Run):
         if self.record is not None:
             state = dict(self.record.options.get(OPTIONS_KEY) or {})
             state["disagreements"] = self.disagreements
+            if self._bot.get("Bot Name"):
+                state["bot_name"] = self._bot["Bot Name"]
+            if self._bot.get("Bot Language"):
+                state["bot_language"] = self._bot["Bot Language"]
             self.store.update_options(self.record.id, {OPTIONS_KEY: state})
         return super().finish(ending)
 
