@@ -405,6 +405,11 @@ def check_request(request: RunRequest) -> FailOn:
         raise InputError("must be at least 1", field="--max-raw-bytes")
     if request.repeat is not None and not 1 <= request.repeat <= MAX_REPEAT:
         raise InputError(f"must be from 1 to {MAX_REPEAT}", field="--repeat")
+    if (request.repeat or 1) > 1 and (request.engine or "").startswith("kore-batch:"):
+        raise InputError(
+            "a kore-batch run is one Kore.ai batch test: run it again instead of --repeat",
+            field="--repeat",
+        )
     if request.quarantine_flaky and not request.resume and (request.repeat or 1) < 2:
         raise InputError(
             "flaky cases are found by sending each case several times: add --repeat N (N >= 2)",

@@ -227,3 +227,16 @@ def test_where_kore_and_our_scoring_differ_both_are_shown_with_their_rules(
         with RunStore(data / "runs.sqlite3") as store:
             run = store.list_runs()[0]
         assert [d["kore"] for d in run.options["kore_batch"]["disagreements"]] == ["TP"]
+
+
+def test_repeat_is_refused_before_anything_is_sent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with serving(make_peer()) as peer:
+        profile(tmp_path, peer, monkeypatch, 0.02)
+        suite = write_suite(tmp_path, 5)
+        data = tmp_path / "data"
+        args = ["--data-dir", str(data), "run", str(suite), "--engine", "kore-batch:travel"]
+        assert cli([*args, "--repeat", "3"]) == 2
+        assert "--repeat" in capsys.readouterr().err
+        assert sum(peer.calls.values()) == 0 and not (data / "runs.sqlite3").exists()
