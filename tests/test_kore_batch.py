@@ -240,3 +240,24 @@ def test_repeat_is_refused_before_anything_is_sent(
         assert cli([*args, "--repeat", "3"]) == 2
         assert "--repeat" in capsys.readouterr().err
         assert sum(peer.calls.values()) == 0 and not (data / "runs.sqlite3").exists()
+
+
+def test_the_remote_progress_is_shown_while_kore_runs_the_batch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with serving(make_peer()) as peer:
+        peer.step = 5  # four status polls for 20 utterances
+        teach(peer, 20)
+        profile(tmp_path, peer, monkeypatch, 0.4)
+        suite = write_suite(tmp_path, 20)
+        args = [
+            "--data-dir",
+            str(tmp_path / "d"),
+            "run",
+            str(suite),
+            "--engine",
+            "kore-batch:travel",
+        ]
+        assert cli(args) == 0
+        out = capsys.readouterr().out
+        assert "Kore.ai batch test tr-" in out and "utterances (" in out, out
