@@ -158,8 +158,11 @@ def answer_cache(plan: RunPlan, store: RunStore) -> AnswerCache | None:
 
 def _suite_runner(plan: RunPlan, store: RunStore) -> Runner:
     from nlu_tui.runner import Run
+    from nlu_tui.runner.kore_batch import KoreBatchRun, batch_spec
 
-    return Run(
+    # kore-batch:PROFILE: the same suite run, its answers from Kore.ai's own batch test
+    factory = KoreBatchRun if batch_spec(plan.resolved.name) is not None else Run
+    return factory(
         plan.suite,
         plan.resolved,
         store,
@@ -456,6 +459,11 @@ def check_request(request: RunRequest) -> FailOn:
         raise InputError(
             "--cache-repeats reads the cache that --no-cache turns off", field="--no-cache"
         )
+    if (request.repeat or 1) > 1 and (request.engine or "").startswith("kore-batch:"):
+        raise InputError(
+            "a kore-batch run is one Kore.ai batch test: run it again instead of --repeat",
+            field="--repeat",
+        )
     if request.quarantine_flaky and not request.resume and (request.repeat or 1) < 2:
         raise InputError(
             "flaky cases are found by sending each case several times: add --repeat N (N >= 2)",
@@ -479,8 +487,6 @@ def read_before_the_store(
     needs the store, and is left to :func:`open_run`."""
     from dataclasses import replace
 
-    from nlu_tui.engines.profiles import resolve_engine
-
     if request.resume or request.rerun_failed:
         return request
     if request.suite is not None or request.suite_path is None:
@@ -489,7 +495,7 @@ def read_before_the_store(
         return request  # open_run says what is missing
     suite = load_suite_file(request.suite_path, warn)
     stage = request.stage or "development"
-    resolve_engine(request.engine, request.suite_path, stage, request.workspace)
+    _resolve(request.engine, request.suite_path, stage, request.workspace)
     return replace(request, suite=suite)
 
 
@@ -607,6 +613,32 @@ def _options(request: RunRequest, resolved: ResolvedEngine) -> RunOptions:
     return options.with_settings(request)
 
 
+def _resolve(
+    spec: str, suite_path: Path | None, stage: str, workspace: Path | None
+) -> ResolvedEngine:
+    """The engine of ``--engine``; ``kore-batch:PROFILE`` is the kore profile PROFILE, named
+    so (the run's engine name) that a resume runs it on Kore.ai's batch testing again."""
+    from nlu_tui.engines.kore import KoreEngine
+    from nlu_tui.engines.profiles import resolve_engine
+    from nlu_tui.runner.kore_batch import PREFIX, batch_spec
+
+    profile = batch_spec(spec)
+    if profile is None:
+        return resolve_engine(spec, suite_path, stage, workspace)
+    if not profile:
+        raise InputError("kore-batch needs a kore profile: kore-batch:PROFILE", field="engine")
+    resolved = resolve_engine(profile, suite_path, stage, workspace)
+    if not isinstance(resolved.engine, KoreEngine):
+        raise InputError(
+            f"kore-batch:{profile}: profile '{profile}' is type "
+            f"{resolved.engine.type_name}, not kore",
+            field=f"engines.{profile}.type",
+        )
+    resolved.name = PREFIX + resolved.name
+    resolved.profile_public = {**resolved.profile_public, "name": resolved.name, "batch": "kore"}
+    return resolved
+
+
 def open_run(
     request: RunRequest, store: RunStore, *, warn: Callable[[str], None] | None = None
 ) -> RunJob:
@@ -617,12 +649,10 @@ def open_run(
     new run's cases are all written): the workbench calls it in a thread. Import warnings of
     a suite file go to ``warn``.
     """
-    from nlu_tui.engines.profiles import resolve_engine
-
     fail_on = check_request(request)
     target = _target(request, store, warn)
     gate_settings, baseline = _gate_inputs(request, store, warn)
-    resolved = resolve_engine(target.engine, target.suite_path, target.stage, request.workspace)
+    resolved = _resolve(target.engine, target.suite_path, target.stage, request.workspace)
     options = _options(request, resolved)
     rerun_of = target.rerun_of
     if rerun_of is None and target.previous is not None:  # a resumed rerun is still one

@@ -101,7 +101,7 @@ def _kind(record: Mapping[str, Any], analysis: Mapping[str, Any]) -> str:
     return _RESULTS.get(result, FOUND if not result else FAILED)
 
 
-def _records(data: Any, path: Path) -> Iterable[Mapping[str, Any]]:
+def _records(data: Any, path: Path | str) -> Iterable[Mapping[str, Any]]:
     """The records of one answer, a list of answers, or a list of records."""
     items = data if isinstance(data, list) else [data]
     for item in items:
@@ -123,7 +123,12 @@ def read_kore_analytics(path: Path) -> list[KoreRecord]:
 
     if not path.is_file():
         raise InputError("no such file", path=path)
-    data = read_json(path)
+    return kore_records(read_json(path), path)
+
+
+def kore_records(data: Any, path: Path | str) -> list[KoreRecord]:
+    """The records of Get Analytics answers (a saved file's, or the live API's pages;
+    ``path`` names where they come from in an error)."""
     out: list[KoreRecord] = []
     for number, record in enumerate(_records(data, path), 1):
         analysis = record.get("NLAnalysis")

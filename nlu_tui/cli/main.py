@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "nlu_tui.cli.plugins": ("plugins",),  # engine types and formats from entry points
     "nlu_tui.cli.cache": ("cache",),  # the answer cache of paid engines
     "nlu_tui.cli.trend": ("trend",),  # a suite's figures over its runs
+    "nlu_tui.cli.kore": ("kore",),  # Kore.ai live: suites pulled and pushed
 }
 """Each command module and the commands its ``register`` adds (a test keeps the two equal).
 

@@ -56,6 +56,8 @@ class ProgressView:
         self._last_line = 0.0
         self._last_done = -1
         self._opening_shown = False
+        self._opening_label: str | None = None
+        self._opening_at = 0.0
 
     def __enter__(self) -> ProgressView:
         if self.live:
@@ -102,8 +104,14 @@ class ProgressView:
             self._progress.refresh()
             return
         if label is not None:
-            if not self._opening_shown:
+            # a new kind of label at once; the same one updated (a remote batch's progress)
+            # at most every 2 s
+            now = time.monotonic()
+            last = self._opening_label
+            new_kind = last is None or label.split(":")[0] != last.split(":")[0]
+            if label != last and (new_kind or now - self._opening_at >= 2.0):
                 self._opening_shown = True
+                self._opening_label, self._opening_at = label, now
                 where = f"{e.done}/{e.total} ({100.0 * e.fraction:.1f}%) " if e.done else ""
                 print(f"{where}{label}", file=self.stream, flush=True)
             return

@@ -42,7 +42,12 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         ),
     )
     p.add_argument("suite", nargs="?", type=Path, metavar="SUITE", help="suite file (any format)")
-    p.add_argument("--engine", "-e", metavar="E", help="profile name, embedded:PATH or rasa:URL")
+    p.add_argument(
+        "--engine",
+        "-e",
+        metavar="E",
+        help="profile name, embedded:PATH, rasa:URL or kore-batch:PROFILE",
+    )
     add_strict_permissions(p)
     p.add_argument("--stage", choices=("development", "published"), default=None)
     p.add_argument("--concurrency", type=int, metavar="N", help="requests in flight")
@@ -302,6 +307,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             say(
                 f"answer cache ({cache.profile}): {cache.hits} answered from it, {cache.misses} sent"
             )
+        from nlu_tui.runner.kore_batch import disagreement_lines
+
+        for line in disagreement_lines(final):  # kore-batch: Kore.ai's verdict and ours
+            say(job.redact(line))
         outcome = job.finish(final)
         if outcome.merged is not None and job.plan.rerun_of is not None:
             say(merged_line(job.plan.rerun_of.id, outcome.merged, outcome.merged_total))

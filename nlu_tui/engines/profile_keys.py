@@ -76,6 +76,8 @@ ENGINE_KEYS: dict[str, frozenset[str]] = {
         "bot_name",
         "version",
         "thresholds",
+        "batch_poll_seconds",  # kore-batch:PROFILE (runner/kore_batch.py)
+        "batch_deadline_seconds",
     },
     "dialogflow-es": _HTTP_BASE
     | {

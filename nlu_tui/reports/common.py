@@ -54,12 +54,18 @@ class RunMeta:
     engine_settings: dict[str, Any] = field(default_factory=dict)
     stability: dict[str, Any] | None = None
     """A repeated run's stability figures (``StabilityReport.as_dict``), for the JSON report."""
+    bot_name: str | None = None
+    """The bot's own name where the engine reported it (a kore-batch run: Kore.ai's result
+    file), for the Kore.ai CSV header; else the engine's name is written."""
     entity_synonym_groups: int = 0
     """How many entity synonym groups scored the run's entity values (its metric spec)."""
 
     @classmethod
     def from_record(cls, record: RunRecord) -> RunMeta:
         """The meta of a stored run (the store's public engine profile gives the settings)."""
+        batch = record.options.get("kore_batch")
+        batch = batch if isinstance(batch, dict) else {}
+        bot_name, bot_language = batch.get("bot_name"), batch.get("bot_language")
         return cls(
             id=record.id,
             suite=record.suite_name,
@@ -71,6 +77,8 @@ class RunMeta:
             finished_at=record.finished_at,
             note=record.note,
             engine_settings=dict(record.engine_profile),
+            bot_name=bot_name if isinstance(bot_name, str) and bot_name else None,
+            language=bot_language if isinstance(bot_language, str) and bot_language else None,
             entity_synonym_groups=_count(record.options.get("entity_synonyms")),
         )
 

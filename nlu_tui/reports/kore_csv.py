@@ -40,6 +40,8 @@ from nlu_tui.scoring.intent_report import trait_label
 from nlu_tui.scoring.slices import slices
 from nlu_tui.scoring.summary import Summary, summarize
 
+_UNFINISHED = ("canceled", "failed", "interrupted")
+
 COLUMNS = (
     "Utterances",
     "Expected Intent",
@@ -286,12 +288,14 @@ def _header(
     """The summary block and the column names, each line ending in ``\r\n``."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\r\n")
-    w.writerow(["Bot Name", meta.engine])
+    w.writerow(["Bot Name", meta.bot_name or meta.engine])
     w.writerow(["Report Name", meta.suite])
     settings = meta.engine_settings
     language = meta.language or settings.get("language") or settings.get("bot_language")
     w.writerow(["Bot Language", language if isinstance(language, str) else ""])
     w.writerow(["Run Type", meta.version or ""])
+    if meta.status in _UNFINISHED:  # Kore.ai marks a canceled or failed run; so does the file
+        w.writerow(["Run Status", f"{meta.status}: {meta.reason}" if meta.reason else meta.status])
     blocks = threshold_blocks(settings)
     w.writerow(["Threshold Setting", "" if blocks else "(not reported by the engine)"])
     for block in blocks:

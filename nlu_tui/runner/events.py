@@ -49,6 +49,8 @@ class ProgressEvent:
     final: bool = False
     phase: RunPhase = RunPhase.RUNNING
     trains: bool = False
+    remote: str | None = None
+    """What a remote batch run is doing (Kore.ai's own batch test: "400/1000 utterances")."""
 
     @classmethod
     def of_counts(cls, run_id: str, counts: LiveCounts, total: int, **rest: Any) -> ProgressEvent:
@@ -78,6 +80,8 @@ class ProgressEvent:
         """What the run is doing while it opens ("training the engine…"), else None."""
         if not self.opening:
             return None
+        if self.remote:
+            return self.remote
         return "training the engine…" if self.trains else "connecting to the engine…"
 
     @property

@@ -568,6 +568,18 @@ class RunStore:
         rows = self._query("SELECT item_id FROM items WHERE run_id=?", (run_id,))
         return {r["item_id"] for r in rows}
 
+    def update_options(self, run_id: str, updates: dict[str, Any]) -> RunRecord:
+        """Merge ``updates`` into the run's options (e.g. a remote execution's id, kept so a
+        resume finds it)."""
+        run = self.get_run(run_id)
+        options = {**run.options, **updates}
+        with self._tx() as conn:
+            conn.execute(
+                "UPDATE runs SET options_json=? WHERE id=?",
+                (json.dumps(options, ensure_ascii=False, default=str), run.id),
+            )
+        return self.get_run(run.id)
+
     def set_summary(self, run_id: str, summary: dict[str, Any]) -> RunRecord:
         """Keep the kind's figures with the run (what history, diff and gates read later)."""
         run = self.get_run(run_id)
