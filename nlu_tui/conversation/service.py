@@ -36,7 +36,16 @@ from nlu_tui.model import RunStatus, Suite
 from nlu_tui.repeats import MAX_REPEAT, ItemAttempts, is_attempt, repeat_of, stability_summary
 from nlu_tui.run_kinds import RunKindInfo
 from nlu_tui.runner.events import RunPhase
-from nlu_tui.runner.kernel import Ending, Halt, Kernel, KernelState, Sender, Work
+from nlu_tui.runner.kernel import (
+    Ending,
+    Halt,
+    Kernel,
+    KernelRun,
+    KernelState,
+    Sender,
+    StoredItemWrites,
+    Work,
+)
 from nlu_tui.runner.options import RunOptions
 from nlu_tui.store.records import RunRecord, StoredItem
 from nlu_tui.store.runstore import RunStore
@@ -170,7 +179,7 @@ class _DeadlinedProbe:
         return parsed
 
 
-class ConversationRun:
+class ConversationRun(KernelRun, StoredItemWrites):
     """One run (new or resumed) of E2E test cases or test stories: the strategy the run
     kernel drives (:mod:`nlu_tui.runner.kernel`), and the handle the faces hold.
     ``prepare()`` registers it; ``await execute()`` runs it; ``cancel()`` from anywhere."""
@@ -208,19 +217,6 @@ class ConversationRun:
         self.kernel = Kernel(self, width=self.width)
 
     # --- the faces' handle ------------------------------------------------------------------
-
-    @property
-    def run_id(self) -> str:
-        if self.record is None:
-            raise RuntimeError("call prepare() first")
-        return self.record.id
-
-    async def execute(self) -> RunRecord:
-        return await self.kernel.execute()
-
-    def cancel(self) -> None:
-        """Stop within a second, keeping what finished (thread-safe)."""
-        self.kernel.cancel()
 
     # --- the strategy -----------------------------------------------------------------------
 
@@ -355,14 +351,6 @@ class ConversationRun:
             self._fail_fast_hit = True
             return (Halt.STOP, None)
         return None
-
-    def take_writes(self) -> Callable[[], object] | None:
-        if not self._buffer:
-            return None
-        assert self.record is not None
-        batch, self._buffer = self._buffer, []
-        run_id, store = self.record.id, self.store
-        return lambda: store.add_items(run_id, batch)
 
     def emit(self, state: KernelState, *, final: bool, record: RunRecord | None) -> None:
         if final or state.phase is RunPhase.RUNNING:

@@ -23,7 +23,7 @@ from nlu_tui.dut.model import DutCase, DutCaseResult, StepPrediction, normalise_
 from nlu_tui.model import RunStatus, Suite
 from nlu_tui.repeats import ItemAttempts, repeat_of, stability_summary
 from nlu_tui.run_kinds import RunKindInfo
-from nlu_tui.runner.kernel import Ending, Halt, KernelState, Sender, Work
+from nlu_tui.runner.kernel import Ending, Halt, KernelState, Sender, StoredItemWrites, Work
 from nlu_tui.runner.options import RunOptions
 from nlu_tui.runner.retry import Failure
 from nlu_tui.store.records import RunRecord, StoredItem
@@ -76,7 +76,7 @@ def outcome_of(result: DutCaseResult) -> str:
     return "error" if result.errored else ("passed" if result.passed else "failed")
 
 
-class DutKind:
+class DutKind(StoredItemWrites):
     """DUT test cases as kernel items (see the module docstring)."""
 
     kind = DUT_RUN
@@ -213,14 +213,6 @@ class DutKind:
             if self.on_progress is not None:
                 self.on_progress(answer, len(self.results), self.total())
         return None
-
-    def take_writes(self) -> Callable[[], object] | None:
-        if not self._buffer:
-            return None
-        assert self.record is not None
-        batch, self._buffer = self._buffer, []
-        run_id, store = self.record.id, self.store
-        return lambda: store.add_items(run_id, batch)
 
     def ordered(self) -> list[DutCaseResult]:
         return [

@@ -48,6 +48,8 @@ from nlu_tui.store.records import RunRecord
 
 if TYPE_CHECKING:
     from nlu_tui.runner.answer_cache import AnswerCache
+    from nlu_tui.store.records import StoredItem
+    from nlu_tui.store.runstore import RunStore
 
 log = logging.getLogger(__name__)
 
@@ -569,3 +571,42 @@ class Kernel:
             self.strategy.emit(self.state, final=final, record=record)
         except Exception:
             log.exception("progress callback failed")
+
+
+class KernelRun:
+    """The faces' handle on a run of any kind: its id, and ``execute``/``cancel`` through the
+    :class:`Kernel` the kind's strategy set up as :attr:`kernel`."""
+
+    record: RunRecord | None
+    kernel: Kernel
+
+    @property
+    def run_id(self) -> str:
+        if self.record is None:
+            raise RuntimeError("call prepare() first")
+        return self.record.id
+
+    async def execute(self) -> RunRecord:
+        """Run what is pending and record how it ended; returns the final stored record."""
+        return await self.kernel.execute()
+
+    def cancel(self) -> None:
+        """Stop the run within a second, keeping what finished (thread-safe)."""
+        self.kernel.cancel()
+
+
+class StoredItemWrites:
+    """For a kind whose answers are stored items: the rows gathered since the last flush
+    (``_buffer``), handed to the kernel's writer as one ``add_items`` call."""
+
+    record: RunRecord | None
+    store: RunStore
+    _buffer: list[StoredItem]
+
+    def take_writes(self) -> Callable[[], object] | None:
+        if not self._buffer:
+            return None
+        assert self.record is not None
+        batch, self._buffer = self._buffer, []
+        run_id, store = self.record.id, self.store
+        return lambda: store.add_items(run_id, batch)

@@ -25,7 +25,7 @@ from nlu_tui.repeats import attempt_item, repeat_of, stored_attempts
 from nlu_tui.run_kinds import RunKindInfo
 from nlu_tui.runner.answer_cache import AnswerCache
 from nlu_tui.runner.events import ProgressEvent
-from nlu_tui.runner.kernel import Ending, Halt, Kernel, KernelState, Sender, Work
+from nlu_tui.runner.kernel import Ending, Halt, Kernel, KernelRun, KernelState, Sender, Work
 from nlu_tui.runner.options import RunOptions
 from nlu_tui.store.codec import cap_raw, dumps, prediction_from_json
 from nlu_tui.store.records import RunRecord, StoredItem
@@ -349,7 +349,7 @@ class SuiteKind:
         self.on_progress(event)
 
 
-class Run(SuiteKind):
+class Run(SuiteKind, KernelRun):
     """One run of a suite (new, or a resumed one): the suite kind on the run kernel.
     ``prepare`` then ``await execute()``; ``cancel()`` is thread-safe."""
 
@@ -378,20 +378,6 @@ class Run(SuiteKind):
             resume_run_id=resume_run_id,
         )
         self.kernel = Kernel(self, cancel=cancel, cache=cache)
-
-    @property
-    def run_id(self) -> str:
-        if self.record is None:
-            raise RuntimeError("call prepare() first")
-        return self.record.id
-
-    async def execute(self) -> RunRecord:
-        """Run the pending cases and record how it ended; returns the final stored record."""
-        return await self.kernel.execute()
-
-    def cancel(self) -> None:
-        """Stop the run within a second, keeping every finished result (thread-safe)."""
-        self.kernel.cancel()
 
 
 async def run_suite(
