@@ -63,6 +63,8 @@ class Database(Protocol):
 
     def json_is_null(self, column: str, key: str) -> str: ...
 
+    def schema_version(self) -> int: ...
+
     def close(self) -> None: ...
 
 
@@ -171,6 +173,9 @@ class SqliteDatabase:
     def json_is_null(self, column: str, key: str) -> str:
         return f"json_extract({column}, '$.{key}') IS NULL"
 
+    def schema_version(self) -> int:
+        return int(self.execute("PRAGMA user_version").fetchone()[0])
+
     def close(self) -> None:
         with self._lock:
             self._conn.close()
@@ -226,7 +231,8 @@ class PostgresDatabase:
             raise
 
     def _error(self, what: str, exc: BaseException) -> StoreError:
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[-1].strip()
+        lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+        first = lines[0] if lines else type(exc).__name__
         return StoreError(scrub(f"{what}: {first}", self.location), self.label)
 
     def execute(self, sql: str, params: Params = ()) -> Cursor:
@@ -275,6 +281,9 @@ class PostgresDatabase:
     def json_is_null(self, column: str, key: str) -> str:
         # json, not jsonb: jsonb refuses the \u0000 escape that item texts may hold
         return f"(({column})::json ->> '{key}') IS NULL"
+
+    def schema_version(self) -> int:
+        return int(self.execute("SELECT version FROM nlu_tui_schema").fetchone()[0])
 
     def close(self) -> None:
         with self._lock:

@@ -122,6 +122,10 @@ class RunStore:
         """``sqlite`` or ``postgresql``."""
         return self._db.backend
 
+    def schema_version(self) -> int:
+        """The store's schema version (:data:`.schema.SCHEMA_VERSION` once opened)."""
+        return self._db.schema_version()
+
     # --- plumbing ---------------------------------------------------------------------------
 
     def close(self) -> None:

@@ -9,14 +9,21 @@ through :func:`postgres_sql` (8-byte floats, and ``runs.rowid`` for insertion or
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sqlite3
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from nlu_tui.errors import NluTuiError
 
-if TYPE_CHECKING:
-    from nlu_tui.store.backend import PostgresDatabase
+
+class _Database(Protocol):
+    """What a migration needs of :class:`nlu_tui.store.backend.PostgresDatabase`."""
+
+    def execute(self, sql: str, params: Any = ()) -> Any: ...
+
+    def transaction(self) -> contextlib.AbstractContextManager[Any]: ...
+
 
 SCHEMA_VERSION = 3
 
@@ -125,7 +132,7 @@ def _statements(sql: str) -> list[str]:
     return [s for s in sql.split(";") if s.strip()]
 
 
-def migrate_postgres(db: PostgresDatabase) -> None:
+def migrate_postgres(db: _Database) -> None:
     """Bring the database to :data:`SCHEMA_VERSION` in one transaction under the store's lock."""
     with db.transaction():
         db.execute("CREATE TABLE IF NOT EXISTS nlu_tui_schema (version INTEGER NOT NULL)")
