@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Protocol
 from nlu_tui.errors import InputError
 from nlu_tui.model import MAX_NOTE_CHARS, RunStatus, Suite
 from nlu_tui.repeats import MAX_REPEAT, repeat_of, run_stability
+from nlu_tui.runner.shards import check_run_id, parse_shard
 
 if TYPE_CHECKING:
     from nlu_tui.compare.bridge import Statistics, TestSettings
@@ -93,6 +94,12 @@ class RunRequest:
     """Leave the flaky cases of a repeated run out of ``--fail-on`` and the gates."""
     rasa_plots: bool = True
     """The Rasa reports include the PNG plots (false: ``--no-plot``)."""
+    shard: str | None = None
+    """``I/N``: send only shard I of N of the shared run ``run_id`` (or of ``resume``)."""
+    run_id: str | None = None
+    """The id every shard of a sharded run gives (the first one creates the run)."""
+    finish: str | None = None
+    """End the sharded run with this id once every shard's cases are in (nothing is sent)."""
 
 
 class Runner(Protocol):
@@ -137,6 +144,8 @@ def _suite_runner(plan: RunPlan, store: RunStore) -> Runner:
         note=plan.request.note,
         options=plan.options,
         resume_run_id=plan.previous.id if plan.previous else None,
+        shard=parse_shard(plan.request.shard) if plan.request.shard else None,
+        shared_run_id=plan.request.run_id or plan.request.finish,
     )
 
 
@@ -266,6 +275,11 @@ class RunOutcome:
         return self.record.status
 
     @property
+    def waiting(self) -> bool:
+        """A shard of a sharded run ended with its own cases in, others' still missing."""
+        return self.record.status == RunStatus.RUNNING
+
+    @property
     def completed(self) -> bool:
         """The run was not canceled, interrupted or failed: its gates were checked."""
         return self.record.status not in _UNFINISHED
@@ -332,6 +346,8 @@ class RunJob:
         self.record = final
         outcome = RunOutcome(final)
         request = self.plan.request
+        if outcome.waiting:  # the last shard (or --finish) writes the reports, checks gates
+            return outcome
         repeated = repeat_of(final) > 1
         needs_rows = request.reports or self._fail_on or self._gate_settings is not None
         if not needs_rows and not repeated:
@@ -407,6 +423,7 @@ def check_request(request: RunRequest) -> FailOn:
             "flaky cases are found by sending each case several times: add --repeat N (N >= 2)",
             field="--quarantine-flaky",
         )
+    _check_shards(request)
     fail_on = FailOn.parse(request.fail_on)
     if request.reports:
         from nlu_tui.reports import check_targets
@@ -414,6 +431,32 @@ def check_request(request: RunRequest) -> FailOn:
         # refused now, not after a long run
         check_targets(request.reports, {fmt: f"--{fmt}" for fmt in request.reports})
     return fail_on
+
+
+def _check_shards(request: RunRequest) -> None:
+    """``--shard I/N`` with ``--run-id ID`` (a new shard) or ``--resume ID``; ``--finish ID``
+    alone."""
+    if request.shard is not None:
+        parse_shard(request.shard)
+        if not (request.run_id or request.resume):
+            raise InputError(
+                "a shard writes into a shared run: give --run-id ID (the same in every shard)",
+                field="--shard",
+            )
+        if request.repeat is not None and request.repeat > 1:
+            raise InputError("a sharded run cannot be repeated", field="--repeat")
+    if request.run_id is not None:
+        check_run_id(request.run_id)
+        if request.shard is None:
+            raise InputError("--run-id names a sharded run: give --shard I/N", field="--run-id")
+        if request.resume:
+            raise InputError("give --run-id ID or --resume ID, not both", field="--run-id")
+    if request.finish is not None and (
+        request.shard or request.resume or request.suite_path or request.suite or request.engine
+    ):
+        raise InputError(
+            "--finish RUN takes no SUITE, --engine, --shard or --resume", field="--finish"
+        )
 
 
 def read_before_the_store(
@@ -503,6 +546,17 @@ def _target(request: RunRequest, store: RunStore, warn: Callable[[str], None] | 
     """A resume takes the stored run's suite file, version and engine unless the request names
     them; a new run needs a suite and an engine."""
     given_path = request.suite.path if request.suite is not None else request.suite_path
+    shared = request.finish or (request.resume if request.shard else None)
+    if shared:  # a shard resumed, or --finish: the stored run says what it runs, on what
+        previous = store.get_run(shared)
+        suite_path = Path(previous.suite_path) if previous.suite_path else None
+        return _Target(
+            Suite(name=previous.suite_name, path=suite_path),
+            suite_path,
+            previous.stage,
+            request.engine or previous.engine_name,
+            previous,
+        )
     if request.resume:
         previous = _resumed_run(request, store)
         suite_path = given_path or (Path(previous.suite_path) if previous.suite_path else None)

@@ -160,6 +160,7 @@ class RunStore:
         kind: str = "suite",
         total: int | None = None,
         digest: str | None = None,
+        run_id: str | None = None,
     ) -> RunRecord:
         """Record a new ``running`` run with a copy of the suite's cases (the run's own truth).
 
@@ -173,37 +174,79 @@ class RunStore:
         if len(set(ids)) != len(ids):
             dup = next(i for i, n in Counter(ids).items() if n > 1)
             raise InputError(f"case id {dup!r} occurs more than once", field="id", kind="case")
-        run_id = new_run_id()
+        shared = run_id is not None  # a sharded run: many processes, on many hosts
+        run_id = run_id or new_run_id()
         now = time.time()
         with self._tx() as conn:
-            conn.execute(
+            created = conn.executemany(
                 "INSERT INTO runs (id, suite_name, suite_path, suite_hash, engine_name,"
                 " engine_json, stage, status, note, total, started_at, pid, host, heartbeat_at,"
-                " options_json, kind) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    run_id,
-                    suite.name,
-                    str(Path(suite.path).resolve()) if suite.path else None,
-                    digest or suite_digest(suite),
-                    engine_name,
-                    json.dumps(engine_profile or {}, ensure_ascii=False, default=str),
-                    str(stage),
-                    RunStatus.RUNNING.value,
-                    note,
-                    len(cases) if total is None else int(total),
-                    now,
-                    pid if pid is not None else os.getpid(),
-                    self._host,
-                    now,
-                    json.dumps(options or {}, default=str),
-                    kind,
-                ),
+                " options_json, kind) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+                " ON CONFLICT (id) DO NOTHING",
+                [
+                    (
+                        run_id,
+                        suite.name,
+                        str(Path(suite.path).resolve()) if suite.path else None,
+                        digest or suite_digest(suite),
+                        engine_name,
+                        json.dumps(engine_profile or {}, ensure_ascii=False, default=str),
+                        str(stage),
+                        RunStatus.RUNNING.value,
+                        note,
+                        len(cases) if total is None else int(total),
+                        now,
+                        None if shared else pid if pid is not None else os.getpid(),
+                        None if shared else self._host,
+                        now,
+                        json.dumps(options or {}, default=str),
+                        kind,
+                    )
+                ],
             )
+            if not created:  # another shard created it first
+                return self.get_run(run_id)
             conn.executemany(
                 "INSERT INTO cases (run_id, seq, case_id, case_json) VALUES (?,?,?,?)",
                 ((run_id, seq, c.id, codec.dumps(c)) for seq, c in enumerate(cases)),
             )
         return self.get_run(run_id)
+
+    def rejoin_shared_run(self, run_id: str) -> RunRecord:
+        """Set a sharded run running again if it had stopped (a shard resumed or joining
+        late); a running one is left as is: its other shards are at work."""
+        run = self.get_run(run_id)
+        if run.status in (RunStatus.SUCCESS, RunStatus.SUCCESS_WITH_WARNING):
+            return run
+        with self._tx() as conn:
+            conn.execute(
+                "UPDATE runs SET status=?, reason=NULL, finished_at=NULL, pid=NULL, host=NULL,"
+                " heartbeat_at=? WHERE id=?",
+                (RunStatus.RUNNING.value, time.time(), run.id),
+            )
+        return self.get_run(run.id)
+
+    def claim_finish(self, run_id: str, status: RunStatus, reason: str | None) -> bool:
+        """End an unfinished run unless another process ended it first (the last shards of a
+        sharded run race here): True for the one process that did."""
+        now = time.time()
+        with self._tx() as conn:
+            n = conn.executemany(
+                "UPDATE runs SET status=?, reason=?, finished_at=?, heartbeat_at=?"
+                " WHERE id=? AND status NOT IN (?, ?)",
+                [
+                    (
+                        RunStatus(status).value,
+                        reason,
+                        now,
+                        now,
+                        run_id,
+                        RunStatus.SUCCESS.value,
+                        RunStatus.SUCCESS_WITH_WARNING.value,
+                    )
+                ],
+            )
+        return n == 1
 
     def resume_run(self, run_id: str, *, pid: int | None = None) -> RunRecord:
         """Set a canceled, interrupted or failed run running again (in this process)."""
