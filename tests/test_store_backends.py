@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import psycopg
@@ -49,7 +50,7 @@ WRITER = textwrap.dedent(
     for seq in range(first, last):
         kind = kinds[seq % 4]
         batch.append((seq, Prediction(intent="a"), CaseResult(f"c{seq}", kind, "a", 0.9)))
-        if len(batch) == 7:
+        if len(batch) == 5:
             store.add_results(run_id, batch)
             batch = []
     store.add_results(run_id, batch)
@@ -57,8 +58,8 @@ WRITER = textwrap.dedent(
 )
 
 
-def test_two_writer_processes_store_every_result_once(store_where: Path | str) -> None:
-    """Two processes write overlapping halves of one run at the same time (a resumed run
+def test_concurrent_writer_processes_store_every_result_once(store_where: Path | str) -> None:
+    """Three processes write overlapping parts of one run at the same time (a resumed run
     racing the one it resumes): each result once, the counters equal to the table."""
     store = RunStore(store_where)
     suite = Suite(name="s", path=None, cases=[TestCase("u", id=f"c{i}") for i in range(N)])
@@ -68,9 +69,9 @@ def test_two_writer_processes_store_every_result_once(store_where: Path | str) -
         subprocess.Popen(
             [sys.executable, "-c", WRITER, str(store_where), run.id, str(a), str(b)], env=env
         )
-        for a, b in ((0, 300), (100, N))
+        for a, b in ((0, N * 3 // 4), (N // 4, N), (0, N))
     ]
-    assert [w.wait(120) for w in writers] == [0, 0]
+    assert [w.wait(120) for w in writers] == [0, 0, 0]
     rows = store._query(
         "SELECT case_id, count(*) AS n FROM results WHERE run_id=? GROUP BY case_id", (run.id,)
     )
@@ -187,3 +188,39 @@ def test_store_copy_round_trips_byte_equal(pg_url: str, tmp_path: Path) -> None:
         assert shown[0] and shown[0] == shown[1] == shown[2]
     missing = _cli("store", "copy", str(tmp_path / "nope.sqlite3"), pg_url)
     assert missing.returncode == 2 and "no such run store file" in missing.stderr
+
+
+def test_a_recount_never_misses_a_writer_that_commits_meanwhile(store_where: Path | str) -> None:
+    """A batch that finds a case stored already recounts the run's counters from the table.
+    While another writer's transaction is open (its row added, the counter moved, not yet
+    committed), that recount must wait for it, not count without it: on PostgreSQL a
+    statement's snapshot predates the row lock it waits for, so the store's lock is what
+    keeps the counter right."""
+    import threading
+
+    from nlu_tui.model import CaseResult, Prediction, ResultType
+
+    first, second = RunStore(store_where), RunStore(store_where, detect_interrupted=False)
+    suite = Suite(name="s", path=None, cases=[TestCase("u", id=f"c{i}") for i in range(3)])
+    run = first.create_run(suite, engine_name="e")
+
+    def rows(*seqs: int) -> list[tuple[str, str, int, str, float | None, str, str]]:
+        made = [
+            (s, Prediction(intent="a"), CaseResult(f"c{s}", ResultType.TP, "a", 0.9)) for s in seqs
+        ]
+        return first.result_rows(run.id, made)
+
+    first.insert_result_rows(run.id, rows(0))
+    racer = threading.Thread(target=first.insert_result_rows, args=(run.id, rows(0, 2)))
+    with second._tx() as conn:  # another writer, in the middle of its transaction
+        conn.execute(
+            "INSERT INTO results (run_id, case_id, seq, result, latency_ms, prediction_json,"
+            " result_json) VALUES (?,?,?,?,?,?,?)",
+            rows(1)[0],
+        )
+        conn.execute("UPDATE runs SET done = done + 1, tp = tp + 1 WHERE id = ?", (run.id,))
+        racer.start()
+        time.sleep(0.5)  # the racer's batch now waits for this transaction
+    racer.join(30)
+    stored = first.get_run(run.id)
+    assert (stored.done, stored.tp) == (3, 3)
