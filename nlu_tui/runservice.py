@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Protocol
 from nlu_tui.errors import InputError
 from nlu_tui.model import MAX_NOTE_CHARS, RunStatus, Suite
 from nlu_tui.repeats import MAX_REPEAT, repeat_of, run_stability
+from nlu_tui.runner.shards import check_run_id, parse_shard
 
 if TYPE_CHECKING:
     from nlu_tui.compare.bridge import Statistics, TestSettings
@@ -102,6 +103,12 @@ class RunRequest:
     rerun_failed: str | None = None
     """The id of a run whose failed and errored cases a child run sends again
     (:mod:`nlu_tui.reruns`); its suite, version and engine unless given here."""
+    shard: str | None = None
+    """``I/N``: send only shard I of N of the shared run ``run_id`` (or of ``resume``)."""
+    run_id: str | None = None
+    """The id every shard of a sharded run gives (the first one creates the run)."""
+    finish: str | None = None
+    """End the sharded run with this id once every shard's cases are in (nothing is sent)."""
 
 
 class Runner(Protocol):
@@ -171,6 +178,8 @@ def _suite_runner(plan: RunPlan, store: RunStore) -> Runner:
         options=plan.options,
         resume_run_id=plan.previous.id if plan.previous else None,
         cache=answer_cache(plan, store),
+        shard=parse_shard(plan.request.shard) if plan.request.shard else None,
+        shared_run_id=plan.request.run_id or plan.request.finish,
     )
 
 
@@ -304,6 +313,11 @@ class RunOutcome:
         return self.record.status
 
     @property
+    def waiting(self) -> bool:
+        """A shard of a sharded run ended with its own cases in, others' still missing."""
+        return self.record.status == RunStatus.RUNNING
+
+    @property
     def completed(self) -> bool:
         """The run was not canceled, interrupted or failed: its gates were checked."""
         return self.record.status not in _UNFINISHED
@@ -370,6 +384,8 @@ class RunJob:
         self.record = final
         outcome = RunOutcome(final)
         request = self.plan.request
+        if outcome.waiting:  # the last shard (or --finish) writes the reports, checks gates
+            return outcome
         repeated = repeat_of(final) > 1
         needs_rows = request.reports or self._fail_on or self._gate_settings is not None
         rerun = self.plan.rerun_of is not None
@@ -469,6 +485,7 @@ def check_request(request: RunRequest) -> FailOn:
             "flaky cases are found by sending each case several times: add --repeat N (N >= 2)",
             field="--quarantine-flaky",
         )
+    _check_shards(request)
     fail_on = FailOn.parse(request.fail_on)
     if request.reports:
         from nlu_tui.reports import check_targets
@@ -476,6 +493,32 @@ def check_request(request: RunRequest) -> FailOn:
         # refused now, not after a long run
         check_targets(request.reports, {fmt: f"--{fmt}" for fmt in request.reports})
     return fail_on
+
+
+def _check_shards(request: RunRequest) -> None:
+    """``--shard I/N`` with ``--run-id ID`` (a new shard) or ``--resume ID``; ``--finish ID``
+    alone."""
+    if request.shard is not None:
+        parse_shard(request.shard)
+        if not (request.run_id or request.resume):
+            raise InputError(
+                "a shard writes into a shared run: give --run-id ID (the same in every shard)",
+                field="--shard",
+            )
+        if request.repeat is not None and request.repeat > 1:
+            raise InputError("a sharded run cannot be repeated", field="--repeat")
+    if request.run_id is not None:
+        check_run_id(request.run_id)
+        if request.shard is None:
+            raise InputError("--run-id names a sharded run: give --shard I/N", field="--run-id")
+        if request.resume:
+            raise InputError("give --run-id ID or --resume ID, not both", field="--run-id")
+    if request.finish is not None and (
+        request.shard or request.resume or request.suite_path or request.suite or request.engine
+    ):
+        raise InputError(
+            "--finish RUN takes no SUITE, --engine, --shard or --resume", field="--finish"
+        )
 
 
 def read_before_the_store(
@@ -577,6 +620,17 @@ def _target(request: RunRequest, store: RunStore, warn: Callable[[str], None] | 
             request.engine or parent.engine_name,
             None,
             parent,
+        )
+    shared = request.finish or (request.resume if request.shard else None)
+    if shared:  # a shard resumed, or --finish: the stored run says what it runs, on what
+        previous = store.get_run(shared)
+        suite_path = Path(previous.suite_path) if previous.suite_path else None
+        return _Target(
+            Suite(name=previous.suite_name, path=suite_path),
+            suite_path,
+            previous.stage,
+            request.engine or previous.engine_name,
+            previous,
         )
     if request.resume:
         previous = _resumed_run(request, store)

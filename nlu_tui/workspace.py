@@ -550,14 +550,15 @@ def last_runs_by_suite() -> dict[str, LastRuns]:
     The store is optional (a fresh install has none), so any failure here just means "no runs
     yet" rather than a broken suites panel. F1 uses the pooled counts, as the headline does.
     """
-    store_file = paths.store_path()
-    if not store_file.exists():
-        return {}
     try:
         from nlu_tui.scoring.summary import f1_score, safe_div
         from nlu_tui.store import RunStore
+        from nlu_tui.store.location import configured
 
-        with RunStore(store_file) as store:
+        where = configured()
+        if where.path is not None and not where.path.exists():
+            return {}
+        with RunStore(where.url) as store:
             records = store.list_runs()
     except Exception:
         return {}

@@ -90,15 +90,16 @@ def test_resume_sends_no_stored_test_case_again(tmp_path: Path) -> None:
         (run,) = store.list_runs()
         items = store.load_items(run.id)
         # pretend the run was interrupted after two test cases
-        store._conn.execute("DELETE FROM items WHERE run_id = ? AND seq >= 2", (run.id,))
-        store._conn.execute(
-            "UPDATE runs SET done = 2, passed = ?, failed = ? WHERE id = ?",
-            (
-                sum(i.outcome == "passed" for i in items[:2]),
-                sum(i.outcome == "failed" for i in items[:2]),
-                run.id,
-            ),
-        )
+        with store._tx() as conn:  # the store's connection is behind its backend seam now
+            conn.execute("DELETE FROM items WHERE run_id = ? AND seq >= 2", (run.id,))
+            conn.execute(
+                "UPDATE runs SET done = 2, passed = ?, failed = ? WHERE id = ?",
+                (
+                    sum(i.outcome == "passed" for i in items[:2]),
+                    sum(i.outcome == "failed" for i in items[:2]),
+                    run.id,
+                ),
+            )
         store.finish_run(run.id, RunStatus.INTERRUPTED, "killed")
     json_path = tmp_path / "r.json"
     assert (

@@ -14,6 +14,9 @@ from pathlib import Path
 import pytest
 from runner_loopback import LoopbackNlu, write_suite
 
+# ruff: noqa: F811
+from store_backends import pg_server, pg_url, store_where  # noqa: F401  (fixtures)
+
 from nlu_tui.store import RunStore
 
 N = 150
@@ -29,9 +32,15 @@ def _cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.slow
-def test_sigkill_then_interrupted_then_resume(tmp_path: Path) -> None:
+def test_sigkill_then_interrupted_then_resume(
+    tmp_path: Path, store_where: Path | str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On the default SQLite file, and on PostgreSQL through ``NLU_TUI_STORE_URL``."""
     suite = write_suite(tmp_path / "loop.suite.yaml", N)
-    store_path = Path(os.environ["NLU_TUI_DATA_DIR"]) / "runs.sqlite3"
+    store_path: Path | str = Path(os.environ["NLU_TUI_DATA_DIR"]) / "runs.sqlite3"
+    if isinstance(store_where, str):
+        monkeypatch.setenv("NLU_TUI_STORE_URL", store_where)
+        store_path = store_where
     with LoopbackNlu(latency=0.05) as server:
         engine = f"rasa:{server.url}"
         child = subprocess.Popen(
@@ -54,7 +63,7 @@ def test_sigkill_then_interrupted_then_resume(tmp_path: Path) -> None:
         done = 0
         while time.monotonic() < deadline and done < 30:
             time.sleep(0.05)
-            if store_path.exists():
+            if isinstance(store_path, str) or store_path.exists():
                 runs = RunStore(store_path).list_runs()
                 done = runs[0].done if runs else 0
         assert done >= 30, child.stderr.read() if child.stderr else ""

@@ -6,7 +6,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from store_backends import pg_server, pg_url, store_where  # noqa: F401  (fixtures)
 
+# ruff: noqa: F811  (a fixture imported from store_backends is an argument of the tests)
 from nlu_tui.model import RunStatus, Suite
 from nlu_tui.store.records import StoredItem
 from nlu_tui.store.runstore import RunStore
@@ -22,8 +24,8 @@ def _item_run(store: RunStore, total: int = 3) -> str:
     return run.id
 
 
-def test_items_are_stored_counted_and_never_twice(tmp_path: Path) -> None:
-    store = RunStore(tmp_path / "runs.sqlite")
+def test_items_are_stored_counted_and_never_twice(store_where: Path | str) -> None:
+    store = RunStore(store_where)
     run_id = _item_run(store)
     first = [
         StoredItem("greet", 0, "passed", 12.5, {"turns": [{"user": "hi"}]}),
@@ -50,8 +52,8 @@ def test_items_are_stored_counted_and_never_twice(tmp_path: Path) -> None:
     assert store.find_run(run_id) is None
 
 
-def test_an_unknown_outcome_is_refused(tmp_path: Path) -> None:
-    store = RunStore(tmp_path / "runs.sqlite")
+def test_an_unknown_outcome_is_refused(store_where: Path | str) -> None:
+    store = RunStore(store_where)
     run_id = _item_run(store)
     with pytest.raises(ValueError, match="outcome"):
         store.add_items(run_id, [StoredItem("a", 0, "maybe")])

@@ -1,4 +1,5 @@
-"""The run store on real SQLite files: runs, notes, results, interruption, versioning."""
+"""The run store on real SQLite files and a real PostgreSQL server: runs, notes, results,
+interruption, versioning."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from store_backends import pg_server, pg_url, store_where  # noqa: F401  (fixtures)
 
+# ruff: noqa: F811  (a fixture imported from store_backends is an argument of the tests)
 from nlu_tui.errors import InputError, NluTuiError
 from nlu_tui.model import (
     CaseResult,
@@ -73,8 +76,8 @@ def _result(case: TestCase, kind: ResultType) -> tuple[Prediction, CaseResult]:
     return pred, res
 
 
-def test_create_list_and_round_trip(tmp_path: Path) -> None:
-    store = RunStore(tmp_path / "runs.sqlite3")
+def test_create_list_and_round_trip(store_where: Path | str) -> None:
+    store = RunStore(store_where)
     suite = _suite()
     run = store.create_run(
         suite, engine_name="bank-rasa", engine_profile={"type": "rasa"}, stage="published"
@@ -104,8 +107,8 @@ def test_create_list_and_round_trip(tmp_path: Path) -> None:
     }
 
 
-def test_results_are_never_duplicated(tmp_path: Path) -> None:
-    store = RunStore(tmp_path / "runs.sqlite3")
+def test_results_are_never_duplicated(store_where: Path | str) -> None:
+    store = RunStore(store_where)
     suite = _suite(2)
     run = store.create_run(suite, engine_name="e")
     p0, r0 = _result(suite.cases[0], ResultType.TP)
@@ -117,15 +120,15 @@ def test_results_are_never_duplicated(tmp_path: Path) -> None:
     assert len(store.load_results(run.id)) == 2
 
 
-def test_duplicate_case_ids_are_refused(tmp_path: Path) -> None:
+def test_duplicate_case_ids_are_refused(store_where: Path | str) -> None:
     suite = _suite(2)
     suite.cases[1].id = suite.cases[0].id
     with pytest.raises(InputError, match="more than once"):
-        RunStore(tmp_path / "r.sqlite3").create_run(suite, engine_name="e")
+        RunStore(store_where).create_run(suite, engine_name="e")
 
 
-def test_note_from_another_connection_while_running(tmp_path: Path) -> None:
-    path = tmp_path / "runs.sqlite3"
+def test_note_from_another_connection_while_running(store_where: Path | str) -> None:
+    path = store_where
     writer = RunStore(path)
     run = writer.create_run(_suite(), engine_name="e", note="first")
     other = RunStore(path)
@@ -158,8 +161,8 @@ def test_default_path_follows_data_dir(tmp_path: Path, monkeypatch: pytest.Monke
     assert store.path.exists()
 
 
-def test_mark_interrupted_only_dead_runs(tmp_path: Path) -> None:
-    store = RunStore(tmp_path / "runs.sqlite3")
+def test_mark_interrupted_only_dead_runs(store_where: Path | str) -> None:
+    store = RunStore(store_where)
     child = subprocess.Popen([sys.executable, "-c", "pass"])
     child.wait()
     dead = store.create_run(_suite(), engine_name="e")
@@ -173,8 +176,8 @@ def test_mark_interrupted_only_dead_runs(tmp_path: Path) -> None:
     assert resumed.status is RunStatus.RUNNING and resumed.reason is None
 
 
-def test_delete_and_unknown_ids(tmp_path: Path) -> None:
-    store = RunStore(tmp_path / "runs.sqlite3")
+def test_delete_and_unknown_ids(store_where: Path | str) -> None:
+    store = RunStore(store_where)
     suite = _suite(1)
     run = store.create_run(suite, engine_name="e")
     pred, res = _result(suite.cases[0], ResultType.TP)

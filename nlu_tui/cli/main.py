@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "nlu_tui.cli.cache": ("cache",),  # the answer cache of paid engines
     "nlu_tui.cli.trend": ("trend",),  # a suite's figures over its runs
     "nlu_tui.cli.kore": ("kore",),  # Kore.ai live: suites pulled and pushed
+    "nlu_tui.cli.store": ("store",),  # the run store: info, copy between backends
 }
 """Each command module and the commands its ``register`` adds (a test keeps the two equal).
 
@@ -59,6 +60,13 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         metavar="DIR",
         help="keep the run store and models here instead of the user data directory",
     )
+    parser.add_argument(
+        "--store",
+        metavar="URL",
+        help="the run store: sqlite:////path/file (default: in the data directory) or "
+        "postgresql://user@host/db (password from PGPASSWORD or ~/.pgpass); "
+        "also NLU_TUI_STORE_URL or `store:` in settings.yaml",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, commands in COMMANDS.items():
         if only is None or only in commands:
@@ -85,6 +93,7 @@ def _open_workbench(argv: list[str], commands: set[str]) -> int:
     words = argparse.ArgumentParser(prog="nlu-tui", add_help=False)
     words.add_argument("workspace", nargs="?")
     words.add_argument("--data-dir", metavar="DIR")
+    words.add_argument("--store", metavar="URL")
     args, unknown = words.parse_known_args(argv)
     if unknown:
         return _usage_error(build_parser(), f"unrecognized arguments: {' '.join(unknown)}")
@@ -106,6 +115,7 @@ def _open_workbench(argv: list[str], commands: set[str]) -> int:
         )
         return exitcodes.BAD_INPUT
     _apply_data_dir(args.data_dir)
+    _apply_store(args.store)
     from nlu_tui.cli.tui import open_workbench
 
     return open_workbench(workspace)
@@ -118,6 +128,18 @@ def _apply_data_dir(data_dir: str | None) -> None:
         os.environ["NLU_TUI_DATA_DIR"] = data_dir
 
 
+def _apply_store(url: str | None) -> None:
+    """``--store URL`` for this process and the processes it starts; a bad URL is refused
+    here, before any command runs (one line, exit 2)."""
+    if url is not None:
+        import os
+
+        from nlu_tui.store.location import ENV_VAR, parse
+
+        parse(url)
+        os.environ[ENV_VAR] = url
+
+
 def _positionals(argv: list[str]) -> list[str]:
     """The words that are not options, skipping the value of ``--data-dir DIR``."""
     words: list[str] = []
@@ -125,7 +147,7 @@ def _positionals(argv: list[str]) -> list[str]:
     for arg in argv:
         if skip:
             skip = False
-        elif arg == "--data-dir":
+        elif arg in ("--data-dir", "--store"):
             skip = True
         elif not arg.startswith("-"):
             words.append(arg)
@@ -151,6 +173,13 @@ def run(argv: list[str]) -> int:
     parser = build_parser(only=command if command is not None and positional else None)
     args = parser.parse_args(argv)
     _apply_data_dir(args.data_dir)
+    try:
+        _apply_store(args.store)
+    except Exception as exc:
+        from nlu_tui.cli.say import say_error
+
+        say_error(exc)
+        return exitcodes.BAD_INPUT
     from nlu_tui.cli import engine_options
 
     engine_options.apply(args)

@@ -118,6 +118,23 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "version unless given), as a child run; prints the merged result (RUN_ID's passes and "
         "the child's answers), which --fail-on and the gates judge",
     )
+    p.add_argument(
+        "--shard",
+        metavar="I/N",
+        help="send only shard I of N (1 <= I <= N) of the shared run --run-id (or --resume): "
+        "each case is in one shard, by a stable hash of its id; the last shard finishes the run",
+    )
+    p.add_argument(
+        "--run-id",
+        metavar="ID",
+        help="with --shard: the id of the sharded run, the same in every shard",
+    )
+    p.add_argument(
+        "--finish",
+        metavar="RUN_ID",
+        help="end a sharded run whose shards are all in: summary, gates and reports "
+        "(exit 2 when cases are still missing)",
+    )
     p.set_defaults(handler=cmd_run)
 
     p = sub.add_parser(
@@ -238,6 +255,9 @@ def _request(args: argparse.Namespace) -> RunRequest:
         repeat=args.repeat,
         quarantine_flaky=args.quarantine_flaky,
         rasa_plots=not args.rasa_no_plot,
+        shard=args.shard,
+        run_id=args.run_id,
+        finish=args.finish,
     )
 
 
@@ -326,9 +346,26 @@ def cmd_run(args: argparse.Namespace) -> int:
             outcome.stability, said, quarantined=job.plan.request.quarantine_flaky
         )
         say(job.redact("\n".join(lines)))
+    shard = f" --shard {args.shard}" if args.shard else ""
     if outcome.status == RunStatus.CANCELED:
-        print(f"resume with: nlu-tui run --resume {outcome.record.id}", file=sys.stderr)
+        print(f"resume with: nlu-tui run --resume {outcome.record.id}{shard}", file=sys.stderr)
         return exitcodes.CANCELED
+    if outcome.waiting:
+        record = outcome.record
+        if args.finish:
+            from nlu_tui.errors import InputError
+
+            raise InputError(
+                f"run {record.id}: {record.missing} of {record.total} cases are not in yet; "
+                f"resume the missing shards with nlu-tui run --resume {record.id} --shard I/N",
+                field="--finish",
+            )
+        say(
+            f"shard {args.shard} done; run {record.id} has {record.done} of {record.total} "
+            "cases: the last shard finishes it (or: nlu-tui run --finish "
+            f"{record.id})"
+        )
+        return exitcodes.OK
     if not outcome.completed:
         return exitcodes.RUN_FAILED
     for gate in outcome.gates:

@@ -27,6 +27,7 @@ from nlu_tui.runner.answer_cache import AnswerCache
 from nlu_tui.runner.events import ProgressEvent
 from nlu_tui.runner.kernel import Ending, Halt, Kernel, KernelRun, KernelState, Sender, Work
 from nlu_tui.runner.options import RunOptions
+from nlu_tui.runner.shards import Shard
 from nlu_tui.store.codec import cap_raw, dumps, prediction_from_json
 from nlu_tui.store.records import RunRecord, StoredItem
 from nlu_tui.store.runstore import RunStore
@@ -68,8 +69,14 @@ class SuiteKind:
         options: RunOptions | None = None,
         on_progress: ProgressCallback | None = None,
         resume_run_id: str | None = None,
+        shard: Shard | None = None,
+        shared_run_id: str | None = None,
     ) -> None:
         self.suite = suite
+        self.shard = shard
+        """With a shard: this process sends only that shard's cases of the shared run
+        ``shared_run_id`` (created by the first shard), or of ``resume_run_id``."""
+        self.shared_run_id = shared_run_id
         self.resolved = resolved
         self.engine = resolved.engine
         self.store = store
@@ -110,13 +117,22 @@ class SuiteKind:
         from nlu_tui.scoring.summary import LiveCounts
 
         self._counts = LiveCounts()
-        if self.resume_run_id:
-            self.record = self.store.resume_run(self.resume_run_id)
+        if self.shard is not None or (self.resume_run_id and self.shared_run_id):
+            self.record = self._open_shared()
+        if self.resume_run_id or self.record is not None:
+            if self.record is None:
+                self.record = self.store.resume_run(self.resume_run_id or "")
             self._cases = self.store.load_cases(self.record.id)
             for _case, _pred, result in self.store.load_results(self.record.id):
                 self._counts.add(result)
             done = self.store.done_case_ids(self.record.id)
-            self._pending = [(i, c) for i, c in enumerate(self._cases) if c.id not in done]
+            self._pending = [
+                (i, c)
+                for i, c in enumerate(self._cases)
+                if c.id not in done and (self.shard is None or self.shard.owns(c.id))
+            ]
+            if self.shard is None and self.shared_run_id:  # --finish: nothing to send
+                self._pending = []
             # A resume repeats as the run was started, whatever the options say now.
             self._repeat = repeat_of(self.record)
             if self._repeat > 1:
@@ -143,6 +159,58 @@ class SuiteKind:
             self._pending = list(enumerate(self._cases))
             self._repeat = repeat_of(self.record)
         return self.record
+
+    def _open_shared(self) -> RunRecord:
+        """The sharded run: created by the first shard, joined (or set running again after a
+        kill) by the others."""
+        from nlu_tui.errors import InputError
+        from nlu_tui.runner.shards import SHARDS_KEY
+
+        run_id = self.resume_run_id or self.shared_run_id
+        assert run_id is not None
+        existing = self.store.find_run(run_id)
+        if existing is None:
+            if self.resume_run_id or self.shard is None:
+                raise InputError(f"no run with id {run_id!r} (see `nlu-tui runs`)")
+            from nlu_tui.scoring.case import ScoringOptions, synonyms_json
+
+            options = self.options.public()
+            options[SHARDS_KEY] = self.shard.count
+            synonyms = ScoringOptions().for_suite(self.suite).entity_synonyms
+            if synonyms:
+                options[SYNONYMS_KEY] = synonyms_json(synonyms)
+            created = self.store.create_run(
+                self.suite,
+                engine_name=self.resolved.name,
+                engine_profile=dict(self.resolved.profile_public),
+                stage=self.stage,
+                note=self.note,
+                options=options,
+                run_id=run_id,
+            )
+            existing = created
+        count = existing.options.get(SHARDS_KEY)
+        if count is None:
+            raise InputError(f"run {existing.id} is not a sharded run", field="--shard")
+        if self.shard is not None and self.shard.count != count:
+            raise InputError(
+                f"run {existing.id} is split in {count} shards, not {self.shard.count}",
+                field="--shard",
+            )
+        if self.shard is not None and not self.resume_run_id:
+            from nlu_tui.store.runstore import suite_digest
+
+            if existing.suite_hash != suite_digest(self.suite):
+                raise InputError(
+                    f"run {existing.id} was started on another version of the suite "
+                    f"({existing.suite_name}); every shard must run the same file",
+                    field="--run-id",
+                )
+        if existing.status in (RunStatus.SUCCESS, RunStatus.SUCCESS_WITH_WARNING):
+            if self.shard is not None:
+                raise InputError(f"run {existing.id} is finished ({existing.status.value})")
+            return existing
+        return self.store.rejoin_shared_run(existing.id)
 
     def total(self) -> int:
         return len(self._cases)
@@ -278,10 +346,39 @@ class SuiteKind:
 
         return write
 
+    def _finish_shared(self) -> RunRecord:
+        """A shard whose cases are all in: the run ends when every shard's are, judged on the
+        stored counters (all shards' results); otherwise it stays running for the others."""
+        assert self.record is not None
+        run = self.store.get_run(self.record.id)
+        if run.done < run.total or run.status in (
+            RunStatus.SUCCESS,
+            RunStatus.SUCCESS_WITH_WARNING,
+        ):
+            return run
+        if run.done and run.errors / run.done > self.options.max_error_rate:
+            status = RunStatus.FAILED
+            reason = (
+                f"{run.errors} of {run.total} cases errored "
+                f"(over the {self.options.max_error_rate:.0%} limit)"
+            )
+        elif run.errors:
+            status, reason = (
+                RunStatus.SUCCESS_WITH_WARNING,
+                f"{run.errors} of {run.total} cases errored",
+            )
+        else:
+            status, reason = RunStatus.SUCCESS, None
+        self.store.claim_finish(run.id, status, reason)
+        return self.store.get_run(run.id)
+
     def finish(self, ending: Ending) -> RunRecord:
         assert self.record is not None
         counts = self._counts
         total = len(self._cases)
+        sharded = self.shard is not None or self.shared_run_id
+        if sharded and (self.shard is None or not (ending.failed_reason or ending.canceled)):
+            return self._finish_shared()  # --finish needs no engine: it sends nothing
         if ending.failed_reason:
             status, reason = RunStatus.FAILED, ending.failed_reason
         elif ending.canceled:
@@ -304,6 +401,9 @@ class SuiteKind:
             reason = f"{counts.errors} of {total} cases errored; most often: {self._top_reason()}"
         else:
             status, reason = RunStatus.SUCCESS, None
+        if sharded:  # a shard failed or was canceled: never over a run another shard ended
+            self.store.claim_finish(self.record.id, status, reason)
+            return self.store.get_run(self.record.id)
         return self.store.finish_run(self.record.id, status, reason)
 
     def _rate(self, now: float, parse_started: float | None) -> float:
@@ -366,6 +466,8 @@ class Run(SuiteKind, KernelRun):
         cancel: asyncio.Event | None = None,
         resume_run_id: str | None = None,
         cache: AnswerCache | None = None,
+        shard: Shard | None = None,
+        shared_run_id: str | None = None,
     ) -> None:
         super().__init__(
             suite,
@@ -376,6 +478,8 @@ class Run(SuiteKind, KernelRun):
             options=options,
             on_progress=on_progress,
             resume_run_id=resume_run_id,
+            shard=shard,
+            shared_run_id=shared_run_id,
         )
         self.kernel = Kernel(self, cancel=cancel, cache=cache)
 

@@ -1,4 +1,6 @@
-"""The run store: every run and result in one SQLite file shared by the CLI and the TUI.
+"""The run store: every run and result in one database shared by the CLI and the TUI.
+
+An SQLite file by default, or a PostgreSQL database a team shares (:mod:`.backend`).
 
 WAL mode lets one process write results while others list runs or edit a note; each batch of
 results is one short transaction, so a ``kill -9`` loses at most the batch being gathered.
@@ -12,17 +14,14 @@ import contextlib
 import json
 import os
 import socket
-import sqlite3
-import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from nlu_tui import paths
-from nlu_tui.errors import InputError, NluTuiError
+from nlu_tui.errors import InputError
 from nlu_tui.gcpause import gc_paused
 from nlu_tui.model import (
     MAX_NOTE_CHARS,
@@ -34,9 +33,11 @@ from nlu_tui.model import (
     TestCase,
     digest_bytes,
 )
-from nlu_tui.store import codec
+from nlu_tui.store import codec, location
+from nlu_tui.store.backend import Database, StoreError, open_database
+
+__all__ = ["RunStore", "StoreError", "StoredResult", "new_run_id"]
 from nlu_tui.store.records import ITEM_OUTCOMES, RunRecord, StoredItem
-from nlu_tui.store.schema import migrate
 
 HEARTBEAT_STALE_S = 60.0
 """A running run whose heartbeat is older than this is taken for dead even if its pid lives
@@ -91,79 +92,44 @@ def pid_alive(pid: int | None) -> bool:
     return True
 
 
-class StoreError(NluTuiError):
-    """The run store file cannot be used: not SQLite, damaged, or not writable."""
-
-    def __init__(self, message: str, path: Path) -> None:
-        super().__init__(f"{path}: {message}")
-        self.path = path
-
-
-def _damaged(exc: sqlite3.DatabaseError) -> str:
-    """Why a store file cannot be read, in words a user can act on."""
-    text = str(exc)
-    if "not a database" in text or "malformed" in text or "corrupt" in text:
-        return (
-            f"not a usable nlu-tui run store ({text}); move it aside or choose another "
-            "with --data-dir"
-        )
-    return f"cannot use the run store: {text}"
-
-
-def _unwritable(exc: BaseException) -> bool:
-    """SQLite could not write the file (read-only file, folder or file system; disk full)."""
-    name = getattr(exc, "sqlite_errorname", "")
-    return isinstance(exc, sqlite3.OperationalError) and name.startswith(
-        ("SQLITE_READONLY", "SQLITE_FULL", "SQLITE_IOERR", "SQLITE_CANTOPEN")
-    )
-
-
 class RunStore:
-    """One connection to the store file; safe to share between threads of one process.
+    """One connection to the store (an SQLite file or a PostgreSQL database, see
+    :mod:`.backend`); safe to share between threads of one process.
 
+    ``where`` is an SQLite file (a :class:`Path`), a store URL (``sqlite:///...``,
+    ``postgresql://...``) or None for the configured store (:func:`.location.configured`).
     Opening it marks runs whose process died as interrupted (``detect_interrupted=False`` to
     skip that).
     """
 
-    def __init__(self, path: Path | str | None = None, *, detect_interrupted: bool = True) -> None:
-        self.path = Path(path) if path is not None else paths.store_path()
+    def __init__(self, where: Path | str | None = None, *, detect_interrupted: bool = True) -> None:
+        self.location = location.resolve(where)
+        self.path: Path | None = self.location.path
+        """The SQLite file (None on PostgreSQL)."""
+        self.label = self.location.label
+        """The store as messages name it (never with a password)."""
+        self._db = open_database(self.location)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreError(
-                f"cannot create the run store's folder: {exc.strerror}", self.path
-            ) from None
-        self._lock = threading.RLock()
-        try:
-            self._conn = sqlite3.connect(
-                self.path, isolation_level=None, check_same_thread=False, timeout=30.0
-            )
-        except sqlite3.Error as exc:
-            raise StoreError(f"cannot open the run store: {exc}", self.path) from None
-        try:
-            self._conn.execute("PRAGMA busy_timeout = 30000")
-            self._conn.execute("PRAGMA journal_mode = WAL")
-            self._conn.execute("PRAGMA synchronous = NORMAL")
-            self._conn.execute("PRAGMA foreign_keys = ON")
-            with self._lock:
-                migrate(self._conn)
-            with contextlib.suppress(OSError):
-                os.chmod(self.path, 0o600)
             self._host = socket.gethostname()
             if detect_interrupted:
                 self.mark_interrupted()
-        except sqlite3.DatabaseError as exc:
-            self._conn.close()
-            raise StoreError(_damaged(exc), self.path) from None
         except BaseException:
-            self._conn.close()
+            self._db.close()
             raise
+
+    @property
+    def backend(self) -> str:
+        """``sqlite`` or ``postgresql``."""
+        return self._db.backend
+
+    def schema_version(self) -> int:
+        """The store's schema version (:data:`.schema.SCHEMA_VERSION` once opened)."""
+        return self._db.schema_version()
 
     # --- plumbing ---------------------------------------------------------------------------
 
     def close(self) -> None:
-        with self._lock:
-            self._conn.close()
+        self._db.close()
 
     def __enter__(self) -> RunStore:
         return self
@@ -171,30 +137,12 @@ class RunStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @contextlib.contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
+    def _tx(self) -> contextlib.AbstractContextManager[Database]:
         """A write transaction taken up front, so concurrent writers queue instead of failing."""
-        with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._conn
-            except BaseException as exc:
-                self._conn.execute("ROLLBACK")
-                if _unwritable(exc):  # a read-only file or folder, a full disk: one line
-                    raise StoreError(f"cannot write the run store: {exc}", self.path) from None
-                raise
-            self._conn.execute("COMMIT")
+        return self._db.transaction()
 
-    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
-        with self._lock:
-            cur = self._conn.cursor()
-            cur.row_factory = sqlite3.Row
-            try:
-                return list(cur.execute(sql, params))
-            except sqlite3.DatabaseError as exc:
-                if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
-                    raise
-                raise StoreError(_damaged(exc), self.path) from None
+    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Mapping[str, Any]]:
+        return self._db.query(sql, params)
 
     # --- runs -------------------------------------------------------------------------------
 
@@ -212,6 +160,7 @@ class RunStore:
         kind: str = "suite",
         total: int | None = None,
         digest: str | None = None,
+        run_id: str | None = None,
     ) -> RunRecord:
         """Record a new ``running`` run with a copy of the suite's cases (the run's own truth).
 
@@ -225,37 +174,79 @@ class RunStore:
         if len(set(ids)) != len(ids):
             dup = next(i for i, n in Counter(ids).items() if n > 1)
             raise InputError(f"case id {dup!r} occurs more than once", field="id", kind="case")
-        run_id = new_run_id()
+        shared = run_id is not None  # a sharded run: many processes, on many hosts
+        run_id = run_id or new_run_id()
         now = time.time()
         with self._tx() as conn:
-            conn.execute(
+            created = conn.executemany(
                 "INSERT INTO runs (id, suite_name, suite_path, suite_hash, engine_name,"
                 " engine_json, stage, status, note, total, started_at, pid, host, heartbeat_at,"
-                " options_json, kind) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    run_id,
-                    suite.name,
-                    str(Path(suite.path).resolve()) if suite.path else None,
-                    digest or suite_digest(suite),
-                    engine_name,
-                    json.dumps(engine_profile or {}, ensure_ascii=False, default=str),
-                    str(stage),
-                    RunStatus.RUNNING.value,
-                    note,
-                    len(cases) if total is None else int(total),
-                    now,
-                    pid if pid is not None else os.getpid(),
-                    self._host,
-                    now,
-                    json.dumps(options or {}, default=str),
-                    kind,
-                ),
+                " options_json, kind) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+                " ON CONFLICT (id) DO NOTHING",
+                [
+                    (
+                        run_id,
+                        suite.name,
+                        str(Path(suite.path).resolve()) if suite.path else None,
+                        digest or suite_digest(suite),
+                        engine_name,
+                        json.dumps(engine_profile or {}, ensure_ascii=False, default=str),
+                        str(stage),
+                        RunStatus.RUNNING.value,
+                        note,
+                        len(cases) if total is None else int(total),
+                        now,
+                        None if shared else pid if pid is not None else os.getpid(),
+                        None if shared else self._host,
+                        now,
+                        json.dumps(options or {}, default=str),
+                        kind,
+                    )
+                ],
             )
+            if not created:  # another shard created it first
+                return self.get_run(run_id)
             conn.executemany(
                 "INSERT INTO cases (run_id, seq, case_id, case_json) VALUES (?,?,?,?)",
                 ((run_id, seq, c.id, codec.dumps(c)) for seq, c in enumerate(cases)),
             )
         return self.get_run(run_id)
+
+    def rejoin_shared_run(self, run_id: str) -> RunRecord:
+        """Set a sharded run running again if it had stopped (a shard resumed or joining
+        late); a running one is left as is: its other shards are at work."""
+        run = self.get_run(run_id)
+        if run.status in (RunStatus.SUCCESS, RunStatus.SUCCESS_WITH_WARNING):
+            return run
+        with self._tx() as conn:
+            conn.execute(
+                "UPDATE runs SET status=?, reason=NULL, finished_at=NULL, pid=NULL, host=NULL,"
+                " heartbeat_at=? WHERE id=?",
+                (RunStatus.RUNNING.value, time.time(), run.id),
+            )
+        return self.get_run(run.id)
+
+    def claim_finish(self, run_id: str, status: RunStatus, reason: str | None) -> bool:
+        """End an unfinished run unless another process ended it first (the last shards of a
+        sharded run race here): True for the one process that did."""
+        now = time.time()
+        with self._tx() as conn:
+            n = conn.executemany(
+                "UPDATE runs SET status=?, reason=?, finished_at=?, heartbeat_at=?"
+                " WHERE id=? AND status NOT IN (?, ?)",
+                [
+                    (
+                        RunStatus(status).value,
+                        reason,
+                        now,
+                        now,
+                        run_id,
+                        RunStatus.SUCCESS.value,
+                        RunStatus.SUCCESS_WITH_WARNING.value,
+                    )
+                ],
+            )
+        return n == 1
 
     def resume_run(self, run_id: str, *, pid: int | None = None) -> RunRecord:
         """Set a canceled, interrupted or failed run running again (in this process)."""
@@ -337,7 +328,7 @@ class RunStore:
                     )
         return dead
 
-    def _record(self, row: sqlite3.Row) -> RunRecord:
+    def _record(self, row: Mapping[str, Any]) -> RunRecord:
         return RunRecord(
             id=row["id"],
             suite_name=row["suite_name"],
@@ -456,14 +447,12 @@ class RunStore:
         if not rows:
             return 0
         with self._tx() as conn:
-            before = conn.total_changes
-            conn.executemany(
+            n = conn.executemany(
                 "INSERT INTO results (run_id, case_id, seq, result, latency_ms,"
                 " prediction_json, result_json) VALUES (?,?,?,?,?,?,?)"
                 " ON CONFLICT (run_id, case_id) DO NOTHING",
                 rows,
             )
-            n = conn.total_changes - before
             if n == len(rows):  # the usual case: every result was new
                 added = Counter(_COUNT_COLUMNS[ResultType(row[3])] for row in rows)
                 sets = "".join(f", {col} = {col} + ?" for col in added)
@@ -514,20 +503,18 @@ class RunStore:
         if not rows:
             return 0
         with self._tx() as conn:
-            before = conn.total_changes
-            conn.executemany(
+            n = conn.executemany(
                 "INSERT INTO items (run_id, item_id, seq, outcome, latency_ms, item_json)"
                 " VALUES (?,?,?,?,?,?) ON CONFLICT (run_id, item_id) DO NOTHING",
                 rows,
             )
-            n = conn.total_changes - before
             kind = conn.execute("SELECT kind FROM runs WHERE id = ?", (run_id,)).fetchone()
             if kind is not None and kind[0] == "suite":
                 conn.execute("UPDATE runs SET heartbeat_at = ? WHERE id = ?", (time.time(), run_id))
                 return n
             # A repeated run's attempts #2..#N (nlu_tui.repeats.ItemAttempts) are not counted:
             # the counters are the items' own rows, attempt #1.
-            own = "run_id = :id AND json_extract(item_json, '$.repeat_of') IS NULL"
+            own = f"run_id = :id AND {conn.json_is_null('item_json', 'repeat_of')}"
             conn.execute(
                 "UPDATE runs SET"
                 f" done = (SELECT count(*) FROM items WHERE {own}),"
@@ -544,7 +531,7 @@ class RunStore:
         conversation or DUT run (:class:`nlu_tui.repeats.ItemAttempts`) only with
         ``attempts``: reports, diffs and views read each item's own row."""
         run = self.get_run(run_id)
-        own = "" if attempts else " AND json_extract(item_json, '$.repeat_of') IS NULL"
+        own = "" if attempts else f" AND {self._db.json_is_null('item_json', 'repeat_of')}"
         rows = self._query(
             "SELECT item_id, seq, outcome, latency_ms, item_json FROM items"
             f" WHERE run_id=?{own} ORDER BY seq, item_id",
@@ -638,13 +625,11 @@ class RunStore:
 
     def clear_cache(self, profile: str | None = None) -> int:
         """Forget the cached answers of ``profile`` (None: of every profile); how many."""
+        where, params = ("", ()) if profile is None else (" WHERE profile=?", (profile,))
         with self._tx() as conn:
-            before = conn.total_changes
-            if profile is None:
-                conn.execute("DELETE FROM answer_cache")
-            else:
-                conn.execute("DELETE FROM answer_cache WHERE profile=?", (profile,))
-            return conn.total_changes - before
+            n = int(conn.query("SELECT count(*) AS n FROM answer_cache" + where, params)[0]["n"])
+            conn.execute("DELETE FROM answer_cache" + where, params)
+            return n
 
     def count_cached(self, profile: str | None = None) -> int:
         """How many answers are cached (for ``profile``, or in all)."""

@@ -1,12 +1,29 @@
-"""The run store's tables, and the migrations that bring an older file up to date.
+"""The run store's tables, and the migrations that bring an older store up to date.
 
-``PRAGMA user_version`` holds the schema version; each entry of :data:`MIGRATIONS` moves the
-file one version forward inside a transaction, so an older nlu-tui's store keeps working.
+One schema, two backends. On SQLite ``PRAGMA user_version`` holds the schema version; on
+PostgreSQL the one row of ``nlu_tui_schema``. Each entry of :data:`MIGRATIONS` moves the store
+one version forward inside a transaction, so an older nlu-tui's store keeps working, and a store
+written by a newer nlu-tui is refused before anything is written. PostgreSQL runs the same SQL
+through :func:`postgres_sql` (8-byte floats, and ``runs.rowid`` for insertion order).
 """
 
 from __future__ import annotations
 
+import contextlib
+import re
 import sqlite3
+from typing import Any, Protocol
+
+from nlu_tui.errors import NluTuiError
+
+
+class _Database(Protocol):
+    """What a migration needs of :class:`nlu_tui.store.backend.PostgresDatabase`."""
+
+    def execute(self, sql: str, params: Any = ()) -> Any: ...
+
+    def transaction(self) -> contextlib.AbstractContextManager[Any]: ...
+
 
 SCHEMA_VERSION = 4
 
@@ -105,15 +122,54 @@ MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3, 4: _V4}
 """Version reached -> SQL that reaches it from the version before."""
 
 
+POSTGRES_EXTRA: dict[int, str] = {1: "ALTER TABLE runs ADD COLUMN rowid BIGSERIAL"}
+"""PostgreSQL's own statements after a version's: SQLite's implicit ``rowid`` (the order runs
+were added in, the tie-break of listings), as a column."""
+
+
+class NewerSchemaError(NluTuiError):
+    """The store was written by a newer nlu-tui: refuse it rather than write an old shape."""
+
+    def __init__(self, version: int) -> None:
+        super().__init__(
+            f"the run store was written by a newer nlu-tui (schema {version} > {SCHEMA_VERSION});"
+            " upgrade nlu-tui to use it"
+        )
+
+
+def postgres_sql(sql: str) -> str:
+    """A migration in PostgreSQL's types: its ``REAL`` is 4 bytes, too few for epoch times."""
+    return re.sub(r"\bREAL\b", "DOUBLE PRECISION", sql)
+
+
+def _statements(sql: str) -> list[str]:
+    return [s for s in sql.split(";") if s.strip()]
+
+
+def migrate_postgres(db: _Database) -> None:
+    """Bring the database to :data:`SCHEMA_VERSION` in one transaction under the store's lock."""
+    with db.transaction():
+        db.execute("CREATE TABLE IF NOT EXISTS nlu_tui_schema (version INTEGER NOT NULL)")
+        row = db.execute("SELECT version FROM nlu_tui_schema").fetchone()
+        if row is None:
+            db.execute("INSERT INTO nlu_tui_schema (version) VALUES (0)")
+        version = 0 if row is None else int(row[0])
+        if version > SCHEMA_VERSION:
+            raise NewerSchemaError(version)
+        while version < SCHEMA_VERSION:
+            version += 1
+            for statement in _statements(MIGRATIONS[version]):
+                db.execute(postgres_sql(statement))
+            for statement in _statements(POSTGRES_EXTRA.get(version, "")):
+                db.execute(statement)
+        db.execute("UPDATE nlu_tui_schema SET version = ?", (version,))
+
+
 def migrate(conn: sqlite3.Connection) -> None:
     """Bring the file to :data:`SCHEMA_VERSION`; refuse a file written by a newer nlu-tui."""
-    from nlu_tui.errors import NluTuiError
-
     (version,) = conn.execute("PRAGMA user_version").fetchone()
     if version > SCHEMA_VERSION:
-        raise NluTuiError(
-            f"the run store was written by a newer nlu-tui (schema {version} > {SCHEMA_VERSION})"
-        )
+        raise NewerSchemaError(version)
     while version < SCHEMA_VERSION:
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -123,11 +179,13 @@ def migrate(conn: sqlite3.Connection) -> None:
                 version = current
                 continue
             version += 1
-            for statement in MIGRATIONS[version].split(";"):
-                if statement.strip():
-                    conn.execute(statement)
+            for statement in _statements(MIGRATIONS[version]):
+                conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {version}")
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+
+
+migrate_sqlite = migrate
