@@ -180,7 +180,12 @@ def check_dut_schema(source: E2EFile) -> None:
                 )
             if step.kind is not StepKind.USER:
                 continue
-            for key in step.extra:
+            e2e_keys = [*step.extra]
+            if step.assertions is not None:  # read by the E2E reader into the step
+                e2e_keys.insert(0, "assertions")
+            if step.order_written:
+                e2e_keys.insert(0, "assertion_order_enabled")
+            for key in e2e_keys:
                 raise InputError(
                     f"'{key}' is an E2E key: a DUT user step has commands and metadata only",
                     path=case.file,
