@@ -231,3 +231,30 @@ async def test_the_preview_shows_untrusted_text_inert(
         assert "[bold red]x[/] ␛]52;c;ZXZpbA==␇ ␛[2J" in text  # literally, made visible
         assert "[link=http://example." in text  # the cell is cut, but literally
         assert all(not segment.style or not segment.style.link for segment in line)
+
+
+async def test_f5_pressed_before_the_panes_are_there_opens_the_start_dialog(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """F5 as soon as the suite is loaded, before the Runs pane exists: the pane is mounted and
+    the start dialog opens (the dialog used to be asked of a pane not composed yet, and the
+    key was lost: tests/test_e2e_tmux_repeat.py failed whenever F5 came that early)."""
+    from nlu_tui.ui.screens.run_start import StartRunDialog
+    from nlu_tui.ui.state import workbench
+
+    monkeypatch.setattr(main_screen, "EXTRA_PANES_AT_LATEST", 60.0)
+    original = main_screen.MainScreen.ensure_extra_panes
+    keys: list[str] = []
+
+    def only_for_a_key(self: main_screen.MainScreen) -> Any:
+        return original(self) if keys else []  # the first-screen mount never comes
+
+    monkeypatch.setattr(main_screen.MainScreen, "ensure_extra_panes", only_for_a_key)
+    app = new_app(make_workspace(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await _wait_for(pilot, lambda: workbench(app).suite is not None)
+        await pilot.pause(0.2)
+        assert not app.screen.query(RunsPane)
+        keys.append("f5")
+        await pilot.press("f5")
+        await _wait_for(pilot, lambda: isinstance(app.screen, StartRunDialog))

@@ -18,7 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widget import Widget
+from textual.widget import AwaitMount, Widget
 from textual.widgets import TabbedContent, TabPane
 from textual.worker import get_current_worker
 
@@ -174,18 +174,19 @@ class MainScreen(ReportsFailedWorkers, Screen[None]):
     def _first_screen_shown(self) -> None:
         self.call_after_refresh(self.ensure_extra_panes)
 
-    def ensure_extra_panes(self) -> None:
+    def ensure_extra_panes(self) -> list[AwaitMount]:
         """Mount the Runs and Results panes, once: after the first full screen, or earlier when
-        a key needs them (later calls do nothing)."""
+        a key needs them (later calls do nothing). A caller that uses a pane at once awaits the
+        returned mounts (a pane just mounted has not composed its widgets yet)."""
         tabs = self.query_one("#main-tabs", TabbedContent)
-        mounted = False
+        mounts: list[AwaitMount] = []
         for _title, pane_id, target in EXTRA_PANES:
             pane = tabs.get_pane(pane_id)
             if not pane.children:
-                pane.mount(_extra_pane(target))
-                mounted = True
-        if mounted:
+                mounts.append(pane.mount(_extra_pane(target)))
+        if mounts:
             self.call_after_refresh(self._restore)
+        return mounts
 
     def _restore(self) -> None:
         self._restoring = False
@@ -217,7 +218,7 @@ class MainScreen(ReportsFailedWorkers, Screen[None]):
         if self._remembers:
             ui_state.remember_panel_collapsed(collapsed)
 
-    def action_run_suite(self) -> None:
+    async def action_run_suite(self) -> None:
         """Run the selected suite from anywhere: the Runs tab opens and asks for the engine."""
         panel = self.query_one(SuitesPanel)
         selected = panel.selected_path
@@ -232,7 +233,8 @@ class MainScreen(ReportsFailedWorkers, Screen[None]):
         if suite is None or suite.path is None or Path(suite.path) != selected:
             self.notify("The suite is still loading; try again in a moment.", severity="warning")
             return
-        self.ensure_extra_panes()
+        for mounting in self.ensure_extra_panes():  # F5 right after start-up: wait for the pane
+            await mounting
         pane = self.query_one("#main-tabs", TabbedContent).get_pane("tab-runs")
         runs = pane.children[0] if pane.children else None
         start = getattr(runs, "action_start_run", None)
