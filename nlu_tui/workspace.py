@@ -551,13 +551,14 @@ def last_runs_by_suite() -> dict[str, LastRuns]:
     yet" rather than a broken suites panel. F1 uses the pooled counts, as the headline does.
     """
     try:
-        from nlu_tui.scoring.summary import f1_score, safe_div
-        from nlu_tui.store import RunStore
-        from nlu_tui.store.location import configured
+        from nlu_tui.store_location import configured
 
         where = configured()
         if where.path is not None and not where.path.exists():
-            return {}
+            return {}  # before importing the store: a fresh install's first screen needs none
+        from nlu_tui.scoring.summary import f1_score, safe_div
+        from nlu_tui.store import RunStore
+
         with RunStore(where.url) as store:
             records = store.list_runs()
     except Exception:

@@ -20,8 +20,8 @@ from store_backends import pg_server, pg_url, store_where  # noqa: F401  (fixtur
 # ruff: noqa: F811  (a fixture imported from store_backends is an argument of the tests)
 from nlu_tui.model import RunStatus, Suite, TestCase
 from nlu_tui.store import RunStore
-from nlu_tui.store.location import StoreUrlError, parse, redact
 from nlu_tui.store.schema import SCHEMA_VERSION
+from nlu_tui.store_location import StoreUrlError, parse, redact
 
 REPO = Path(__file__).resolve().parent.parent
 N = 400

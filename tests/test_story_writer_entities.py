@@ -14,10 +14,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nlu_tui.conversation.model import Story
-
 from nlu_tui.conversation.story_eval import StoryResult, Written
 from nlu_tui.conversation.story_writer import _step_lines
+from nlu_tui.conversation_model import Story
 
 
 def _user(

@@ -134,7 +134,7 @@ def _apply_store(url: str | None) -> None:
     if url is not None:
         import os
 
-        from nlu_tui.store.location import ENV_VAR, parse
+        from nlu_tui.store_location import ENV_VAR, parse
 
         parse(url)
         os.environ[ENV_VAR] = url

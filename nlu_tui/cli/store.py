@@ -55,7 +55,7 @@ def run_copy(args: argparse.Namespace) -> int:
     from nlu_tui.errors import InputError
     from nlu_tui.store import RunStore
     from nlu_tui.store.copy import copy_history
-    from nlu_tui.store.location import parse
+    from nlu_tui.store_location import parse
 
     source_location, destination_location = parse(args.source), parse(args.destination)
     if source_location == destination_location:

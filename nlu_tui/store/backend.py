@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from nlu_tui.errors import NluTuiError
-from nlu_tui.store.location import StoreLocation, scrub
+from nlu_tui.store_location import StoreLocation, scrub
 
 Params = Sequence[Any] | Mapping[str, Any]
 

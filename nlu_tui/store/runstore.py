@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from nlu_tui import store_location as location
 from nlu_tui.errors import InputError
 from nlu_tui.gcpause import gc_paused
 from nlu_tui.model import (
@@ -33,7 +34,7 @@ from nlu_tui.model import (
     TestCase,
     digest_bytes,
 )
-from nlu_tui.store import codec, location
+from nlu_tui.store import codec
 from nlu_tui.store.backend import Database, StoreError, open_database
 
 __all__ = ["RunStore", "StoreError", "StoredResult", "new_run_id"]
@@ -97,7 +98,7 @@ class RunStore:
     :mod:`.backend`); safe to share between threads of one process.
 
     ``where`` is an SQLite file (a :class:`Path`), a store URL (``sqlite:///...``,
-    ``postgresql://...``) or None for the configured store (:func:`.location.configured`).
+    ``postgresql://...``) or None for the configured store (:func:`nlu_tui.store_location.configured`).
     Opening it marks runs whose process died as interrupted (``detect_interrupted=False`` to
     skip that).
     """
