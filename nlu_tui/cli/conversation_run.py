@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from nlu_tui.cli import exitcodes
 from nlu_tui.cli.engine_options import add_strict_permissions
-from nlu_tui.cli.say import say, say_error, write_json
+from nlu_tui.cli.say import say, say_error, say_warning, write_json
 
 if TYPE_CHECKING:
     from nlu_tui.conversation.service import ConversationRequest, ConversationRun, Progress
@@ -93,6 +93,8 @@ def execute(request: ConversationRequest) -> tuple[ConversationRun, RunRecord]:
     store = RunStore()
     store.mark_interrupted()
     run = open_conversation_run(request, store)
+    for note in run.units.notes:  # e.g. a story file `rasa test core --e2e` would skip
+        say_warning(note)
     record = run.prepare()
     verb = "resumed" if request.resume else "run"
     say(f"{verb} {record.id}: {record.suite_name} on {record.engine_name}", flush=True)

@@ -100,6 +100,8 @@ class Units:
     order: list[Any] = field(default_factory=list)
     base: Path | None = None
     """The folder the test files are named from in item ids (the run's folder, or its file's)."""
+    notes: list[str] = field(default_factory=list)
+    """What reading the files noticed for the user (a story file Rasa would skip, by its name)."""
 
     def item_id(self, unit: Any) -> str:
         """A unit's id in the run's store: its file relative to :attr:`base`, line and name.
@@ -118,7 +120,7 @@ class Units:
         return data.digest
 
 
-def load_units(kind: str, path: Path) -> Units:
+def load_units(kind: str, path: Path, *, e2e: bool = False) -> Units:
     """Read the test files of ``kind`` (InputError naming file, line and field if bad)."""
     if kind == E2E_RUN:
         from nlu_tui.formats import e2e_cases
@@ -131,11 +133,12 @@ def load_units(kind: str, path: Path) -> Units:
         from nlu_tui.conversation.checkpoints import expand
         from nlu_tui.formats import rasa_stories
 
-        stories = rasa_stories.read_path(path)
+        notes: list[str] = []
+        stories = rasa_stories.read_path(path, e2e=e2e, notes=notes)  # --e2e: test_* files
         order = expand(stories.stories)
         if not order:
             raise InputError("no test stories found", path=path, field="stories")
-        return Units(kind, stories=stories, order=order, base=_base(path))
+        return Units(kind, stories=stories, order=order, base=_base(path), notes=notes)
     raise InputError(f"unknown conversation test kind {kind!r}", field="kind")
 
 
@@ -436,7 +439,7 @@ def open_conversation_run(
         raise InputError("give an engine (--engine)", field="--engine")
     if request.concurrency is not None and request.concurrency < 1:
         raise InputError("must be at least 1", field="--concurrency")
-    units = load_units(request.kind, path)
+    units = load_units(request.kind, path, e2e=request.e2e)
     if previous is not None and previous.suite_hash != units.digest:
         raise InputError(
             f"the test files changed since run {previous.id}; start a new run instead",
