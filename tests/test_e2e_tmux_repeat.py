@@ -29,7 +29,7 @@ def test_repeat_run_from_the_start_dialog_in_tmux(tmp_path: Path) -> None:
         profiles.write_text(f"engines:\n  loop:\n    type: rasa\n    url: {server.url}\n")
         with app_in_tmux(tmp_path, (suite, profiles), width=80, height=24) as app:
             session = app.session
-            wait_for_screen(session, r"20 cases")
+            wait_for_screen(session, r"20 of 20 cases")  # the table built, not its preview
             time.sleep(0.5)
             tmux("send-keys", "-t", session, "F5")
             wait_for_screen(session, r"Repeat\s+1")
