@@ -50,13 +50,18 @@ class _Preload:
     Both cost ~0.12 s, most of it loading CA bundles (aiohttp makes two SSL contexts when it
     is imported, httpx one for the transport), which OpenSSL does without the interpreter
     lock: started early, they are ready by the time the suite is read and the run stored.
+
+    The thread is not a daemon: a command that fails on its input exits while the thread may
+    still be importing aiohttp's C extensions, and a daemon thread importing during interpreter
+    finalization can crash it (CI saw ``run --baseline nope`` end with SIGSEGV instead of exit 2).
+    Exit waits for the import instead, at most its ~0.12 s.
     """
 
     def __init__(self) -> None:
         import threading
 
         self.context: ssl.SSLContext | None = None
-        self._thread = threading.Thread(target=self._load, name="nlu-tui-http", daemon=True)
+        self._thread = threading.Thread(target=self._load, name="nlu-tui-http", daemon=False)
         self._thread.start()
 
     def _load(self) -> None:
