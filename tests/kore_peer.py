@@ -150,6 +150,17 @@ class KorePeer:
     never_finish: bool = False
     per_minute: int = 60
     retry_after: int = 1
+    thresholds: list[list[tuple[str, str]]] = field(
+        default_factory=lambda: [
+            [("mode", "ml"), ("minThreshold", "0.3"), ("exactMatchThreshold", "95"),
+             ("isActive", "true")],
+            [("mode", "faq"), ("minThreshold", "60"), ("maxThreshold", "80"),
+             ("isActive", "true"), ("suggestionsCount", "3"), ("pathCoverage", "50")],
+            [("mode", "cs"), ("minThreshold", "0.5"), ("isActive", "false")],
+        ]
+    )  # fmt: skip
+    """The bot's NLP settings as its batch test report lists them (Threshold Setting block of
+    the report's summary; Batch Testing page, "Download a CSV Report", post 7.3)."""
     analytics: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     """Get Analytics records per type (each with a ``timestamp``)."""
     misjudge: dict[str, str] = field(default_factory=dict)
@@ -299,6 +310,10 @@ class KorePeer:
         w.writerow(["Report Name", ex.suite])
         w.writerow(["Bot Language", self.language])
         w.writerow(["Run Type", ex.version])
+        w.writerow(["Threshold Setting"])
+        for block in self.thresholds:
+            w.writerows([key, value] for key, value in block)
+        w.writerow(["Last Tested", _now()])
         w.writerow(["Utterance Count", str(len(ex.cases))])
         ratio = 100 * (tp + counts["TN"]) / n
         w.writerow(["Success/Failure Ratio", f"{ratio:.2f}%"])

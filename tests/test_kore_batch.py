@@ -5,6 +5,8 @@ File, Import Batch Test Suite, Batch Test Execution, its Status with ``running``
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import signal
@@ -83,6 +85,11 @@ def test_a_thousand_cases_take_one_upload_and_one_start_and_match_our_scoring(
         # the Kore.ai CSV report's header names the bot and its language as Kore.ai gave them
         head = report.read_text(encoding="utf-8-sig").splitlines()[:4]
         assert head[0] == "Bot Name,Travel Bot" and head[2] == "Bot Language,en"
+        # ... and the thresholds the bot applied, read from Kore.ai's report (not the profile's)
+        table = list(csv.reader(io.StringIO(report.read_text(encoding="utf-8-sig"))))
+        at = table.index(["Threshold Setting", ""])
+        block = table[at + 1 : table.index(next(r for r in table if r[0] == "Last Tested"))]
+        assert block == [[k, v] for b in peer.thresholds for k, v in b]
         # O(1) calls: one upload, one import, one start, a few polls, one download; no Find Intent
         assert peer.calls["upload"] == 1 and peer.calls["import"] == 1 and peer.calls["run"] == 1
         assert 1 <= peer.calls["status"] <= 4 and peer.calls["download"] == 1
@@ -261,3 +268,24 @@ def test_the_remote_progress_is_shown_while_kore_runs_the_batch(
         assert cli(args) == 0
         out = capsys.readouterr().out
         assert "Kore.ai batch test tr-" in out and "utterances (" in out, out
+
+
+def test_threshold_setting_is_read_block_by_block_and_ends_at_the_next_field() -> None:
+    from nlu_tui.runner.kore_batch import threshold_setting
+
+    header = [
+        ["Bot Name", "Travel Bot"],
+        ["Threshold Setting", ""],
+        ["mode", "ml"],
+        ["minThreshold", "0.3"],
+        ["mode", "faq"],
+        ["maxThreshold", "80"],
+        ["Last Tested", "2026-11-28T10:00:00Z"],
+        ["mode", "not-a-threshold-row"],
+    ]
+    assert threshold_setting(header) == [
+        [["mode", "ml"], ["minThreshold", "0.3"]],
+        [["mode", "faq"], ["maxThreshold", "80"]],
+    ]
+    # a report from before Kore.ai 7.3 has no block: nothing is invented
+    assert threshold_setting([["Bot Name", "x"], ["Utterance Count", "3"]]) == []

@@ -158,6 +158,8 @@ def test_kore_csv_report(tmp_path: Path) -> None:
     assert header["Run Type"] == "development"
     assert header["minThreshold"] == "0.3" and header["mode"] == "ml"
     assert "token" not in header  # only Kore's threshold keys are written
+    # the profile's thresholds, not the bot's: the header says where they come from
+    assert header["Threshold Setting"] == "(from the nlu-tui profile, not read from the bot)"
     assert header["Last Tested"] == "2023-11-14T22:14:20Z"
     assert header["Utterance Count"] == "21"
     assert header["Success/Failure Ratio"] == f"{100 * 8 / 21:.2f}%"

@@ -57,6 +57,10 @@ class RunMeta:
     bot_name: str | None = None
     """The bot's own name where the engine reported it (a kore-batch run: Kore.ai's result
     file), for the Kore.ai CSV header; else the engine's name is written."""
+    bot_thresholds: list[list[tuple[str, str]]] | None = None
+    """The NLP thresholds the bot applied, per NL engine, where the engine reported them (a
+    kore-batch run: the Threshold Setting block of Kore.ai's result file); else the Kore.ai
+    CSV header writes the profile's and says so."""
     entity_synonym_groups: int = 0
     """How many entity synonym groups scored the run's entity values (its metric spec)."""
 
@@ -66,6 +70,7 @@ class RunMeta:
         batch = record.options.get("kore_batch")
         batch = batch if isinstance(batch, dict) else {}
         bot_name, bot_language = batch.get("bot_name"), batch.get("bot_language")
+        thresholds = batch.get("thresholds")
         return cls(
             id=record.id,
             suite=record.suite_name,
@@ -79,6 +84,7 @@ class RunMeta:
             engine_settings=dict(record.engine_profile),
             bot_name=bot_name if isinstance(bot_name, str) and bot_name else None,
             language=bot_language if isinstance(bot_language, str) and bot_language else None,
+            bot_thresholds=_threshold_blocks(thresholds),
             entity_synonym_groups=_count(record.options.get("entity_synonyms")),
         )
 
@@ -110,3 +116,22 @@ def _count(value: Any) -> int:
 
 def results_of(rows: Sequence[ResultRow]) -> list[CaseResult]:
     return [r for _c, _p, r in rows]
+
+
+def _threshold_blocks(value: Any) -> list[list[tuple[str, str]]] | None:
+    """The stored Threshold Setting blocks (lists of ``[key, value]``), checked; None if absent."""
+    if not isinstance(value, list) or not value:
+        return None
+    blocks: list[list[tuple[str, str]]] = []
+    for block in value:
+        if not isinstance(block, list):
+            return None
+        pairs: list[tuple[str, str]] = []
+        for pair in block:
+            if not (
+                isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, str) for x in pair)
+            ):
+                return None
+            pairs.append((pair[0], pair[1]))
+        blocks.append(pairs)
+    return blocks

@@ -250,6 +250,10 @@ def _general_lines(
     out.extend(_csv_line(row) for row in _case_rows(case, prediction, result, task_state, options))
 
 
+PROFILE_THRESHOLDS = "(from the nlu-tui profile, not read from the bot)"
+"""The Threshold Setting cell when the thresholds are the profile's: the engine did not report
+the ones the bot applied (only a kore-batch run reads them, from Kore.ai's own report)."""
+
 KIND_TITLES = {"dialog": "Dialog", "faq": "FAQ", "small_talk": "Small Talk", "trait": "Trait"}
 
 
@@ -296,8 +300,14 @@ def _header(
     w.writerow(["Run Type", meta.version or ""])
     if meta.status in _UNFINISHED:  # Kore.ai marks a canceled or failed run; so does the file
         w.writerow(["Run Status", f"{meta.status}: {meta.reason}" if meta.reason else meta.status])
-    blocks = threshold_blocks(settings)
-    w.writerow(["Threshold Setting", "" if blocks else "(not reported by the engine)"])
+    blocks: Sequence[Sequence[tuple[str, Any]]] = meta.bot_thresholds or []
+    if blocks:  # what the bot applied, as Kore.ai's own report gives it
+        w.writerow(["Threshold Setting", ""])
+    else:
+        blocks = threshold_blocks(settings)
+        w.writerow(
+            ["Threshold Setting", PROFILE_THRESHOLDS if blocks else "(not reported by the engine)"]
+        )
     for block in blocks:
         for key, value in block:
             w.writerow([key, str(value)])

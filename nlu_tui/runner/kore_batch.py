@@ -51,6 +51,50 @@ RULES = {
 _SCORE = re.compile(r"(ML|FM|KG|FAQ)\s*:\s*(-?[0-9.]+)", re.IGNORECASE)
 
 
+THRESHOLD_KEYS = frozenset(
+    {
+        "mode",
+        "minThreshold",
+        "maxThreshold",
+        "exactMatchThreshold",
+        "isActive",
+        "taskMatchTolerance",
+        "wordCoverage",
+        "suggestionsCount",
+        "pathCoverage",
+    }
+)
+"""The keys of the Threshold Setting block of Kore.ai's batch test report (Batch Testing page,
+"Download a CSV Report": Mode, then each NL engine's thresholds)."""
+
+
+def threshold_setting(header: list[list[str]]) -> list[list[list[str]]]:
+    """The NLP thresholds the bot applied, from the header block of Kore.ai's result CSV.
+
+    The block follows the ``Threshold Setting`` row: one ``key, value`` row per setting, a
+    ``mode`` row opening each NL engine's settings (ml, faq, cs). Returns one list of
+    ``[key, value]`` pairs per engine, in the file's order; empty when the file has no block
+    (a report from before Kore.ai 7.3)."""
+    blocks: list[list[list[str]]] = []
+    inside = False
+    for row in header:
+        key = row[0].strip() if row else ""
+        if key == "Threshold Setting":
+            inside = True
+            continue
+        if not inside:
+            continue
+        if key not in THRESHOLD_KEYS:
+            if blocks or key:  # the first row after the block ends it
+                break
+            continue
+        value = row[1].strip() if len(row) > 1 else ""
+        if key == "mode" or not blocks:
+            blocks.append([])
+        blocks[-1].append([key, value])
+    return blocks
+
+
 def batch_spec(spec: str | None) -> str | None:
     """The profile name of a ``kore-batch:PROFILE`` engine spec (None for any other spec)."""
     if spec and spec.startswith(PREFIX):
@@ -72,6 +116,7 @@ class KoreBatchRun(Run):
         self._answers: dict[str, Prediction] = {}
         self._remote: str | None = None
         self._bot: dict[str, str] = {}
+        self._thresholds: list[list[list[str]]] = []
         self.disagreements: list[dict[str, str]] = []
 
     @property
@@ -160,6 +205,7 @@ class KoreBatchRun(Run):
         for row in rows[:start]:  # the header block: the bot's own name and language
             if len(row) >= 2 and row[0].strip() in ("Bot Name", "Bot Language"):
                 self._bot[row[0].strip()] = row[1].strip()
+        self._thresholds = threshold_setting(rows[:start])
         header = [h.strip() for h in rows[start]]
         col = {h: i for i, h in enumerate(header)}
         found: dict[str, deque[Prediction]] = defaultdict(deque)
@@ -223,6 +269,8 @@ class KoreBatchRun(Run):
                 state["bot_name"] = self._bot["Bot Name"]
             if self._bot.get("Bot Language"):
                 state["bot_language"] = self._bot["Bot Language"]
+            if self._thresholds:
+                state["thresholds"] = self._thresholds
             self.store.update_options(self.record.id, {OPTIONS_KEY: state})
         return super().finish(ending)
 
