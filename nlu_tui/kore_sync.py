@@ -46,6 +46,11 @@ class Pushed:
 
 def platform_for(profile: str, workspace: Path | None = None) -> KorePlatform:
     """The Kore.ai APIs of a ``kore`` profile (InputError naming the profile otherwise)."""
+    return _platform(profile, workspace)[0]
+
+
+def _platform(profile: str, workspace: Path | None) -> tuple[KorePlatform, dict[str, Any]]:
+    """The Kore.ai APIs of a ``kore`` profile and the profile's public settings."""
     from nlu_tui.engines.profiles import resolve_engine
 
     resolved = resolve_engine(profile, None, "development", workspace)
@@ -55,7 +60,7 @@ def platform_for(profile: str, workspace: Path | None = None) -> KorePlatform:
             f"profile '{profile}' is type {engine.type_name}, not kore",
             field=f"engines.{profile}.type",
         )
-    return KorePlatform(engine, profile)
+    return KorePlatform(engine, profile), dict(resolved.profile_public)
 
 
 def _run(platform: KorePlatform, work: Callable[[], Any]) -> Any:
@@ -288,3 +293,36 @@ def live_success_records(
 
     pages: list[dict[str, Any]] = _run(platform, go)
     return kore_records(pages, f"Kore.ai Get Analytics API (profile '{profile}')"), len(pages)
+
+
+@dataclass
+class PulledUtterances:
+    path: Path
+    utterances: int
+    cases: int
+
+
+def pull_utterances(
+    profile: str, folder: Path, stage: str = "development", workspace: Path | None = None
+) -> PulledUtterances:
+    """Save the bot's ML utterances (ML Utterances Export, JSON) as
+    ``FOLDER/PROFILE.kore-utterances.json``: the workspace lists it as the read-only
+    "Developer defined utterances" suite. The export is checked before anything is written
+    (a file in an unexpected shape is refused, the old file kept), then written atomically."""
+    from nlu_tui.formats.kore_ml_utterances import SUFFIX, developer_suite, read_entries
+
+    if not folder.is_dir():
+        raise InputError(f"{folder}: not a folder", field="--dir")
+    platform, public = _platform(profile, workspace)
+    poll = float(public.get("batch_poll_seconds") or 2.0)
+    deadline = float(public.get("batch_deadline_seconds") or 600.0)
+
+    async def go() -> bytes:
+        data: bytes = await platform.ml_utterances(stage, poll=poll, deadline=deadline)
+        return data
+
+    data: bytes = _run(platform, go)
+    pairs = read_entries(data, f"Kore.ai ML Utterances Export (profile '{profile}')")
+    path = folder / f"{file_stem(profile)}{SUFFIX}"
+    atomic_write_bytes(path, data)
+    return PulledUtterances(path, len(pairs), len(developer_suite(path, profile).cases))

@@ -34,6 +34,9 @@ if TYPE_CHECKING:
 
 SUITE_SUFFIX = ".suite.yaml"
 TRAINING_SUFFIXES = (".nlu.yml", ".nlu.yaml")
+KORE_UTTERANCES = ".kore-utterances.json"
+"""A Kore.ai bot's ML utterances saved by ``kore utterances``: its read-only "Developer defined
+utterances" suite (``formats.kore_ml_utterances``)."""
 CONVERSATION_SUFFIXES = (".e2e.yml", ".e2e.yaml")
 """Conversation suites: Rasa Pro E2E test cases (``test_cases:``), run with ``test e2e``."""
 RASA_TESTS_DIR = "tests"
@@ -131,7 +134,9 @@ class Workspace:
         if not self.root.is_dir():
             return []
         found = [
-            p for p in self.root.iterdir() if p.is_file() and p.name.endswith(TRAINING_SUFFIXES)
+            p
+            for p in self.root.iterdir()
+            if p.is_file() and p.name.endswith((*TRAINING_SUFFIXES, KORE_UTTERANCES))
         ]
         return sorted(found)
 
@@ -148,6 +153,11 @@ class Workspace:
             if on_progress is not None:
                 on_progress(_whole(pending))
             return pending
+        if path.name.endswith(KORE_UTTERANCES):
+            suite = kore_developer_suite(path)
+            if on_progress is not None:
+                on_progress(_whole(suite))
+            return suite
         if path.name.endswith(TRAINING_SUFFIXES):
             suite = developer_suite(path, path.name.split(".", 1)[0])
             if on_progress is not None:
@@ -167,6 +177,9 @@ class Workspace:
         pending = self.unsaved_suite(path)
         if pending is not None:
             yield _whole(pending)
+            return
+        if path.name.endswith(KORE_UTTERANCES):
+            yield _whole(kore_developer_suite(path))
             return
         if path.name.endswith(TRAINING_SUFFIXES):
             yield _whole(developer_suite(path, path.name.split(".", 1)[0]))
@@ -645,3 +658,10 @@ def _peek_big_suite(path: Path) -> tuple[str, int] | None:
     if suite_cache.entry_path(digest_bytes(data)).exists():
         return None
     return native.peek_suite(path, data)
+
+
+def kore_developer_suite(path: Path) -> Suite:
+    """The read-only "Developer defined utterances" suite of a Kore.ai ML utterances export."""
+    from nlu_tui.formats.kore_ml_utterances import developer_suite as kore_suite
+
+    return kore_suite(path)

@@ -37,6 +37,13 @@ the documented one, with the few undocumented details marked *[inferred]*:
   successtask|…, filters: {from, to}, skip, limit}`` -> ``{"moreAvailable", "result": [records
   with utterance, intent, sessionId, taskId, timestamp, NLAnalysis…]}``; scope Metrics:
   https://developer.kore.ai/docs/bots/api-guide/get-analytics-api/
+- ML Utterances Export, ``POST /api/public/bot/{botId}/mlexport?state=configured|published&
+  type=json`` -> ``{"status": "IN_PROGRESS", "jobType": "ML_UTTERANCE", "action": "EXPORT",
+  ...}``; ML Utterances Export Status, ``GET …/mlexport/status`` -> ``{"status": "SUCCESS",
+  "percentageComplete": 100, "downloadUrl": …}``; scope Utterances Export (Koredotcom/docs
+  ``ml-utterances-export.md``, ``ml-utterances-export-status.md``). The file's entries are
+  ``{"taskName", "sentence", "type", "language"}``, the shape Kore.ai's own bulk import takes
+  (Koredotcom/NLP-Benchmark ``kore.py``) *[inferred: the docs do not list the file's fields]*.
 - Rate limits, https://developer.kore.ai/docs/bots/api-guide/rate-limiting/ (Koredotcom/docs
   ``rate-limit.md``): 60 per minute per bot (definition APIs) and per request id (status APIs);
   the refusal says "Rate limit for this API has been reached. Please try again after some
@@ -76,6 +83,7 @@ import jwt
 EXECUTION = "Batch Tests Execution"
 MANAGEMENT = "Batch Tests Management"
 METRICS = "Metrics"
+UTTERANCES = "Utterances Export"
 RATE_MESSAGE = "Rate limit for this API has been reached. Please try again after some time."
 COLUMNS = (
     "Utterance",
@@ -161,6 +169,11 @@ class KorePeer:
     )  # fmt: skip
     """The bot's NLP settings as its batch test report lists them (Threshold Setting block of
     the report's summary; Batch Testing page, "Download a CSV Report", post 7.3)."""
+    ml_utterances: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    """The bot's ML utterances per state (``configured``, ``published``): (task, sentence)."""
+    ml_export: dict[str, Any] | None = None
+    """The ML utterances export in progress (its status advances one step per status call)."""
+    ml_export_fails: bool = False
     analytics: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     """Get Analytics records per type (each with a ``timestamp``)."""
     misjudge: dict[str, str] = field(default_factory=dict)
@@ -402,6 +415,21 @@ def _handler(peer: KorePeer) -> type[BaseHTTPRequestHandler]:
                 self.end_headers()
                 self.wfile.write(data)
                 return
+            if parts.path == f"/api/public/bot/{peer.bot_id}/mlexport/status":
+                if not self._gate("mlexport_status", UTTERANCES, "bot"):
+                    return
+                job = peer.ml_export
+                if job is None:
+                    self._error(404, "No export found")
+                    return
+                body = {k: v for k, v in job.items() if k != "file"}
+                if job["status"] == "IN_PROGRESS":  # the first poll sees it running
+                    job["status"] = "FAILED" if peer.ml_export_fails else "SUCCESS"
+                    job["percentageComplete"] = 100
+                elif job["status"] == "SUCCESS":
+                    body["downloadUrl"] = f"{peer.url}/api/getMediaStream/{job['file']}"
+                self._send(200, body)
+                return
             m = _BOT.match(parts.path)
             if not m or m["bot"] != peer.bot_id:
                 self._error(404, "bot not found")
@@ -491,6 +519,33 @@ def _handler(peer: KorePeer) -> type[BaseHTTPRequestHandler]:
                 self._send(
                     200, {"fileId": file_id, "hash": hashlib.sha1(fields["file"]).hexdigest()}
                 )
+                return
+            if parts.path == f"/api/public/bot/{peer.bot_id}/mlexport":
+                if not self._gate("mlexport", UTTERANCES, "bot"):
+                    return
+                q = parse_qs(parts.query)
+                state = q.get("state", ["configured"])[0]
+                if q.get("type", ["csv"])[0] != "json" or state not in ("configured", "published"):
+                    self._error(400, "Invalid state or type")
+                    return
+                entries = [
+                    {"taskName": task, "sentence": text, "type": "DialogIntent", "language": "en"}
+                    for task, text in peer.ml_utterances.get(state, [])
+                ]
+                file_id = _id("ml")
+                peer.files[file_id] = json.dumps(entries, indent=2).encode()
+                peer.ml_export = {
+                    "_id": _id("dx"),
+                    "status": "IN_PROGRESS",
+                    "percentageComplete": 0,
+                    "streamId": peer.bot_id,
+                    "jobType": "ML_UTTERANCE",
+                    "action": "EXPORT",
+                    "fileType": "JSON",
+                    "statusLogs": [],
+                    "file": file_id,
+                }
+                self._send(200, {k: v for k, v in peer.ml_export.items() if k != "file"})
                 return
             if parts.path == f"/api/public/bot/{peer.bot_id}/getAnalytics":
                 if not self._gate("analytics", METRICS, "bot"):

@@ -157,3 +157,72 @@ def test_the_rate_limit_is_waited_out_then_named(
         assert cli(["kore", "pull", "travel", "--force"]) == 3
         err = capsys.readouterr().err
         assert "Export Batch Test Suite API: rate limit reached" in err
+
+
+def test_ml_utterances_become_the_read_only_developer_defined_utterances_suite(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from nlu_tui.workspace import Workspace
+    from tests.kore_peer import UTTERANCES
+
+    with serving(make_peer(scopes={UTTERANCES})) as peer:
+        peer.ml_utterances["configured"] = [
+            ("Book Flight", "book a flight to paris"),
+            ("Book Flight", "I need a ticket"),
+            ("Check Status", "where is my flight"),
+            ("Check Status", "book a flight to paris"),  # trained for two tasks: one case
+        ]
+        peer.ml_utterances["published"] = [("Book Flight", "book a flight to paris")]
+        profile(tmp_path, peer.url, peer.bot_id, monkeypatch)
+        assert cli(["kore", "utterances", "travel"]) == 0
+        out = capsys.readouterr().out
+        assert "4 ML utterances (3 cases)" in out and SECRET not in out
+        assert peer.calls["mlexport"] == 1 and peer.calls["mlexport_status"] == 2
+        saved = tmp_path / "travel.kore-utterances.json"
+        # the workspace lists it as Kore.ai's built-in suite, read-only, expecting each task
+        suite = Workspace(tmp_path).load(saved)
+        assert suite.read_only and suite.name == "Developer defined utterances (travel)"
+        assert [(c.utterance, c.intent_names) for c in suite.cases] == [
+            ("book a flight to paris", ["Book Flight", "Check Status"]),
+            ("I need a ticket", ["Book Flight"]),
+            ("where is my flight", ["Check Status"]),
+        ]
+        assert saved in Workspace(tmp_path).training_paths()
+        # --published asks for the published tasks only
+        assert cli(["kore", "utterances", "travel", "--published"]) == 0
+        assert len(Workspace(tmp_path).load(saved).cases) == 1
+
+
+def test_ml_utterances_refused_or_failed_leave_the_old_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.kore_peer import UTTERANCES
+
+    with serving(make_peer(scopes={EXECUTION})) as peer:  # no Utterances Export scope
+        profile(tmp_path, peer.url, peer.bot_id, monkeypatch)
+        saved = tmp_path / "travel.kore-utterances.json"
+        saved.write_bytes(b"[]")
+        assert cli(["kore", "utterances", "travel"]) == 2
+        err = capsys.readouterr().err
+        assert "Utterances Export" in err and err.count("\n") == 1 and SECRET not in err
+        peer.apps[CLIENT_ID].scopes.add(UTTERANCES)
+        peer.ml_export_fails = True
+        assert cli(["kore", "utterances", "travel"]) == 3
+        assert "export failed" in capsys.readouterr().err
+        assert saved.read_bytes() == b"[]"
+
+
+def test_an_export_in_an_unexpected_shape_is_refused_naming_the_entry() -> None:
+    from nlu_tui.errors import InputError
+    from nlu_tui.formats.kore_ml_utterances import read_entries
+
+    ok = b'{"utterances": [{"taskName": "A", "sentence": "hi"}]}'
+    assert read_entries(ok, "f") == [("A", "hi")]
+    for bad, said in (
+        (b'[{"taskName": "A", "sentence": "hi"}, {"taskName": "B"}]', "utterance 2"),
+        (b'{"tasks": []}', "expected a list"),
+        (b"[1]", "utterance 1"),
+        (b"{", "not JSON"),
+    ):
+        with pytest.raises(InputError, match=said):
+            read_entries(bad, "f")

@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     """Add ``kore`` to the parser."""
     p = sub.add_parser(
         "kore",
-        help="Kore.ai live: list, pull and push the bot's batch test suites",
+        help="Kore.ai live: list, pull and push the bot's batch test suites; its ML utterances",
         description="Kore.ai's batch test suites of a kore profile's bot. " + EXIT_NOTE,
     )
     ks = p.add_subparsers(dest="kore_command", metavar="KORE_COMMAND")
@@ -57,6 +57,23 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     ps.add_argument("--name", help="the remote suite's name (default: as pulled, else the suite's)")
     ps.add_argument("--force", action="store_true", help="overwrite a changed remote suite")
     ps.set_defaults(handler=run_push)
+    ut = ks.add_parser(
+        "utterances",
+        help="save the bot's ML utterances as its 'Developer defined utterances' suite",
+        description="Export the bot's ML utterances (ML Utterances Export API, JSON) into "
+        "DIR/PROFILE.kore-utterances.json, which the workspace lists as the read-only "
+        "'Developer defined utterances' suite: every trained utterance expecting its task. "
+        "The export is checked before it is written; the old file is kept if it is refused. "
+        + EXIT_NOTE,
+    )
+    ut.add_argument("profile", metavar="PROFILE", help="a kore profile of engines.yaml")
+    ut.add_argument("--dir", type=Path, default=Path("."), help="where the file goes (default: .)")
+    ut.add_argument(
+        "--published",
+        action="store_true",
+        help="only the published tasks' utterances (default: the latest copy, in development)",
+    )
+    ut.set_defaults(handler=run_utterances)
     p.set_defaults(handler=lambda _args: (p.print_help(), exitcodes.BAD_INPUT)[1])
 
 
@@ -115,6 +132,18 @@ def run_push(args: argparse.Namespace) -> int:
         done = push(args.suite, args.profile, name=args.name, force=args.force)
         verb = "created" if done.created else "updated"
         say(f"{done.name}: {done.cases} cases {verb} on the bot")
+        return exitcodes.OK
+
+    return _guard(work)
+
+
+def run_utterances(args: argparse.Namespace) -> int:
+    from nlu_tui.kore_sync import pull_utterances
+
+    def work() -> int:
+        stage = "published" if args.published else "development"
+        done = pull_utterances(args.profile, args.dir, stage)
+        say(f"{done.utterances} ML utterances ({done.cases} cases) -> {done.path}")
         return exitcodes.OK
 
     return _guard(work)

@@ -12,6 +12,8 @@ The calls, as Kore.ai documents them (developer.kore.ai/docs/bots/api-guide/…)
 | Batch Test Execution Status | ``GET …/testsuite/{name}/{requestId}/status`` | Batch Tests Execution |
 | Delete Batch Test Suite Execution | ``DELETE …/testsuite/{name}/{requestId}`` | Batch Tests Management |
 | Get Analytics | ``POST /api/public/bot/{botId}/getAnalytics`` (``type``, ``filters.from/to``, ``skip``, ``limit``) | Metrics |
+| ML Utterances Export | ``POST /api/public/bot/{botId}/mlexport?state=&type=json`` | Utterances Export |
+| ML Utterances Export Status | ``GET /api/public/bot/{botId}/mlexport/status`` -> ``downloadUrl`` | Utterances Export |
 
 Every call carries the profile's JWT (``auth``) and ``bot-language``. A rate-limit refusal
 ("Rate limit for this API has been reached", 429 or not) waits ``Retry-After`` (capped) and
@@ -36,6 +38,8 @@ from nlu_tui.errors import EngineError
 EXECUTION_SCOPE = "Batch Tests Execution"
 METRICS_SCOPE = "Metrics"
 MANAGEMENT_SCOPE = "Batch Tests Management"
+UTTERANCES_SCOPE = "Utterances Export"
+EXPORT_STATES = {"development": "configured", "published": "published"}
 RUN_VERSIONS = {"development": "inDevelopment", "published": "published"}
 PAGE = 50
 ANALYTICS_PAGE = 100
@@ -331,6 +335,47 @@ class KorePlatform:
             if not page.get("moreAvailable") or not records:
                 return pages
             skip += len(records)
+
+    async def ml_utterances(
+        self, stage: str, *, poll: float = 2.0, deadline: float = 600.0
+    ) -> bytes:
+        """The bot's ML utterances in Kore.ai's JSON export (ML Utterances Export, then its
+        status polled until ``SUCCESS`` gives the ``downloadUrl``, then the file).
+
+        ``stage`` ``development`` exports the latest copy of every task (``state=configured``),
+        ``published`` only the published tasks. A ``FAILED`` export, or none done by
+        ``deadline`` seconds, is a :class:`KoreApiError` naming the API."""
+        bot = quote(self.engine.bot_id, safe="")
+        url = f"{self.engine.url}/api/public/bot/{bot}/mlexport"
+        api = "ML Utterances Export"
+        await self._call(
+            api,
+            "POST",
+            url,
+            scope=UTTERANCES_SCOPE,
+            params={"state": EXPORT_STATES.get(stage, "configured"), "type": "json"},
+        )
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + deadline
+        status_api = "ML Utterances Export Status"
+        while True:
+            answer = await self._call(status_api, "GET", f"{url}/status", scope=UTTERANCES_SCOPE)
+            state = str(answer.get("status") or "").upper() if isinstance(answer, dict) else ""
+            if not state:
+                raise KoreApiError(f"Kore.ai {status_api} API: the answer has no status")
+            if state in ("FAILED", "FAILURE", "ERROR"):
+                raise KoreApiError(f"Kore.ai {api} API: the export failed ({state})")
+            link = answer.get("downloadUrl") if isinstance(answer, dict) else None
+            if state in ("SUCCESS", "COMPLETED") and isinstance(link, str) and link:
+                data: bytes = await self._call(
+                    "ML Utterances download", "GET", link, scope=None, raw=True
+                )
+                return data
+            if loop.time() >= give_up:
+                raise KoreApiError(
+                    f"Kore.ai {api} API: the export was not done after {deadline:g} s ({state})"
+                )
+            await asyncio.sleep(poll)
 
 
 def _int(value: Any) -> int:
