@@ -24,6 +24,7 @@ import yaml
 from nlu_tui.errors import ConflictError, InputError
 from nlu_tui.fileio import atomic_write_bytes, atomic_write_text
 from nlu_tui.formats import native_splice, suite_cache
+from nlu_tui.formats.native_fast import FastReader, NotCanonical
 from nlu_tui.formats.native_reader import CASE_KEYS as CASE_KEYS
 from nlu_tui.formats.native_reader import ENTITY_KEYS as ENTITY_KEYS
 from nlu_tui.formats.native_reader import EXTENSIONS as EXTENSIONS
@@ -291,9 +292,13 @@ class _Progressive:
         with gc_paused(promote=True):
             self.head = self._head(compose(self.split.skeleton, self.path))
         seen: dict[str, int] = {}
+        fast = FastReader()
         for offset, body, items, fraction in self.split.chunks:
             with gc_paused(promote=True):
-                cases = self._cases(compose(body, self.path), offset, items, seen)
+                try:  # the layout nlu-tui writes, read line by line (see native_fast)
+                    cases = fast.cases(body, items, seen)
+                except NotCanonical:
+                    cases = self._cases(compose(body, self.path), offset, items, seen)
             yield cases, fraction
 
     def _head(self, node: yaml.Node) -> Suite:

@@ -244,16 +244,11 @@ class SuiteReader:
 
     def kind(self, enum: Any, raw: str, node: yaml.Node) -> Any:
         """An intent or value kind, forgiving case, spaces and dashes ("Small Talk")."""
-        norm = raw.strip().lower().replace("-", "_").replace(" ", "_")
-        if norm == "smalltalk":
-            norm = "small_talk"
-        try:
-            return enum(norm)
-        except ValueError:
+        member = kind_value(enum, raw)
+        if member is None:
             choices = ", ".join(m.value for m in enum)
-            raise self.error(
-                f"unknown kind {raw!r}; expected one of: {choices}", node, "kind"
-            ) from None
+            raise self.error(f"unknown kind {raw!r}; expected one of: {choices}", node, "kind")
+        return member
 
     # the schema
 
@@ -388,6 +383,18 @@ class SuiteReader:
         if "json_value" in keys:
             entity.json_value = self.plain(keys["json_value"][1], 6)
         return entity
+
+
+def kind_value(enum: Any, raw: str) -> Any:
+    """The member of ``enum`` (IntentKind, ValueKind) that ``raw`` names, forgiving case,
+    spaces and dashes ("Small Talk"); None when it names none."""
+    norm = raw.strip().lower().replace("-", "_").replace(" ", "_")
+    if norm == "smalltalk":
+        norm = "small_talk"
+    try:
+        return enum(norm)
+    except ValueError:
+        return None
 
 
 def suite_stem(path: Path) -> str:

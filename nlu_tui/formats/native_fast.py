@@ -1,0 +1,355 @@
+"""A fast path for reading the cases of a native suite, for the layout nlu-tui writes.
+
+Composing YAML nodes (libyaml through PyYAML builds a Python node, with two position marks,
+for every scalar) and walking them costs about 80 µs a case; a 100,000-case suite took 8–14 s
+to open the first time. Most big suites are written by nlu-tui itself (import, generate,
+save), in the fixed layout of :mod:`nlu_tui.formats.native_writer`: one key per line, short
+lists and entity mappings in flow style on one line, every scalar either a plain word that YAML
+reads as that very string or a double-quoted JSON string. This module reads exactly that
+layout, line by line, straight into the model.
+
+It is a fast path, not a second parser: anything it is not certain to read as YAML would (a
+comment, a blank line, a tab, a key it does not know or sees twice, a plain scalar YAML would
+type as a number, bool, null or date, a quoted scalar with an escape JSON and YAML read
+differently, a multi-line scalar, ``extra`` or ``json_value``, a non-printable character) makes
+it give up on the whole chunk, which then goes through the YAML reader: same cases, same errors
+with the same lines. ``tests/test_native_fast.py`` checks that both give equal suites over
+generated and hand-edited files.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from nlu_tui.formats.native_reader import case_id_for, kind_value
+from nlu_tui.formats.native_writer import _NOT_PRINTABLE, _PLAIN, _reads_as_text
+from nlu_tui.model import ExpectedEntity, ExpectedIntent, IntentKind, TestCase, ValueKind
+
+
+class NotCanonical(Exception):
+    """The chunk is not in the writer's layout: read it with the YAML reader."""
+
+
+_UNSAFE = re.compile("[\\x00-\\x09\\x0b-\\x1f\\x7f-\\x9f\\ud800-\\udfff\\ufeff\\ufffe\\uffff]")
+"""Characters the fast path leaves to YAML: tabs and other controls, C1, surrogates, BOMs and
+non-characters (PyYAML refuses some, treats others specially)."""
+_FLOW_TOKEN = re.compile(r'("(?:[^"\\]|\\.)*")|([^,\[\]{}:#" ][^,\[\]{}:#"]*)|, |: |[\[\]{}]')
+"""A flow collection's tokens: a quoted scalar, a plain word, a separator or a bracket."""
+_FLOW_ONLY = re.compile(r'(?:"(?:[^"\\]|\\.)*"|[^,\[\]{}:#" ][^,\[\]{}:#"]*|, |: |[\[\]{}])*')
+"""A line made of those tokens only: no space, comma or colon where the layout has none."""
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]|\\/")
+"""``\\ud83d\\ude00``: JSON joins the pair into one character, YAML keeps two; ``\\/`` is not
+an escape to every YAML reader. Both are left to YAML."""
+
+CASE_FIELDS = frozenset(
+    {"id", "utterance", "intents", "parent_intents", "traits", "entities", "entity_order", "tags"}
+)
+TEXT_LISTS = ("parent_intents", "traits", "entity_order", "tags")
+ENTITY_FIELDS = frozenset(
+    {
+        "name",
+        "value",
+        "kind",
+        "alternatives",
+        "text",
+        "start",
+        "end",
+        "match_index",
+        "role",
+        "group",
+    }
+)
+INTENT_FIELDS = frozenset({"name", "kind", "bot"})
+
+
+class FastReader:
+    """Reads chunks of case items; keeps the memo of plain words across chunks."""
+
+    def __init__(self) -> None:
+        self._plain: dict[str, bool] = {}
+        self._json: dict[str, str] = {}
+
+    # --- scalars ------------------------------------------------------------------------------
+
+    def plain(self, token: str) -> str:
+        ok = self._plain.get(token)
+        if ok is None:
+            ok = bool(
+                _PLAIN.fullmatch(token)
+                and token[-1] != " "
+                and not _NOT_PRINTABLE.search(token)
+                and _reads_as_text(token)
+            )
+            if len(self._plain) < 200_000:
+                self._plain[token] = ok
+        if not ok:
+            raise NotCanonical
+        return token
+
+    def word(self, token: str) -> str | int:
+        """A plain word in a flow mapping: text, or a whole number (an entity's ``start``)."""
+        if token.isdigit() and token.isascii():
+            return int(token)
+        return self.plain(token)
+
+    def scalar(self, text: str) -> str:
+        """A whole value written as one scalar."""
+        if not text:
+            raise NotCanonical
+        if text[0] == '"':
+            return _quoted(text)
+        return self.plain(text)
+
+    def _as_json(self, match: re.Match[str]) -> str:
+        quoted, plain = match.group(1), match.group(2)
+        if quoted is not None:
+            if "\\" in quoted and _SURROGATE_ESCAPE.search(quoted):
+                raise NotCanonical
+            return quoted
+        if plain is not None:
+            found = self._json.get(plain)
+            if found is None:
+                word = self.word(plain)
+                found = str(word) if isinstance(word, int) else json.dumps(word, ensure_ascii=False)
+                if len(self._json) < 200_000:
+                    self._json[plain] = found
+            return found
+        return match.group()
+
+    def value(self, text: str) -> Any:
+        """A value on one line: a flow collection, or a scalar.
+
+        A flow collection in the writer's layout is JSON once its plain words are quoted:
+        each token is checked (a plain word as by :meth:`plain`), the rest left to ``json``,
+        whose refusal of anything else (``[a: b]``, ``{a}``, an unclosed bracket) sends the
+        chunk to the YAML reader."""
+        first = text[:1]
+        if first not in ("[", "{"):
+            return self.scalar(text)
+        if '"' not in text:  # plain words only: most lists and entities, split directly
+            plain = self.plain
+            if first == "[" and text[-1] == "]" and "[" not in text[1:] and "{" not in text:
+                inner = text[1:-1]
+                return [plain(word) for word in inner.split(", ")] if inner else []
+            if first == "{" and text[-1] == "}" and "[" not in text and "{" not in text[1:]:
+                mapping: dict[str, str | int] = {}
+                inner = text[1:-1]
+                for pair in inner.split(", ") if inner else ():
+                    key, sep, word = pair.partition(": ")
+                    if not sep or key in mapping:
+                        raise NotCanonical
+                    mapping[plain(key)] = self.word(word)
+                return mapping
+        if not _FLOW_ONLY.fullmatch(text):
+            raise NotCanonical
+        converted = _FLOW_TOKEN.sub(self._as_json, text)
+        try:
+            return json.loads(converted)
+        except ValueError:
+            raise NotCanonical from None
+
+    # --- cases --------------------------------------------------------------------------------
+
+    def cases(self, body: str, items: list[int], seen: dict[str, int]) -> list[TestCase]:
+        """The cases of one chunk (``items``: the 0-based file line of each item's first line).
+
+        ``seen`` (utterance -> how many cases had it before) is updated only on success."""
+        if _UNSAFE.search(body):
+            raise NotCanonical
+        lines = body.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        if not lines:
+            raise NotCanonical
+        first = lines[0]
+        indent = len(first) - len(first.lstrip(" "))
+        item_prefix = " " * indent + "- "
+        key_pad = indent + 2
+        base = items[0]
+        if len(lines) and items[-1] - base >= len(lines):
+            raise NotCanonical
+        starts = [i for i, line in enumerate(lines) if line.startswith(item_prefix)]
+        if [base + i for i in starts] != items:
+            raise NotCanonical
+        local: dict[str, int] = {}
+        out: list[TestCase] = []
+        for n, start in enumerate(starts):
+            end = starts[n + 1] if n + 1 < len(starts) else len(lines)
+            fields = self._fields(lines, start, end, key_pad)
+            case = self._case(fields, base + start + 1, seen, local)
+            out.append(case)
+        for utterance, count in local.items():
+            seen[utterance] = count
+        return out
+
+    def _fields(self, lines: list[str], start: int, end: int, pad: int) -> dict[str, Any]:
+        """``key -> value`` of one case item (a block value as its list of item texts)."""
+        fields: dict[str, Any] = {}
+        key_prefix = " " * pad
+        sub_prefix = " " * (pad + 2) + "- "
+        cont_prefix = " " * (pad + 4)
+        i = start
+        while i < end:
+            line = lines[i]
+            rest = line[pad:]
+            if i == start:
+                if line[pad - 2 : pad] != "- ":
+                    raise NotCanonical
+            elif not line.startswith(key_prefix) or rest[:1] in (" ", "-", ""):
+                raise NotCanonical
+            key, sep, value = rest.partition(":")
+            if key not in CASE_FIELDS or key in fields or not sep:
+                raise NotCanonical
+            i += 1
+            if value:
+                if value[0] != " " or len(value) < 2:
+                    raise NotCanonical
+                fields[key] = self.value(value[1:])
+                continue
+            block: list[Any] = []  # ``key:`` then ``- item`` lines two deeper
+            while i < end and lines[i].startswith(sub_prefix):
+                head = lines[i][pad + 4 :]
+                i += 1
+                if key != "entities" or head[:1] in ("{", '"'):
+                    block.append(self.value(head))
+                    continue
+                # an entity as a block mapping: its first pair here, the others below
+                entry: dict[str, Any] = {}
+                self._pair(entry, head)
+                while i < end and lines[i].startswith(cont_prefix) and lines[i][pad + 4] != " ":
+                    self._pair(entry, lines[i][pad + 4 :])
+                    i += 1
+                block.append(entry)
+            if not block:
+                raise NotCanonical  # ``key:`` with nothing below is null: YAML decides
+            fields[key] = block
+        return fields
+
+    def _pair(self, entry: dict[str, Any], text: str) -> None:
+        key, sep, value = text.partition(": ")
+        if not sep or key in entry or not key or not value:
+            raise NotCanonical
+        entry[self.plain(key)] = (
+            self.word(value) if value.isdigit() and value.isascii() else self.value(value)
+        )
+
+    def _case(
+        self, fields: dict[str, Any], line: int, seen: dict[str, int], local: dict[str, int]
+    ) -> TestCase:
+        utterance = fields.get("utterance")
+        if not isinstance(utterance, str):
+            raise NotCanonical
+        occurrence = local.get(utterance, seen.get(utterance, 0))
+        local[utterance] = occurrence + 1
+        case_id = fields.get("id", "")
+        if not isinstance(case_id, str):
+            raise NotCanonical
+        if not case_id:
+            case_id = case_id_for(utterance, occurrence)
+        lists: dict[str, list[str]] = {}
+        for key in TEXT_LISTS:
+            lists[key] = _texts(fields.get(key, []))
+        return TestCase(
+            utterance=utterance,
+            intents=_intents(fields.get("intents", [])),
+            traits=lists["traits"],
+            parent_intents=lists["parent_intents"],
+            entities=[_entity(e) for e in _list(fields.get("entities", []))],
+            entity_order=lists["entity_order"],
+            tags=lists["tags"],
+            id=case_id,
+            extra={},
+            line=line,
+        )
+
+
+def _quoted(token: str) -> str:
+    if len(token) < 2 or token[-1] != '"' or ("\\" in token and _SURROGATE_ESCAPE.search(token)):
+        raise NotCanonical
+    try:
+        value = json.loads(token)
+    except ValueError:
+        raise NotCanonical from None
+    if not isinstance(value, str):
+        raise NotCanonical
+    return value
+
+
+def _list(value: Any) -> list[Any]:
+    if not isinstance(value, list):
+        raise NotCanonical
+    return value
+
+
+def _texts(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    items = _list(value)
+    if not all(isinstance(item, str) for item in items):
+        raise NotCanonical
+    return items
+
+
+def _intents(value: Any) -> list[ExpectedIntent]:
+    if isinstance(value, str):
+        return [ExpectedIntent(value)]
+    result: list[ExpectedIntent] = []
+    for item in _list(value):
+        if isinstance(item, str):
+            result.append(ExpectedIntent(item))
+            continue
+        if not isinstance(item, dict) or not INTENT_FIELDS.issuperset(item):
+            raise NotCanonical
+        name, raw, bot = item.get("name"), item.get("kind"), item.get("bot")
+        if not isinstance(name, str) or not all(
+            v is None or isinstance(v, str) for v in (raw, bot)
+        ):
+            raise NotCanonical
+        kind = _kind(IntentKind, raw) if raw else None
+        result.append(ExpectedIntent(name, kind, bot))
+    return result
+
+
+def _entity(value: Any) -> ExpectedEntity:
+    if not isinstance(value, dict) or not ENTITY_FIELDS.issuperset(value):
+        raise NotCanonical
+    name = value.get("name")
+    if not isinstance(name, str):
+        raise NotCanonical
+    entity = ExpectedEntity(name=name)
+    for key, item in value.items():
+        if key == "name":
+            continue
+        if key == "alternatives":
+            entity.alternatives = _texts(item)
+            continue
+        if key in ("start", "end", "match_index") and isinstance(item, int):
+            setattr(entity, key, item)  # a plain whole number, read as YAML's int
+            continue
+        if not isinstance(item, str):
+            raise NotCanonical
+        if key == "value":
+            entity.value = item
+        elif key == "kind":
+            if item:
+                entity.kind = _kind(ValueKind, item)
+        elif key in ("start", "end", "match_index"):
+            try:
+                number = int(item)
+            except ValueError:
+                raise NotCanonical from None
+            if number < 0:
+                raise NotCanonical
+            setattr(entity, key, number)
+        else:  # text, role, group
+            setattr(entity, key, item)
+    return entity
+
+
+def _kind(enum: Any, raw: str) -> Any:
+    member = kind_value(enum, raw)
+    if member is None:
+        raise NotCanonical
+    return member
