@@ -4,20 +4,31 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
+# `make start` installs the runtime only (requirements-runtime.lock); the others install everything.
 .PHONY: setup start test test-quick lint docs screenshots bench clean lock
 
-# Every dependency comes from requirements.lock (exact versions, transitive ones included);
-# nlu-tui itself is then installed editable without resolving anything again.
+# Every dependency comes from a lock (exact versions, transitive ones included); nlu-tui itself
+# is then installed editable without resolving anything again. requirements.lock holds
+# everything (the extras and the dev tools: `make setup`, tests, lint, CI);
+# requirements-runtime.lock what `make start` needs (the core and the `web` extra).
 $(VENV)/.installed: pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -r requirements.lock
 	$(BIN)/pip install --quiet --no-deps -e .
+	touch $@ $(VENV)/.runtime
+
+# The runtime only; a venv that already has everything (`make setup`) is kept as it is.
+$(VENV)/.runtime: pyproject.toml requirements-runtime.lock
+	if [ -f $(VENV)/.installed ]; then $(MAKE) --no-print-directory setup; else \
+		$(PYTHON) -m venv $(VENV) && \
+		$(BIN)/pip install --quiet -r requirements-runtime.lock && \
+		$(BIN)/pip install --quiet --no-deps -e .; fi
 	touch $@
 
 setup: $(VENV)/.installed
 
-start: setup
+start: $(VENV)/.runtime
 	$(BIN)/nlu-tui
 
 lint: setup
@@ -62,7 +73,12 @@ lock:
 	$(LOCK_VENV)/bin/pip install --quiet --upgrade pip
 	$(LOCK_VENV)/bin/pip install --quiet -e '.[dev]'
 	{ grep '^#' requirements.lock; $(LOCK_VENV)/bin/pip freeze --exclude-editable; } > requirements.lock.new
+	rm -rf $(LOCK_VENV)
+	$(PYTHON) -m venv $(LOCK_VENV)
+	$(LOCK_VENV)/bin/pip install --quiet -c requirements.lock.new -e '.[web]'
+	{ grep '^#' requirements-runtime.lock; $(LOCK_VENV)/bin/pip freeze --exclude-editable; } > requirements-runtime.lock.new
 	mv requirements.lock.new requirements.lock
+	mv requirements-runtime.lock.new requirements-runtime.lock
 	rm -rf $(LOCK_VENV)
 
 clean:

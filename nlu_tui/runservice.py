@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from nlu_tui.errors import InputError
+from nlu_tui.extras import need
 from nlu_tui.model import MAX_NOTE_CHARS, RunStatus, Suite
 from nlu_tui.repeats import MAX_REPEAT, repeat_of, run_stability
 from nlu_tui.runner.shards import check_run_id, parse_shard
@@ -460,6 +461,8 @@ def check_request(request: RunRequest) -> FailOn:
         )
     if len(request.note) > MAX_NOTE_CHARS:
         raise InputError(f"a note holds at most {MAX_NOTE_CHARS} characters", field="--note")
+    if "rasa" in request.reports and request.rasa_plots:
+        need("matplotlib", "the Rasa reports' PNG plots (--rasa-no-plot skips them)", "--rasa")
     if request.concurrency is not None and request.concurrency < 1:
         raise InputError("must be at least 1", field="--concurrency")
     if request.max_raw_bytes is not None and request.max_raw_bytes < 1:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from nlu_tui.errors import InputError
+from nlu_tui.extras import need
 from nlu_tui.model import ExpectedIntent, Suite, TestCase
 
 NO_INTENT = frozenset({"", "None", "nlu_fallback"})
@@ -102,6 +103,7 @@ def successful_suite(
 
 def read_tracker_store(url: str, table: str = "events") -> list[tuple[str, dict[str, Any]]]:
     """Every event of a Rasa SQL tracker store, as ``(sender_id, event)`` in store order."""
+    need("sqlalchemy", "reading a Rasa tracker store")
     from sqlalchemy import create_engine, text
     from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 

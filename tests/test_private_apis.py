@@ -54,7 +54,8 @@ def test_private_api_libraries_are_pinned_locked_and_installed() -> None:
     from importlib.metadata import version
 
     deps = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    pins = dict(d.split("==", 1) for d in deps["dependencies"] if "==" in d)
+    every = [*deps["dependencies"], *(d for e in deps["optional-dependencies"].values() for d in e)]
+    pins = {d.split("==")[0].split("[")[0]: d.split("==")[1] for d in every if "==" in d}
     lock = _lock()
     for name in PINNED:
         assert name in pins, f"{name} is not pinned with == in pyproject.toml"

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from nlu_tui.cli import exitcodes
+from nlu_tui.extras import need
 
 DEFAULT_PORT = 8765
 _REMOTE_STYLESHEET = re.compile(r"<link(?:(?!>).)*?https?://(?:(?!>).)*?>", re.DOTALL)
@@ -70,6 +71,7 @@ def cmd_web(args: argparse.Namespace) -> int:
     from nlu_tui.cli.say import say, say_error
     from nlu_tui.errors import InputError
 
+    need("textual_serve", "nlu-tui web")
     workspace = None
     if args.workspace is not None:
         folder = Path(args.workspace).expanduser()

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nlu_tui.errors import EngineError
+from nlu_tui.extras import need
 
 if TYPE_CHECKING:
     from nlu_tui.engines.httpcall import HttpEngine
@@ -37,6 +38,7 @@ class ServiceAccount:
     """A service account read from its JSON key file, and the access token it holds."""
 
     def __init__(self, path: str, engine: str, token_url: str | None = None) -> None:
+        need("jwt", f"the {engine} engine")
         from nlu_tui.engines.credential_files import check_permissions
 
         self.engine = engine

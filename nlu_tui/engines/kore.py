@@ -39,6 +39,7 @@ from nlu_tui.engines.httpcall import (
     vendor_message,
 )
 from nlu_tui.errors import EngineError
+from nlu_tui.extras import need
 from nlu_tui.model import IntentKind, IntentScore, PredictedEntity, Prediction
 
 DEFAULT_URL = "https://bots.kore.ai"
@@ -77,6 +78,7 @@ class KoreEngine(HttpEngine):
     capabilities = Capabilities(parent_intent_context=True, http=True)
 
     def __init__(self, settings: Mapping[str, Any]) -> None:
+        need("jwt", "the kore engine")
         super().__init__(settings)
         self.bot_id = required_setting(settings, "bot_id", "kore")
         self.client_id = required_setting(settings, "client_id", "kore")

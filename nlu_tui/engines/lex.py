@@ -27,6 +27,7 @@ from nlu_tui.engines.answer_values import json_number
 from nlu_tui.engines.base import Capabilities, ParseContext, register
 from nlu_tui.engines.httpcall import BadResponseError, HttpEngine, required_setting, safe_url
 from nlu_tui.errors import EngineError
+from nlu_tui.extras import need
 from nlu_tui.model import IntentScore, PredictedEntity, Prediction
 
 FALLBACK_INTENT = "FallbackIntent"
@@ -55,6 +56,7 @@ class LexEngine(HttpEngine):
     capabilities = Capabilities(http=True)
 
     def __init__(self, settings: Mapping[str, Any]) -> None:
+        need("botocore", "the lex engine")
         super().__init__(settings)
         self.region = required_setting(settings, "region", "lex")
         self.bot_id = required_setting(settings, "bot_id", "lex")

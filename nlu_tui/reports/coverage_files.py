@@ -21,6 +21,7 @@ import csv
 import io
 from pathlib import Path
 
+from nlu_tui.extras import need
 from nlu_tui.fileio import atomic_write_bytes, atomic_write_text
 from nlu_tui.scoring.flow_coverage import CoverageReport
 
@@ -62,6 +63,7 @@ def coverage_csv(report: CoverageReport | None) -> str:
 
 def histogram_png(counts: dict[str, int], status: str) -> bytes:
     """The command histogram as PNG bytes (matplotlib's Agg canvas, no display needed)."""
+    need("matplotlib", "the command histogram's PNG")
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 

@@ -22,6 +22,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from nlu_tui.extras import need
 from nlu_tui.fileio import atomic_write_bytes
 from nlu_tui.scoring.rasa_charts import ConfusionChart, PairedHistogram
 
@@ -120,6 +121,9 @@ def write_plots(
 ) -> list[Path]:
     """Draw each (file name, chart) into ``directory``; returns the files written."""
     import warnings
+
+    if plots:
+        need("matplotlib", "the PNG plots (--no-plot skips them)")
 
     written = []
     for name, chart in plots:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from nlu_tui.errors import NluTuiError
+from nlu_tui.extras import need
 from nlu_tui.store_location import StoreLocation, scrub
 
 Params = Sequence[Any] | Mapping[str, Any]
@@ -199,6 +200,7 @@ class PostgresDatabase:
     backend = "postgresql"
 
     def __init__(self, location: StoreLocation) -> None:
+        need("psycopg", "a PostgreSQL run store", field="--store")
         import psycopg
         from psycopg.rows import dict_row
 
