@@ -361,3 +361,36 @@ def test_entity_only_wrong_comment_on_the_entity_line_as_rasa(
     rasa_text = (theirs / "failed_test_stories.yml").read_text(encoding="utf-8")
     assert "    - cuisine: four  # predicted: people: four" in rasa_text  # the case is exercised
     assert (ours / "failed_test_stories.yml").read_text(encoding="utf-8") == rasa_text
+
+
+def test_a_chat_recorded_with_the_real_bot_replays_with_test_e2e(
+    bot: tuple[Path, str, Path], tmp_path: Path
+) -> None:
+    """Issue 26 item 3 on the real Rasa 3.6 sample bot: three messages through the recorder
+    (the workbench's "talk to the bot" face is tested against the scripted bot in
+    tests/test_recorder.py), saved as a test case, then `test e2e` on the saved file passes."""
+    import asyncio
+
+    from nlu_tui.cli.main import run as cli
+    from nlu_tui.conversation.recorder import Recorder
+    from nlu_tui.formats.e2e_splice import append_test_case
+
+    _work, url, _model = bot
+    recorder = Recorder(f"rasa:{url}")
+
+    async def chat() -> None:
+        await recorder.start()
+        try:
+            for text in ("hello", "I want to book a table", "italian"):
+                await recorder.say(text)
+        finally:
+            await recorder.close()
+
+    asyncio.run(chat())
+    case = recorder.test_case("recorded_booking")
+    assert {"slot_was_set": [{"cuisine": "italian"}]} in case["steps"]
+    path = tmp_path / "recorded.yml"
+    append_test_case(path, case)
+    out = tmp_path / "out"
+    code = cli(["test", "e2e", str(path), "--engine", f"rasa:{url}", "--e2e-results", str(out)])
+    assert code == 0, (out / "e2e_results_failed.yml").read_text(encoding="utf-8")

@@ -281,3 +281,68 @@ def _slot_lists_indentless(cases: yaml.SequenceNode) -> bool:
 
 def _key(item: dict[str, Any]) -> str:
     return json.dumps(item, sort_keys=True, default=str, ensure_ascii=False)
+
+
+def append_test_case(path: Path, case: dict[str, Any]) -> SaveResult:
+    """Add one test case (as data, Rasa's E2E format) at the end of the test file ``path``, in
+    the file's layout: its column, its slot-list indentation; every other byte stays. A file
+    that does not exist is created with the test case alone. The result is read back: the old
+    test cases unchanged and the new one as given, else the whole file is rewritten from the
+    parsed test cases (and a note says so); a test case that does not read is refused before
+    anything is written."""
+    alone = e2e_cases.parse_text(
+        yaml.safe_dump({"test_cases": [case]}, sort_keys=False, allow_unicode=True), path
+    )
+    wanted = e2e_cases.case_to_data(alone.test_cases[0])
+    if not path.exists():
+        out = e2e_cases.dumps(alone)
+        data = out.encode("utf-8")
+        atomic_write_bytes(path, data)
+        return SaveResult(digest_bytes(data))
+    try:
+        current = path.read_bytes()
+        text = current.decode("utf-8-sig")
+    except OSError as exc:
+        raise InputError(f"cannot read file: {exc.strerror or exc}", path=path) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte {exc.start})", path=path) from None
+    old = e2e_cases.parse_text(text, path)
+    notes: list[str] = []
+    new = replace(old, test_cases=[*old.test_cases, alone.test_cases[0]])
+    try:
+        out = _appended(text, path, case)
+        back = e2e_cases.parse_text(out, path)
+        if (
+            shape(replace(back, test_cases=back.test_cases[:-1])) != shape(old)
+            or len(back.test_cases) != len(old.test_cases) + 1
+            or e2e_cases.case_to_data(back.test_cases[-1]) != wanted
+        ):
+            raise NoSplice("the kept layout would not read back the same")
+    except (NoSplice, InputError) as exc:
+        notes.append(f"the whole file was rewritten (comments and layout not kept): {exc}")
+        out = e2e_cases.dumps(new)
+    data = (BOM if current.startswith(BOM) else b"") + out.encode("utf-8")
+    atomic_write_bytes(path, data, backup=True, through_links=True)
+    return SaveResult(digest_bytes(data), notes)
+
+
+def _appended(text: str, path: Path, case: dict[str, Any]) -> str:
+    if _ODD_BREAKS.search(text):
+        raise NoSplice("the file uses line breaks other than \\n and \\r\\n")
+    newline = "\r\n" if "\r\n" in text else "\n"
+    if text and not text.endswith("\n"):
+        text += newline
+    root = yaml_loader.compose(text, path, prefix="invalid YAML")
+    if not isinstance(root, yaml.MappingNode) or root.flow_style:
+        raise NoSplice("the file's top level is not a block mapping")
+    cases = next((v for k, v in root.value if k.value == "test_cases"), None)
+    if not isinstance(cases, yaml.SequenceNode) or cases.flow_style or not cases.value:
+        raise NoSplice("'test_cases:' is not a block list with a test case")
+    indent = cases.start_mark.column
+    end = _line_end(text, _content_end(cases.value[-1]))
+    dumper = _IndentlessDumper if _slot_lists_indentless(cases) else _IndentedDumper
+    dumped = yaml.dump(
+        [case], Dumper=dumper, sort_keys=False, allow_unicode=True, width=100
+    ).splitlines()
+    added = "".join(" " * indent + line + newline for line in dumped)
+    return text[:end] + added + text[end:]

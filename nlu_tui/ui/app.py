@@ -394,6 +394,12 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
 
         self.push_screen(ConversationScreen())
 
+    def action_talk(self) -> None:
+        """Open "talk to the bot": chat with a conversation engine, save it as a test case."""
+        from nlu_tui.ui.screens.talk import TalkScreen
+
+        self.push_screen(TalkScreen(folder=self.workspace.root))
+
     def palette_commands(self) -> list[PaletteCommand]:
         """App commands followed by those of every mounted widget that offers some."""
         commands = [
@@ -404,6 +410,11 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
                 "conversation: Tests",
                 self.action_conversation_tests,
                 "E2E test cases of the workspace: run them, see each conversation",
+            ),
+            PaletteCommand(
+                "conversation: Talk to the bot",
+                self.action_talk,
+                "Chat with a bot and save the chat as an E2E test case",
             ),
         ]
         if self.workspace.unsaved():
