@@ -125,14 +125,7 @@ def shape(data: E2EFile) -> Any:
 
 def splice_case(text: str, path: Path, index: int, edited: E2ETestCase) -> str:
     """``text`` with test case ``index`` changed to ``edited``; :class:`NoSplice` says why not."""
-    if _ODD_BREAKS.search(text):
-        raise NoSplice("the file uses line breaks other than \\n and \\r\\n")
-    newline = "\r\n" if "\r\n" in text else "\n"
-    if text and not text.endswith("\n"):
-        text += newline
-    root = yaml_loader.compose(text, path, prefix="invalid YAML")
-    if not isinstance(root, yaml.MappingNode) or root.flow_style:
-        raise NoSplice("the file's top level is not a block mapping")
+    text, newline, root = _opened(text, path)
     if "*" in text and _has_alias(root):
         raise NoSplice("the file uses YAML aliases")
     cases = next((v for k, v in root.value if k.value == "test_cases"), None)
@@ -165,6 +158,20 @@ def splice_case(text: str, path: Path, index: int, edited: E2ETestCase) -> str:
         edits.append(_steps_edit(text, steps, old_items, new_items, newline, indentless))
     edits.sort()
     return apply_edits(text, edits)
+
+
+def _opened(text: str, path: Path) -> tuple[str, str, yaml.MappingNode]:
+    """The file's text ending in a line break, its line break, and its top-level mapping;
+    :class:`NoSplice` when its layout cannot be kept (odd line breaks, a flow top level)."""
+    if _ODD_BREAKS.search(text):
+        raise NoSplice("the file uses line breaks other than \\n and \\r\\n")
+    newline = "\r\n" if "\r\n" in text else "\n"
+    if text and not text.endswith("\n"):
+        text += newline
+    root = yaml_loader.compose(text, path, prefix="invalid YAML")
+    if not isinstance(root, yaml.MappingNode) or root.flow_style:
+        raise NoSplice("the file's top level is not a block mapping")
+    return text, newline, root
 
 
 def _scalar(value: str) -> str:
@@ -327,14 +334,7 @@ def append_test_case(path: Path, case: dict[str, Any]) -> SaveResult:
 
 
 def _appended(text: str, path: Path, case: dict[str, Any]) -> str:
-    if _ODD_BREAKS.search(text):
-        raise NoSplice("the file uses line breaks other than \\n and \\r\\n")
-    newline = "\r\n" if "\r\n" in text else "\n"
-    if text and not text.endswith("\n"):
-        text += newline
-    root = yaml_loader.compose(text, path, prefix="invalid YAML")
-    if not isinstance(root, yaml.MappingNode) or root.flow_style:
-        raise NoSplice("the file's top level is not a block mapping")
+    text, newline, root = _opened(text, path)
     cases = next((v for k, v in root.value if k.value == "test_cases"), None)
     if not isinstance(cases, yaml.SequenceNode) or cases.flow_style or not cases.value:
         raise NoSplice("'test_cases:' is not a block list with a test case")

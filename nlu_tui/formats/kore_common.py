@@ -28,6 +28,20 @@ from nlu_tui.model import (
 )
 
 EXTRA_KEY = "kore"
+
+THRESHOLD_KEYS = (
+    "mode",
+    "minThreshold",
+    "maxThreshold",
+    "exactMatchThreshold",
+    "isActive",
+    "taskMatchTolerance",
+    "wordCoverage",
+    "suggestionsCount",
+    "pathCoverage",
+)
+"""The keys of the Threshold Setting block of Kore.ai's batch test report (Batch Testing page,
+"Download a CSV Report": ``mode`` opens each NL engine's block, then its thresholds)."""
 """``TestCase.extra[EXTRA_KEY]`` keeps properties of a Kore.ai file we do not model."""
 
 CURLY_DOUBLE = "“”„‟″"

@@ -23,7 +23,13 @@ import json
 import re
 from typing import Any
 
-from nlu_tui.formats.native_reader import case_id_for, kind_value
+from nlu_tui.formats.native_reader import (
+    CASE_KEYS,
+    ENTITY_KEYS,
+    INTENT_KEYS,
+    case_id_for,
+    kind_value,
+)
 from nlu_tui.formats.native_writer import _NOT_PRINTABLE, _PLAIN, _reads_as_text
 from nlu_tui.model import ExpectedEntity, ExpectedIntent, IntentKind, TestCase, ValueKind
 
@@ -43,25 +49,11 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]|\\/")
 """``\\ud83d\\ude00``: JSON joins the pair into one character, YAML keeps two; ``\\/`` is not
 an escape to every YAML reader. Both are left to YAML."""
 
-CASE_FIELDS = frozenset(
-    {"id", "utterance", "intents", "parent_intents", "traits", "entities", "entity_order", "tags"}
-)
+CASE_FIELDS = frozenset(CASE_KEYS) - {"extra"}
+"""The case keys the fast path reads (``extra`` is free-form YAML: left to the YAML reader)."""
 TEXT_LISTS = ("parent_intents", "traits", "entity_order", "tags")
-ENTITY_FIELDS = frozenset(
-    {
-        "name",
-        "value",
-        "kind",
-        "alternatives",
-        "text",
-        "start",
-        "end",
-        "match_index",
-        "role",
-        "group",
-    }
-)
-INTENT_FIELDS = frozenset({"name", "kind", "bot"})
+ENTITY_FIELDS = frozenset(ENTITY_KEYS) - {"json_value"}
+INTENT_FIELDS = frozenset(INTENT_KEYS)
 
 
 class FastReader:

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from nlu_tui.fileio import atomic_write_chunks
+from nlu_tui.formats.kore_common import THRESHOLD_KEYS
 from nlu_tui.model import CaseResult, Prediction, ResultType, Stage, TestCase
 from nlu_tui.reports.common import ResultRow, RunMeta, iso_time, results_of
 from nlu_tui.reports.metric_spec import KORE, kore_spec, settings_pairs
@@ -61,18 +62,6 @@ COLUMNS = (
     "Error",
     "Case Id",
     "Entity Order Result",
-)
-
-THRESHOLD_KEYS = (
-    "mode",
-    "minThreshold",
-    "maxThreshold",
-    "exactMatchThreshold",
-    "isActive",
-    "taskMatchTolerance",
-    "wordCoverage",
-    "suggestionsCount",
-    "pathCoverage",
 )
 
 

@@ -34,6 +34,7 @@ from typing import Any
 
 from nlu_tui.engines.kore import KoreEngine
 from nlu_tui.engines.kore_platform import KoreApiError, KorePlatform
+from nlu_tui.formats.kore_common import THRESHOLD_KEYS
 from nlu_tui.model import PredictedEntity, Prediction, ResultType
 from nlu_tui.runner.kernel import Ending, Halt, KernelState, Sender, Work
 from nlu_tui.runner.run import Run
@@ -51,21 +52,7 @@ RULES = {
 _SCORE = re.compile(r"(ML|FM|KG|FAQ)\s*:\s*(-?[0-9.]+)", re.IGNORECASE)
 
 
-THRESHOLD_KEYS = frozenset(
-    {
-        "mode",
-        "minThreshold",
-        "maxThreshold",
-        "exactMatchThreshold",
-        "isActive",
-        "taskMatchTolerance",
-        "wordCoverage",
-        "suggestionsCount",
-        "pathCoverage",
-    }
-)
-"""The keys of the Threshold Setting block of Kore.ai's batch test report (Batch Testing page,
-"Download a CSV Report": Mode, then each NL engine's thresholds)."""
+THRESHOLD_SET = frozenset(THRESHOLD_KEYS)
 
 
 def threshold_setting(header: list[list[str]]) -> list[list[list[str]]]:
@@ -84,7 +71,7 @@ def threshold_setting(header: list[list[str]]) -> list[list[list[str]]]:
             continue
         if not inside:
             continue
-        if key not in THRESHOLD_KEYS:
+        if key not in THRESHOLD_SET:
             if blocks or key:  # the first row after the block ends it
                 break
             continue
