@@ -7,9 +7,12 @@ parent paths) and prints, in seconds:
 - ``first load``: ``load_suite`` with the cache empty (parses the YAML, then stores the cache);
 - ``first chunk``: time until ``iter_suite_chunks`` hands over the first 2,000 cases;
 - ``cached load``: ``load_suite`` again (file unchanged: served from the parsed-suite cache);
+- ``YAML reader only``: the first load with the fast path of ``formats/native_fast.py`` off
+  (every chunk composed by libyaml and read node by node, as before that fast path);
 - ``reference``: ``yaml.load(text, CSafeLoader)`` of the same file (plain dicts, no checks);
 
-and the ratios of the first and cached loads to the reference. The cache goes to a temporary
+and the ratios of the first and cached loads to the reference, and of the first load to the
+YAML reader alone. Target (issue 27): first load of 100,000 cases <= 3 s on an idle machine. The cache goes to a temporary
 data directory, so the user's own cache is left alone.
 """
 
@@ -71,6 +74,23 @@ def first_chunk(path: Path) -> int:
     return count
 
 
+def yaml_reader_only(path: Path) -> Any:
+    """``load_suite`` with the fast path off: every chunk through the YAML reader."""
+    from nlu_tui.formats import native_fast
+    from nlu_tui.formats.native import load_suite
+
+    original = native_fast.FastReader.cases
+
+    def refuse(self: Any, *args: Any) -> Any:
+        raise native_fast.NotCanonical
+
+    native_fast.FastReader.cases = refuse  # type: ignore[method-assign]
+    try:
+        return load_suite(path, use_cache=False)
+    finally:
+        native_fast.FastReader.cases = original  # type: ignore[method-assign]
+
+
 def main() -> None:
     sizes = [int(a) for a in sys.argv[1:]] or [10_000, 100_000]
     with tempfile.TemporaryDirectory() as tmp:
@@ -89,13 +109,19 @@ def main() -> None:
             assert again == suite and len(again.cases) == n
             text = path.read_text(encoding="utf-8")
             ref, _ = timed(lambda t=text: yaml.load(t, Loader=yaml.CSafeLoader))
+            slow, slow_suite = timed(lambda p=path: yaml_reader_only(p))
+            assert slow_suite == suite
             print(f"{n:,} cases ({size_mb:.1f} MB)")
             print(f"  first load (parse + store cache)   {first:8.3f} s   {first / ref:5.2f}x ref")
             print(f"  first chunk ({count:,} cases)        {chunk:8.3f} s")
             print(
                 f"  cached load                        {cached:8.3f} s   {cached / ref:5.2f}x ref"
             )
+            print(f"  first load, YAML reader only       {slow:8.3f} s   {first / slow:5.2f}x this")
             print(f"  yaml.load(CSafeLoader) reference   {ref:8.3f} s")
+            if n >= 100_000:
+                verdict = "met" if first <= 3.0 else "missed"
+                print(f"  target: first load <= 3 s for 100,000 cases: {verdict}")
 
 
 if __name__ == "__main__":
