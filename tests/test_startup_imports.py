@@ -158,6 +158,48 @@ def test_help_imports_neither_textual_nor_heavy_modules(tmp_path: Path) -> None:
     assert _loaded(names, HEAVY) == []
 
 
+RUN_NEVER = (
+    "textual",
+    "textual_fastdatatable",
+    "pyarrow",
+    "numpy",
+    "scipy",
+    "sklearn",
+    "matplotlib",
+    "PIL",
+    "sqlalchemy",
+    "psycopg",
+    "botocore",
+    "jwt",
+    "nlu_tui.ui",
+    "nlu_tui.views",
+    "nlu_tui.engines.embedded",
+    "nlu_tui.evaluation",
+    "nlu_tui.llm",
+)
+"""What ``nlu-tui run`` on an HTTP engine (a suite, gates, reports) never needs: the workbench,
+the embedded engine's numerics, and every optional extra."""
+
+
+def test_a_run_on_an_http_engine_imports_no_workbench_numerics_or_extras(tmp_path: Path) -> None:
+    suite = tmp_path / "s.suite.yaml"
+    suite.write_bytes((SAMPLE / "banking_bot.suite.yaml").read_bytes())
+    out = _python(
+        f"""
+        import contextlib, io, json, sys
+        from nlu_tui.cli.main import run
+        with contextlib.redirect_stdout(io.StringIO()):
+            code = run(["run", {str(suite)!r}, "-e", "rasa:http://127.0.0.1:9", "--retries", "0",
+                        "--json", {str(tmp_path / "r.json")!r}, "--junit", {str(tmp_path / "j.xml")!r}])
+        assert code == 3, code  # every case errored: the run failed, its reports written
+        print(json.dumps(sorted(sys.modules)))
+        """,
+        tmp_path,
+    )
+    assert _loaded(json.loads(out), RUN_NEVER) == []
+    assert (tmp_path / "r.json").is_file() and (tmp_path / "j.xml").is_file()
+
+
 async def test_remembered_theme_is_applied_before_the_first_frame_without_a_write(
     tmp_path: Path,
 ) -> None:
