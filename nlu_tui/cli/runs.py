@@ -296,6 +296,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     if len(args.engine or []) > 1:
         return _run_comparison(args, list(args.engine))
+    if args.rerun_failed and args.suite is None:
+        kind = _store().get_run(args.rerun_failed).kind
+        if kind != "suite":
+            return _rerun_with_own_command(args, kind)
     request = _request(args)
     check_request(request)  # before the store is opened: bad input changes nothing
     preload_http()  # in a thread, while the suite is read and the run stored
@@ -397,6 +401,57 @@ def _exit_code(job: RunJob, outcome: RunOutcome, args: argparse.Namespace) -> in
     for problem in outcome.problems:
         say(f"FAIL {problem}", file=sys.stderr)
     return exitcodes.GATE_FAILED if outcome.problems else exitcodes.OK
+
+
+RERUN_COMMANDS = {"e2e": "e2e", "stories": "stories", "dut": "du"}
+"""The kinds of run of items and the ``nlu-tui test`` command that reruns their failures."""
+
+
+def _rerun_with_own_command(args: argparse.Namespace, kind: str) -> int:
+    """``run --rerun-failed RUN`` of a conversation or DUT run: its own command does it
+    (``nlu-tui test e2e|stories|du --rerun-failed RUN [--engine E]``), with its defaults."""
+    from nlu_tui.errors import InputError
+
+    command = RERUN_COMMANDS.get(kind)
+    if command is None:
+        raise InputError(
+            f"run {args.rerun_failed} is a {kind} run: it cannot be rerun", field="--rerun-failed"
+        )
+    given = [
+        flag
+        for flag, value in (
+            ("--resume", args.resume),
+            ("--shard", args.shard),
+            ("--repeat", args.repeat),
+            ("--fail-on", args.fail_on),
+            ("--json", args.json),
+            ("--junit", args.junit),
+        )
+        if value
+    ]
+    if given:
+        raise InputError(
+            f"run {args.rerun_failed} is a {kind} run: give {given[0]} to nlu-tui test "
+            f"{command} --rerun-failed {args.rerun_failed}",
+            field=given[0],
+        )
+    parser = argparse.ArgumentParser(prog="nlu-tui test")
+    kinds = parser.add_subparsers()
+    if command == "du":
+        from nlu_tui.cli.du import register
+    elif command == "e2e":
+        from nlu_tui.cli.e2e import register
+    else:
+        from nlu_tui.cli.stories import register
+    register(kinds)
+    argv = [command, "--rerun-failed", args.rerun_failed]
+    if args.engine:
+        argv += ["--engine", args.engine[0]]
+    if args.note:
+        argv += ["--note", args.note]
+    parsed = parser.parse_args(argv)
+    code: int = parsed.handler(parsed)
+    return code
 
 
 def _run_comparison(args: argparse.Namespace, engines: list[str]) -> int:

@@ -75,6 +75,9 @@ class ConversationRequest:
     """Hold each conversation this many times; pass/fail that differs is flaky."""
     e2e: bool = False
     """Stories: evaluate the user messages' intents and entities too (``rasa test``)."""
+    rerun_failed: str | None = None
+    """The id of a run of this kind whose failed and errored test cases a child run holds
+    again (:mod:`nlu_tui.reruns`); its test files and engine unless given here."""
 
 
 @dataclass
@@ -384,6 +387,11 @@ class ConversationRun(KernelRun, StoredItemWrites):
                 summary["stability"] = stability_summary(
                     self.store.load_items(self.record.id, attempts=True), self._attempts.repeat
                 )
+        if self.options.rerun_of:  # what the tests now score: the parent's passes + ours
+            from nlu_tui.reruns import MERGED, merged_item_figures, merged_items
+
+            with contextlib.suppress(Exception):
+                summary[MERGED] = merged_item_figures(merged_items(self.store, self.record))
         with contextlib.suppress(Exception):
             self.store.set_summary(self.record.id, summary)
         run_id = self.record.id
@@ -419,6 +427,18 @@ def open_conversation_run(
     previous: RunRecord | None = None
     path = request.path
     engine_spec = request.engine
+    parent: RunRecord | None = None
+    scope: set[str] | None = None  # the test cases a rerun holds (its parent's failed ones)
+    if request.rerun_failed:
+        from nlu_tui.reruns import rerun_items
+
+        if request.resume:
+            raise InputError("give --rerun-failed RUN or --resume RUN, not both", field="--resume")
+        parent, scope = rerun_items(store, request.rerun_failed, (request.kind,))
+        path = path or (Path(parent.suite_path) if parent.suite_path else None)
+        engine_spec = engine_spec or parent.engine_name
+        if parent.options.get("e2e"):  # stories scored with --e2e are rerun so
+            request = replace(request, e2e=True)
     if request.resume:
         previous = store.get_run(request.resume)
         if previous.kind != request.kind:
@@ -433,6 +453,11 @@ def open_conversation_run(
             )
         path = path or (Path(previous.suite_path) if previous.suite_path else None)
         engine_spec = engine_spec or previous.engine_name
+        from nlu_tui.reruns import parent_of, rerun_scope
+
+        scope = rerun_scope(store, previous)  # a resumed rerun still holds only its cases
+        if scope is not None:
+            parent = store.get_run(str(parent_of(previous)))
     if path is None:
         raise InputError("give the test file or folder", field="PATH")
     if not engine_spec:
@@ -445,6 +470,17 @@ def open_conversation_run(
             f"the test files changed since run {previous.id}; start a new run instead",
             path=path,
             field="--resume",
+        )
+    if parent is not None and scope is not None:
+        if parent.suite_hash != units.digest:
+            raise InputError(
+                f"the test files changed since run {parent.id}; run them all again instead",
+                path=path,
+                field="--rerun-failed",
+            )
+        units = replace(
+            units,
+            order=[u for u in units.order if units.item_id(u) in scope or str(u.item_id) in scope],
         )
     resolved = resolve_engine(
         engine_spec, path if path.is_file() else None, workspace=request.workspace
@@ -470,6 +506,8 @@ def open_conversation_run(
         if value is not None:
             changes[name] = value
     secrets = tuple(getattr(resolved, "secrets", None) or ())
+    if parent is not None:
+        changes["rerun_of"] = parent.id
     opts = replace(base, secrets=(*base.secrets, *secrets), **changes)
     run = ConversationRun(request, units, resolved, store, opts, previous=previous, path=path)
     return run

@@ -94,6 +94,7 @@ class DutKind(StoredItemWrites):
         requests: Callable[[DutCase, int, str], CommandRequest],
         note: str = "",
         previous: RunRecord | None = None,
+        scope: set[str] | None = None,
     ) -> None:
         self.path = path
         self.suite = suite
@@ -105,6 +106,8 @@ class DutKind(StoredItemWrites):
         self.requests = requests
         self.note = note
         self.previous = previous
+        self.scope = scope
+        """A rerun's test cases (its parent's failed and errored ones); None: all."""
         self.record: RunRecord | None = None
         self.on_progress: CaseCallback | None = None
         self.results: dict[str, DutCaseResult] = {}
@@ -122,7 +125,7 @@ class DutKind(StoredItemWrites):
     def prepare(self) -> RunRecord:
         if self.record is not None:
             return self.record
-        cases = self.suite.cases
+        cases = self._cases()
         if self.previous is None:
             options = self.options.public()
             options.update(self.run_options)
@@ -153,8 +156,13 @@ class DutKind(StoredItemWrites):
         self._seq = {self.item_id(c): n for n, c in enumerate(cases)}
         return self.record
 
+    def _cases(self) -> list[DutCase]:
+        if self.scope is None:
+            return list(self.suite.cases)
+        return [c for c in self.suite.cases if self.item_id(c) in self.scope]
+
     def total(self) -> int:
-        return len(self.suite.cases)
+        return len(self._cases())
 
     def work(self) -> list[Work]:
         return [
