@@ -36,6 +36,11 @@ def add_common(p: argparse.ArgumentParser, default_hint: str) -> None:
         "engine unless given), as a child run; the exit code judges the merged result "
         "(RUN's passes and the child's outcomes)",
     )
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="neither read nor write the profile's answer cache (cache: true) in this run",
+    )
     p.add_argument("--concurrency", type=int, help="conversations held at once")
     p.add_argument("--timeout", type=float, help="seconds per request")
     p.add_argument("--retries", type=int, help="extra attempts of a test case after an error")
@@ -86,6 +91,7 @@ def request_from(args: argparse.Namespace, kind: str, **extra: object) -> Conver
         retries=args.retries,
         repeat=args.repeat,
         rerun_failed=rerun,
+        no_cache=bool(getattr(args, "no_cache", False)),
         **extra,  # type: ignore[arg-type]
     )
 
@@ -123,6 +129,18 @@ def execute(request: ConversationRequest) -> tuple[ConversationRun, RunRecord]:
     run.on_progress = on_progress
 
     async def main() -> RunRecord:
+        try:
+            return await _main()
+        finally:
+            cache = run.kernel.cache
+            if cache is not None:
+                say(
+                    f"answer cache ({cache.profile}): {cache.hits} answered from it, "
+                    f"{cache.misses} sent",
+                    flush=True,
+                )
+
+    async def _main() -> RunRecord:
         loop = asyncio.get_running_loop()
 
         def on_signal() -> None:
