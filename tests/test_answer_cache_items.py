@@ -61,3 +61,44 @@ def test_a_cached_profile_holds_no_conversation_twice(
     capsys.readouterr()
     assert cli(["test", "e2e", str(path), "--engine", "paid"]) == 1
     assert "answer cache (paid): 0 answered from it, 4 sent" in capsys.readouterr().out
+
+
+def test_dut_answers_come_from_the_cache_except_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A DUT test case's answers are kept whole; an errored one is never kept (sent again)."""
+    from collections import Counter
+
+    from test_rerun_failed_items import DUT, _Commands
+
+    _Commands.seen = Counter()
+    tests = tmp_path / "t.yml"
+    tests.write_text(DUT, encoding="utf-8")
+    with serving(_Commands) as url:
+        (tmp_path / "engines.yaml").write_text(
+            f"engines:\n  cmds:\n    type: http\n    url: {url}/predict\n"
+            "    body: {message: '{text}'}\n    commands: commands\n    cache: true\n",
+            encoding="utf-8",
+        )
+        run = ["test", "du", str(tests), "--engine", "cmds", "--no-output", "--retries", "0"]
+        assert cli(run) == 1
+        assert "answer cache (cmds): 0 answered from it, 5 sent" in capsys.readouterr().out
+        store = RunStore()
+        first = store.list_runs(limit=1)[0].id
+        before = Counter(_Commands.seen)
+        assert cli(run) == 1
+        assert "answer cache (cmds): 4 answered from it, 1 sent" in capsys.readouterr().out
+        sent = {t: n - before[t] for t, n in _Commands.seen.items() if n - before[t]}
+        assert sent == {"start two": 1}  # the test case that errored, not kept
+        second = store.list_runs(limit=1)[0].id
+        items = {i.item_id: i for i in store.load_items(second)}
+        firsts = {i.item_id: i.outcome for i in store.load_items(first)}
+        # the cached wrong answer of "start three" is what the engine said then
+        assert {k: i.outcome for k, i in items.items() if k in firsts} == {
+            k: ("passed" if o == "error" else o) for k, o in firsts.items()
+        }
+        assert sum(1 for i in items.values() if i.data.get("cached")) == 4
+        assert all(i.latency_ms is None for i in items.values() if i.data.get("cached"))
+        before = Counter(_Commands.seen)
+        assert cli([*run, "--no-cache"]) == 1
+        assert sum(_Commands.seen.values()) - sum(before.values()) == 5

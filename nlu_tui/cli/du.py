@@ -128,6 +128,12 @@ def _add_run_options(p: argparse.ArgumentParser, *, defaults: bool = True) -> No
     )
     p.add_argument("--resume", metavar="RUN", help="finish a canceled or interrupted DUT run")
     p.add_argument(
+        "--no-cache",
+        action="store_true",
+        default=default(False),
+        help="neither read nor write the profile's answer cache (cache: true) in this run",
+    )
+    p.add_argument(
         "--rerun-failed",
         metavar="RUN",
         help="send only the failed and errored test cases of DUT run RUN again (its test "
@@ -327,6 +333,7 @@ def _run(args: argparse.Namespace) -> int:
         repeat=args.repeat,
         quarantine_flaky=args.quarantine_flaky,
         rerun_failed=rerun,
+        no_cache=bool(getattr(args, "no_cache", False)),
     )
     if not request.path.exists():
         raise InputError("no such file or directory", request.path, field="path")
@@ -374,6 +381,9 @@ def _run(args: argparse.Namespace) -> int:
         for line in item_stability_lines(outcome.stability):
             say(line)
     say(f"run {outcome.run.id} stored (nlu-tui runs)", file=sys.stderr)
+    if outcome.cache is not None:
+        cache = outcome.cache
+        say(f"answer cache ({cache.profile}): {cache.hits} answered from it, {cache.misses} sent")
     from nlu_tui.reruns import MERGED, merged_item_line, parent_of
 
     parent = parent_of(outcome.run)

@@ -20,12 +20,14 @@ from nlu_tui.dut.kind import DUT_RUN, DutKind
 from nlu_tui.dut.model import DutCase, DutCaseResult
 from nlu_tui.dut.runner import DutRunSettings, build_request
 from nlu_tui.errors import InputError
+from nlu_tui.model import digest_bytes
 from nlu_tui.runner.options import RunOptions
 
 if TYPE_CHECKING:
     from nlu_tui.dut.flows import Flows
     from nlu_tui.dut.reader import DutSuite
     from nlu_tui.engines.base import Engine
+    from nlu_tui.runner.answer_cache import AnswerCache
     from nlu_tui.store.records import RunRecord
 
 
@@ -57,6 +59,8 @@ class DutRequest:
     rerun_failed: str | None = None
     """The id of a DUT run whose failed and errored test cases a child run sends again
     (:mod:`nlu_tui.reruns`); its engine, flows and DSL unless given here."""
+    no_cache: bool = False
+    """Neither read nor write the profile's answer cache (``cache: true``) in this run."""
 
 
 @dataclass
@@ -71,6 +75,8 @@ class DutOutcome:
     """A repeated run's per-case stability (:func:`nlu_tui.repeats.stability_summary`)."""
     failed_cases: int = 0
     """Test cases that failed (flaky ones left out with ``quarantine_flaky``)."""
+    cache: AnswerCache | None = None
+    """The profile's answer cache in this run (its hits and misses), if it has one."""
 
 
 def parse_gates(text: str | None) -> list[tuple[str | None, str, float]]:
@@ -296,9 +302,25 @@ async def run_dut(
             note=request.note,
             previous=previous,
             scope=scope,
+            cache_context={
+                **{k: v for k, v in kept.items() if k != "flows"},
+                "flows": digest_bytes(flows_path.read_bytes()) if flows_path else None,
+            },
         )
         kind.on_progress = on_case
-        kernel = Kernel(kind)
+        cache = None
+        if resolved.settings.cache and not request.no_cache:
+            from nlu_tui.runner.answer_cache import AnswerCache
+
+            # a repeated run and a rerun of failures ask the engine again (they only write)
+            cache = AnswerCache(
+                store,
+                resolved.name,
+                resolved.cache_identity(),
+                ttl=resolved.settings.cache_ttl,
+                read=options.repeat < 2 and parent is None,
+            )
+        kernel = Kernel(kind, cache=cache)
         kernel.prepare()
         canceled = False
         try:
@@ -344,7 +366,7 @@ async def run_dut(
         if ending is not None and ending.failed_reason:
             raise EngineError(ending.failed_reason)
         failed = sum(1 for r in judged if not r.passed)
-        return DutOutcome(run, ordered, report, failures, suite, canceled, stability, failed)
+        return DutOutcome(run, ordered, report, failures, suite, canceled, stability, failed, cache)
     finally:
         store.close()
 
