@@ -224,3 +224,24 @@ def test_a_schema_4_store_gains_the_comparison_tables_and_keeps_its_runs(
         add_run(st, comparison.id, run.id)
         add_run(st, comparison.id, run.id)  # once only
         assert get_comparison(st, comparison.id[:8]).run_ids == [run.id]
+
+
+def test_answers_from_the_cache_cost_nothing_and_have_no_latency(tmp_path: Path) -> None:
+    path, renamed, said = _setup(tmp_path)
+    with LoopbackNlu() as a, LoopbackNlu(rename={u: "pay" for u in renamed}) as b:
+        (tmp_path / "engines.yaml").write_text(
+            f"engines:\n  cached:\n    type: rasa\n    url: {b.url}\n    cache: true\n"
+            f"    price_per_request: {PRICE}\n",
+            encoding="utf-8",
+        )
+        first = _cli("run", str(path), "-e", f"rasa:{a.url}", "-e", "cached")
+        second = _cli("run", str(path), "-e", f"rasa:{a.url}", "-e", "cached")
+        assert dict(b.counts) == dict.fromkeys(said, 1)  # the second comparison sent nothing
+    docs = [
+        json.loads(_cli("show", _comparison_id(p), "-f", "json").stdout) for p in (first, second)
+    ]
+    paid, cached = (doc["engines"][1] for doc in docs)
+    assert paid["cost"] == pytest.approx(PRICE * N) and paid["requests"] == N
+    assert cached["cost"] == 0.0 and cached["requests"] == 0 and cached["cached"] == N
+    assert cached["latency_p50"] is None and cached["latency_p95"] is None
+    assert docs[1]["disagreement_count"] == docs[0]["disagreement_count"] == 3
