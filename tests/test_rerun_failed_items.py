@@ -204,3 +204,44 @@ def test_dut_rerun_sends_exactly_the_failed_test_cases_and_merges_to_a_clean_run
         )
         nothing_failed = cli(["test", "du", "--rerun-failed", clean, "--resume", clean])
         assert nothing_failed == 2
+
+
+def test_stories_rerun_asks_the_policy_only_about_the_failed_story(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``test stories --rerun-failed``: the scripted policy server of the stories test answers
+    ``utter_happy`` after ``goodbye`` (story "bye" fails); fixed, the rerun asks only about
+    that story, and the merged result is a clean run's."""
+    from test_conversation_stories_cli import REPLIES, STORIES, PolicyHandler
+
+    asked: list[set[str]] = []
+
+    class Counting(PolicyHandler):
+        def do_POST(self) -> None:
+            events = self.read_json()
+            asked.append(
+                {e["parse_data"]["intent"]["name"] for e in events if e.get("event") == "user"}
+            )
+            self.read_json = lambda: events  # type: ignore[method-assign]
+            super().do_POST()
+
+    path = tmp_path / "test_stories.yml"
+    path.write_text(STORIES, encoding="utf-8")
+    out = ["--out", str(tmp_path / "results"), "--no-plot"]
+    with serving(Counting) as url:
+        assert cli(["test", "stories", str(path), "--engine", f"rasa:{url}", *out]) == 1
+        store = RunStore()
+        parent = _last_run(store)
+        REPLIES["goodbye"] = "utter_goodbye"  # the policy is fixed
+        try:
+            asked.clear()
+            capsys.readouterr()
+            assert cli(["run", "--rerun-failed", parent]) == 0
+            assert asked and all(intents == {"goodbye"} for intents in asked)
+            assert f"merged with run {parent}: 2 test cases, 2 passed" in capsys.readouterr().out
+            child = _last_run(store)
+            assert cli(["test", "stories", str(path), "--engine", f"rasa:{url}", *out]) == 0
+        finally:
+            REPLIES["goodbye"] = "utter_happy"
+    clean = _last_run(store)
+    assert _outcomes(store, child) == _outcomes(store, clean)
