@@ -22,7 +22,7 @@ from nlu_tui.model import ResultType, RunStatus, Suite, TestCase
 
 if TYPE_CHECKING:
     from nlu_tui.scoring.summary import Summary
-    from nlu_tui.store.records import RunRecord
+    from nlu_tui.store.records import RunRecord, StoredItem
     from nlu_tui.store.runstore import RunStore, StoredResult
 
 RERUN_OF = "rerun_of"
@@ -110,8 +110,9 @@ def rerun_suite(store: RunStore, run_id: str) -> tuple[RunRecord, Suite]:
     parent = store.get_run(run_id)
     if parent.kind != "suite":
         raise InputError(
-            f"run {parent.id} is a {parent.kind} run; --rerun-failed takes a batch-test run "
-            "(`nlu-tui run`)",
+            f"run {parent.id} is a {parent.kind} run; rerun it with its own command "
+            f"(nlu-tui test {'du' if parent.kind == 'dut' else parent.kind} --rerun-failed "
+            f"{parent.id})",
             field="--rerun-failed",
         )
     if parent.status is RunStatus.RUNNING:
@@ -137,3 +138,88 @@ def rerun_suite(store: RunStore, run_id: str) -> tuple[RunRecord, Suite]:
     path = Path(parent.suite_path) if parent.suite_path else None
     suite = Suite(name=parent.suite_name, cases=cases, training=training, path=path)
     return parent, suite
+
+
+# --- runs of items (conversation tests, DUT) ------------------------------------------------------
+
+FAILED_ITEMS = ("failed", "error")
+"""What a rerun of a conversation or DUT run sends again: a test case that failed, or that the
+engine could not run."""
+
+
+def merged_items(store: RunStore, run: RunRecord) -> list[StoredItem]:
+    """:func:`merged_results` for runs of items (E2E, stories, DUT): the chain's root run's
+    items, each replaced by the newest rerun's, in the root run's order."""
+    chain = _chain(store, run)
+    items = store.load_items(chain[0].id)
+    if len(chain) == 1:
+        return items
+    place = {item.item_id: i for i, item in enumerate(items)}
+    for child in chain[1:]:
+        for item in store.load_items(child.id):
+            i = place.get(item.item_id)
+            if i is not None:
+                items[i] = item
+    return items
+
+
+def failed_item_ids(store: RunStore, run: RunRecord) -> set[str]:
+    """The items of ``run``'s merged result that failed or errored."""
+    return {i.item_id for i in merged_items(store, run) if i.outcome in FAILED_ITEMS}
+
+
+def merged_item_figures(items: list[StoredItem]) -> dict[str, int]:
+    """What a child run of items keeps in its summary under :data:`MERGED`."""
+    outcomes = [i.outcome for i in items]
+    return {
+        "total": len(items),
+        "passed": outcomes.count("passed"),
+        "failed": outcomes.count("failed"),
+        "errors": sum(1 for o in outcomes if o not in ("passed", "failed")),
+    }
+
+
+def merged_item_line(parent: str, figures: dict[str, int]) -> str:
+    """The line the faces print after a rerun of items: what the tests now score."""
+    return (
+        f"merged with run {parent}: {figures['total']} test cases, {figures['passed']} passed, "
+        f"{figures['failed']} failed, {figures['errors']} errors"
+    )
+
+
+def rerun_items(store: RunStore, run_id: str, kinds: tuple[str, ...]) -> tuple[RunRecord, set[str]]:
+    """The run of items to rerun and the ids of its failed and errored test cases; bad input
+    (another kind, still running, a repeated run, nothing failed) raises before anything is
+    stored."""
+    parent = store.get_run(run_id)
+    if parent.kind not in kinds:
+        command = "nlu-tui run" if parent.kind == "suite" else f"nlu-tui test {parent.kind}"
+        raise InputError(
+            f"run {parent.id} is a {parent.kind} run, not {' or '.join(kinds)}; rerun it with "
+            f"{command} --rerun-failed {parent.id}",
+            field="--rerun-failed",
+        )
+    if parent.status is RunStatus.RUNNING:
+        raise InputError(f"run {parent.id} is still running", field="--rerun-failed")
+    from nlu_tui.repeats import repeat_of
+
+    if repeat_of(parent) > 1:
+        raise InputError(
+            f"run {parent.id} was repeated (--repeat): run it again instead of rerunning "
+            "its failed test cases",
+            field="--rerun-failed",
+        )
+    failed = failed_item_ids(store, parent)
+    if not failed:
+        raise InputError(
+            f"run {parent.id} has no failed or errored test case: nothing to rerun",
+            field="--rerun-failed",
+        )
+    return parent, failed
+
+
+def rerun_scope(store: RunStore, run: RunRecord) -> set[str] | None:
+    """A resumed child run of items still sends only its parent's failed test cases: their
+    ids (None for a run that is not a rerun)."""
+    parent = parent_of(run)
+    return None if parent is None else failed_item_ids(store, store.get_run(parent))

@@ -545,6 +545,14 @@ def read_before_the_store(
     return replace(request, suite=suite)
 
 
+def resolve_engine_spec(request: RunRequest) -> None:
+    """Resolve ``request.engine`` for its suite and version, storing nothing: a bad profile or
+    spec raises now (engines side by side check every engine before the first run)."""
+    path = request.suite.path if request.suite is not None else request.suite_path
+    if request.engine:
+        _resolve(request.engine, path, request.stage or "development", request.workspace)
+
+
 def load_suite_file(path: Path, warn: Callable[[str], None] | None = None) -> Suite:
     """A suite file in any format (import warnings go to ``warn``)."""
     if not path.is_file():

@@ -29,6 +29,18 @@ def add_common(p: argparse.ArgumentParser, default_hint: str) -> None:
     add_strict_permissions(p)
     p.add_argument("--note", default="", help="a note stored with the run")
     p.add_argument("--resume", metavar="RUN", help="finish a canceled or interrupted run")
+    p.add_argument(
+        "--rerun-failed",
+        metavar="RUN",
+        help="hold only the failed and errored test cases of RUN again (its test files and "
+        "engine unless given), as a child run; the exit code judges the merged result "
+        "(RUN's passes and the child's outcomes)",
+    )
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="neither read nor write the profile's answer cache (cache: true) in this run",
+    )
     p.add_argument("--concurrency", type=int, help="conversations held at once")
     p.add_argument("--timeout", type=float, help="seconds per request")
     p.add_argument("--retries", type=int, help="extra attempts of a test case after an error")
@@ -65,7 +77,8 @@ def request_from(args: argparse.Namespace, kind: str, **extra: object) -> Conver
     from nlu_tui.conversation.service import ConversationRequest
 
     path = args.path
-    if path is None and not args.resume:  # Rasa's defaults: run from the project folder
+    rerun = getattr(args, "rerun_failed", None)
+    if path is None and not args.resume and not rerun:  # Rasa's defaults: the project folder
         path = Path(DEFAULT_PATHS[kind])
     return ConversationRequest(
         kind=kind,
@@ -77,6 +90,8 @@ def request_from(args: argparse.Namespace, kind: str, **extra: object) -> Conver
         timeout=args.timeout,
         retries=args.retries,
         repeat=args.repeat,
+        rerun_failed=rerun,
+        no_cache=bool(getattr(args, "no_cache", False)),
         **extra,  # type: ignore[arg-type]
     )
 
@@ -98,6 +113,8 @@ def execute(request: ConversationRequest) -> tuple[ConversationRun, RunRecord]:
     record = run.prepare()
     verb = "resumed" if request.resume else "run"
     say(f"{verb} {record.id}: {record.suite_name} on {record.engine_name}", flush=True)
+    if run.options.rerun_of:
+        say(f"rerun of {run.options.rerun_of}: {record.total} failed and errored test cases")
 
     def on_progress(p: Progress) -> None:
         if p.last is None:
@@ -112,6 +129,18 @@ def execute(request: ConversationRequest) -> tuple[ConversationRun, RunRecord]:
     run.on_progress = on_progress
 
     async def main() -> RunRecord:
+        try:
+            return await _main()
+        finally:
+            cache = run.kernel.cache
+            if cache is not None:
+                say(
+                    f"answer cache ({cache.profile}): {cache.hits} answered from it, "
+                    f"{cache.misses} sent",
+                    flush=True,
+                )
+
+    async def _main() -> RunRecord:
         loop = asyncio.get_running_loop()
 
         def on_signal() -> None:
@@ -151,6 +180,12 @@ def finish(
     if args.json is not None:
         atomic_write_text(args.json, reports.json_report(final, items))
         say(f"wrote {args.json}", file=sys.stderr)
+    from nlu_tui.reruns import merged_item_figures, merged_item_line, merged_items, parent_of
+
+    parent = parent_of(final)
+    if parent is not None:  # a rerun: the exit code judges what the tests now score
+        items = merged_items(run.store, final)
+        say(merged_item_line(parent, merged_item_figures(items)))
     stability = final.summary.get("stability")
     if stability:
         from nlu_tui.repeats import flaky_ids, item_stability_lines

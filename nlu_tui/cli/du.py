@@ -127,6 +127,19 @@ def _add_run_options(p: argparse.ArgumentParser, *, defaults: bool = True) -> No
         help="with --repeat: leave the flaky test cases out of --fail-on and the exit code",
     )
     p.add_argument("--resume", metavar="RUN", help="finish a canceled or interrupted DUT run")
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        default=default(False),
+        help="neither read nor write the profile's answer cache (cache: true) in this run",
+    )
+    p.add_argument(
+        "--rerun-failed",
+        metavar="RUN",
+        help="send only the failed and errored test cases of DUT run RUN again (its test "
+        "files, engine, flows and DSL unless given), as a child run; --fail-on and the exit "
+        "code judge the merged result (RUN's passes and the child's answers)",
+    )
     p.add_argument("--diff-with", metavar="RUN", help="compare with an earlier DUT run")
     p.add_argument("--note", default=default(""))
     p.add_argument(
@@ -295,11 +308,12 @@ def _run(args: argparse.Namespace) -> int:
     from nlu_tui.textsafe import inert
 
     paths = args.paths
-    if not paths and args.resume:  # the resumed run's own test files, as `test e2e` does
+    rerun = getattr(args, "rerun_failed", None)
+    if not paths and (args.resume or rerun):  # the run's own test files, as `test e2e` does
         from nlu_tui.store.runstore import RunStore
 
         with RunStore() as store:
-            stored = store.get_run(args.resume).suite_path
+            stored = store.get_run(str(args.resume or rerun)).suite_path
         paths = [stored] if stored else []
     paths = paths or [DEFAULT_PATH]
     if len(paths) != 1:
@@ -318,6 +332,8 @@ def _run(args: argparse.Namespace) -> int:
         note=args.note,
         repeat=args.repeat,
         quarantine_flaky=args.quarantine_flaky,
+        rerun_failed=rerun,
+        no_cache=bool(getattr(args, "no_cache", False)),
     )
     if not request.path.exists():
         raise InputError("no such file or directory", request.path, field="path")
@@ -365,6 +381,14 @@ def _run(args: argparse.Namespace) -> int:
         for line in item_stability_lines(outcome.stability):
             say(line)
     say(f"run {outcome.run.id} stored (nlu-tui runs)", file=sys.stderr)
+    if outcome.cache is not None:
+        cache = outcome.cache
+        say(f"answer cache ({cache.profile}): {cache.hits} answered from it, {cache.misses} sent")
+    from nlu_tui.reruns import MERGED, merged_item_line, parent_of
+
+    parent = parent_of(outcome.run)
+    if parent is not None and MERGED in outcome.run.summary:
+        say(merged_item_line(parent, outcome.run.summary[MERGED]))
     if graph is not None:
         from nlu_tui.coverage_reports import dut_tested, summary_lines
         from nlu_tui.coverage_reports import report as coverage_files

@@ -17,7 +17,7 @@ from nlu_tui.cli.engine_options import add_strict_permissions
 from nlu_tui.cli.say import say, say_warning, write_json, write_machine
 
 if TYPE_CHECKING:
-    from nlu_tui.runservice import RunRequest
+    from nlu_tui.runservice import RunJob, RunOutcome, RunRequest
     from nlu_tui.store.runstore import RunStore
 
 FAIL_ON_HELP = (
@@ -46,7 +46,10 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "--engine",
         "-e",
         metavar="E",
-        help="profile name, embedded:PATH, rasa:URL or kore-batch:PROFILE",
+        action="append",
+        help="profile name, embedded:PATH, rasa:URL or kore-batch:PROFILE; give it 2 to 8 "
+        "times to run the suite on each engine and compare them side by side (one run each, "
+        "linked as a comparison: nlu-tui show CMP_ID)",
     )
     add_strict_permissions(p)
     p.add_argument("--stage", choices=("development", "published"), default=None)
@@ -158,8 +161,13 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     shown.add_argument("--all", action="store_true", help="show every run")
     p.set_defaults(handler=cmd_runs)
 
-    p = sub.add_parser("show", help="show or export a stored run")
-    p.add_argument("run_id", metavar="RUN_ID", help="a run id (or a unique prefix)")
+    p = sub.add_parser("show", help="show or export a stored run or comparison")
+    p.add_argument(
+        "run_id",
+        metavar="RUN_ID",
+        help="a run id (or a unique prefix), or a comparison id (cmp-...: engines side by "
+        "side, shown as summary, json, csv or html)",
+    )
     p.add_argument("--format", "-f", default="summary", choices=SHOW_FORMATS_CHOICES)
     p.add_argument("-o", "--output", type=Path, metavar="F", help="write here (rasa: a folder)")
     p.add_argument(
@@ -231,9 +239,10 @@ def _request(args: argparse.Namespace) -> RunRequest:
         )
         if flag is not None
     }
+    engines = args.engine or []
     return RunRequest(
         suite_path=args.suite,
-        engine=args.engine,
+        engine=engines[0] if len(engines) == 1 else None,
         stage=args.stage,
         note=args.note,
         resume=args.resume,
@@ -282,20 +291,32 @@ def _quiet_collector() -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Run (or resume) through the run service; this face shows progress and maps exit codes."""
-    import asyncio
-    import signal
-
-    from nlu_tui.cli.run_output import ProgressView, merged_line, run_line
-    from nlu_tui.model import RunStatus
     from nlu_tui.runner.client import preload_http
-    from nlu_tui.runservice import RunOutcome, check_request, open_run, read_before_the_store
+    from nlu_tui.runservice import check_request, open_run, read_before_the_store
 
+    if len(args.engine or []) > 1:
+        return _run_comparison(args, list(args.engine))
+    if args.rerun_failed and args.suite is None:
+        kind = _store().get_run(args.rerun_failed).kind
+        if kind != "suite":
+            return _rerun_with_own_command(args, kind)
     request = _request(args)
     check_request(request)  # before the store is opened: bad input changes nothing
     preload_http()  # in a thread, while the suite is read and the run stored
     request = read_before_the_store(request, warn=say_warning)  # still no store: bad input
     job = open_run(request, _store(), warn=say_warning)
     _quiet_collector()
+    outcome = _execute(job)
+    return _exit_code(job, outcome, args)
+
+
+def _execute(job: RunJob) -> RunOutcome:
+    """Run an opened job with a progress view; Ctrl-C or SIGTERM cancels it (results kept)."""
+    import asyncio
+    import signal
+
+    from nlu_tui.cli.run_output import ProgressView, merged_line, run_line
+
     view = ProgressView(sys.stdout)
     job.on_progress = view
     say(f"run {job.run_id}: {job.record.suite_name} on {job.engine_name} [{job.stage}]", flush=True)
@@ -336,7 +357,13 @@ def cmd_run(args: argparse.Namespace) -> int:
             say(merged_line(job.plan.rerun_of.id, outcome.merged, outcome.merged_total))
         return outcome
 
-    outcome = asyncio.run(main())
+    return asyncio.run(main())
+
+
+def _exit_code(job: RunJob, outcome: RunOutcome, args: argparse.Namespace) -> int:
+    """What the run's end means for the exit code (and the lines that say why)."""
+    from nlu_tui.model import RunStatus
+
     if outcome.stability is not None and outcome.stability.cases:  # none: nothing was run
         from nlu_tui.scoring.stability import stability_lines
 
@@ -374,6 +401,127 @@ def cmd_run(args: argparse.Namespace) -> int:
     for problem in outcome.problems:
         say(f"FAIL {problem}", file=sys.stderr)
     return exitcodes.GATE_FAILED if outcome.problems else exitcodes.OK
+
+
+RERUN_COMMANDS = {"e2e": "e2e", "stories": "stories", "dut": "du"}
+"""The kinds of run of items and the ``nlu-tui test`` command that reruns their failures."""
+
+
+def _rerun_with_own_command(args: argparse.Namespace, kind: str) -> int:
+    """``run --rerun-failed RUN`` of a conversation or DUT run: its own command does it
+    (``nlu-tui test e2e|stories|du --rerun-failed RUN [--engine E]``), with its defaults."""
+    from nlu_tui.errors import InputError
+
+    command = RERUN_COMMANDS.get(kind)
+    if command is None:
+        raise InputError(
+            f"run {args.rerun_failed} is a {kind} run: it cannot be rerun", field="--rerun-failed"
+        )
+    given = [
+        flag
+        for flag, value in (
+            ("--resume", args.resume),
+            ("--shard", args.shard),
+            ("--repeat", args.repeat),
+            ("--fail-on", args.fail_on),
+            ("--json", args.json),
+            ("--junit", args.junit),
+        )
+        if value
+    ]
+    if given:
+        raise InputError(
+            f"run {args.rerun_failed} is a {kind} run: give {given[0]} to nlu-tui test "
+            f"{command} --rerun-failed {args.rerun_failed}",
+            field=given[0],
+        )
+    parser = argparse.ArgumentParser(prog="nlu-tui test")
+    kinds = parser.add_subparsers()
+    if command == "du":
+        from nlu_tui.cli.du import register
+    elif command == "e2e":
+        from nlu_tui.cli.e2e import register
+    else:
+        from nlu_tui.cli.stories import register
+    register(kinds)
+    argv = [command, "--rerun-failed", args.rerun_failed]
+    if args.engine:
+        argv += ["--engine", args.engine[0]]
+    if args.note:
+        argv += ["--note", args.note]
+    parsed = parser.parse_args(argv)
+    code: int = parsed.handler(parsed)
+    return code
+
+
+def _run_comparison(args: argparse.Namespace, engines: list[str]) -> int:
+    """``run SUITE --engine a --engine b ...``: every engine checked first (bad input: nothing
+    runs or is stored), then one ordinary run per engine, in the order given, each added to
+    one stored comparison as it starts; the comparison table at the end. Gates and
+    ``--fail-on`` judge each run; the exit code is the worst run's (130 canceled > 3 failed >
+    1 a gate failed > 0)."""
+    from dataclasses import replace
+
+    from nlu_tui.engine_compare import check_engines, compare_stored
+    from nlu_tui.engine_compare_report import render_text
+    from nlu_tui.model import RunStatus
+    from nlu_tui.runner.client import preload_http
+    from nlu_tui.runservice import (
+        check_request,
+        open_run,
+        read_before_the_store,
+        resolve_engine_spec,
+    )
+    from nlu_tui.store.comparisons import add_run, create_comparison, get_comparison
+
+    base = _request(args)
+    check_engines(engines, base)
+    requests = [replace(base, engine=spec) for spec in engines]
+    for request in requests:
+        check_request(request)
+    preload_http()
+    first = read_before_the_store(requests[0], warn=say_warning)  # the suite, read once
+    requests = [first, *(replace(r, suite=first.suite) for r in requests[1:])]
+    for request in requests[1:]:
+        resolve_engine_spec(request)  # every engine is checked before the first run
+    suite = first.suite
+    assert suite is not None
+    store = _store()
+    comparison = create_comparison(store, suite.name, suite.path)
+    say(f"comparison {comparison.id}: {suite.name} on {len(engines)} engines", flush=True)
+    _quiet_collector()
+    worst = exitcodes.OK
+    for request in requests:
+        job = open_run(request, store, warn=say_warning)
+        add_run(store, comparison.id, job.run_id)
+        outcome = _execute(job)
+        if outcome.status == RunStatus.CANCELED:
+            worst = exitcodes.CANCELED
+            break
+        if not outcome.completed:
+            worst = exitcodes.RUN_FAILED
+            continue
+        for gate in outcome.gates:
+            if gate.passed:
+                say(f"{job.engine_name}: {gate.description}")
+        for problem in outcome.problems:
+            say(f"FAIL {job.engine_name}: {problem}", file=sys.stderr)
+        if outcome.problems and worst == exitcodes.OK:
+            worst = exitcodes.GATE_FAILED
+    result = compare_stored(store, get_comparison(store, comparison.id))
+    say("")
+    say(render_text(result), end="")
+    if worst == exitcodes.CANCELED:
+        unfinished = [
+            c.run_id for c in result.engines if c.status in ("canceled", "interrupted", "failed")
+        ]
+        for run_id in unfinished:
+            print(f"resume with: nlu-tui run --resume {run_id}", file=sys.stderr)
+        missing = len(engines) - len(result.engines)
+        if missing:
+            print(f"{missing} engine(s) not run", file=sys.stderr)
+    say(f"show it again: nlu-tui show {comparison.id} [-f html|json|csv]")
+    return worst
 
 
 # --- runs, show, note, delete -------------------------------------------------------------------
@@ -423,6 +571,10 @@ def cmd_show(args: argparse.Namespace) -> int:
     from nlu_tui.repeats import run_stability
 
     store = _store()
+    from nlu_tui.store.comparisons import is_comparison_id
+
+    if is_comparison_id(args.run_id):
+        return _show_comparison(store, args)
     run = store.get_run(args.run_id)
     if run.kind != "suite" and (
         args.output is not None or args.charts or args.format not in ("summary", "json")
@@ -494,6 +646,40 @@ def cmd_show(args: argparse.Namespace) -> int:
             )
     else:
         write_machine(render(args.format, run, rows, stability))
+    return exitcodes.OK
+
+
+def _show_comparison(store: RunStore, args: argparse.Namespace) -> int:
+    """``show CMP_ID [-f summary|json|csv|html] [-o F]``: engines side by side."""
+    from nlu_tui.engine_compare import compare_stored
+    from nlu_tui.engine_compare_report import FORMATS, render
+    from nlu_tui.errors import InputError
+    from nlu_tui.store.comparisons import get_comparison
+
+    if args.format not in FORMATS:
+        raise InputError(
+            f"a comparison is shown as {', '.join(FORMATS)}; -f {args.format} is for one run "
+            "(nlu-tui show RUN_ID)",
+            field="-f",
+        )
+    if args.charts or args.diff_with is not None:
+        raise InputError(
+            "--charts and --diff-with are for one run",
+            field="--charts" if args.charts else "--diff-with",
+        )
+    result = compare_stored(store, get_comparison(store, args.run_id))
+    text = render(args.format, result)
+    if args.output is not None:
+        from nlu_tui.fileio import atomic_write_text
+
+        atomic_write_text(args.output, text)
+        say(f"wrote {args.output}", file=sys.stderr)
+    elif args.format == "json":
+        write_json(text)
+    elif args.format == "summary":
+        say(text, end="")
+    else:
+        write_machine(text)
     return exitcodes.OK
 
 

@@ -70,5 +70,6 @@ def run_copy(args: argparse.Namespace) -> int:
         say(
             f"copied {len(report.copied)} run(s) ({report.rows} rows) from {source.label} "
             f"to {destination.label}; {len(report.skipped)} already there"
+            + (f"; {len(report.comparisons)} comparison(s)" if report.comparisons else "")
         )
     return exitcodes.OK

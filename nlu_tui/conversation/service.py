@@ -35,6 +35,7 @@ from nlu_tui.errors import InputError
 from nlu_tui.model import RunStatus, Suite
 from nlu_tui.repeats import MAX_REPEAT, ItemAttempts, is_attempt, repeat_of, stability_summary
 from nlu_tui.run_kinds import RunKindInfo
+from nlu_tui.runner.answer_cache import AnswerCache
 from nlu_tui.runner.events import RunPhase
 from nlu_tui.runner.kernel import (
     Ending,
@@ -75,6 +76,11 @@ class ConversationRequest:
     """Hold each conversation this many times; pass/fail that differs is flaky."""
     e2e: bool = False
     """Stories: evaluate the user messages' intents and entities too (``rasa test``)."""
+    rerun_failed: str | None = None
+    """The id of a run of this kind whose failed and errored test cases a child run holds
+    again (:mod:`nlu_tui.reruns`); its test files and engine unless given here."""
+    no_cache: bool = False
+    """Neither read nor write the profile's answer cache (``cache: true``) in this run."""
 
 
 @dataclass
@@ -197,6 +203,7 @@ class ConversationRun(KernelRun, StoredItemWrites):
         *,
         previous: RunRecord | None = None,
         path: Path,
+        cache: AnswerCache | None = None,
     ) -> None:
         self.kind = units.kind
         self.request = request
@@ -217,7 +224,8 @@ class ConversationRun(KernelRun, StoredItemWrites):
         self._fail_fast_hit = False
         self._counts = {"done": 0, "passed": 0, "failed": 0, "errors": 0}
         self._domain: Any = None
-        self.kernel = Kernel(self, width=self.width)
+        self._seq_of: dict[str, int] = {}
+        self.kernel = Kernel(self, width=self.width, cache=cache)
 
     # --- the faces' handle ------------------------------------------------------------------
 
@@ -258,10 +266,40 @@ class ConversationRun(KernelRun, StoredItemWrites):
             # str(u.item_id): the ids of runs stored before ids were made relative
             if self.units.item_id(u) not in done and str(u.item_id) not in done
         ]
+        self._seq_of = {self.units.item_id(u): i for i, u in self._pending}
         return self.record
 
     def total(self) -> int:
         return len(self.units.order)
+
+    # --- the answer cache (a profile's cache: true): a whole test case's outcome -------------
+
+    def cache_request(self, work: Work) -> dict[str, Any] | None:
+        """A test case is one request as far as the cache goes: the test files' content (their
+        digest: fixtures, metadata and steps) and the test case's id."""
+        return {
+            "kind": self.units.kind,
+            "tests": self.units.digest,
+            "item": work.item_id,
+            "e2e": self.request.e2e,
+        }
+
+    def cache_answer(self, answer: StoredItem) -> str | None:
+        if answer.outcome == "error" or answer.data.get("cached"):
+            return None  # an engine error is never kept
+        import json
+
+        payload = {"item_id": answer.item_id, "outcome": answer.outcome, "data": answer.data}
+        return json.dumps(payload, ensure_ascii=False, default=str)
+
+    def cached_answer(self, text: str) -> StoredItem:
+        """The stored outcome, marked ``cached`` and without a latency."""
+        import json
+
+        found = json.loads(text)
+        item_id = str(found["item_id"])
+        data = {**found["data"], "cached": True}
+        return StoredItem(item_id, self._seq_of.get(item_id, 0), str(found["outcome"]), None, data)
 
     def work(self) -> list[Work]:
         return [
@@ -384,6 +422,11 @@ class ConversationRun(KernelRun, StoredItemWrites):
                 summary["stability"] = stability_summary(
                     self.store.load_items(self.record.id, attempts=True), self._attempts.repeat
                 )
+        if self.options.rerun_of:  # what the tests now score: the parent's passes + ours
+            from nlu_tui.reruns import MERGED, merged_item_figures, merged_items
+
+            with contextlib.suppress(Exception):
+                summary[MERGED] = merged_item_figures(merged_items(self.store, self.record))
         with contextlib.suppress(Exception):
             self.store.set_summary(self.record.id, summary)
         run_id = self.record.id
@@ -419,6 +462,18 @@ def open_conversation_run(
     previous: RunRecord | None = None
     path = request.path
     engine_spec = request.engine
+    parent: RunRecord | None = None
+    scope: set[str] | None = None  # the test cases a rerun holds (its parent's failed ones)
+    if request.rerun_failed:
+        from nlu_tui.reruns import rerun_items
+
+        if request.resume:
+            raise InputError("give --rerun-failed RUN or --resume RUN, not both", field="--resume")
+        parent, scope = rerun_items(store, request.rerun_failed, (request.kind,))
+        path = path or (Path(parent.suite_path) if parent.suite_path else None)
+        engine_spec = engine_spec or parent.engine_name
+        if parent.options.get("e2e"):  # stories scored with --e2e are rerun so
+            request = replace(request, e2e=True)
     if request.resume:
         previous = store.get_run(request.resume)
         if previous.kind != request.kind:
@@ -433,6 +488,11 @@ def open_conversation_run(
             )
         path = path or (Path(previous.suite_path) if previous.suite_path else None)
         engine_spec = engine_spec or previous.engine_name
+        from nlu_tui.reruns import parent_of, rerun_scope
+
+        scope = rerun_scope(store, previous)  # a resumed rerun still holds only its cases
+        if scope is not None:
+            parent = store.get_run(str(parent_of(previous)))
     if path is None:
         raise InputError("give the test file or folder", field="PATH")
     if not engine_spec:
@@ -445,6 +505,17 @@ def open_conversation_run(
             f"the test files changed since run {previous.id}; start a new run instead",
             path=path,
             field="--resume",
+        )
+    if parent is not None and scope is not None:
+        if parent.suite_hash != units.digest:
+            raise InputError(
+                f"the test files changed since run {parent.id}; run them all again instead",
+                path=path,
+                field="--rerun-failed",
+            )
+        units = replace(
+            units,
+            order=[u for u in units.order if units.item_id(u) in scope or str(u.item_id) in scope],
         )
     resolved = resolve_engine(
         engine_spec, path if path.is_file() else None, workspace=request.workspace
@@ -470,6 +541,21 @@ def open_conversation_run(
         if value is not None:
             changes[name] = value
     secrets = tuple(getattr(resolved, "secrets", None) or ())
+    if parent is not None:
+        changes["rerun_of"] = parent.id
     opts = replace(base, secrets=(*base.secrets, *secrets), **changes)
-    run = ConversationRun(request, units, resolved, store, opts, previous=previous, path=path)
-    return run
+    cache = None
+    if resolved.settings.cache and not request.no_cache:
+        from nlu_tui.runner.answer_cache import AnswerCache
+
+        # a repeated run and a rerun of failures ask the engine again (they only write it)
+        cache = AnswerCache(
+            store,
+            resolved.name,
+            resolved.cache_identity(),
+            ttl=resolved.settings.cache_ttl,
+            read=opts.repeat < 2 and parent is None,
+        )
+    return ConversationRun(
+        request, units, resolved, store, opts, previous=previous, path=path, cache=cache
+    )

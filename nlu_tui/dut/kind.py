@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -57,12 +58,15 @@ def ids_base(path: Path) -> Path | None:
 
 
 def item_data(result: DutCaseResult) -> dict[str, Any]:
-    return {
+    data = {
         "name": result.case.name,
         "file": result.case.file,
         "line": result.case.line,
         "steps": {str(i): p.to_json(result.case.dsl) for i, p in result.predictions.items()},
     }
+    if result.cached:
+        data["cached"] = True
+    return data
 
 
 def result_from_item(case: DutCase, data: dict[str, Any]) -> DutCaseResult:
@@ -94,6 +98,8 @@ class DutKind(StoredItemWrites):
         requests: Callable[[DutCase, int, str], CommandRequest],
         note: str = "",
         previous: RunRecord | None = None,
+        scope: set[str] | None = None,
+        cache_context: dict[str, Any] | None = None,
     ) -> None:
         self.path = path
         self.suite = suite
@@ -105,6 +111,11 @@ class DutKind(StoredItemWrites):
         self.requests = requests
         self.note = note
         self.previous = previous
+        self.scope = scope
+        self.cache_context = cache_context or {}
+        """What else shapes an answer besides the test files and the engine (the flows'
+        content, the DSL, the commands removed or added): part of the answer cache's key."""
+        """A rerun's test cases (its parent's failed and errored ones); None: all."""
         self.record: RunRecord | None = None
         self.on_progress: CaseCallback | None = None
         self.results: dict[str, DutCaseResult] = {}
@@ -122,7 +133,7 @@ class DutKind(StoredItemWrites):
     def prepare(self) -> RunRecord:
         if self.record is not None:
             return self.record
-        cases = self.suite.cases
+        cases = self._cases()
         if self.previous is None:
             options = self.options.public()
             options.update(self.run_options)
@@ -153,8 +164,13 @@ class DutKind(StoredItemWrites):
         self._seq = {self.item_id(c): n for n, c in enumerate(cases)}
         return self.record
 
+    def _cases(self) -> list[DutCase]:
+        if self.scope is None:
+            return list(self.suite.cases)
+        return [c for c in self.suite.cases if self.item_id(c) in self.scope]
+
     def total(self) -> int:
-        return len(self.suite.cases)
+        return len(self._cases())
 
     def work(self) -> list[Work]:
         return [
@@ -162,6 +178,33 @@ class DutKind(StoredItemWrites):
             for c in self._todo
             for _ in range(self._attempts.times(self.item_id(c)))
         ]
+
+    # --- the answer cache (a profile's cache: true): a whole test case's answers ------------
+
+    def cache_request(self, work: Work) -> dict[str, Any] | None:
+        return {
+            "kind": DUT_RUN,
+            "tests": self.suite.source.digest,
+            "item": work.item_id,
+            "context": self.cache_context,
+        }
+
+    def cache_answer(self, answer: DutCaseResult) -> str | None:
+        if answer.errored or answer.cached:
+            return None  # an engine error is never kept
+        payload = {"item_id": self.item_id(answer.case), "data": item_data(answer)}
+        return json.dumps(payload, ensure_ascii=False, default=str)
+
+    def cached_answer(self, text: str) -> DutCaseResult:
+        """The stored answers of every step, marked ``cached`` and without latencies."""
+        found = json.loads(text)
+        case = next(c for c in self.suite.cases if self.item_id(c) == found["item_id"])
+        result = result_from_item(case, found["data"])
+        for prediction in result.predictions.values():
+            if prediction.output is not None:
+                prediction.output.latency_ms = None
+        result.cached = True
+        return result
 
     async def open(self, client: Any) -> None:
         await self.engine.open(client)

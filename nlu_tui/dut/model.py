@@ -119,6 +119,9 @@ class DutCaseResult:
     case: DutCase
     predictions: dict[int, StepPrediction] = field(default_factory=dict)
     """By step index; a missing index was never evaluated (e.g. a canceled run)."""
+    cached: bool = False
+    """Answered from the answer cache (a profile's ``cache: true``), not the engine: its steps
+    carry no latency."""
 
     def step_passed(self, index: int) -> bool:
         prediction = self.predictions.get(index)

@@ -20,12 +20,14 @@ from nlu_tui.dut.kind import DUT_RUN, DutKind
 from nlu_tui.dut.model import DutCase, DutCaseResult
 from nlu_tui.dut.runner import DutRunSettings, build_request
 from nlu_tui.errors import InputError
+from nlu_tui.model import digest_bytes
 from nlu_tui.runner.options import RunOptions
 
 if TYPE_CHECKING:
     from nlu_tui.dut.flows import Flows
     from nlu_tui.dut.reader import DutSuite
     from nlu_tui.engines.base import Engine
+    from nlu_tui.runner.answer_cache import AnswerCache
     from nlu_tui.store.records import RunRecord
 
 
@@ -54,6 +56,11 @@ class DutRequest:
     """Send each test case this many times; pass/fail that differs is flaky."""
     quarantine_flaky: bool = False
     """With ``repeat``: flaky test cases are left out of the gates and the failed count."""
+    rerun_failed: str | None = None
+    """The id of a DUT run whose failed and errored test cases a child run sends again
+    (:mod:`nlu_tui.reruns`); its engine, flows and DSL unless given here."""
+    no_cache: bool = False
+    """Neither read nor write the profile's answer cache (``cache: true``) in this run."""
 
 
 @dataclass
@@ -68,6 +75,8 @@ class DutOutcome:
     """A repeated run's per-case stability (:func:`nlu_tui.repeats.stability_summary`)."""
     failed_cases: int = 0
     """Test cases that failed (flaky ones left out with ``quarantine_flaky``)."""
+    cache: AnswerCache | None = None
+    """The profile's answer cache in this run (its hits and misses), if it has one."""
 
 
 def parse_gates(text: str | None) -> list[tuple[str | None, str, float]]:
@@ -201,6 +210,21 @@ async def run_dut(
     try:
         previous: RunRecord | None = None
         engine_spec = request.engine
+        parent: RunRecord | None = None
+        scope: set[str] | None = None  # the test cases a rerun sends (its parent's failed)
+        if request.rerun_failed:
+            from nlu_tui.reruns import rerun_items
+
+            if request.resume:
+                raise InputError(
+                    "give --rerun-failed RUN or --resume RUN, not both", field="resume"
+                )
+            parent, scope = rerun_items(store, request.rerun_failed, (DUT_RUN,))
+            engine_spec = engine_spec or parent.engine_name
+            opts = parent.options
+            request.flows = request.flows or (Path(opts["flows"]) if opts.get("flows") else None)
+            if opts.get("dsl") and request.spec.dsl == "auto":
+                request.spec.dsl = opts["dsl"]
         if request.resume:
             previous = store.get_run(request.resume)
             if previous.kind != DUT_RUN:
@@ -214,6 +238,11 @@ async def run_dut(
             request.flows = request.flows or (Path(opts["flows"]) if opts.get("flows") else None)
             if opts.get("dsl") and request.spec.dsl == "auto":
                 request.spec.dsl = opts["dsl"]
+            from nlu_tui.reruns import parent_of, rerun_scope
+
+            scope = rerun_scope(store, previous)  # a resumed rerun still sends only its cases
+            if scope is not None:
+                parent = store.get_run(str(parent_of(previous)))
         if not engine_spec:
             raise InputError(
                 "give --engine (a profile, embedded:PATH, rasa-pro:URL...)", field="engine"
@@ -229,6 +258,12 @@ async def run_dut(
                 f"the test files changed since run {previous.id}; start a new run",
                 path=request.path,
                 field="resume",
+            )
+        if request.rerun_failed and parent is not None and parent.suite_hash != suite.source.digest:
+            raise InputError(
+                f"the test files changed since run {parent.id}; run them all again instead",
+                path=request.path,
+                field="rerun-failed",
             )
         kept = {
             "flows": str(flows_path) if flows_path else None,
@@ -253,6 +288,8 @@ async def run_dut(
         secrets = tuple(getattr(resolved, "secrets", None) or ())
         options = run_options(request)
         options = replace(options, secrets=(*options.secrets, *secrets))
+        if parent is not None:
+            options = replace(options, rerun_of=parent.id)
         kind = DutKind(
             path=request.path,
             suite=suite,
@@ -264,9 +301,26 @@ async def run_dut(
             requests=requests,
             note=request.note,
             previous=previous,
+            scope=scope,
+            cache_context={
+                **{k: v for k, v in kept.items() if k != "flows"},
+                "flows": digest_bytes(flows_path.read_bytes()) if flows_path else None,
+            },
         )
         kind.on_progress = on_case
-        kernel = Kernel(kind)
+        cache = None
+        if resolved.settings.cache and not request.no_cache:
+            from nlu_tui.runner.answer_cache import AnswerCache
+
+            # a repeated run and a rerun of failures ask the engine again (they only write)
+            cache = AnswerCache(
+                store,
+                resolved.name,
+                resolved.cache_identity(),
+                ttl=resolved.settings.cache_ttl,
+                read=options.repeat < 2 and parent is None,
+            )
+        kernel = Kernel(kind, cache=cache)
         kernel.prepare()
         canceled = False
         try:
@@ -281,6 +335,20 @@ async def run_dut(
         report = summarise(ordered, "v2", output_prompt=request.output_prompt)
         stability = kind.stability()
         judged, judged_report = ordered, report
+        merged: dict[str, int] | None = None
+        if parent is not None:  # what the tests now score: the parent's passes + ours
+            from nlu_tui.dut.kind import result_from_item
+            from nlu_tui.reruns import merged_item_figures, merged_items
+
+            items = merged_items(store, store.get_run(run.id))
+            merged = merged_item_figures(items)
+            by_id = {i.item_id: i for i in items}
+            judged = [
+                result_from_item(c, by_id[kind.item_id(c)].data)
+                for c in suite.cases
+                if kind.item_id(c) in by_id
+            ]
+            judged_report = summarise(judged, "v2")
         if request.quarantine_flaky and stability is not None:
             flaky = flaky_ids(stability)
             judged = [r for r in ordered if kind.item_id(r.case) not in flaky]
@@ -290,11 +358,15 @@ async def run_dut(
         summary["gate_failures"] = failures
         if stability is not None:
             summary["stability"] = stability
+        if merged is not None:
+            from nlu_tui.reruns import MERGED
+
+            summary[MERGED] = merged
         run = store.set_summary(run.id, summary)
         if ending is not None and ending.failed_reason:
             raise EngineError(ending.failed_reason)
         failed = sum(1 for r in judged if not r.passed)
-        return DutOutcome(run, ordered, report, failures, suite, canceled, stability, failed)
+        return DutOutcome(run, ordered, report, failures, suite, canceled, stability, failed, cache)
     finally:
         store.close()
 

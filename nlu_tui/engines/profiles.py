@@ -42,6 +42,9 @@ CACHE_KEYS = ("cache", "cache_ttl")
 """The answer cache of a profile (``cache: true``, ``cache_ttl: SECONDS``), read by the run
 kernel (:mod:`nlu_tui.runner.answer_cache`), never by the engine. An engine type that reads a
 ``cache`` setting of its own (the embedded engine's trained-model cache) keeps it."""
+PRICE_KEY = "price_per_request"
+"""What one request to the engine costs (any currency, e.g. 0.002): engines side by side
+(``nlu-tui run --engine a --engine b``) show a run's cost as this times the requests sent."""
 NEW_SUITES_KEY = "new_suites"
 """Whether a newly imported suite runs at once on this profile (``nlu_tui.first_runs``)."""
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -101,7 +104,7 @@ class ResolvedEngine:
         profile's name and file, the run limits, the cache settings, and any setting that
         may hold a secret (only its ``${ENV}`` reference is stored, and it is left out too).
         A file the profile names (training data, flows) counts by its content's digest."""
-        skip = {"name", "source", NEW_SUITES_KEY, *RUN_KEYS, *CACHE_KEYS}
+        skip = {"name", "source", NEW_SUITES_KEY, PRICE_KEY, *RUN_KEYS, *CACHE_KEYS}
         identity: dict[str, Any] = {}
         for key, value in sorted(self.profile_public.items()):
             if key in skip or _looks_secret((key,)) or key == SECRET_VALUES_KEY:
@@ -192,7 +195,7 @@ def _check_keys(profile: _Profile, kind: str) -> None:
     """Every key of the profile is one its engine type reads (``intnet:`` is not ``intent:``)."""
     from nlu_tui.engines.profile_keys import unknown_keys
 
-    common = ("type", NEW_SUITES_KEY, *RUN_KEYS, *CACHE_KEYS)
+    common = ("type", NEW_SUITES_KEY, PRICE_KEY, *RUN_KEYS, *CACHE_KEYS)
     for keys, message in unknown_keys(profile.body, kind, common):
         raise _fail(profile, message, *keys)
 
@@ -247,6 +250,12 @@ def _walk(node: Any, prefix: tuple[str, ...] = ()) -> Iterable[tuple[tuple[str, 
 
 def _check_run_value(profile: _Profile, keys: tuple[str, ...], value: Any) -> None:
     key = keys[-1]
+    if key == PRICE_KEY and (len(keys) == 1 or (len(keys) == 2 and keys[0] in STAGES)):
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            raise _fail(
+                profile, f"{PRICE_KEY} must be a number >= 0 (per request), got {value!r}", *keys
+            )
+        return
     if key in CACHE_KEYS and (len(keys) == 1 or (len(keys) == 2 and keys[0] in STAGES)):
         _check_cache_value(profile, keys, value)
         return
@@ -433,7 +442,8 @@ def _build(
     engine_settings = {
         k: v
         for k, v in resolved.items()
-        if k in kept or k not in (*RUN_KEYS, *CACHE_KEYS, *STAGES, "type", NEW_SUITES_KEY)
+        if k in kept
+        or k not in (*RUN_KEYS, *CACHE_KEYS, *STAGES, "type", NEW_SUITES_KEY, PRICE_KEY)
     }
     engine_settings["timeout"] = run.timeout
     engine_settings[SECRET_VALUES_KEY] = list(secrets)

@@ -41,6 +41,8 @@ class CopyReport:
     copied: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     rows: int = 0
+    comparisons: list[str] = field(default_factory=list)
+    """The comparisons (engines side by side) copied; one the destination holds is skipped."""
 
 
 def _insert(table: str, columns: tuple[str, ...]) -> str:
@@ -88,4 +90,38 @@ def copy_history(
         report.rows += rows
         if progress is not None:
             progress(run_id, rows)
+    _copy_comparisons(source, destination, report)
     return report
+
+
+COMPARISON_COLUMNS = ("id", "suite_name", "suite_path", "created_at")
+COMPARISON_RUN_COLUMNS = ("comparison_id", "position", "run_id")
+
+
+def _copy_comparisons(source: RunStore, destination: RunStore, report: CopyReport) -> None:
+    """Every comparison of ``source`` missing from ``destination``, oldest first, with the
+    list of its runs (schema version 5), one transaction each."""
+    comparisons = source._query(
+        f"SELECT {', '.join(COMPARISON_COLUMNS)} FROM comparisons ORDER BY created_at, id"
+    )
+    for comparison in comparisons:
+        members = [
+            tuple(row[c] for c in COMPARISON_RUN_COLUMNS)
+            for row in source._query(
+                f"SELECT {', '.join(COMPARISON_RUN_COLUMNS)} FROM comparison_runs"
+                " WHERE comparison_id=? ORDER BY position",
+                (comparison["id"],),
+            )
+        ]
+        with destination._tx() as db:
+            if not db.executemany(
+                _insert("comparisons", COMPARISON_COLUMNS) + " ON CONFLICT DO NOTHING",
+                [tuple(comparison[c] for c in COMPARISON_COLUMNS)],
+            ):
+                continue
+            if members:
+                db.executemany(
+                    _insert("comparison_runs", COMPARISON_RUN_COLUMNS) + " ON CONFLICT DO NOTHING",
+                    members,
+                )
+        report.comparisons.append(str(comparison["id"]))

@@ -25,7 +25,7 @@ class _Database(Protocol):
     def transaction(self) -> contextlib.AbstractContextManager[Any]: ...
 
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 _V1 = """
 CREATE TABLE runs (
@@ -118,7 +118,29 @@ keyed by a digest of the engine's identity, the request and its parent context
 (:mod:`nlu_tui.runner.answer_cache`); ``profile`` names the profile that stored it (``nlu-tui
 cache clear PROFILE``). Never a secret: the key is a digest, the answer is what results store."""
 
-MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3, 4: _V4}
+_V5 = """
+CREATE TABLE comparisons (
+    id          TEXT PRIMARY KEY,
+    suite_name  TEXT NOT NULL,
+    suite_path  TEXT,
+    created_at  REAL NOT NULL
+);
+CREATE INDEX comparisons_by_start ON comparisons (created_at);
+CREATE TABLE comparison_runs (
+    comparison_id  TEXT NOT NULL REFERENCES comparisons (id) ON DELETE CASCADE,
+    position       INTEGER NOT NULL,
+    run_id         TEXT NOT NULL,
+    PRIMARY KEY (comparison_id, position),
+    UNIQUE (comparison_id, run_id)
+);
+CREATE INDEX comparison_runs_by_run ON comparison_runs (run_id);
+"""
+"""Engines side by side (``nlu-tui run SUITE --engine a --engine b``): one ``comparisons`` row
+links the runs of one suite on several engines, one ``comparison_runs`` row per run in the
+order the engines were given (:mod:`nlu_tui.store.comparisons`). A run of a comparison is an
+ordinary run; deleting it leaves the comparison, which then names it as missing."""
+
+MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5}
 """Version reached -> SQL that reaches it from the version before."""
 
 

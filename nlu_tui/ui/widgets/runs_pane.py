@@ -94,6 +94,15 @@ class RunsPane(RunLauncher):
             tooltip="Diff the two marked runs (or the selected one with the one before).",
         ),
         Binding(
+            "c",
+            "compare_engines",
+            "Engines",
+            show=False,
+            id="runs.compare",
+            tooltip="Engines side by side: the comparison the selected run belongs to "
+            "(run --engine a --engine b), or the two marked runs.",
+        ),
+        Binding(
             "u",
             "resume",
             "Resume",
@@ -355,6 +364,52 @@ class RunsPane(RunLauncher):
         before, after = sorted(ids, key=lambda i: started.get(i, 0.0))
         self.app.push_screen(DiffScreen(before, after))
 
+    def action_compare_engines(self) -> None:
+        """The matrix of engines side by side: the two marked runs, else the stored
+        comparison the selected run belongs to."""
+        from nlu_tui.ui.screens.engine_matrix import ComparisonScreen
+
+        if len(self.marked) == 2:
+            self.app.push_screen(ComparisonScreen(run_ids=list(self.marked)))
+            return
+        run_id = self.selected_run_id()
+        if run_id is None:
+            return
+        self._open_comparison_of(run_id)
+
+    @work(
+        thread=True,
+        exclusive=True,
+        group="runs-comparison",
+        exit_on_error=False,
+        name="runs-comparison",
+        description="Finding the run's comparison",
+    )
+    def _open_comparison_of(self, run_id: str) -> None:
+        from nlu_tui.store.comparisons import comparisons_of_run
+
+        try:
+            found = comparisons_of_run(store_for(self.app), run_id)
+        except Exception as exc:
+            self.app.call_from_thread(
+                self.notify, escape(str(exc)), title="Cannot compare", severity="error"
+            )
+            return
+        self.app.call_from_thread(self._push_comparison, run_id, found[0].id if found else None)
+
+    def _push_comparison(self, run_id: str, comparison_id: str | None) -> None:
+        from nlu_tui.ui.screens.engine_matrix import ComparisonScreen
+
+        if comparison_id is None:
+            self.notify(
+                f"Run {run_id} is not part of a comparison (nlu-tui run SUITE --engine a "
+                "--engine b); mark two runs with space to compare them.",
+                severity="warning",
+                markup=False,
+            )
+            return
+        self.app.push_screen(ComparisonScreen(comparison_id=comparison_id))
+
     def action_resume(self) -> None:
         record = self.selected_record()
         if record is None:
@@ -428,6 +483,11 @@ class RunsPane(RunLauncher):
                     "run: Open results", self.action_open_results, "Show the selected run's results"
                 ),
                 PaletteCommand("run: Diff marked runs", self.action_diff, "Compare two runs"),
+                PaletteCommand(
+                    "run: Engines side by side",
+                    self.action_compare_engines,
+                    "The selected run's comparison, or the two marked runs (c)",
+                ),
                 PaletteCommand(
                     "run: Resume",
                     self.action_resume,
