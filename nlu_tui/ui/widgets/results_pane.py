@@ -280,7 +280,9 @@ class ResultsPane(LiveResults):
         self.data = data
         self.refresh_bindings()
         self.query_one(RunHeader).show_summary(data)
-        self.table.show_stability(data.stability is not None)
+        self.table.show_stability(
+            data.stability is not None, raw=any(r.raw_checks for _c, _p, r in data.rows)
+        )
         self._set_type_choices(data.stability is not None)
         if prepared is not None:
             self.table.load_prepared(*prepared)
