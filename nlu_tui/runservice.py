@@ -109,6 +109,8 @@ class RunRequest:
     """The id every shard of a sharded run gives (the first one creates the run)."""
     finish: str | None = None
     """End the sharded run with this id once every shard's cases are in (nothing is sent)."""
+    robustness_of: str | None = None
+    """This run is of a perturbed copy of the suite of that run (``run --robustness``)."""
 
 
 class Runner(Protocol):
@@ -731,6 +733,10 @@ def open_run(
     gate_settings, baseline = _gate_inputs(request, store, warn)
     resolved = _resolve(target.engine, target.suite_path, target.stage, request.workspace)
     options = _options(request, resolved)
+    if request.robustness_of is not None:
+        from dataclasses import replace
+
+        options = replace(options, robustness_of=request.robustness_of)
     shape_warnings = raw_check_warnings(target.suite, resolved.engine)
     if shape_warnings:
         from dataclasses import replace

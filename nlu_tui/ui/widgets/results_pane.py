@@ -261,7 +261,11 @@ class ResultsPane(LiveResults):
 
         describe(f"Loading the results of run {run_id}")
         try:
-            data = RunData.load(store_for(self.app), run_id)
+            store = store_for(self.app)
+            data = RunData.load(store, run_id)
+            from nlu_tui.robustness import run_robustness
+
+            data.robustness = run_robustness(store, data.record)
             columns = ResultColumns()
             stability = data.stability.by_case() if data.stability is not None else None
             columns.extend(data.cases, (r for _, _, r in data.rows), stability)
