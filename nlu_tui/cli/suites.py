@@ -34,10 +34,13 @@ VALIDATE_EPILOG = """exit codes:
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
     """Add ``import``, ``export`` and ``validate``."""
-    fmt_help = "kore-json, kore-csv, rasa, nludevops, luis, native or a plug-in's format"
+    fmt_help = (
+        "kore-json, kore-csv, rasa, nludevops, luis, lex-csv, dialogflow-cx, native or a "
+        "plug-in's format"
+    )
     imp = sub.add_parser(
         "import",
-        help="turn a Kore.ai, Rasa, NLU.DevOps or LUIS file into a suite",
+        help="turn a Kore.ai, Rasa, NLU.DevOps, LUIS, Lex or Dialogflow CX file into a suite",
         description="Read FILE and write it as a native suite (*.suite.yaml).",
         epilog=IMPORT_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -62,7 +65,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
     exp = sub.add_parser(
         "export",
-        help="write a suite as Kore.ai, Rasa, NLU.DevOps or LUIS",
+        help="write a suite as Kore.ai, Rasa, NLU.DevOps, LUIS, Lex or Dialogflow CX",
         description="Read SUITE (any supported format) and write it in format F.",
         epilog=EXPORT_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -172,9 +175,16 @@ def _format_for_output(path: Path) -> str | None:
     others = [fmt for fmt in format_names() if not builtin_format(fmt)]
     matches: list[str] = []
     for names in (builtins, others):
-        matches = [
-            fmt for fmt in names if any(name.endswith(ext) for ext in format_module(fmt).EXTENSIONS)
-        ]
+        longest = {
+            fmt: max(
+                (len(ext) for ext in format_module(fmt).EXTENSIONS if name.endswith(ext)),
+                default=0,
+            )
+            for fmt in names
+        }
+        best = max(longest.values(), default=0)
+        # the most specific name wins: x.lex.csv is a Lex test set, x.csv a Kore.ai file
+        matches = [fmt for fmt, length in longest.items() if length and length == best]
         if matches:
             break
     if "native" in matches:
