@@ -264,3 +264,23 @@ def test_the_results_table_has_a_raw_column_for_runs_with_checks() -> None:
     columns.add(case, result)
     columns.add(None, CaseResult("c2", ResultType.TP, "faq", 0.9))
     assert columns.to_arrow()["raw"].to_pylist() == ["1/2", ""]
+
+
+def test_other_formats_keep_or_name_raw_checks(tmp_path: Path) -> None:
+    from nlu_tui.formats.registry import export_suite, import_suite
+    from nlu_tui.model import Suite
+
+    case = TestCase(
+        "what are your fees",
+        [ExpectedIntent("faq")],
+        id="c1",
+        raw_checks=["$.intent.confidence >= 0.6"],
+        origin="c0",
+    )
+    suite = Suite("s", cases=[case])
+    export_suite(suite, tmp_path / "s.json", "nludevops")  # NLU.DevOps keeps them (nluTui)
+    back = import_suite(tmp_path / "s.json", "nludevops").suite.cases[0]
+    assert (back.raw_checks, back.origin) == (case.raw_checks, "c0")
+    for fmt, name in (("kore-json", "k.json"), ("rasa", "r.yml"), ("luis", "l.json")):
+        warnings = export_suite(suite, tmp_path / name, fmt)
+        assert any("raw checks" in w for w in warnings), (fmt, warnings)
