@@ -145,16 +145,15 @@ def _typo(word: str, rng: random.Random) -> str:
     return word[:i] + (sub.upper() if ch.isupper() else sub) + word[i + 1 :]
 
 
-def _words(text: _Text, protected: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Current (start, end) of each word that no protected original span overlaps."""
+def _words(text: _Text, protected: list[bool]) -> list[tuple[int, int]]:
+    """Current (start, end) of each word none of whose original characters is protected."""
     current = text.text()
-    out = []
-    for m in _WORD.finditer(current):
-        origins = [o for o in text.origin[m.start() : m.end()] if o is not None]
-        if any(s <= o < e for o in origins for s, e in protected):
-            continue
-        out.append((m.start(), m.end()))
-    return out
+    origin = text.origin
+    return [
+        (m.start(), m.end())
+        for m in _WORD.finditer(current)
+        if not any(o is not None and protected[o] for o in origin[m.start() : m.end()])
+    ]
 
 
 def _replace(text: _Text, start: int, end: int, new: str) -> None:
@@ -173,13 +172,17 @@ def perturb_case(case: TestCase, options: PerturbOptions) -> tuple[TestCase, lis
     rng = random.Random(f"{options.seed}:{case.id}")
     source = case.utterance
     spans = [_locate(e, source) for e in case.entities]
-    protected = [span for found in spans if found is not None for span in found]
+    protected = [False] * len(source)  # per original character: inside an expected entity
+    for located in spans:
+        for start, end in located or ():
+            protected[start:end] = [True] * (end - start)
+    any_protected = any(protected)
     text = _Text(source)
     applied: list[str] = []
     if options.drop_words:
         words = _words(text, protected)
         drop = [w for w in words if rng.random() < options.drop_words]
-        if drop and len(drop) == len(words) and not protected:
+        if drop and len(drop) == len(words) and not any_protected:
             drop = drop[:-1]  # never the whole utterance
         for start, end in reversed(drop):
             # the word and the space after it (or before it, at the end)
@@ -210,12 +213,7 @@ def perturb_case(case: TestCase, options: PerturbOptions) -> tuple[TestCase, lis
         outside = [
             m
             for m in found
-            if not any(
-                s <= o < e
-                for o in text.origin[m.start() : m.end()]
-                if o is not None
-                for s, e in protected
-            )
+            if not any(o is not None and protected[o] for o in text.origin[m.start() : m.end()])
         ]
         if outside:
             for m in reversed(outside):

@@ -284,3 +284,24 @@ def test_other_formats_keep_or_name_raw_checks(tmp_path: Path) -> None:
     for fmt, name in (("kore-json", "k.json"), ("rasa", "r.yml"), ("luis", "l.json")):
         warnings = export_suite(suite, tmp_path / name, fmt)
         assert any("raw checks" in w for w in warnings), (fmt, warnings)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "$.intent.name",
+        "$.intent_ranking[1].name",
+        "$.intent_ranking[-1].confidence",
+        "$.intent_ranking[5].name",
+        "$.intent.name.first",
+        "$.entities[0]['value']",
+        "$.intent[0]",
+        "$.missing",
+        "$",
+    ],
+)
+def test_plain_paths_walk_as_the_evaluator_finds(path: str) -> None:
+    check = parse_check(path)
+    assert check.steps is not None  # keys and indexes only: the direct walk
+    general = [m.obj for m in check.compiled.finditer(FAQ_ANSWER)]
+    assert check.find(FAQ_ANSWER) == general
