@@ -305,3 +305,20 @@ def test_plain_paths_walk_as_the_evaluator_finds(path: str) -> None:
     assert check.steps is not None  # keys and indexes only: the direct walk
     general = [m.obj for m in check.compiled.finditer(FAQ_ANSWER)]
     assert check.find(FAQ_ANSWER) == general
+
+
+def test_validate_with_an_engine_warns_of_paths_that_never_match(tmp_path: Path) -> None:
+    suite = tmp_path / "faq.suite.yaml"
+    suite.write_text(
+        "name: faq\ncases:\n  - id: c1\n    utterance: fees\n    intents: [faq]\n    raw:\n"
+        "      - $.intent.confidence >= 0.6\n      - $.topScoringIntent.score > 0.1\n",
+        encoding="utf-8",
+    )
+    plain = _cli("validate", str(suite))
+    assert plain.returncode == 0 and "raw-never-matches" not in plain.stdout
+    ran = _cli("validate", str(suite), "--engine", "rasa:http://127.0.0.1:9", "--fail-on-warnings")
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    assert ran.stdout.strip().splitlines() == [
+        f"{suite}:3: warning: [raw-never-matches] case c1: '$.topScoringIntent.score > 0.1' can "
+        "never match a rasa answer ('topScoringIntent' after $ is not in the engine's answer)"
+    ]

@@ -94,6 +94,13 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     )
     val.add_argument("--json", action="store_true", help="print problems as a JSON array")
     val.add_argument("--format", "-f", dest="fmt", metavar="F", help=fmt_help)
+    val.add_argument(
+        "--engine",
+        "-e",
+        metavar="SPEC",
+        help="also check each raw: check against this engine's answer shape (a profile, "
+        "embedded:PATH, rasa:URL...; the engine is not contacted)",
+    )
     val.set_defaults(handler=run_validate)
 
 
@@ -213,6 +220,36 @@ def run_export(args: argparse.Namespace) -> int:
     return exitcodes.OK
 
 
+RAW_NEVER_MATCHES = "raw-never-matches"
+"""``validate --engine``: a raw: check whose path can never match the engine's answer shape."""
+
+
+def _raw_shape_problems(suite: Any, spec: str, path: Path) -> list[Any]:
+    from nlu_tui.engines.profiles import resolve_engine
+    from nlu_tui.raw_checks import shape_warnings
+    from nlu_tui.validation import WARNING, Problem
+
+    if not any(case.raw_checks for case in suite.cases):
+        return []
+    engine = resolve_engine(spec, path).engine  # built, not opened: nothing is sent
+    shape = getattr(engine, "answer_shape", None)
+    if shape is None:
+        return []
+    return [
+        Problem(
+            WARNING,
+            RAW_NEVER_MATCHES,
+            f"{check!r} can never match a {engine.type_name} answer ({why})",
+            path,
+            case.id,
+            case.line,
+        )
+        for case in suite.cases
+        if case.raw_checks
+        for check, why in shape_warnings(case.raw_checks, shape)
+    ]
+
+
 def run_validate(args: argparse.Namespace) -> int:
     from nlu_tui.errors import InputError
     from nlu_tui.formats.registry import import_suite
@@ -234,6 +271,8 @@ def run_validate(args: argparse.Namespace) -> int:
         if suite.path is None:
             suite.path = path
         problems.extend(validate_suite(suite))
+        if args.engine:
+            problems.extend(_raw_shape_problems(suite, args.engine, Path(path)))
     errors, warnings = count(problems)
     if args.json:
         write_json(json.dumps([p.to_dict() for p in problems], ensure_ascii=False, indent=2) + "\n")
