@@ -271,3 +271,23 @@ def test_the_sample_suite_exports_and_imports_its_intents(tmp_path: Path, fmt: s
     back = import_suite(out).suite
     assert [c.utterance for c in back.cases] == [c.utterance for c in suite.cases]
     assert [c.intent_names[:1] for c in back.cases] == [c.intent_names[:1] for c in suite.cases]
+
+
+def test_lex_repeated_column_names_each_keep_their_cells(tmp_path: Path) -> None:
+    source = tmp_path / "repeated.csv"
+    source.write_bytes(
+        b"Line #,Source,Input,Expected Output Intent,Expected Output Slot,Expected Output Slot,"
+        b"Session Attribute,Session Attribute\r\n"
+        b"1,User,book a cleaning tomorrow,MakeAppointment,AppointmentType = cleaning,"
+        b"Date = tomorrow,a=1,b=2\r\n"
+    )
+    result = import_suite(source, "lex-csv")
+    (case,) = result.suite.cases
+    assert [(e.name, e.value) for e in case.entities] == [
+        ("AppointmentType", "cleaning"),
+        ("Date", "tomorrow"),
+    ]
+    assert sorted(case.extra["lex"]["columns"].values()) == ["a=1", "b=2"]
+    out = tmp_path / "out.csv"
+    export_suite(result.suite, out, "lex-csv")
+    assert out.read_bytes() == source.read_bytes()

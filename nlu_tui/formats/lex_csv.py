@@ -65,7 +65,7 @@ ALIASES = {
 }
 SINGLE = ("", "-", "n/a")
 """What the Conversation # column holds for a single input."""
-_SLOT_COLUMN = re.compile(r"^expected output slot(?:\s*(\d+))?$", re.IGNORECASE)
+_SLOT_COLUMN = re.compile(r"^expected output slot(?:\s*(\d+))?(?: #\d+)?$", re.IGNORECASE)
 EXTRA = "lex"
 
 
@@ -105,14 +105,18 @@ def read(path: Path) -> ImportResult:
     header = _header(rows[0])
     columns: list[str] = []
     for pos, cell in enumerate(header):
-        name = ALIASES.get(cell.lower(), cell)
-        if _SLOT_COLUMN.match(cell):
-            name = cell
-        if name and name in columns and not _SLOT_COLUMN.match(cell):
-            raise InputError(
-                f"column {cell!r} appears twice", path=path, line=1, kind="row", field=cell
-            )
-        columns.append(name or f"column {pos + 1}")
+        name = ALIASES.get(cell.lower(), cell) or f"column {pos + 1}"
+        if name in columns:
+            if name in ALIASES.values():
+                raise InputError(
+                    f"column {cell!r} appears twice", path=path, line=1, kind="row", field=cell
+                )
+            # columns that may repeat ("Expected Output Slot", "Session Attribute"): each its own
+            n = 2
+            while f"{name} #{n}" in columns:
+                n += 1
+            name = f"{name} #{n}"
+        columns.append(name)
     if INPUT not in columns and TRANSCRIPTION not in columns:
         raise InputError(
             f"no {INPUT!r} (or {TRANSCRIPTION!r}) column", path=path, line=1, kind="row"
