@@ -5,6 +5,7 @@ print, checked against a recomputation here (scikit-learn's own classification_r
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -197,8 +198,17 @@ def test_run_robustness_on_the_sample_suite_matches_a_recomputation() -> None:
         deltas.append(p - c)
     assert any(d != 0 for d in deltas)  # the perturbations made a difference somewhere
     assert sum(broke.values()) > 0
-    # `show` of either run prints the same report.
+    # `show` of either run prints the same report, and `show -f json` holds it.
     for run in (clean_run, perturbed_run):
         shown = _cli("show", run.id)
         assert shown.returncode == 0, shown.stderr
         assert _intent_lines(shown.stdout) == printed
+    shown = _cli("show", perturbed_run.id, "-f", "json")
+    report = json.loads(shown.stdout)["robustness"]
+    assert (report["clean_run"], report["perturbed_run"]) == (clean_run.id, perturbed_run.id)
+    by_intent = {i["intent"]: i for i in report["intents"]}
+    for label in labels:
+        assert by_intent[label]["perturbed_f1"] - by_intent[label]["clean_f1"] == pytest.approx(
+            pert_f1.get(label, 0.0) - clean_f1.get(label, 0.0)
+        )
+        assert by_intent[label]["broke"] == broke.get(label, 0)

@@ -373,6 +373,20 @@ def _run_robustness(args: argparse.Namespace, request: Any) -> int:
     return max(code, code2)
 
 
+def _with_robustness(store: Any, run: Any, text: str) -> str:
+    """The JSON report with ``robustness`` added when the run is one of a clean/perturbed pair."""
+    import json
+
+    from nlu_tui.robustness import run_robustness
+
+    report = run_robustness(store, run)
+    if report is None:
+        return text
+    data = json.loads(text)
+    data["robustness"] = report.as_dict()
+    return json.dumps(data, ensure_ascii=False) + ("\n" if text.endswith("\n") else "")
+
+
 def _perturbed_path(path: Path) -> Path:
     """Where the perturbed run's report goes: ``out.json`` → ``out.perturbed.json``."""
     if path.suffix:
@@ -588,7 +602,10 @@ def cmd_show(args: argparse.Namespace) -> int:
 
             say("\n".join(robustness_lines(robustness)))
     elif args.format in ("json", "rasa", "nludevops"):
-        write_json(render(args.format, run, rows, stability))
+        text = render(args.format, run, rows, stability)
+        if args.format == "json":
+            text = _with_robustness(store, run, text)
+        write_json(text)
         if args.format == "rasa":
             say(
                 "(intent_report.json only; -o DIR writes the whole `rasa test nlu` folder: "
