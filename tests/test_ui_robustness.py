@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ui_runs_support import PaneApp, predictions_v1, small_suite, stored_run
+from ui_runs_support import PaneApp, predictions_v1, settle, small_suite, stored_run
 
 from nlu_tui.model import Prediction
 from nlu_tui.perturbation import PerturbOptions, perturb_suite
@@ -66,3 +66,51 @@ async def test_results_table_has_a_raw_column_for_a_run_with_checks(tmp_path: Pa
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert ("raw", "Raw") not in pane.table.columns
+
+
+async def test_a_live_run_with_raw_checks_shows_the_raw_column(tmp_path: Path) -> None:
+    """A run started in the workbench streams the Raw column from its first row: the checks are
+    scored as answers arrive (the real app, the embedded engine)."""
+    import time
+
+    from ui_support import SAMPLE, make_workspace, new_app
+
+    from nlu_tui.runsessions import sessions
+
+    root = make_workspace(tmp_path, SAMPLE, SAMPLE.parent / "banking_bot.nlu.yml")
+    suite = root / SAMPLE.name
+    text = suite.read_text(encoding="utf-8")
+    first = text.index("    utterance:")
+    end = text.index("\n", first)
+    suite.write_text(
+        text[: end + 1] + "    raw: [$.intent.confidence >= 0, $.nothing]\n" + text[end + 1 :],
+        encoding="utf-8",
+    )
+    from nlu_tui.formats.native import load_suite
+
+    assert load_suite(suite).cases[0].raw_checks == ["$.intent.confidence >= 0", "$.nothing"]
+    app = new_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.screen.query_one("#main-tabs").active = "tab-runs"
+        await pilot.pause()
+        app.screen_stack[1].query_one("#runs-table").focus()
+        await pilot.pause()
+        await pilot.press("r")
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        results = app.screen.query_one(ResultsPane)
+        deadline = time.monotonic() + 60
+        while results.session is None:  # attached: the live view of the new run
+            assert time.monotonic() < deadline, "the run did not start"
+            await pilot.pause(0.01)
+        assert results.data is None  # live, not the stored run
+        assert ("raw", "Raw") in results.table.columns
+        deadline = time.monotonic() + 120
+        while not any(s.finished for s in sessions(app).values()):
+            assert time.monotonic() < deadline, "the run did not finish"
+            await pilot.pause(0.05)
+        deadline = time.monotonic() + 30
+        while "1/2" not in (results.table.column_values("raw") or []):
+            assert time.monotonic() < deadline, results.table.column_values("raw")
+            await pilot.pause(0.1)
