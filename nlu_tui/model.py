@@ -108,6 +108,9 @@ class TestCase:
     ``traits`` must all be matched (extra traits are fine). ``parent_intents`` is the context
     path from the outermost parent down. ``extra`` keeps format-specific properties so that
     round trips lose nothing; ``line`` is where the case starts in its source file (not saved).
+    ``raw_checks`` are assertions on the engine's raw answer (``PATH OP VALUE``, see
+    :mod:`nlu_tui.raw_checks`). ``origin`` is the id of the case this one was derived from
+    (``nlu-tui perturb``), so a robustness report pairs them.
     """
 
     __test__ = False  # not a pytest class, despite the name
@@ -122,6 +125,8 @@ class TestCase:
     id: str = field(default_factory=new_case_id)
     extra: dict[str, Any] = field(default_factory=dict)
     line: int | None = field(default=None, compare=False)
+    raw_checks: list[str] = field(default_factory=list)
+    origin: str | None = None
 
     @property
     def intent_names(self) -> list[str]:
@@ -235,6 +240,17 @@ class EntityResult:
 
 
 @dataclass
+class RawCheckResult:
+    """One ``raw:`` check's outcome: the check as written, whether it held, the value the path
+    found (shortened) and, when it failed, why (``the path finds nothing``, ``not a number``)."""
+
+    check: str
+    ok: bool
+    actual: str | None = None
+    reason: str | None = None
+
+
+@dataclass
 class CaseResult:
     """The scored outcome of one case: what the reports, tables and gates are built from."""
 
@@ -252,6 +268,9 @@ class CaseResult:
     """The child bot of a universal bot that answered, when the engine reports it."""
     cached: bool = False
     """The answer came from the answer cache (no latency: left out of latency figures)."""
+    raw_checks: list[RawCheckResult] = field(default_factory=list)
+    """The case's ``raw:`` checks, scored against the engine's full answer. Counted in their
+    own metric; they do not change the intent result type."""
 
     @property
     def intent_ok(self) -> bool:

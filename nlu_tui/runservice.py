@@ -24,7 +24,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from nlu_tui.errors import InputError
 from nlu_tui.extras import need
@@ -110,6 +110,8 @@ class RunRequest:
     """The id every shard of a sharded run gives (the first one creates the run)."""
     finish: str | None = None
     """End the sharded run with this id once every shard's cases are in (nothing is sent)."""
+    robustness_of: str | None = None
+    """This run is of a perturbed copy of the suite of that run (``run --robustness``)."""
 
 
 class Runner(Protocol):
@@ -704,6 +706,29 @@ def _resolve(
     return resolved
 
 
+def raw_check_warnings(suite: Suite, engine: Any) -> list[str]:
+    """One line per ``raw:`` check whose path can never match the engine type's declared
+    answer shape (``Engine.answer_shape``), naming the file, line and case."""
+    shape = getattr(engine, "answer_shape", None)
+    if shape is None:
+        return []
+    from nlu_tui.raw_checks import shape_warnings
+
+    out = []
+    for case in suite.cases:
+        if not case.raw_checks:
+            continue
+        for check, why in shape_warnings(case.raw_checks, shape):
+            where = str(suite.path) if suite.path is not None else suite.name
+            if case.line is not None:
+                where += f", line {case.line}"
+            out.append(
+                f"{where}, field 'raw': case {case.id}: {check!r} can never match a "
+                f"{engine.type_name} answer ({why})"
+            )
+    return out
+
+
 def open_run(
     request: RunRequest, store: RunStore, *, warn: Callable[[str], None] | None = None
 ) -> RunJob:
@@ -719,6 +744,18 @@ def open_run(
     gate_settings, baseline = _gate_inputs(request, store, warn)
     resolved = _resolve(target.engine, target.suite_path, target.stage, request.workspace)
     options = _options(request, resolved)
+    if request.robustness_of is not None:
+        from dataclasses import replace
+
+        options = replace(options, robustness_of=request.robustness_of)
+    shape_warnings = raw_check_warnings(target.suite, resolved.engine)
+    if shape_warnings:
+        from dataclasses import replace
+
+        options = replace(options, warnings=tuple(shape_warnings))
+        for line in shape_warnings:
+            if warn is not None:
+                warn(line)
     rerun_of = target.rerun_of
     if rerun_of is None and target.previous is not None:  # a resumed rerun is still one
         from nlu_tui.reruns import parent_of

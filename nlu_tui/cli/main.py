@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "nlu_tui.cli.trend": ("trend",),  # a suite's figures over its runs
     "nlu_tui.cli.kore": ("kore",),  # Kore.ai live: suites pulled and pushed
     "nlu_tui.cli.store": ("store",),  # the run store: info, copy between backends
+    "nlu_tui.cli.perturb": ("perturb",),  # robustness copies of a suite
 }
 """Each command module and the commands its ``register`` adds (a test keeps the two equal).
 

@@ -138,6 +138,16 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         help="end a sharded run whose shards are all in: summary, gates and reports "
         "(exit 2 when cases are still missing)",
     )
+    p.add_argument(
+        "--robustness",
+        action="store_true",
+        help="run SUITE, then a perturbed copy of it (--typos, --case, --punctuation, "
+        "--drop-words, --seed; default: all four) as a second run linked to the first, and "
+        "print the F1 change per intent and the cases that flip",
+    )
+    from nlu_tui.cli.perturb import add_perturbation_options
+
+    add_perturbation_options(p, seed_default=0)
     p.set_defaults(handler=cmd_run)
 
     p = sub.add_parser(
@@ -292,22 +302,125 @@ def _quiet_collector() -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     """Run (or resume) through the run service; this face shows progress and maps exit codes."""
     from nlu_tui.runner.client import preload_http
-    from nlu_tui.runservice import check_request, open_run, read_before_the_store
+    from nlu_tui.runservice import check_request, read_before_the_store
 
     if len(args.engine or []) > 1:
+        if args.robustness:
+            from nlu_tui.errors import InputError
+
+            raise InputError("compare engines, or test robustness: not both", field="--robustness")
         return _run_comparison(args, list(args.engine))
     if args.rerun_failed and args.suite is None:
         kind = _store().get_run(args.rerun_failed).kind
         if kind != "suite":
             return _rerun_with_own_command(args, kind)
     request = _request(args)
+    if args.robustness:
+        return _run_robustness(args, request)
+    _no_perturbation_without_robustness(args)
     check_request(request)  # before the store is opened: bad input changes nothing
     preload_http()  # in a thread, while the suite is read and the run stored
     request = read_before_the_store(request, warn=say_warning)  # still no store: bad input
+    return _open_and_execute(args, request)[0]
+
+
+def _no_perturbation_without_robustness(args: argparse.Namespace) -> None:
+    from nlu_tui.errors import InputError
+
+    for flag, given in (
+        ("--typos", args.typos is not None),
+        ("--case", args.case),
+        ("--punctuation", args.punctuation),
+        ("--drop-words", args.drop_words is not None),
+    ):
+        if given:
+            raise InputError("goes with --robustness", field=flag)
+
+
+DEFAULT_ROBUSTNESS = {"typos": 0.1, "case": True, "punctuation": True, "drop_words": 0.05}
+"""``run --robustness`` without perturbation switches: all four."""
+
+
+def _run_robustness(args: argparse.Namespace, request: Any) -> int:
+    """``run --robustness``: the suite, then its perturbed copy linked to that run (two runs
+    through the one kernel), then the robustness report. The exit code is the worse one."""
+    from dataclasses import replace
+
+    from nlu_tui.cli.perturb import perturb_options
+    from nlu_tui.errors import InputError
+    from nlu_tui.perturbation import perturb_suite
+    from nlu_tui.robustness import run_robustness
+    from nlu_tui.runner.client import preload_http
+    from nlu_tui.runservice import check_request, read_before_the_store
+    from nlu_tui.scoring.robustness import robustness_lines
+
+    for flag, given in (
+        ("--resume", args.resume),
+        ("--rerun-failed", args.rerun_failed),
+        ("--shard", args.shard),
+        ("--finish", args.finish),
+        ("--baseline", args.baseline),
+    ):
+        if given:
+            raise InputError("cannot go with --robustness", field=flag)
+    if not (args.typos or args.case or args.punctuation or args.drop_words):
+        args = argparse.Namespace(**{**vars(args), **DEFAULT_ROBUSTNESS})
+    options = perturb_options(args)
+    check_request(request)
+    preload_http()
+    request = read_before_the_store(request, warn=say_warning)
+    if request.suite is None:
+        raise InputError("give a SUITE file", field="SUITE")
+    perturbed = perturb_suite(request.suite, options)
+    for note in perturbed.notes:
+        say_warning(note)
+    perturbed.suite.path = None  # held in memory; `nlu-tui perturb` writes it to a file
+    code, clean_id = _open_and_execute(args, request)
+    if clean_id is None or code not in (exitcodes.OK, exitcodes.GATE_FAILED):
+        return code
+    reports = {fmt: _perturbed_path(path) for fmt, path in request.reports.items()}
+    second = replace(
+        request, suite=perturbed.suite, suite_path=None, robustness_of=clean_id, reports=reports
+    )
+    code2, perturbed_id = _open_and_execute(args, second)
+    if perturbed_id is None or code2 not in (exitcodes.OK, exitcodes.GATE_FAILED):
+        return code2
+    store = _store()
+    report = run_robustness(store, store.get_run(perturbed_id))
+    assert report is not None
+    say("\n".join(robustness_lines(report)))
+    return max(code, code2)
+
+
+def _with_robustness(store: Any, run: Any, text: str) -> str:
+    """The JSON report with ``robustness`` added when the run is one of a clean/perturbed pair."""
+    import json
+
+    from nlu_tui.robustness import run_robustness
+
+    report = run_robustness(store, run)
+    if report is None:
+        return text
+    data = json.loads(text)
+    data["robustness"] = report.as_dict()
+    return json.dumps(data, ensure_ascii=False) + ("\n" if text.endswith("\n") else "")
+
+
+def _perturbed_path(path: Path) -> Path:
+    """Where the perturbed run's report goes: ``out.json`` → ``out.perturbed.json``."""
+    if path.suffix:
+        return path.with_name(f"{path.stem}.perturbed{path.suffix}")
+    return path.with_name(path.name + ".perturbed")
+
+
+def _open_and_execute(args: argparse.Namespace, request: Any) -> tuple[int, str | None]:
+    """Open and run one request, showing progress; (exit code, run id)."""
+    from nlu_tui.runservice import open_run
+
     job = open_run(request, _store(), warn=say_warning)
     _quiet_collector()
     outcome = _execute(job)
-    return _exit_code(job, outcome, args)
+    return _exit_code(job, outcome, args), outcome.record.id
 
 
 def _execute(job: RunJob) -> RunOutcome:
@@ -636,8 +749,18 @@ def cmd_show(args: argparse.Namespace) -> int:
 
         for line in stored_lines(run):  # a `test nlu` run: its own figures too
             say(line)
+        from nlu_tui.robustness import run_robustness
+
+        robustness = run_robustness(store, run)
+        if robustness is not None:  # a run of a perturbed suite, or of its original
+            from nlu_tui.scoring.robustness import robustness_lines
+
+            say("\n".join(robustness_lines(robustness)))
     elif args.format in ("json", "rasa", "nludevops"):
-        write_json(render(args.format, run, rows, stability))
+        text = render(args.format, run, rows, stability)
+        if args.format == "json":
+            text = _with_robustness(store, run, text)
+        write_json(text)
         if args.format == "rasa":
             say(
                 "(intent_report.json only; -o DIR writes the whole `rasa test nlu` folder: "

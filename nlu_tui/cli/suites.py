@@ -34,10 +34,13 @@ VALIDATE_EPILOG = """exit codes:
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
     """Add ``import``, ``export`` and ``validate``."""
-    fmt_help = "kore-json, kore-csv, rasa, nludevops, luis, native or a plug-in's format"
+    fmt_help = (
+        "kore-json, kore-csv, rasa, nludevops, luis, lex-csv, dialogflow-cx, native or a "
+        "plug-in's format"
+    )
     imp = sub.add_parser(
         "import",
-        help="turn a Kore.ai, Rasa, NLU.DevOps or LUIS file into a suite",
+        help="turn a Kore.ai, Rasa, NLU.DevOps, LUIS, Lex or Dialogflow CX file into a suite",
         description="Read FILE and write it as a native suite (*.suite.yaml).",
         epilog=IMPORT_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -62,7 +65,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
     exp = sub.add_parser(
         "export",
-        help="write a suite as Kore.ai, Rasa, NLU.DevOps or LUIS",
+        help="write a suite as Kore.ai, Rasa, NLU.DevOps, LUIS, Lex or Dialogflow CX",
         description="Read SUITE (any supported format) and write it in format F.",
         epilog=EXPORT_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -91,6 +94,13 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     )
     val.add_argument("--json", action="store_true", help="print problems as a JSON array")
     val.add_argument("--format", "-f", dest="fmt", metavar="F", help=fmt_help)
+    val.add_argument(
+        "--engine",
+        "-e",
+        metavar="SPEC",
+        help="also check each raw: check against this engine's answer shape (a profile, "
+        "embedded:PATH, rasa:URL...; the engine is not contacted)",
+    )
     val.set_defaults(handler=run_validate)
 
 
@@ -172,9 +182,16 @@ def _format_for_output(path: Path) -> str | None:
     others = [fmt for fmt in format_names() if not builtin_format(fmt)]
     matches: list[str] = []
     for names in (builtins, others):
-        matches = [
-            fmt for fmt in names if any(name.endswith(ext) for ext in format_module(fmt).EXTENSIONS)
-        ]
+        longest = {
+            fmt: max(
+                (len(ext) for ext in format_module(fmt).EXTENSIONS if name.endswith(ext)),
+                default=0,
+            )
+            for fmt in names
+        }
+        best = max(longest.values(), default=0)
+        # the most specific name wins: x.lex.csv is a Lex test set, x.csv a Kore.ai file
+        matches = [fmt for fmt, length in longest.items() if length and length == best]
         if matches:
             break
     if "native" in matches:
@@ -203,6 +220,36 @@ def run_export(args: argparse.Namespace) -> int:
     return exitcodes.OK
 
 
+RAW_NEVER_MATCHES = "raw-never-matches"
+"""``validate --engine``: a raw: check whose path can never match the engine's answer shape."""
+
+
+def _raw_shape_problems(suite: Any, spec: str, path: Path) -> list[Any]:
+    from nlu_tui.engines.profiles import resolve_engine
+    from nlu_tui.raw_checks import shape_warnings
+    from nlu_tui.validation import WARNING, Problem
+
+    if not any(case.raw_checks for case in suite.cases):
+        return []
+    engine = resolve_engine(spec, path).engine  # built, not opened: nothing is sent
+    shape = getattr(engine, "answer_shape", None)
+    if shape is None:
+        return []
+    return [
+        Problem(
+            WARNING,
+            RAW_NEVER_MATCHES,
+            f"{check!r} can never match a {engine.type_name} answer ({why})",
+            path,
+            case.id,
+            case.line,
+        )
+        for case in suite.cases
+        if case.raw_checks
+        for check, why in shape_warnings(case.raw_checks, shape)
+    ]
+
+
 def run_validate(args: argparse.Namespace) -> int:
     from nlu_tui.errors import InputError
     from nlu_tui.formats.registry import import_suite
@@ -224,6 +271,8 @@ def run_validate(args: argparse.Namespace) -> int:
         if suite.path is None:
             suite.path = path
         problems.extend(validate_suite(suite))
+        if args.engine:
+            problems.extend(_raw_shape_problems(suite, args.engine, Path(path)))
     errors, warnings = count(problems)
     if args.json:
         write_json(json.dumps([p.to_dict() for p in problems], ensure_ascii=False, indent=2) + "\n")

@@ -103,6 +103,9 @@ class Engine(abc.ABC):
     profile_keys: frozenset[str] | None = None
     """The settings a profile of this type may hold, for a plug-in (built-ins are listed in
     :mod:`nlu_tui.engines.profile_keys`); None: the profile's keys are not checked."""
+    answer_shape: Any = None
+    """What the engine's raw answer looks like (:mod:`nlu_tui.engines.answer_shapes`), so a
+    ``raw:`` check whose path can never match it is a warning; None: not declared, not checked."""
     adhoc_setting: str | None = None
     """For a plug-in: the setting that ``--engine TYPE:VALUE`` fills with VALUE (e.g. ``url``);
     None: the type is used through an ``engines.yaml`` profile only."""

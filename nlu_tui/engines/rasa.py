@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from nlu_tui.engines import rasa_dialogue
+from nlu_tui.engines.answer_shapes import RASA_PARSE
 from nlu_tui.engines.base import (
     Capabilities,
     ParseContext,
@@ -47,6 +48,7 @@ class RasaEngine(RasaServer):
     """Settings: ``url`` (base, default http://localhost:5005), ``token``, ``jwt``, ``timeout``."""
 
     type_name = "rasa"
+    answer_shape = RASA_PARSE
     capabilities = Capabilities(entity_order=True, http=True, conversation=True, training=True)
 
     def __init__(self, settings: Mapping[str, Any]) -> None:

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from nlu_tui.dut.commands import SET_SLOT, command_from_json
+from nlu_tui.engines.answer_shapes import RASA_PRO_PARSE
 from nlu_tui.engines.base import Capabilities, register
 from nlu_tui.engines.command_api import CommandEngine, CommandOutput, CommandRequest, Turn
 from nlu_tui.engines.httpcall import BadResponseError
@@ -161,6 +162,7 @@ class RasaProEngine(RasaEngine, CommandEngine):
     """Settings as the ``rasa`` engine (``url``, ``token``, ``jwt``, ``timeout``)."""
 
     type_name = "rasa-pro"
+    answer_shape = RASA_PRO_PARSE
     capabilities = Capabilities(entity_order=True, http=True, conversation=True, commands=True)
 
     def __init__(self, settings: Any) -> None:

@@ -317,6 +317,10 @@ class Exporter:
     def check_case(self, case: TestCase) -> None:
         if case.tags:
             self.lose("tags")
+        if case.raw_checks:
+            self.lose("raw checks")
+        if case.origin is not None:
+            self.lose("links to original cases (origin)")
         if case.utterance != clean(case.utterance):
             self.lose("outer spaces of utterances")
         if any(k != EXTRA_KEY for k in case.extra):

@@ -125,6 +125,7 @@ def write(suite: Suite, path: Path) -> list[str]:
             ("parent intents", case.parent_intents),
             ("entity order", case.entity_order),
             ("tags", case.tags),
+            ("raw checks", case.raw_checks),
         ):
             if value:
                 lost.append(label)

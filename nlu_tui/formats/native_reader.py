@@ -24,6 +24,7 @@ from nlu_tui.model import (
     TestCase,
     ValueKind,
 )
+from nlu_tui.raw_checks import RawCheckError, compiled_check
 
 EXTENSIONS = (".suite.yaml", ".suite.yml")
 FORMAT_VERSION = 1
@@ -38,6 +39,8 @@ CASE_KEYS = (
     "entities",
     "entity_order",
     "tags",
+    "raw",
+    "origin",
     "extra",
 )
 INTENT_KEYS = ("name", "kind", "bot")
@@ -336,7 +339,32 @@ class SuiteReader:
             id=case_id,
             extra=self.free_mapping(keys["extra"][1], "extra", what, 4) if "extra" in keys else {},
             line=line,
+            raw_checks=self.raw_checks(keys["raw"][1], what) if "raw" in keys else [],
+            origin=self.opt_text(keys["origin"][1], "origin", what) if "origin" in keys else None,
         )
+
+    def raw_checks(self, node: yaml.Node, what: str) -> list[str]:
+        """``raw:`` checks, each parsed now: one that does not parse is an error at its line."""
+        items = (
+            [node]
+            if isinstance(node, yaml.ScalarNode)
+            else node.value
+            if isinstance(node, yaml.SequenceNode)
+            else None
+        )
+        if items is None:
+            raise self.error(f"'raw' in {what} must be a list of checks", node, field="raw")
+        checks = []
+        for item in items:
+            text = self.opt_text(item, "raw", what)
+            if text is None:
+                continue
+            try:
+                compiled_check(text)
+            except RawCheckError as exc:
+                raise self.error(str(exc), item, field="raw") from None
+            checks.append(text)
+        return checks
 
     def intents(self, node: yaml.Node, what: str) -> list[ExpectedIntent]:
         if isinstance(node, yaml.ScalarNode):

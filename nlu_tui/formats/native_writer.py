@@ -176,6 +176,11 @@ def case_lines(case: TestCase) -> list[str]:
         _texts(out, pad, "entity_order", case.entity_order)
     if case.tags:
         _texts(out, pad, "tags", case.tags)
+    if case.raw_checks:
+        out.append(f"{pad}raw:")
+        out.extend(f"{pad}  - {yaml_scalar(check)}" for check in case.raw_checks)
+    if case.origin is not None:
+        out.append(f"{pad}origin: {yaml_scalar(case.origin)}")
     if case.extra:
         key_lines(out, pad, "extra", dict(case.extra))
     return out

@@ -141,6 +141,26 @@ def _names(ext: dict[str, Any], key: str, where: dict[str, Any]) -> list[str]:
     return list(value)
 
 
+def _raw_checks(ext: dict[str, Any], where: dict[str, Any]) -> list[str]:
+    """``nluTui.rawChecks``: each one parsed now (one that does not parse is bad input)."""
+    from nlu_tui.raw_checks import RawCheckError, compiled_check
+
+    checks = _names(ext, "rawChecks", where)
+    for check in checks:
+        try:
+            compiled_check(check)
+        except RawCheckError as exc:
+            raise InputError(str(exc), field=f"{EXTENSION_KEY}.rawChecks", **where) from None
+    return checks
+
+
+def _origin(ext: dict[str, Any], where: dict[str, Any]) -> str | None:
+    value = ext.get("origin")
+    if value is not None and not isinstance(value, str):
+        raise InputError("must be a case id", field=f"{EXTENSION_KEY}.origin", **where)
+    return value
+
+
 def case_from_json(
     obj: Any, *, path: Path | str | None = None, index: int = 0, warnings: list[str] | None = None
 ) -> TestCase:
@@ -199,6 +219,8 @@ def case_from_json(
         tags=_names(ext, "tags", where),
         extra=extra,
         line=index + 1,
+        raw_checks=_raw_checks(ext, where),
+        origin=_origin(ext, where),
     )
     if obj.get("utteranceId") is not None:
         case.id = str(obj["utteranceId"])
@@ -279,9 +301,14 @@ def case_to_json(case: TestCase, warnings: list[str] | None = None) -> dict[str,
         ("parentIntents", case.parent_intents),
         ("entityOrder", case.entity_order),
         ("tags", case.tags),
+        ("rawChecks", case.raw_checks),
     ):
         if value:
             ext[key] = list(value)
+    if case.origin is not None:
+        ext["origin"] = case.origin
+    if case.raw_checks:
+        warnings.append(f"case {case.id}: raw checks are kept but not scored by NLU.DevOps")
     if case.traits or case.parent_intents or case.entity_order:
         warnings.append(
             f"case {case.id}: traits, parent intents and entity order are not scored by NLU.DevOps"

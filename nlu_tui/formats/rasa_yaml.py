@@ -742,7 +742,7 @@ def dump_training_yaml(suite: Suite) -> tuple[str, list[str]]:
     """Rasa 3 YAML text for ``suite`` and warnings about everything it had to leave out."""
     warnings: list[str] = []
     by_intent: dict[str, list[str]] = {}
-    dropped = {"traits": 0, "tags": 0, "entity_order": 0, "bots": 0}
+    dropped = {"traits": 0, "tags": 0, "entity_order": 0, "bots": 0, "raw_checks": 0}
     synonyms = {
         str(k): [str(v) for v in vs] for k, vs in dict(suite.training.get("synonyms") or {}).items()
     }
@@ -765,6 +765,7 @@ def dump_training_yaml(suite: Suite) -> tuple[str, list[str]]:
         dropped["tags"] += bool(case.tags)
         dropped["bots"] += any(i.bot for i in case.intents)
         dropped["entity_order"] += bool(case.entity_order)
+        dropped["raw_checks"] += bool(case.raw_checks)
         markup = _case_markup(case, warnings, synonyms)
         if markup is not None:
             by_intent.setdefault(case.intents[0].name, []).append(markup)

@@ -27,6 +27,9 @@ from nlu_tui.model import Suite, TestCase
 
 FORMAT_MODULES: dict[str, str] = {
     "native": "nlu_tui.formats.native",
+    # Before kore-json (which takes any "testCases" key) and kore-csv: their sniffs are specific.
+    "dialogflow-cx": "nlu_tui.formats.dialogflow_cx_tests",
+    "lex-csv": "nlu_tui.formats.lex_csv",
     "kore-json": "nlu_tui.formats.kore_json",
     "kore-csv": "nlu_tui.formats.kore_csv",
     "rasa": "nlu_tui.formats.rasa_yaml",

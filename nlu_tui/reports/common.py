@@ -63,6 +63,9 @@ class RunMeta:
     CSV header writes the profile's and says so."""
     entity_synonym_groups: int = 0
     """How many entity synonym groups scored the run's entity values (its metric spec)."""
+    warnings: list[str] = field(default_factory=list)
+    """What the run's checks found before it ran (a ``raw:`` check that can never match the
+    engine's answer shape), for every report."""
 
     @classmethod
     def from_record(cls, record: RunRecord) -> RunMeta:
@@ -86,6 +89,7 @@ class RunMeta:
             language=bot_language if isinstance(bot_language, str) and bot_language else None,
             bot_thresholds=_threshold_blocks(thresholds),
             entity_synonym_groups=_count(record.options.get("entity_synonyms")),
+            warnings=[str(w) for w in record.options.get("warnings") or []],
         )
 
     def run_dict(self) -> dict[str, Any]:
@@ -100,6 +104,7 @@ class RunMeta:
             "started_at": iso_time(self.started_at),
             "finished_at": iso_time(self.finished_at),
             "note": self.note,
+            **({"warnings": list(self.warnings)} if self.warnings else {}),
         }
 
     @property

@@ -112,6 +112,7 @@ def _summary(prepared: PreparedRun) -> str:
         ("F1", _num(s.f1)),
         ("intent success", _pct(s.intent_success)),
         ("entity success", _pct(s.entity_success)),
+        *([("raw checks passed", f"{s.raw_checks_ok} / {s.raw_checks}")] if s.raw_checks else []),
         (
             "latency p50 / p90 / p99",
             f"{_ms(s.latency_p50)} / {_ms(s.latency_p90)} / {_ms(s.latency_p99)}",
@@ -133,6 +134,7 @@ def _meta_table(meta: RunMeta) -> str:
         ("finished", iso_time(meta.finished_at) or ""),
         ("note", meta.note),
     ]
+    fields += [("warning", w) for w in meta.warnings]
     rows = "".join(f"<tr><td>{k}</td><td>{h(v)}</td></tr>" for k, v in fields if v)
     return f'<table class="meta">{rows}</table>'
 
@@ -181,6 +183,37 @@ def _intent_table(prepared: PreparedRun) -> str:
         "click a header to sort.</p>"
         f'<table class="sortable intents"><thead><tr>{head}</tr></thead>'
         f"<tbody>{''.join(body)}</tbody><tfoot>{''.join(averages)}</tfoot></table>"
+    )
+
+
+MAX_RAW_CHECK_ROWS = 500
+"""The raw-checks table lists at most this many failed checks (the JSON report has them all)."""
+
+
+def _raw_checks(prepared: PreparedRun) -> str:
+    """The ``raw:`` checks: how many held, and each one that failed with what its path found."""
+    s = prepared.summary
+    if not s.raw_checks:
+        return ""
+    rows: list[str] = []
+    for case, _prediction, result in prepared.rows:
+        for check in result.raw_checks:
+            if check.ok or len(rows) >= MAX_RAW_CHECK_ROWS:
+                continue
+            rows.append(
+                f"<tr><td>{h(result.case_id)}</td><td>{h(case.utterance)}</td>"
+                f"<td>{h(check.check)}</td><td>{h(check.actual or '')}</td>"
+                f"<td>{h(check.reason or '')}</td></tr>"
+            )
+    table = (
+        "<table><thead><tr><th>case</th><th>utterance</th><th>check</th><th>found</th>"
+        f"<th>why</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        if rows
+        else ""
+    )
+    return (
+        f'<h2 id="raw-checks">Raw checks</h2><p>{s.raw_checks_ok} of {s.raw_checks} '
+        f"checks on the engine's raw answers held.</p>{table}"
     )
 
 
@@ -332,7 +365,7 @@ def html_page(prepared: PreparedRun, meta: RunMeta, parts: Sequence[str]) -> str
         f"<h1>Run {h(meta.id)}</h1>{_meta_table(meta)}"
         f"{_summary(prepared)}{_intent_table(prepared)}{_confusion(prepared)}"
         f'<h2 id="confidence">Confidence</h2>{histogram_svg(prepared)}'
-        f"{_thresholds(prepared, meta)}{failed_section}"
+        f"{_thresholds(prepared, meta)}{_raw_checks(prepared)}{failed_section}"
         '<p class="muted">Written by nlu-tui. Kore.ai Batch Testing semantics '
         "(TP/TN/FP/FN per case); the per-intent table follows scikit-learn.</p>"
         f"<script>{_SCRIPT}</script></body></html>\n"

@@ -5,11 +5,12 @@ removed without a new ``schema_version``::
 
     {"schema_version": 1,
      "run": {"id", "suite", "engine", "version", "status", "reason",
-             "started_at", "finished_at", "note"},
+             "started_at", "finished_at", "note", "warnings" (only when there are any)},
      "summary": {"cases", "errors", "tp", "tn", "fp", "fn", "precision", "recall", "f1",
                  "intent_success", "entity_success",
                  "entity_order_checked", "entity_order_ok",
-                 "latency_p50_ms", "latency_p90_ms", "latency_p99_ms"},
+                 "latency_p50_ms", "latency_p90_ms", "latency_p99_ms",
+                 "raw_checks", "raw_checks_ok", "raw_check_success" (with raw checks only)},
      "intent_report": {<scikit-learn classification_report(output_dict=True, zero_division=0)>},
      "slices": {"tag" | "intent_kind" | "parent_intent": [{"name", "cases", "errors", "tp",
                 "tn", "fp", "fn", "precision", "recall", "f1", "intent_success",
@@ -18,7 +19,12 @@ removed without a new ``schema_version``::
                   "matched_intent", "confidence", "ranking": [{"name", "confidence"}],
                   "result", "entities": [{"name", "expected", "matched", "ok"}],
                   "expected_entity_order", "actual_entity_order", "entity_order_ok",
-                  "latency_ms", "error", "traits", "matched_bot"}]}
+                  "latency_ms", "error", "traits", "matched_bot",
+                  "raw_checks": [{"check", "ok", "actual", "reason"}] (a case with checks)}]}
+
+``raw_checks`` are the case's ``raw:`` checks (:mod:`nlu_tui.raw_checks`) with the value the
+path found and, when one failed, why; ``run.warnings`` names each check whose path can never
+match the engine's answer shape.
 
 A repeated run (``run --repeat N``) adds, before ``results``, ``"stability": {"repeat",
 "quarantined", "overall", "intents": [{"name", "cases", "measured", "flaky", "stability",
@@ -73,6 +79,15 @@ def summary_dict(summary: Summary) -> dict[str, Any]:
         "latency_p50_ms": summary.latency_p50,
         "latency_p90_ms": summary.latency_p90,
         "latency_p99_ms": summary.latency_p99,
+        **(
+            {
+                "raw_checks": summary.raw_checks,
+                "raw_checks_ok": summary.raw_checks_ok,
+                "raw_check_success": summary.raw_check_success,
+            }
+            if summary.raw_checks
+            else {}
+        ),
     }
 
 
@@ -102,6 +117,16 @@ def result_dict(row: ResultRow) -> dict[str, Any]:
         "error": result.error,
         "traits": list(prediction.traits) if prediction is not None else [],
         "matched_bot": result.matched_bot,
+        **(
+            {
+                "raw_checks": [
+                    {"check": c.check, "ok": c.ok, "actual": c.actual, "reason": c.reason}
+                    for c in result.raw_checks
+                ]
+            }
+            if result.raw_checks
+            else {}
+        ),
     }
 
 
@@ -147,6 +172,7 @@ def _fast_results(rows: Sequence[ResultRow]) -> list[dict[str, Any]]:
             "error": result.error,
             "traits": prediction.traits if prediction is not None else [],
             "matched_bot": result.matched_bot,
+            **({"raw_checks": result.raw_checks} if result.raw_checks else {}),
         }
         for case, prediction, result in rows
     ]

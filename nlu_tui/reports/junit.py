@@ -1,7 +1,7 @@
 """JUnit XML: one test case per utterance, so CI servers show each failing utterance.
 
-A case fails (``<failure>``) when its result is FP or FN, when an expected entity is wrong, or
-when the entity order disagrees; the message says what was expected and what matched. An engine
+A case fails (``<failure>``) when its result is FP or FN, when an expected entity is wrong, when
+the entity order disagrees or when a ``raw:`` check fails; the message says what was expected and what matched. An engine
 error is an ``<error>``. ``classname`` is ``<suite>.<first expected intent or "none">``,
 ``name`` the utterance with the case id, ``time`` the engine latency in seconds.
 Everything is XML-escaped, and characters XML 1.0 cannot carry become U+FFFD.
@@ -115,6 +115,11 @@ def failure_details(case: TestCase, prediction: Prediction | None, result: CaseR
             f"entity order: expected {'>'.join(result.expected_entity_order)}, "
             f"actual {'>'.join(result.actual_entity_order) or '(none returned)'}"
         )
+    for check in result.raw_checks:
+        if not check.ok:
+            found = "nothing" if check.actual is None else repr(check.actual)
+            why = f" ({check.reason})" if check.reason else ""
+            lines.append(f"raw check {check.check!r} failed: found {found}{why}")
     return lines
 
 
@@ -153,6 +158,7 @@ def _testcases(
             (kind is ResultType.TP or kind is ResultType.TN)
             and result.entity_order_ok is not False
             and (not entities or all(e.ok for e in entities))
+            and (not result.raw_checks or all(c.ok for c in result.raw_checks))
         ):
             details = []  # passed: what failure_details would find, without building it
         else:
@@ -209,6 +215,12 @@ def junit_chunks(prepared: PreparedRun, meta: RunMeta, parts: Sequence[JUnitPart
         ("negative_intents", "|".join(prepared.options.negative_intents)),
         ("entity_synonym_groups", str(meta.entity_synonym_groups)),
     ]
+    if summary.raw_checks:
+        props += [
+            ("raw_checks", str(summary.raw_checks)),
+            ("raw_checks_ok", str(summary.raw_checks_ok)),
+        ]
+    props += [("warning", w) for w in meta.warnings]
     props += [
         (f"metric_{key}", text) for key, text in settings_pairs(kore_spec(meta, prepared.options))
     ]

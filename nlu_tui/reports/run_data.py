@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from nlu_tui.scoring.histogram import Histogram
     from nlu_tui.scoring.intent_report import IntentReport
     from nlu_tui.scoring.rasa_charts import PairedHistogram
+    from nlu_tui.scoring.robustness import Robustness
     from nlu_tui.scoring.slices import Slice
     from nlu_tui.scoring.stability import StabilityReport
     from nlu_tui.scoring.summary import Summary
@@ -43,6 +44,9 @@ class RunData:
     """A repeated run's stability (``run --repeat N``), from its stored attempts."""
     rasa_histogram: PairedHistogram | None = None
     """Rasa's ``intent_histogram.png`` in numbers (its bins, fallback undone)."""
+    robustness: Robustness | None = None
+    """The comparison of a perturbed suite's run with its original's, when the run is one of
+    such a pair (set by the face that loads it: :func:`nlu_tui.robustness.run_robustness`)."""
     _type_slices: list[Slice] | None = field(default=None, repr=False, compare=False)
 
     def intent_type_slices(self) -> list[Slice]:

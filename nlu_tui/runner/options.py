@@ -38,6 +38,12 @@ class RunOptions:
     secrets: tuple[str, ...] = field(default=(), repr=False)
     rerun_of: str | None = None
     """The run whose failed and errored cases this run sends again (:mod:`nlu_tui.reruns`)."""
+    robustness_of: str | None = None
+    """The run of the original suite a run of its perturbed copy is compared with
+    (``run --robustness``, :mod:`nlu_tui.robustness`)."""
+    warnings: tuple[str, ...] = ()
+    """What was found before the run (a ``raw:`` check that can never match the engine's
+    answer shape), stored with the run so every report names it."""
 
     def with_settings(self, settings: Any) -> RunOptions:
         """Take concurrency, rate limit, timeout, retries, the raw-answer cap and the repeat count
@@ -57,4 +63,10 @@ class RunOptions:
         data.pop("secrets", None)
         if data.get("rerun_of") is None:  # only a rerun names its parent
             data.pop("rerun_of", None)
+        if data.get("robustness_of") is None:
+            data.pop("robustness_of", None)
+        if not data.get("warnings"):
+            data.pop("warnings", None)
+        else:
+            data["warnings"] = list(data["warnings"])
         return data

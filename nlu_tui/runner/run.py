@@ -248,8 +248,8 @@ class SuiteKind:
             redact_prediction(prediction, opts.secrets)
         if prediction.error:
             prediction.error = redact(prediction.error, opts.secrets)
-        # Scoring has what it needs (intent, entities); a huge answer is stored cut.
-        prediction.raw = cap_raw(prediction.raw, opts.max_raw_bytes)
+        # The full answer goes on to scoring (``raw:`` checks read any field of it);
+        # :meth:`arrive` caps it before it is stored.
         return prediction
 
     def failed(self, work: Work, reason: str, latency_ms: float) -> Prediction:
@@ -282,6 +282,8 @@ class SuiteKind:
 
         case: TestCase = work.item
         result = score_case(case, answer, self._scoring)
+        # Scored from the full answer; a huge answer is stored cut.
+        answer.raw = cap_raw(answer.raw, self.options.max_raw_bytes)
         result.cached = answer.cached
         if answer.error and result.result is not ResultType.ERROR:
             result.result = ResultType.ERROR

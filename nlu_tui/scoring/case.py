@@ -15,7 +15,9 @@ Pure functions, no I/O. The result type follows the Kore.ai docs (metric-semanti
   are, FP when either is FP, else FN;
 - universal bots: when the engine reports the child bot that answered and the matched
   intent is paired with a bot (``botName``), a TP needs that bot, else it is an FP;
-- an engine error → ERROR, kept out of every metric and counted separately.
+- an engine error → ERROR, kept out of every metric and counted separately;
+- ``raw:`` checks (:mod:`nlu_tui.raw_checks`) are scored against the engine's raw answer, each
+  on its own; they never change the result type (their own metric: ``Summary.raw_check_success``).
 
 Entity values: with ``ScoringOptions.entity_synonyms`` (a suite imported from Rasa data with
 ``synonym:`` blocks), an expected value that belongs to a synonym group accepts every value of
@@ -40,6 +42,7 @@ from nlu_tui.model import (
     TestCase,
     ValueKind,
 )
+from nlu_tui.raw_checks import evaluate_checks
 from nlu_tui.scoring.entities import MULTI_SEPARATOR, entity_matches, flatten_value, normalize
 
 PATH_SEPARATOR = ">>"
@@ -507,7 +510,7 @@ def score_case(
     else:
         entities, actual_order, order_ok = [], [], None
     # Positional, in CaseResult's field order: keyword passing costs more at 100,000 cases.
-    return CaseResult(
+    result = CaseResult(
         case.id,
         kind,
         matched,
@@ -520,3 +523,6 @@ def score_case(
         None,
         bot,
     )
+    if case.raw_checks:  # against the full answer: the run caps it only once scored
+        result.raw_checks = evaluate_checks(case.raw_checks, prediction.raw)
+    return result

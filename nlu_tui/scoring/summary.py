@@ -6,8 +6,9 @@ Definitions (metric-semantics.md §1.3-1.4), over the **scored** cases (every ca
   denominator is 0 (Kore.ai does not document 0/0; 0.0 is scikit-learn's ``zero_division=0``).
 - intent success = (TP+TN)/scored (0.0 when nothing was scored).
 - entity success = correct expected entities / expected entities (``None`` with no entities).
-- success/failure ratio = fully correct cases (intent TP/TN, every expected entity correct and
-  the entity order, when given, agreeing) / all cases including errors.
+- raw check success = ``raw:`` checks that held / raw checks of scored cases (``None`` with none).
+- success/failure ratio = fully correct cases (intent TP/TN, every expected entity correct, the
+  entity order, when given, agreeing and every raw check holding) / all cases including errors.
 - latency percentiles: **nearest rank** over the (finite) latencies of scored cases: the p-th
   percentile is the ceil(p/100·N)-th smallest value (always a measured value, no interpolation).
 
@@ -61,6 +62,9 @@ class Summary:
     entity_success: float | None = None
     order_checked: int = 0
     order_ok: int = 0
+    raw_checks: int = 0
+    raw_checks_ok: int = 0
+    raw_check_success: float | None = None
     success: int = 0
     failure: int = 0
     success_failure_ratio: float = 0.0
@@ -105,6 +109,7 @@ def summarize(results: Iterable[CaseResult]) -> Summary:
     isfinite = math.isfinite
     cases = errors = tp = tn = fp = fn = 0
     entities = entities_correct = order_checked = order_ok = success = 0
+    raw_checks = raw_checks_ok = 0
     latencies: list[float] = []
     for r in results:
         cases += 1
@@ -137,6 +142,12 @@ def summarize(results: Iterable[CaseResult]) -> Summary:
                 order_ok += 1
             else:
                 good = False
+        for check in r.raw_checks:
+            raw_checks += 1
+            if check.ok:
+                raw_checks_ok += 1
+            else:
+                good = False
         if good:
             success += 1
         latency = r.latency_ms
@@ -153,6 +164,8 @@ def summarize(results: Iterable[CaseResult]) -> Summary:
         entities_correct=entities_correct,
         order_checked=order_checked,
         order_ok=order_ok,
+        raw_checks=raw_checks,
+        raw_checks_ok=raw_checks_ok,
         success=success,
         failure=cases - success,
     )
@@ -174,6 +187,7 @@ def _finish(s: Summary) -> None:
     s.f1 = f1_score(s.precision, s.recall)
     s.intent_success = safe_div(s.tp + s.tn, s.scored)
     s.entity_success = s.entities_correct / s.entities if s.entities else None
+    s.raw_check_success = s.raw_checks_ok / s.raw_checks if s.raw_checks else None
     s.success_failure_ratio = safe_div(s.success, s.cases)
 
 

@@ -38,17 +38,24 @@ STABILITY_COLUMN = ("agreement", "Agree")
 """A repeated run's extra column, after Conf: the case's agreement rate (0..1, see
 :mod:`nlu_tui.scoring.stability`); empty for an ordinary run."""
 
+RAW_COLUMN = ("raw", "Raw")
+"""A run whose cases carry ``raw:`` checks: checks that held / checks, after Order."""
+
 HIDDEN = ["case_id", "intent_key", "flaky"]
 """Kept in the Arrow table for lookups and filters, never shown."""
 
 
-def visible_columns(stability: bool) -> list[tuple[str, str]]:
+def visible_columns(stability: bool, raw: bool = False) -> list[tuple[str, str]]:
     """The columns shown: :data:`COLUMNS`, plus the agreement rate after Conf for a repeated
-    run."""
+    run and the raw checks after Order for a run with ``raw:`` checks."""
+    columns = COLUMNS
+    if raw:
+        at = [key for key, _ in columns].index("order") + 1
+        columns = [*columns[:at], RAW_COLUMN, *columns[at:]]
     if not stability:
-        return COLUMNS
-    at = [key for key, _ in COLUMNS].index("confidence") + 1
-    return [*COLUMNS[:at], STABILITY_COLUMN, *COLUMNS[at:]]
+        return columns
+    at = [key for key, _ in columns].index("confidence") + 1
+    return [*columns[:at], STABILITY_COLUMN, *columns[at:]]
 
 
 _SEP = "\x1f"
@@ -84,7 +91,9 @@ class ResultColumns:
     """Results kept column-wise, in arrival order, ready to become an Arrow table."""
 
     data: dict[str, list[Any]] = field(
-        default_factory=lambda: {k: [] for k in [*(c for c, _ in visible_columns(True)), *HIDDEN]}
+        default_factory=lambda: {
+            k: [] for k in [*(c for c, _ in visible_columns(True, True)), *HIDDEN]
+        }
     )
 
     def __len__(self) -> int:
@@ -128,6 +137,12 @@ class ResultColumns:
         d["order"].extend(
             [
                 "" if r.entity_order_ok is None else "ok" if r.entity_order_ok else "wrong"
+                for r in rs
+            ]
+        )
+        d["raw"].extend(
+            [
+                f"{sum(c.ok for c in r.raw_checks)}/{len(r.raw_checks)}" if r.raw_checks else ""
                 for r in rs
             ]
         )

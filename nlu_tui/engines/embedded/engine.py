@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from nlu_tui.engines.answer_shapes import EMBEDDED
 from nlu_tui.engines.base import (
     Capabilities,
     Engine,
@@ -50,6 +51,7 @@ class EmbeddedEngine(Engine):
     """
 
     type_name = "embedded"
+    answer_shape = EMBEDDED
     capabilities = Capabilities(parent_intent_context=True, entity_order=True, training=True)
 
     def __init__(self, settings: Mapping[str, Any]) -> None:

@@ -39,6 +39,17 @@ TYPE_COLUMNS = [
 ]
 """The results per intent type under the per-intent table (Kore.ai's Dialog / FAQ / Small Talk
 / Trait figures)."""
+ROBUSTNESS_COLUMNS = [
+    ("intent", "Intent"),
+    ("support", "Support"),
+    ("clean_f1", "Clean F1"),
+    ("perturbed_f1", "Perturbed F1"),
+    ("delta", "Δ F1"),
+    ("broke", "Broke"),
+    ("fixed", "Fixed"),
+]
+"""The robustness table (a run of a perturbed suite, or of its original): per intent, worst
+first; its first row is the whole run (summary F1)."""
 STABILITY_INTENT_COLUMN = ("stability", "Stable")
 """A repeated run's per-intent stability (share of its cases not flaky), before Confused with."""
 
@@ -54,11 +65,46 @@ class IntentsTab(TabPane):
     def compose(self) -> ComposeResult:
         yield DataTable(id="results-intents", cursor_type="row", zebra_stripes=True)
         yield DataTable(id="results-types", cursor_type="row", zebra_stripes=True)
+        yield DataTable(id="results-robustness", cursor_type="row", zebra_stripes=True)
 
     def show(self, data: RunData | None) -> None:
         self.data = data
         self._fill_intents()
         self._fill_types()
+        self._fill_robustness()
+
+    def _fill_robustness(self) -> None:
+        """F1 clean vs perturbed per intent and the cases that flipped; hidden for a run that
+        is not one of such a pair."""
+        table = self.query_one("#results-robustness", DataTable)
+        table.clear(columns=True)
+        report = self.data.robustness if self.data is not None else None
+        table.display = report is not None
+        if report is None:
+            return
+        for col, label in ROBUSTNESS_COLUMNS:
+            table.add_column(label, key=col)
+        table.add_row(
+            Text(f"(run {report.perturbed_run} vs {report.clean_run})"),
+            str(report.pairs),
+            num(report.clean_f1),
+            num(report.perturbed_f1),
+            f"{report.delta:+.4f}",
+            str(len(report.broke)),
+            str(len(report.fixed)),
+            key="(run)",
+        )
+        for d in report.intents:
+            table.add_row(
+                Text(inert(d.intent, newlines=False)),
+                str(d.support),
+                num(d.clean_f1),
+                num(d.perturbed_f1),
+                f"{d.delta:+.4f}",
+                str(d.broke),
+                str(d.fixed),
+                key=d.intent,
+            )
 
     def _intent_rows(self) -> list[dict[str, Any]]:
         assert self.data is not None

@@ -61,7 +61,10 @@ class LiveResults(ReportsFailedWorkers, Vertical):
         self.add_class("live")
         self.refresh_bindings()
         self.table.clear_rows()
-        self.table.show_stability(False)  # a repeated run's figures come when it has ended
+        plan = getattr(session.run, "plan", None)
+        cases = plan.suite.cases if plan is not None else []
+        # a repeated run's figures come when it has ended; raw checks are scored as rows arrive
+        self.table.show_stability(False, raw=any(c.raw_checks for c in cases))
         self._set_type_choices(False)
         self.table.sort = ("n", True)  # newest first while it runs
         if self.table.data_table is not None:

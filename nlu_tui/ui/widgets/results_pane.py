@@ -261,7 +261,11 @@ class ResultsPane(LiveResults):
 
         describe(f"Loading the results of run {run_id}")
         try:
-            data = RunData.load(store_for(self.app), run_id)
+            store = store_for(self.app)
+            data = RunData.load(store, run_id)
+            from nlu_tui.robustness import run_robustness
+
+            data.robustness = run_robustness(store, data.record)
             columns = ResultColumns()
             stability = data.stability.by_case() if data.stability is not None else None
             columns.extend(data.cases, (r for _, _, r in data.rows), stability)
@@ -280,7 +284,9 @@ class ResultsPane(LiveResults):
         self.data = data
         self.refresh_bindings()
         self.query_one(RunHeader).show_summary(data)
-        self.table.show_stability(data.stability is not None)
+        self.table.show_stability(
+            data.stability is not None, raw=any(r.raw_checks for _c, _p, r in data.rows)
+        )
         self._set_type_choices(data.stability is not None)
         if prepared is not None:
             self.table.load_prepared(*prepared)

@@ -142,9 +142,10 @@ class ResultsTable(ReportsFailedWorkers, Widget):
         rows.extend(cases, results)
         self.load_prepared(rows, rows.to_arrow())
 
-    def show_stability(self, on: bool) -> None:
-        """Show the agreement column (a repeated run) or not; call before loading rows."""
-        columns = visible_columns(on)
+    def show_stability(self, on: bool, raw: bool = False) -> None:
+        """Show the agreement column (a repeated run) or not, and the raw checks column (a run
+        whose cases carry ``raw:`` checks) or not; call before loading rows."""
+        columns = visible_columns(on, raw)
         if columns == self.columns:
             return
         self.columns = columns
