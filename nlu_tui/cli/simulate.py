@@ -64,6 +64,7 @@ def execute(run: SimulateRun, *, resumed: bool) -> RunRecord:
     """Run with a progress line per finished conversation; Ctrl-C / SIGTERM cancels."""
     import asyncio
     import signal
+    import threading
 
     record = run.prepare()
     verb = "resumed" if resumed else "run"
@@ -91,12 +92,18 @@ def execute(run: SimulateRun, *, resumed: bool) -> RunRecord:
             print("\ncanceling (finished conversations are kept)...", file=sys.stderr, flush=True)
             run.cancel()
 
-        for sig in (signal.SIGINT, signal.SIGTERM):
+        # Signals reach the main thread only (a caller may run the command in a thread).
+        signals = (
+            (signal.SIGINT, signal.SIGTERM)
+            if threading.current_thread() is threading.main_thread()
+            else ()
+        )
+        for sig in signals:
             loop.add_signal_handler(sig, on_signal)
         try:
             return await run.execute()
         finally:
-            for sig in (signal.SIGINT, signal.SIGTERM):
+            for sig in signals:
                 loop.remove_signal_handler(sig)
 
     return asyncio.run(main())
