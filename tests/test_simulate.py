@@ -178,9 +178,13 @@ def test_two_scenarios_five_runs_store_ten_conversations_with_rates_and_gates(
     report2 = tmp_path / "r2.json"
     code = _simulate(
         str(path), "--engine", f"rasa:{url}", "--runs", "5", "--json", str(report2),
-        "--fail-on", "pass_rate<0.6",
+        "--fail-on", "pass_rate<0.6", "--diff-with", run.id,
     )  # fmt: skip
     assert code == 0
+    printed = capsys.readouterr().out
+    assert (
+        f"since run {run.id}:\n  same          book a table: 3/5 (60.0%) → 3/5 (60.0%)" in printed
+    )
     again = _summary(report2)
     for name in ("book a table", "greeting"):
         for key in ("passed", "failed", "errors", "pass_rate", "ci95_low", "ci95_high"):
@@ -403,3 +407,29 @@ def test_sigint_then_resume_sends_only_the_unfinished_conversations(
     later = {s for s, _, _ in state.messages[sent_before:]}
     assert not later & kept_senders
     assert len(later) == 10 - len(kept)  # one conversation per unfinished item, no more
+
+
+def test_a_diff_calls_a_change_real_only_when_the_intervals_are_apart() -> None:
+    from nlu_tui.conversation.simulate_report import diff_lines
+    from nlu_tui.store.records import StoredItem
+
+    def run(name: str, passed: int, runs: int) -> list[StoredItem]:
+        return [
+            StoredItem(
+                f"s.yml:2:{name}#{k}",
+                k,
+                "passed" if k <= passed else "failed",
+                1.0,
+                {"name": name, "scenario": f"s.yml:2:{name}", "repeat": k},
+            )
+            for k in range(1, runs + 1)
+        ]
+
+    before = run("a", 0, 10) + run("b", 3, 5)
+    after = run("a", 10, 10) + run("b", 4, 5) + run("c", 1, 1)
+    assert diff_lines(before, after) == [
+        "  better        a: 0/10 (0.0%) → 10/10 (100.0%)",
+        "  within noise  b: 3/5 (60.0%) → 4/5 (80.0%)",
+        "  new           c: 1/1 (100.0%)",
+    ]
+    assert diff_lines(after, before)[0] == "  worse         a: 10/10 (100.0%) → 0/10 (0.0%)"

@@ -55,6 +55,11 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     )
     p.add_argument("--timeout", type=float, help="seconds per request to the bot")
     p.add_argument("--retries", type=int, help="extra attempts of a conversation after an error")
+    p.add_argument(
+        "--diff-with",
+        metavar="RUN",
+        help="after the run, each scenario's pass rate then and now (an earlier simulate run)",
+    )
     p.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
     p.add_argument("--json", type=Path, metavar="FILE", help="write the results as JSON")
     p.set_defaults(handler=cmd_simulate)
@@ -119,6 +124,13 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     gates = report.parse_gates(args.fail_on)  # bad input before anything is stored
     store = RunStore()
     store.mark_interrupted()
+    earlier = None
+    if args.diff_with:
+        from nlu_tui.errors import InputError
+
+        earlier = store.get_run(args.diff_with)
+        if earlier.kind != "simulate":
+            raise InputError(f"run {earlier.id} is a {earlier.kind} run", field="--diff-with")
     run = open_simulate_run(
         SimulateRequest(
             path=args.path,
@@ -148,6 +160,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.json is not None:
         atomic_write_text(args.json, report.json_report(final, items))
         say(f"wrote {args.json}", file=sys.stderr)
+    if earlier is not None:
+        say(f"since run {earlier.id}:")
+        say("\n".join(report.diff_lines(store.load_items(earlier.id), items)) or "  no change")
     if any(i.outcome == "error" for i in items):
         say_error("some conversations ended in an ERROR (not judged): see above")
         return exitcodes.RUN_FAILED

@@ -240,3 +240,27 @@ def transcript_lines(data: dict[str, Any]) -> str:
         for text in turn.get("bot") or []:
             lines.append(f"bot:  {text}")
     return "\n".join(lines)
+
+
+def diff_lines(before: Sequence[StoredItem], after: Sequence[StoredItem]) -> list[str]:
+    """Per scenario (paired by file, line and name): its pass rate then and now, and whether
+    the two 95 % intervals are apart (a change the runs support) or overlap."""
+    old = {r["scenario"]: r for r in scenario_summary(before)}
+    out = []
+    for row in scenario_summary(after):
+        prior = old.pop(row["scenario"], None)
+        now = f"{row['passed']}/{row['passed'] + row['failed']} ({_percent(row['pass_rate'])})"
+        if prior is None:
+            out.append(f"  new           {row['name']}: {now}")
+            continue
+        then = f"{prior['passed']}/{prior['passed'] + prior['failed']} ({_percent(prior['pass_rate'])})"
+        apart = row["ci95_low"] > prior["ci95_high"] or row["ci95_high"] < prior["ci95_low"]
+        if row["pass_rate"] == prior["pass_rate"]:
+            verdict = "same"
+        elif apart:
+            verdict = "better" if row["pass_rate"] > prior["pass_rate"] else "worse"
+        else:
+            verdict = "within noise"
+        out.append(f"  {verdict:<13} {row['name']}: {then} → {now}")
+    out += [f"  gone          {r['name']}" for r in old.values()]
+    return out
