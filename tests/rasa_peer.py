@@ -61,10 +61,12 @@ def served(
     model: str | None,
     token: str | None = None,
     args: tuple[str, ...] = (),
+    wait: float = 180.0,
 ) -> Iterator[str]:
     """``rasa run --enable-api`` on ``model`` (None: no model yet, to be trained over HTTP; plus
     ``args``: ``--endpoints``...), on a free loopback port, until it answers ``/status``
-    (``/version`` without a model); yields its URL and stops it by PID (never by name) afterwards."""
+    (``/version`` without a model; at most ``wait`` seconds); yields its URL and stops it by PID
+    (never by name) afterwards."""
     port = free_port()
     extra = [*(["--auth-token", token] if token else []), *args]
     if model is not None:

@@ -192,10 +192,16 @@ def test_two_scenarios_five_runs_store_ten_conversations_with_rates_and_gates(
     # no --fail-on: a failed conversation fails the command
     llm.script = script()
     assert _simulate(str(path), "--engine", f"rasa:{url}", "--runs", "5") == 1
-    # show prints the stored report again
+    # show prints the stored report again; runs lists it; a note sticks to it
     capsys.readouterr()
     assert cli(["show", run.id]) == 0
     assert "23.1%–88.2%" in capsys.readouterr().out
+    assert cli(["note", run.id, "before the prompt change"]) == 0
+    assert RunStore().get_run(run.id).note == "before the prompt change"
+    capsys.readouterr()
+    assert cli(["runs", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert run.id in json.dumps(listed)
 
 
 def test_judge_only_failure_is_told_apart_and_a_judge_error_is_an_error(

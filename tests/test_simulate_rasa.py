@@ -97,7 +97,8 @@ def bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     model = Path(done.stdout.strip().splitlines()[-1])
     work = tmp_path_factory.mktemp("simbot")
-    with served(work, _env(work), str(model)) as url:
+    # Two shared cores: loading TensorFlow and the model may take minutes under load.
+    with served(work, _env(work), str(model), wait=900) as url:
         yield url
 
 
