@@ -82,7 +82,7 @@ def served(
     url = f"http://127.0.0.1:{port}"
     params = {"token": token} if token else None
     try:
-        deadline = time.monotonic() + 180
+        deadline = time.monotonic() + wait
         while True:
             if proc.poll() is not None:
                 pytest.fail(
@@ -96,7 +96,7 @@ def served(
             except httpx.TransportError:
                 pass
             if time.monotonic() > deadline:
-                pytest.fail("rasa run did not load its model within 180 s")
+                pytest.fail(f"rasa run did not load its model within {wait:g} s")
             time.sleep(0.5)
         yield url
     finally:
