@@ -71,7 +71,7 @@ async def test_simulate_runs_show_rates_and_transcripts_and_a_run_goes_live(
 
         screen._show = spy  # type: ignore[method-assign]
         await pilot.click("#sim-go")
-        for _ in range(200):
+        for _ in range(1200):
             await pilot.pause(0.05)
             if len(screen.records) == 2:
                 break
