@@ -439,3 +439,18 @@ def test_a_diff_calls_a_change_real_only_when_the_intervals_are_apart() -> None:
         "  new           c: 1/1 (100.0%)",
     ]
     assert diff_lines(after, before)[0] == "  worse         a: 10/10 (100.0%) → 0/10 (0.0%)"
+
+
+def test_a_simulated_user_without_a_usable_answer_is_an_error(
+    tmp_path: Path, bot: tuple[BotState, str], llm: LLMPeer
+) -> None:
+    from llm_peer import Reply
+
+    _, url = bot
+    llm.script = lambda request: Reply("Sure! I'd say: book a table")
+    path = _file(tmp_path, f"scenarios:\n  - name: book\n    goal: {BOOK_GOAL}\n")
+    report = tmp_path / "r.json"
+    assert _simulate(str(path), "--engine", f"rasa:{url}", "--json", str(report)) == 3
+    (conversation,) = json.loads(report.read_text(encoding="utf-8"))["conversations"]
+    assert conversation["outcome"] == "error" and conversation["error_kind"] == "simulator"
+    assert conversation["error"].startswith("the simulated user did not answer a JSON object")

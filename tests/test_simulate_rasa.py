@@ -205,7 +205,7 @@ def test_a_state_changing_scenario_needs_its_reset_hook(
     sender = f"regular-{uuid.uuid4().hex[:8]}"
     body = (
         f"scenarios:\n  - name: returning user books\n    goal: {BOOK}\n    sender_id: {sender}\n"
-        "    max_turns: 3\n    assertions:\n      - action_executed: utter_ask_cuisine\n"
+        "    max_turns: 3\n    assertions:\n      - bot_uttered:\n          utter_name: utter_ask_cuisine\n"
     )
     path = tmp_path / "scenarios.yml"
     report = tmp_path / "r.json"

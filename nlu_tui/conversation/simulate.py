@@ -275,6 +275,7 @@ class SimulateRun(KernelRun, StoredItemWrites):
         """Hold one simulated conversation. An engine failure escapes (the kernel retries the
         whole conversation); the simulated user, the judge or the reset failing is an ERROR."""
         from nlu_tui.conversation.service import _DeadlinedConversation
+        from nlu_tui.conversation.simulated_user import SimulatorError
 
         scenario, repeat = work.item
         assert self.record is not None
@@ -307,7 +308,7 @@ class SimulateRun(KernelRun, StoredItemWrites):
             await self._check(scenario, events, data)
         except JudgeError as exc:
             data["error"] = str(exc)
-            data["error_kind"] = "simulator" if type(exc).__name__ == "SimulatorError" else "judge"
+            data["error_kind"] = "simulator" if isinstance(exc, SimulatorError) else "judge"
             return item("error")
         except ResetError as exc:
             data["error"] = str(exc)
