@@ -1,6 +1,6 @@
 """The kinds of run: each a strategy for the run kernel, found through entry points.
 
-A kind of run (``suite``, ``e2e``, ``stories``, ``dut``, or one a plug-in adds) is described by
+A kind of run (``suite``, ``e2e``, ``stories``, ``dut``, ``simulate``, or one a plug-in adds) is described by
 a :class:`RunKindInfo`: its name (the ``kind`` its runs are stored with), what it tests, the
 strategy class the run kernel drives (:class:`nlu_tui.runner.kernel.RunKind`) and the command
 that starts it. Kinds are registered in the entry-point group ``nlu_tui.run_kinds``; nlu-tui's
@@ -22,6 +22,7 @@ BUILTIN_RUN_KINDS = {
     "e2e": "nlu_tui.conversation.service:E2E_RUN_KIND",
     "stories": "nlu_tui.conversation.service:STORIES_RUN_KIND",
     "dut": "nlu_tui.dut.kind:DUT_RUN_KIND",
+    "simulate": "nlu_tui.conversation.simulate:SIMULATE_RUN_KIND",
 }
 """The built-in kinds, as ``pyproject.toml`` declares them (a test keeps the two equal)."""
 

@@ -61,10 +61,12 @@ def served(
     model: str | None,
     token: str | None = None,
     args: tuple[str, ...] = (),
+    wait: float = 180.0,
 ) -> Iterator[str]:
     """``rasa run --enable-api`` on ``model`` (None: no model yet, to be trained over HTTP; plus
     ``args``: ``--endpoints``...), on a free loopback port, until it answers ``/status``
-    (``/version`` without a model); yields its URL and stops it by PID (never by name) afterwards."""
+    (``/version`` without a model; at most ``wait`` seconds); yields its URL and stops it by PID
+    (never by name) afterwards."""
     port = free_port()
     extra = [*(["--auth-token", token] if token else []), *args]
     if model is not None:
@@ -80,7 +82,7 @@ def served(
     url = f"http://127.0.0.1:{port}"
     params = {"token": token} if token else None
     try:
-        deadline = time.monotonic() + 180
+        deadline = time.monotonic() + wait
         while True:
             if proc.poll() is not None:
                 pytest.fail(
@@ -94,7 +96,7 @@ def served(
             except httpx.TransportError:
                 pass
             if time.monotonic() > deadline:
-                pytest.fail("rasa run did not load its model within 180 s")
+                pytest.fail(f"rasa run did not load its model within {wait:g} s")
             time.sleep(0.5)
         yield url
     finally:

@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "nlu_tui.cli.serve": ("serve",),  # the embedded engine over HTTP
     "nlu_tui.cli.analyze": ("analyze",),  # threshold sweep and calibration
     "nlu_tui.cli.testing": ("test",),  # test nlu|stories|e2e|du (one module a kind)
+    "nlu_tui.cli.simulate": ("simulate",),  # simulated users against a bot
     "nlu_tui.cli.data": ("data",),  # data split nlu, data successes
     "nlu_tui.cli.coverage": ("coverage",),  # test coverage, leakage, recommendations
     "nlu_tui.cli.generate": ("generate",),  # test cases from an LLM

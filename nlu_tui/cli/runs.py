@@ -705,6 +705,10 @@ def cmd_show(args: argparse.Namespace) -> int:
         from nlu_tui.cli.conversation_run import show_run
 
         return show_run(run, list(store.load_items(run.id)), args.format)
+    if run.kind == "simulate":  # simulated conversations: pass rates per scenario
+        from nlu_tui.cli.simulate import show_run as show_simulate_run
+
+        return show_simulate_run(run, list(store.load_items(run.id)), args.format)
     if run.kind == "dut":  # dialogue understanding tests: Rasa Pro's report
         from nlu_tui.cli.du import show_dut_run
 

@@ -304,6 +304,11 @@ class MainScreen(ReportsFailedWorkers, Screen[None]):
                 "Per-command metrics and failed steps of the newest `test du` run",
             ),
             PaletteCommand(
+                "simulate: Simulated conversations",
+                self.action_simulate,
+                "Simulate runs: pass rates per scenario, transcripts; s starts one, live",
+            ),
+            PaletteCommand(
                 "dut: Edit DUT test cases",
                 self.action_dut_editor,
                 "The workspace's DUT files: steps and expected commands as rows",
@@ -338,6 +343,11 @@ class MainScreen(ReportsFailedWorkers, Screen[None]):
             )
             return
         self.app.push_screen(DutEditorScreen(files))
+
+    def action_simulate(self) -> None:
+        from nlu_tui.ui.screens.simulate_results import open_simulate
+
+        open_simulate(self.app, self._root)
 
     def action_dut_results(self) -> None:
         from nlu_tui.ui.screens.dut_results import open_latest_dut_run
