@@ -45,6 +45,8 @@ _FLOW_TOKEN = re.compile(r'("(?:[^"\\]|\\.)*")|([^,\[\]{}:#" ][^,\[\]{}:#"]*)|, 
 """A flow collection's tokens: a quoted scalar, a plain word, a separator or a bracket."""
 _FLOW_ONLY = re.compile(r'(?:"(?:[^"\\]|\\.)*"|[^,\[\]{}:#" ][^,\[\]{}:#"]*|, |: |[\[\]{}])*')
 """A line made of those tokens only: no space, comma or colon where the layout has none."""
+_PLAIN_PAIR = re.compile(r"([^,\[\]{}:#\" ]+): (\[[^\[\]{}\"]*\]|[^,\[\]{}\"]*)(?:, |$)")
+"""One ``key: value`` of a flow mapping of plain words, a value a word or a list of words."""
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]|\\/")
 """``\\ud83d\\ude00``: JSON joins the pair into one character, YAML keeps two; ``\\/`` is not
 an escape to every YAML reader. Both are left to YAML."""
@@ -125,15 +127,8 @@ class FastReader:
             if first == "[" and text[-1] == "]" and "[" not in text[1:] and "{" not in text:
                 inner = text[1:-1]
                 return [plain(word) for word in inner.split(", ")] if inner else []
-            if first == "{" and text[-1] == "}" and "[" not in text and "{" not in text[1:]:
-                mapping: dict[str, str | int] = {}
-                inner = text[1:-1]
-                for pair in inner.split(", ") if inner else ():
-                    key, sep, word = pair.partition(": ")
-                    if not sep or key in mapping:
-                        raise NotCanonical
-                    mapping[plain(key)] = self.word(word)
-                return mapping
+            if first == "{" and text[-1] == "}" and "{" not in text[1:]:
+                return self._plain_mapping(text)
         if not _FLOW_ONLY.fullmatch(text):
             raise NotCanonical
         converted = _FLOW_TOKEN.sub(self._as_json, text)
@@ -141,6 +136,29 @@ class FastReader:
             return json.loads(converted)
         except ValueError:
             raise NotCanonical from None
+
+    def _plain_mapping(self, text: str) -> dict[str, Any]:
+        """``{key: word, key: [word, word]}`` with plain words only (an entity, an intent)."""
+        mapping: dict[str, Any] = {}
+        inner = text[1:-1]
+        at = 0
+        for match in _PLAIN_PAIR.finditer(inner):
+            if match.start() != at:
+                raise NotCanonical
+            key, value = match.group(1), match.group(2)
+            if key in mapping:
+                raise NotCanonical
+            if value[:1] == "[":
+                words = value[1:-1]
+                mapping[self.plain(key)] = (
+                    [self.plain(w) for w in words.split(", ")] if words else []
+                )
+            else:
+                mapping[self.plain(key)] = self.word(value)
+            at = match.end()
+        if at != len(inner) or (inner and inner.endswith(", ")):
+            raise NotCanonical
+        return mapping
 
     # --- cases --------------------------------------------------------------------------------
 
@@ -279,8 +297,9 @@ def _texts(value: Any) -> list[str]:
     if isinstance(value, str):
         return [value]
     items = _list(value)
-    if not all(isinstance(item, str) for item in items):
-        raise NotCanonical
+    for item in items:
+        if type(item) is not str:
+            raise NotCanonical
     return items
 
 
