@@ -395,3 +395,12 @@ def test_repeat_reports_how_far_the_judge_agrees_with_itself(
     assert "judge agreement: generative_response_is_relevant (line 7): 2/3 attempts agree" in str(
         out_text.text
     )
+    # kept with the run: `show` prints it again
+    from nlu_tui.store import RunStore
+
+    with RunStore() as store:
+        run_id = store.list_runs()[0].id
+    assert cli(["show", run_id]) == 0
+    assert "judge agreement over 3 attempts: 50% of 2 judged steps unanimous" in (
+        capsys.readouterr().out
+    )
