@@ -80,7 +80,9 @@ def served(
     url = f"http://127.0.0.1:{port}"
     params = {"token": token} if token else None
     try:
-        deadline = time.monotonic() + 180
+        # NLU_TUI_RASA_START_TIMEOUT: more seconds for a loaded machine (loading takes ~1 min)
+        wait = float(os.environ.get("NLU_TUI_RASA_START_TIMEOUT", "180"))
+        deadline = time.monotonic() + wait
         while True:
             if proc.poll() is not None:
                 pytest.fail(
@@ -94,7 +96,7 @@ def served(
             except httpx.TransportError:
                 pass
             if time.monotonic() > deadline:
-                pytest.fail("rasa run did not load its model within 180 s")
+                pytest.fail(f"rasa run did not load its model within {wait:.0f} s")
             time.sleep(0.5)
         yield url
     finally:
