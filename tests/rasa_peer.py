@@ -82,6 +82,8 @@ def served(
     url = f"http://127.0.0.1:{port}"
     params = {"token": token} if token else None
     try:
+        # NLU_TUI_RASA_START_TIMEOUT: more seconds for a loaded machine (loading takes ~1 min)
+        wait = max(wait, float(os.environ.get("NLU_TUI_RASA_START_TIMEOUT", "0")))
         deadline = time.monotonic() + wait
         while True:
             if proc.poll() is not None:

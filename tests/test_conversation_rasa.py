@@ -169,6 +169,44 @@ def test_stories_report_the_failed_stories_of_rasa_test_core(
         assert abs(mine_px - theirs_px) <= 0.1 * theirs_px, (ours_size, rasa_size)
 
 
+@pytest.mark.parametrize("e2e", [False, True], ids=["core", "core-e2e"])
+def test_stories_write_the_tedpolicy_entity_files_of_rasa_test_core(
+    bot: tuple[Path, str, Path],
+    rasa_core_out: Path,
+    rasa_core_e2e_out: tuple[Path, str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    e2e: bool,
+) -> None:
+    """``rasa test core`` writes ``evaluate_entities(entity_results,
+    POLICIES_THAT_EXTRACT_ENTITIES)`` (``rasa/core/test.py``): ``TEDPolicy_report.json``,
+    ``TEDPolicy_errors.json`` and ``TEDPolicy_confusion_matrix.png``, though the bot has no
+    TEDPolicy; the four user messages with entities are its errors (no policy predicts one)."""
+    _, url, _ = bot
+    rasa_out = rasa_core_e2e_out[0] if e2e else rasa_core_out
+    out = tmp_path / "ours"
+    args = ["test", "stories", str(STORIES), "--engine", f"rasa:{url}", "--out", str(out)]
+    assert cli([*args, "--e2e"] if e2e else args) == 1
+    capsys.readouterr()
+    name = "TEDPolicy_errors.json"
+    assert (out / name).read_text(encoding="utf-8") == (rasa_out / name).read_text(encoding="utf-8")
+    assert len(json.loads((out / name).read_text(encoding="utf-8"))) == 4
+    mine = json.loads((out / "TEDPolicy_report.json").read_text(encoding="utf-8"))
+    rasas = json.loads((rasa_out / "TEDPolicy_report.json").read_text(encoding="utf-8"))
+    assert mine.keys() == rasas.keys()  # Rasa's row order is a set's: compared as mappings
+    for label, row in rasas.items():
+        if isinstance(row, dict):  # approx takes no nested mapping: confused_with apart
+            theirs, ours = dict(row), dict(mine[label])
+            assert ours.pop("confused_with", None) == theirs.pop("confused_with", None), label
+            assert ours == pytest.approx(theirs), label
+        else:
+            assert mine[label] == pytest.approx(row), label
+    ours_size = _png_size(out / "TEDPolicy_confusion_matrix.png")
+    rasa_size = _png_size(rasa_out / "TEDPolicy_confusion_matrix.png")
+    for mine_px, theirs_px in zip(ours_size, rasa_size, strict=True):
+        assert abs(mine_px - theirs_px) <= 0.1 * theirs_px, (ours_size, rasa_size)
+
+
 def _png_size(path: Path) -> tuple[int, int]:
     data = path.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"

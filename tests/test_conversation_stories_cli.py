@@ -78,10 +78,16 @@ def test_stories_write_rasas_files_and_the_story_confusion_matrix(tmp_path: Path
     width, height = _png_size(out / "story_confusion_matrix.png")
     assert width > 1000 and height > 1000  # Rasa's 20 x 20 inch figure
     assert sorted(p.name for p in bare.iterdir()) == [
+        "TEDPolicy_report.json",  # rasa test core writes it even without entities (--no-plot)
         "failed_test_stories.yml",
         "stories_with_warnings.yml",
         "story_report.json",
     ]
+    # no user message with entities: Rasa's evaluate_entities writes an empty report, no
+    # TEDPolicy_errors.json (nothing wrong) and, with plots, an empty confusion matrix
+    assert json.loads((bare / "TEDPolicy_report.json").read_text(encoding="utf-8")) == {}
+    assert (out / "TEDPolicy_confusion_matrix.png").is_file()
+    assert not (out / "TEDPolicy_errors.json").exists()
     store = RunStore()
     run = store.list_runs(limit=1)[0]
     chart = reports.story_confusion_chart(store.load_items(run.id))

@@ -587,6 +587,93 @@ def test_d7_replayed_messages_carry_their_own_metadata(tmp_path: Path) -> None:
     assert sent["it's @barts"] == {"channel": "phone", "step": "two"}
 
 
+D7_EXCHANGE = """\
+fixtures:
+  - known:
+      - handle: "@old"
+metadata:
+  - device:
+      channel: web
+test_cases:
+  - test_case: history follows the test
+    fixtures: [known]
+    metadata: device
+    steps:
+      - user: I want to add someone to my contact list
+        commands: [start flow add_contact]
+      - bot: "What's the handle of the user you want to add?"
+      - user: it's @barts
+        commands: [set slot handle @barts]
+"""
+
+
+def test_d7_the_http_exchange_of_one_test_case(tmp_path: Path) -> None:
+    """Every request the ``rasa-pro:`` engine sends for a test case, in order, with its body
+    (the page ``docs/reference/commands/test-du.md``, "How a test case is replayed on Rasa
+    Pro", shows this exchange). From Rasa Pro 3.21's ``TestCaseTrackerSimulator``: the
+    fixture slots go into the simulated tracker first; the first step is evaluated from a
+    tracker holding only them; the earlier user message is then simulated (its own metadata,
+    ``filter_metadata``) and its user event carries ``_create_user_message``'s ``parse_data``
+    with the **expected** commands; the second step is evaluated from the simulated events
+    before its own user message (``create_tracker_for_user_step``), the bot's reply
+    included. The last user message is never simulated."""
+    path = tmp_path / "t.yml"
+    path.write_text(D7_EXCHANGE, encoding="utf-8")
+    with rasa_pro_server() as (url, state):
+        _du_args(tmp_path, str(path), "--engine", f"rasa-pro:{url}", "--concurrency", "1")
+
+    def who(sender: str) -> str:
+        """``<run>-<random>-<case>-sim``: the simulation; ``...-<step index>``: a step's own."""
+        last = sender.rsplit("-", 1)[1]
+        return "sim" if last == "sim" else f"step{last}"
+
+    exchange = []
+    for method, where, body in state.requests:
+        if where.startswith("/conversations/"):
+            sender = where.split("/")[2]
+            where = where.replace(sender, who(sender))
+        if isinstance(body, dict) and "sender" in body:
+            body = {**body, "sender": who(body["sender"])}
+        if method != "GET":
+            exchange.append((method, where, body))
+    fixture = {"event": "slot", "name": "handle", "value": "@old"}
+    first, second = "I want to add someone to my contact list", "it's @barts"
+    meta = {"channel": "web"}
+    assert exchange == [
+        ("POST", "/conversations/sim/tracker/events", [fixture]),
+        ("PUT", "/conversations/step0/tracker/events", [fixture]),
+        ("POST", "/webhooks/rest/webhook", {"sender": "step0", "message": first, "metadata": meta}),
+        ("POST", "/webhooks/rest/webhook", {"sender": "sim", "message": first, "metadata": meta}),
+        (
+            "PUT",
+            "/conversations/step2/tracker/events",
+            [
+                fixture,
+                {
+                    "event": "user",
+                    "text": first,
+                    "parse_data": {
+                        "intent": {},
+                        "entities": [],
+                        "commands": [{"command": "start flow", "flow": "add_contact"}],
+                    },
+                },
+                {"event": "action", "name": "utter_ask_handle"},
+                {
+                    "event": "bot",
+                    "text": "What's the handle of the user you want to add?",
+                    "metadata": {"utter_action": "utter_ask_handle"},
+                },
+            ],
+        ),
+        (
+            "POST",
+            "/webhooks/rest/webhook",
+            {"sender": "step2", "message": second, "metadata": meta},
+        ),
+    ]
+
+
 def test_d7_unevaluated_steps_have_no_latency() -> None:
     """A step after the simulation stopped gets no ``dialogue_understanding_output``
     (``du_test_runner.run_test_case`` returns first), so it adds nothing to the latency

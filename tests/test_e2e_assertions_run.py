@@ -302,3 +302,106 @@ def test_a_judge_answering_nonsense_is_an_error_not_a_failure(
     assert results["luggage_is_relevant"]["outcome"] == "error"
     assert "did not answer a JSON object" in results["luggage_is_relevant"]["error"]
     assert results["booking_fails_on_slot"]["outcome"] == "failed"
+
+
+JUDGED_CASES = """\
+test_cases:
+  - test_case: luggage_is_relevant
+    steps:
+      - user: how much luggage can I take?
+        assertions:
+          - generative_response_is_relevant:
+              threshold: 0.7
+  - test_case: luggage_is_grounded
+    steps:
+      - user: how much luggage can I take?
+        assertions:
+          - generative_response_is_grounded:
+              threshold: 0.7
+              ground_truth: Economy passengers may bring one bag of 23 kg.
+"""
+
+
+def test_repeat_reports_how_far_the_judge_agrees_with_itself(
+    tmp_path: Path, calm: tuple[str, LLMPeer], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--repeat 3``: each test case's conversation is held three times, and the judge asked
+    each time. The scripted judge answers relevance 0.9, 0.5, 0.9 (threshold 0.7: pass, fail,
+    pass) and groundedness 0.4, 0.3, 0.4 (fail three times). By hand: relevance 2 of 3
+    attempts agree, scores 0.5-0.9, spread 0.4; groundedness 3 of 3 agree, spread 0.1; one of
+    the two judged steps unanimous: agreement rate 50%."""
+    url, peer = calm
+    scores = {"relevant": iter([0.9, 0.5, 0.9]), "grounded": iter([0.4, 0.3, 0.4])}
+
+    def answer(request: Any) -> Reply:
+        metric = "grounded" if "Ground truth" in request.last_user else "relevant"
+        return Reply(json.dumps({"score": next(scores[metric]), "reason": f"{metric} said so"}))
+
+    peer.script = answer
+    path = tmp_path / "e2e.yml"
+    path.write_text(JUDGED_CASES, encoding="utf-8")
+    junit, report = tmp_path / "junit.xml", tmp_path / "report.json"
+    code = cli(
+        [
+            "test",
+            "e2e",
+            str(path),
+            "--engine",
+            f"rasa:{url}",
+            "--repeat",
+            "3",
+            "--concurrency",
+            "1",
+            "--junit",
+            str(junit),
+            "--json",
+            str(report),
+        ]
+    )
+    printed = capsys.readouterr().out
+    assert code == 1  # grounded fails in every attempt
+    assert len(peer.requests) == 6
+    assert (
+        "judge agreement over 3 attempts: 50% of 2 judged steps unanimous "
+        "(1 agreed, 1 disagreed)" in printed
+    )
+    assert (
+        "  luggage_is_relevant: generative_response_is_relevant (line 7): 2/3 attempts agree "
+        "(passed), scores 0.5-0.9 (spread 0.4)  DISAGREE" in printed
+    )
+    assert (
+        "  luggage_is_grounded: generative_response_is_grounded (line 13): 3/3 attempts agree "
+        "(failed), scores 0.3-0.4 (spread 0.1)\n" in printed
+    )
+    agreement = json.loads(report.read_text(encoding="utf-8"))["judge_agreement"]
+    assert (agreement["measured"], agreement["agreed"], agreement["agreement_rate"]) == (2, 1, 0.5)
+    relevant, grounded = agreement["steps"]
+    # attempt #1 is the last conversation to finish (the third judge answer), #2 the first
+    assert relevant["scores"] == [0.9, 0.9, 0.5]
+    assert relevant["verdicts"] == ["passed", "passed", "failed"]
+    assert (relevant["judged"], relevant["agreeing"], relevant["unanimous"]) == (3, 2, False)
+    assert relevant["score_spread"] == pytest.approx(0.4)
+    assert (grounded["agreeing"], grounded["majority"], grounded["unanimous"]) == (
+        3,
+        "failed",
+        True,
+    )
+    assert grounded["score_spread"] == pytest.approx(0.1)
+    suite = ET.parse(junit).getroot()
+    props = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert (props["judge_agreement"], props["judge_agreement.steps"]) == ("50.00%", "1/2")
+    cases = {c.get("name"): c for c in suite.iter("testcase")}
+    out_text = cases["luggage_is_relevant"].find("system-out")
+    assert out_text is not None
+    assert "judge agreement: generative_response_is_relevant (line 7): 2/3 attempts agree" in str(
+        out_text.text
+    )
+    # kept with the run: `show` prints it again
+    from nlu_tui.store import RunStore
+
+    with RunStore() as store:
+        run_id = store.list_runs()[0].id
+    assert cli(["show", run_id]) == 0
+    assert "judge agreement over 3 attempts: 50% of 2 judged steps unanimous" in (
+        capsys.readouterr().out
+    )

@@ -175,18 +175,8 @@ def test_e2e_coverage_bad_output_path(tmp_path: Path, capsys: pytest.CaptureFixt
     assert TRACKERS == {}  # nothing was sent
 
 
-def test_workbench_coverage_view_shows_steps_and_change(tmp_path: Path) -> None:
-    """Two runs of the same file with --coverage-report; the second fixes the card test case.
-    The conversation screen's Coverage view (``v``) marks each step and shows ``+`` for the
-    card steps now visited by a passed test case."""
-    import asyncio
-
-    from textual.app import App
-
-    from nlu_tui.store import RunStore
-    from nlu_tui.ui.screens.conversation_tests import ConversationScreen
-    from nlu_tui.ui.widgets.flow_coverage import FlowCoverageScreen
-
+def _two_runs(tmp_path: Path) -> Path:
+    """Two runs of the same file with --coverage-report; the second fixes the card test case."""
     path = tmp_path / "e2e.yml"
     path.write_text(E2E, encoding="utf-8")
     fixed = bot("utter_card_ordered", "replace_card", "replace_card_1_action_order_card")
@@ -198,6 +188,25 @@ def test_workbench_coverage_view_shows_steps_and_change(tmp_path: Path) -> None:
             assert cli([*args, str(tmp_path / "c2")]) == 0
         finally:
             SCRIPT["visa"].remove(fixed)
+    return path
+
+
+def test_workbench_coverage_tab_shows_steps_and_change(tmp_path: Path) -> None:
+    """The conversation screen's Coverage tab (``v`` switches to it and back) marks each step
+    of the latest run and shows ``+`` for the card steps now visited by a passed test case."""
+    import asyncio
+
+    from textual.app import App
+    from textual.widgets import Static, TabbedContent
+
+    from nlu_tui.store import RunStore
+    from nlu_tui.ui.screens.conversation_tests import (
+        CASES_TAB,
+        COVERAGE_TAB,
+        ConversationScreen,
+    )
+
+    path = _two_runs(tmp_path)
 
     async def scenario() -> str:
         class ConvApp(App[None]):
@@ -211,14 +220,21 @@ def test_workbench_coverage_view_shows_steps_and_change(tmp_path: Path) -> None:
         async with app.run_test(size=(120, 60)) as pilot:
             screen = app.screen
             assert isinstance(screen, ConversationScreen)
+            coverage = screen.query_one("#conv-coverage", Static)
             for _ in range(100):
                 await pilot.pause(0.05)
-                if screen.last_run is not None:
+                if "Passed tests" in str(coverage.content):
                     break
+            tabs = screen.query_one("#conv-tabs", TabbedContent)
+            assert tabs.active == CASES_TAB
             await pilot.press("v")
             await pilot.pause()
-            assert isinstance(app.screen, FlowCoverageScreen)
-            return app.screen.text.plain
+            assert tabs.active == COVERAGE_TAB and coverage.region.height > 0
+            await pilot.press("v")
+            await pilot.pause()
+            assert tabs.active == CASES_TAB
+            content = coverage.content
+            return content.plain if hasattr(content, "plain") else str(content)
 
     text = asyncio.run(scenario())
     passed = text.split("Failed tests")[0]
@@ -227,3 +243,36 @@ def test_workbench_coverage_view_shows_steps_and_change(tmp_path: Path) -> None:
     assert "✗ transfer_money_3_utter_insufficient_funds  lines 12-13\n" in passed
     assert "✓ confirm  lines 15-27\n" in passed  # visited in both runs: no change
     assert "Failed tests\n  no flow step visited" in text
+
+
+@pytest.mark.parametrize("size", [(120, 35), (80, 24)], ids=["120x35", "80x24"])
+def test_snapshot_coverage_tab(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+    """The Coverage tab of the second run: the figures kept with both runs, as stored."""
+    from textual.app import App
+
+    from nlu_tui.coverage_reports import SUMMARY_KEY
+    from nlu_tui.store import RunStore
+    from nlu_tui.ui.screens.conversation_tests import ConversationScreen
+
+    _two_runs(tmp_path)
+    with RunStore() as store:
+        latest, earlier = store.list_runs()[:2]
+        items = store.load_items(latest.id)
+    for item in items:  # the file's place differs from one test to the next
+        item.data["file"] = "e2e.yml"
+    coverage = (latest.summary[SUMMARY_KEY], earlier.summary[SUMMARY_KEY])
+
+    class ConvApp(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(
+                ConversationScreen(
+                    [Path("e2e.yml")], items=items, engine="rasa:URL", coverage=coverage
+                )
+            )
+
+    async def show_coverage(pilot: Any) -> None:
+        await pilot.pause()
+        await pilot.press("v")
+        await pilot.pause()
+
+    assert snap_compare(ConvApp(), terminal_size=size, run_before=show_coverage)

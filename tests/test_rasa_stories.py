@@ -5,6 +5,7 @@ evaluation loop against a policy whose answers are written here by hand."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -249,3 +250,85 @@ def test_no_failed_story_writes_rasas_comment() -> None:
     assert story_writer.dumps([], story_writer.NO_FAILED) == (
         "# None of the test stories failed - all good!"
     )
+
+
+ENTITY_STORY = """\
+stories:
+- story: entities for the policy
+  steps:
+  - user: |
+      a table for [two](people) please
+    intent: book_table
+  - action: utter_ok
+  - user: |
+      hi
+    intent: greet
+  - action: utter_greet
+  - intent: inform
+    entities:
+    - cuisine: thai
+  - action: utter_ok
+"""
+
+TOKENS = [[0, 1], [2, 7], [8, 11], [12, 15], [16, 22]]
+"""``/model/parse``'s ``text_tokens`` of "a table for two please" (WhitespaceTokenizer)."""
+
+
+def _policy_files(tmp_path: Path, e2e: bool, intent: str) -> tuple[Any, Any, list[str]]:
+    from nlu_tui.conversation import reports
+    from nlu_tui.store.records import StoredItem
+
+    story = _read(tmp_path, ENTITY_STORY).stories[0]
+    parse = {"intent": {"name": intent}, "entities": [], "text_tokens": TOKENS}
+    # events: listen, user, slot people (from_entity), utter_ok (3 events before it), ...
+    policy = ScriptedPolicy({3: "utter_ok", 6: "utter_greet", 10: "utter_ok"}, parse=parse)
+    result = asyncio.run(evaluate_story(story, policy, DOMAIN, e2e=e2e))
+    item = StoredItem("s", 0, "passed", 1.0, {"policy_entities": result.policy_entities})
+    out = tmp_path / "out"
+    out.mkdir()
+    written = reports.write_policy_entity_files([item], out, plots=False)
+    report = json.loads((out / "TEDPolicy_report.json").read_text(encoding="utf-8"))
+    errors = json.loads((out / "TEDPolicy_errors.json").read_text(encoding="utf-8"))
+    return report, errors, [p.name for p in written]
+
+
+def test_rasa_test_core_evaluates_the_entities_of_tedpolicy(tmp_path: Path) -> None:
+    """Hand-derived from ``rasa/core/test.py`` (3.6): before each action the policy predicts,
+    ``_get_e2e_entity_evaluation_result`` looks at the last event (past slot events): only the
+    first user message has text and entities (the third has entities but no text). Its five
+    tokens are labelled O O O people O as expected, all ``no_entity`` for the policy (no
+    entities come back over HTTP), so: ``people`` precision/recall 0 with support 1,
+    ``no_entity`` left out of the rows but in ``accuracy`` 4/5, one error."""
+    report, errors, names = _policy_files(tmp_path, e2e=False, intent="book_table")
+    assert names == ["TEDPolicy_report.json", "TEDPolicy_errors.json"]
+    zero = {"precision": 0.0, "recall": 0.0, "f1-score": 0.0, "support": 1}
+    assert report == {
+        "people": {**zero, "confused_with": {}},
+        "micro avg": zero,
+        "macro avg": zero,
+        "weighted avg": zero,
+        "accuracy": 0.8,
+    }
+    assert errors == [
+        {
+            "text": "a table for two please",
+            "entities": [{"start": 12, "end": 15, "value": "two", "entity": "people"}],
+            "predicted_entities": [],
+        }
+    ]
+
+
+def test_with_e2e_a_misclassified_message_gives_rasas_cleaned_targets(tmp_path: Path) -> None:
+    """``--e2e`` with the intent predicted wrong: the tracker holds Rasa's
+    ``WronglyClassifiedUserUtterance``, whose entities are the evaluation store's cleaned
+    targets (``_clean_entity_results``: text, start, end, entity, value)."""
+    _report, errors, _names = _policy_files(tmp_path, e2e=True, intent="greet")
+    assert errors[0]["entities"] == [
+        {
+            "text": "a table for two please",
+            "start": 12,
+            "end": 15,
+            "entity": "people",
+            "value": "two",
+        }
+    ]

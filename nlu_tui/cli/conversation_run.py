@@ -51,7 +51,8 @@ def add_common(p: argparse.ArgumentParser, default_hint: str) -> None:
         type=int,
         metavar="N",
         help="hold each conversation N times and report per test case stability (flaky: "
-        "passed in some attempts, failed in others)",
+        "passed in some attempts, failed in others) and, for generative assertions, how far "
+        "the LLM judge agreed with itself",
     )
     p.add_argument(
         "--quarantine-flaky",
@@ -192,6 +193,7 @@ def finish(
 
         for line in item_stability_lines(stability):
             say(line)
+        print_judge_agreement(final)
         if args.quarantine_flaky:  # flaky test cases do not decide the exit code
             flaky = flaky_ids(stability)
             return None, [i for i in items if i.item_id not in flaky]
@@ -243,4 +245,16 @@ def show_run(run: RunRecord, items: list[object], fmt: str) -> int:
 
         for line in item_stability_lines(run.summary["stability"]):
             say(line)
+        print_judge_agreement(run)
     return exitcodes.OK
+
+
+def print_judge_agreement(run: RunRecord) -> None:
+    """A repeated E2E run with generative assertions: how far the LLM judge agreed with
+    itself over the attempts (computed once, stored in the run's summary)."""
+    agreement = run.summary.get("judge_agreement")
+    if agreement:
+        from nlu_tui.conversation.judge_agreement import agreement_lines
+
+        for line in agreement_lines(agreement):
+            say(line)

@@ -19,14 +19,18 @@ import shutil
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from nlu_tui.conversation.judge_agreement import step_line, steps_of
 from nlu_tui.conversation_model import Story
 from nlu_tui.fileio import atomic_write_text
 from nlu_tui.scoring.rasa_charts import ConfusionChart, confusion_chart
 from nlu_tui.store.records import RunRecord, StoredItem
+
+if TYPE_CHECKING:
+    from nlu_tui.scoring.rasa_entities import EntityExample
 
 FAILED_STORIES_FILE = "failed_test_stories.yml"
 WARNINGS_FILE = "stories_with_warnings.yml"
@@ -34,6 +38,7 @@ SUCCESSFUL_STORIES_FILE = "successful_test_stories.yml"
 STORY_REPORT_FILE = "story_report.json"
 STORY_CONFUSION_FILE = "story_confusion_matrix.png"
 STORY_CONFUSION_TITLE = "Action Confusion matrix"
+POLICY_ENTITY_TITLE = "Entity Confusion matrix"
 
 
 def pad(text: str, char: str = "=", minimum: int = 3, width: int | None = None) -> str:
@@ -253,6 +258,21 @@ def junit_xml(run: RunRecord, items: Sequence[StoredItem], suite_name: str) -> s
             name=f"assertion_accuracy.{row['type']}",
             value=f"{row['accuracy']:.2%}",
         )
+    agreement = run.summary.get("judge_agreement") if run.summary else None
+    if agreement:
+        rate = agreement.get("agreement_rate")
+        ET.SubElement(
+            properties,
+            "property",
+            name="judge_agreement",
+            value="n/a" if rate is None else f"{rate:.2%}",
+        )
+        ET.SubElement(
+            properties,
+            "property",
+            name="judge_agreement.steps",
+            value=f"{agreement.get('agreed', 0)}/{agreement.get('measured', 0)}",
+        )
     for item in items:
         d = item.data
         case = ET.SubElement(
@@ -279,7 +299,9 @@ def junit_xml(run: RunRecord, items: Sequence[StoredItem], suite_name: str) -> s
             node.text = "\n".join(d.get("difference") or []) or None
         elif item.outcome == "error":
             ET.SubElement(case, "error", message=str(d.get("error")))
-        judged = _judged(d)
+        judged = _judged(d) + [
+            f"judge agreement: {step_line(s)}" for s in steps_of(agreement, item.item_id)
+        ]
         if judged:
             ET.SubElement(case, "system-out").text = "\n".join(judged)
     ET.indent(root)
@@ -287,6 +309,7 @@ def junit_xml(run: RunRecord, items: Sequence[StoredItem], suite_name: str) -> s
 
 
 def json_report(run: RunRecord, items: Sequence[StoredItem]) -> str:
+    agreement = run.summary.get("judge_agreement") if run.summary else None
     payload = {
         "run": run.id,
         "kind": run.kind,
@@ -297,6 +320,7 @@ def json_report(run: RunRecord, items: Sequence[StoredItem]) -> str:
         "failed": sum(1 for i in items if i.outcome == "failed"),
         "errors": sum(1 for i in items if i.outcome == "error"),
         "assertion_accuracy": assertion_accuracy(items),
+        **({"judge_agreement": agreement} if agreement else {}),
         "results": [
             {"id": i.item_id, "outcome": i.outcome, "latency_ms": i.latency_ms, **i.data}
             for i in items
@@ -521,8 +545,9 @@ def write_stories_outputs(
     items: Sequence[StoredItem], out_dir: Path, *, plots: bool = True
 ) -> list[Path]:
     """The files ``rasa test core --out DIR`` writes: ``failed_test_stories.yml``,
-    ``stories_with_warnings.yml``, ``story_report.json`` and (unless ``plots`` is false, Rasa's
-    ``--no-plot``) ``story_confusion_matrix.png``."""
+    ``stories_with_warnings.yml``, ``story_report.json``, the ``TEDPolicy_*`` entity files
+    (:func:`write_policy_entity_files`) and (unless ``plots`` is false, Rasa's ``--no-plot``)
+    ``story_confusion_matrix.png``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for name, text in (
@@ -532,9 +557,76 @@ def write_stories_outputs(
     ):
         atomic_write_text(out_dir / name, text)
         written.append(out_dir / name)
+    written += write_policy_entity_files(items, out_dir, plots=plots)
     chart = story_confusion_chart(items) if plots else None
     if chart is not None:
         from nlu_tui.reports.rasa_plots import write_plots
 
         written += write_plots(out_dir, [(STORY_CONFUSION_FILE, chart)])
     return written
+
+
+# --- entities of the policies (TEDPolicy_report.json) -----------------------------------------
+
+
+def policy_entity_examples(items: Sequence[StoredItem]) -> list[EntityExample]:
+    """Rasa's ``entity_results`` of ``rasa test core``: one per action predicted right after a
+    user message with text and expected entities (``story_eval.policy_entity_result``)."""
+    from nlu_tui.scoring.rasa_entities import EntityExample
+
+    out = []
+    for item in items:
+        for r in item.data.get("policy_entities") or []:
+            out.append(
+                EntityExample(
+                    text=str(r["text"]),
+                    targets=list(r.get("entities") or []),
+                    predictions=list(r.get("predicted_entities") or []),
+                    tokens=[(int(t[0]), int(t[1])) for t in r.get("tokens") or []],
+                )
+            )
+    return out
+
+
+def write_policy_entity_files(
+    items: Sequence[StoredItem], out_dir: Path, *, plots: bool = True
+) -> list[Path]:
+    """What ``rasa test core --out DIR`` writes through ``evaluate_entities(entity_results,
+    POLICIES_THAT_EXTRACT_ENTITIES, ...)`` (``rasa/core/test.py``, ``rasa/nlu/test.py``), for
+    ``TEDPolicy`` whatever the model's policies: ``TEDPolicy_report.json`` (the token-level
+    entity report, ``no_entity`` excluded from the rows; ``{}`` when no story has a user
+    message with entities), ``TEDPolicy_errors.json`` (each message with a token labelled
+    wrong: text, expected entities, the policy's entities; not written when there is none, as
+    Rasa's ``_write_errors``) and ``TEDPolicy_confusion_matrix.png`` (unless ``plots`` is false;
+    drawn empty when there is nothing, as Rasa)."""
+    from nlu_tui.conversation.story_eval import POLICIES_THAT_EXTRACT_ENTITIES
+    from nlu_tui.reports.rasa_report import rasa_report_from_counts
+    from nlu_tui.scoring.rasa_entities import NO_ENTITY, evaluate_entities
+
+    examples = policy_entity_examples(items)
+    written: list[Path] = []
+    charts = []
+    for evaluation in evaluate_entities(examples, POLICIES_THAT_EXTRACT_ENTITIES):
+        name = evaluation.extractor
+        report = rasa_report_from_counts(evaluation.pairs, exclude=NO_ENTITY)
+        written.append(_rasa_json(out_dir / f"{name}_report.json", report))
+        if evaluation.errors:
+            errors = [
+                {"text": e.text, "entities": e.targets, "predicted_entities": e.predictions}
+                for e in evaluation.errors
+            ]
+            written.append(_rasa_json(out_dir / f"{name}_errors.json", errors))
+        if plots:
+            chart = confusion_chart(evaluation.pairs, POLICY_ENTITY_TITLE)
+            charts.append((f"{name}_confusion_matrix.png", chart))
+    if charts:
+        from nlu_tui.reports.rasa_plots import write_plots
+
+        written += write_plots(out_dir, charts)
+    return written
+
+
+def _rasa_json(path: Path, obj: Any) -> Path:
+    """As ``rasa.shared.utils.io.dump_obj_as_json_to_file``: indent 2, no final newline."""
+    atomic_write_text(path, json.dumps(obj, indent=2, ensure_ascii=False))
+    return path

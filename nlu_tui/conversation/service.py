@@ -363,6 +363,7 @@ class ConversationRun(KernelRun, StoredItemWrites):
             "intents": [list(p) for p in story_result.intents],
             "entity_targets": story_result.entity_targets,
             "entity_predictions": story_result.entity_predictions,
+            "policy_entities": story_result.policy_entities,
             "written": [
                 {"event": w.event, "comment": w.comment, "plain": w.plain_action}
                 for w in story_result.written
@@ -419,9 +420,14 @@ class ConversationRun(KernelRun, StoredItemWrites):
         }
         if self._attempts.repeat > 1:
             with contextlib.suppress(Exception):
-                summary["stability"] = stability_summary(
-                    self.store.load_items(self.record.id, attempts=True), self._attempts.repeat
-                )
+                every = self.store.load_items(self.record.id, attempts=True)
+                summary["stability"] = stability_summary(every, self._attempts.repeat)
+                if self.units.kind == E2E_RUN:  # generative assertions: the judge's agreement
+                    from nlu_tui.conversation.judge_agreement import judge_agreement
+
+                    agreement = judge_agreement(every, self._attempts.repeat)
+                    if agreement is not None:
+                        summary["judge_agreement"] = agreement
         if self.options.rerun_of:  # what the tests now score: the parent's passes + ours
             from nlu_tui.reruns import MERGED, merged_item_figures, merged_items
 

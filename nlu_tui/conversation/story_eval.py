@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,6 +59,10 @@ class StoryResult:
     entity_targets: list[dict[str, Any]] = field(default_factory=list)
     entity_predictions: list[dict[str, Any]] = field(default_factory=list)
     """With ``e2e``: the user messages' entities as Rasa's evaluation store keeps them."""
+    policy_entities: list[dict[str, Any]] = field(default_factory=list)
+    """Rasa's ``EntityEvaluationResult`` of each action predicted right after a user message
+    with entities: its text, the expected entities, the policy's and the message's tokens
+    (``TEDPolicy_report.json`` / ``_errors.json``, see :func:`policy_entity_result`)."""
     warning: bool = False
     first_failure: str | None = None
     """The first wrong prediction, e.g. ``utter_happy (predicted utter_cheer_up)``."""
@@ -209,6 +213,77 @@ def _clean_entities(
     return out
 
 
+POLICIES_THAT_EXTRACT_ENTITIES = ("TEDPolicy",)
+"""``rasa.shared.core.constants.POLICIES_THAT_EXTRACT_ENTITIES``: the extractors ``rasa test
+core`` evaluates entities for (whatever the model's policies are)."""
+
+
+def _policy_entity_source(
+    partial: Sequence[dict[str, Any]], wrong: Mapping[int, list[dict[str, Any]]]
+) -> tuple[str, list[dict[str, Any]]] | None:
+    """Rasa's ``_get_e2e_entity_evaluation_result``, the event it looks at: the tracker's last
+    event, or after slot events the last user message or action; a user message with text and
+    expected entities (the entities a policy predicts never reach an HTTP client: Rasa's
+    ``/model/predict`` answers scores, policy and confidence only, not the prediction's
+    ``EntitiesAdded`` events, so here a policy predicts none, as ``TEDPolicy`` does for a model
+    not trained end to end). Returns the text and the expected entities: with ``--e2e``, a
+    message the NLU got wrong is Rasa's ``WronglyClassifiedUserUtterance``, whose entities are
+    the cleaned targets (``wrong``, by the event's id)."""
+    last: dict[str, Any] | None = partial[-1] if partial else None
+    if last is not None and last.get("event") == "slot":
+        last = next((e for e in reversed(partial) if e.get("event") in ("user", "action")), None)
+    if last is None or last.get("event") != "user" or not last.get("text"):
+        return None
+    if id(last) in wrong:
+        targets = wrong[id(last)]
+    else:
+        targets = [_rasa_entity(e) for e in (last.get("parse_data") or {}).get("entities") or []]
+    return (str(last["text"]), targets) if targets else None
+
+
+def _rasa_entity(entity: dict[str, Any]) -> dict[str, Any]:
+    """A story's entity in the key order of Rasa's reader (``build_entity``)."""
+    from nlu_tui.scoring.rasa_entities import target_dict
+
+    if "start" not in entity:
+        return dict(entity)
+    return target_dict(
+        str(entity.get("entity")),
+        entity.get("start"),
+        entity.get("end"),
+        entity.get("value"),
+        entity.get("role"),
+        entity.get("group"),
+    )
+
+
+async def policy_entity_result(
+    partial: Sequence[dict[str, Any]],
+    probe: DialogueProbe,
+    wrong: Mapping[int, list[dict[str, Any]]] | None = None,
+) -> dict[str, Any] | None:
+    """The ``EntityEvaluationResult`` Rasa collects before predicting an action: the last user
+    message's text, expected entities, the policy's entities (none over HTTP) and the tokens
+    of the message as the model's NLU parses it (``text_tokens``; none when the answer has
+    none, as Rasa's ``parsed_message.get(TOKENS_NAMES[TEXT], [])``)."""
+    source = _policy_entity_source(partial, wrong or {})
+    if source is None:
+        return None
+    text, targets = source
+    parsed = await probe.parse_message(text)
+    tokens = [
+        [int(t[0]), int(t[1])]
+        for t in parsed.get("text_tokens") or []
+        if isinstance(t, list | tuple) and len(t) == 2
+    ]
+    return {
+        "text": text,
+        "entities": targets,
+        "predicted_entities": [],
+        "tokens": tokens,
+    }
+
+
 async def evaluate_story(
     story: Story, probe: DialogueProbe, domain: DialogueDomain, *, e2e: bool = False
 ) -> StoryResult:
@@ -219,6 +294,7 @@ async def evaluate_story(
     pairs: list[ActionPair] = []
     intents: list[tuple[str | None, str | None]] = []
     result = StoryResult(story=story, passed=True, written=written, actions=pairs, intents=intents)
+    misread: dict[int, list[dict[str, Any]]] = {}
     failed = False
 
     async def predict() -> tuple[str, str | None, float | None]:
@@ -236,6 +312,12 @@ async def evaluate_story(
     for event, line in events[1:]:
         if event.get("event") == "action":
             expected = event.get("name") or event.get("action_text") or ""
+            # Rasa collects it with the first prediction (none when the circuit breaker trips)
+            entity_result = (
+                None
+                if _limit_reached(partial)
+                else await policy_entity_result(partial, probe, misread)
+            )
             predicted, policy, confidence = await predict()
             if (
                 policy
@@ -251,7 +333,12 @@ async def evaluate_story(
                 partial.append(wrong)
                 written.append(Written(wrong, comment=f"predicted: {predicted}"))
                 unlikely_before = True
+                # Rasa predicts again and keeps that prediction's entity result: none, the
+                # tracker's last event being the action_unlikely_intent
+                entity_result = None
                 predicted, policy, confidence = await predict()
+            if entity_result is not None:
+                result.policy_entities.append(entity_result)
             pairs.append(ActionPair(expected, predicted, policy, confidence))
             if predicted != expected:
                 done = dict(event)
@@ -300,6 +387,7 @@ async def evaluate_story(
             }
             partial.append(event)
             if got_intent != gold_intent or wrong_entities:
+                misread[id(event)] = gold_clean
                 shown = dict(event)
                 shown["predicted"] = {"intent": got_intent, "entities": got_entities}
                 # Rasa's WronglyClassifiedUserUtterance carries the entity targets as its

@@ -175,15 +175,20 @@ def _add_confidences(
             evaluation.wrong_confidences.append(token_confidence(token, entities))
 
 
-def evaluate_entities(examples: Sequence[EntityExample]) -> list[ExtractorEvaluation]:
-    """``evaluate_entities`` minus the files: per active extractor, label counts and errors."""
-    extractors = active_extractors(examples)
+def evaluate_entities(
+    examples: Sequence[EntityExample], extractors: Sequence[str] | None = None
+) -> list[ExtractorEvaluation]:
+    """``evaluate_entities`` minus the files: per extractor, label counts and errors. The
+    extractors are the active ones (``rasa test nlu``) unless given (``rasa test core`` names
+    ``POLICIES_THAT_EXTRACT_ENTITIES``; the predictions of any other are left out)."""
+    extractors = active_extractors(examples) if extractors is None else list(extractors)
     out = {name: ExtractorEvaluation(name, Counter(), [], []) for name in extractors}
     for example in examples:
         targets = [token_label(t, example.targets) for t in example.tokens]
         by_extractor: dict[str, list[dict[str, Any]]] = {name: [] for name in extractors}
         for p in example.predictions:
-            by_extractor[extractor_of(p)].append(p)
+            if extractor_of(p) in by_extractor:
+                by_extractor[extractor_of(p)].append(p)
         for name, entities in by_extractor.items():
             evaluation = out[name]
             predicted = [token_label(t, entities) for t in example.tokens]

@@ -16,9 +16,9 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import DataTable, Input, Static, TabbedContent, TabPane
 
 from nlu_tui.store.records import StoredItem
 from nlu_tui.textsafe import inert
@@ -41,6 +41,9 @@ STATUS_STYLE = {
 RESUMABLE = ("canceled", "interrupted", "failed")
 """Run statuses ``u`` resumes (those the service accepts)."""
 ROW_STYLE = {MET: ("✓", "green"), MISMATCH: ("✗", "bold red"), NOT_REACHED: ("·", "dim")}
+CASES_TAB = "conv-tab-cases"
+COVERAGE_TAB = "conv-tab-coverage"
+NO_RUN_SHOWN = "No run shown yet: run the file (r), then its flow coverage shows here."
 
 
 def conversation_files(root: Path) -> list[Path]:
@@ -140,6 +143,10 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
     ConversationScreen #conv-cases { height: 1fr; }
     ConversationScreen #conv-turns { height: 1fr; }
     ConversationScreen #conv-diff { height: auto; max-height: 9; padding: 0 1; }
+    ConversationScreen #conv-tabs { height: 1fr; }
+    ConversationScreen #conv-tabs > ContentSwitcher { height: 1fr; }
+    ConversationScreen #conv-tabs TabPane { height: 1fr; padding: 0; }
+    ConversationScreen #conv-coverage-scroll { height: 1fr; padding: 0 1; }
     """
 
     BINDINGS = [
@@ -161,8 +168,8 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
             "coverage",
             "Coverage",
             id="conv.coverage",
-            tooltip="Each flow's steps visited or not in the shown run (--coverage-report), and "
-            "the change since the previous run.",
+            tooltip="The Coverage tab (and back): each flow's steps visited or not in the shown "
+            "run (--coverage-report), and the change since the previous run.",
             show=False,  # in the palette and on `v`; the footer stays as it was
         ),
         Binding(
@@ -182,11 +189,15 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
         items: list[StoredItem] | None = None,
         engine: str | None = None,
         ask_engine: bool = False,
+        coverage: tuple[dict[str, Any] | None, dict[str, Any] | None] | None = None,
     ) -> None:
-        """``items`` shows stored results without running (snapshots, a past run).
+        """``items`` shows stored results without running (snapshots, a past run), and
+        ``coverage`` their run's flow coverage and the previous run's (as the run summaries
+        keep them: :data:`nlu_tui.coverage_reports.SUMMARY_KEY`).
         ``engine`` defaults to that of the file's latest run, else :data:`DEFAULT_ENGINE`;
         ``ask_engine`` opens on the engine field (Enter there runs), as F5 on a suite does."""
         super().__init__()
+        self.coverage = coverage
         self.files = files
         self.items: list[StoredItem] = list(items or [])
         self.engine = engine or DEFAULT_ENGINE
@@ -199,13 +210,16 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Conversation tests"), id="conv-header")
-        with Horizontal():
-            yield DataTable(id="conv-files", cursor_type="row")
-            with Vertical():
-                yield Input(self.engine, id="conv-engine", compact=True, placeholder="engine")
-                yield DataTable(id="conv-cases", cursor_type="row", zebra_stripes=True)
-                yield DataTable(id="conv-turns", cursor_type="row")
-                yield Static("", id="conv-diff")
+        with TabbedContent(id="conv-tabs", initial=CASES_TAB):
+            with TabPane("Test cases", id=CASES_TAB), Horizontal():
+                yield DataTable(id="conv-files", cursor_type="row")
+                with Vertical():
+                    yield Input(self.engine, id="conv-engine", compact=True, placeholder="engine")
+                    yield DataTable(id="conv-cases", cursor_type="row", zebra_stripes=True)
+                    yield DataTable(id="conv-turns", cursor_type="row")
+                    yield Static("", id="conv-diff")
+            with TabPane("Coverage", id=COVERAGE_TAB), VerticalScroll(id="conv-coverage-scroll"):
+                yield Static(NO_RUN_SHOWN, id="conv-coverage")
         yield BudgetFooter()
 
     def on_mount(self) -> None:
@@ -224,6 +238,8 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
         cases.add_column("Line", key="line")
         _turn_columns(self.query_one("#conv-turns", DataTable))
         self._show_items()
+        if self.coverage is not None:
+            self._show_coverage(*self.coverage)
         if self.ask_engine:
             self.progress = "the engine to run against: Enter runs"
             self.query_one("#conv-engine", Input).focus()
@@ -280,6 +296,7 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
             return  # a run started meanwhile: its own results win
         self.items = list(items)
         self.last_run = (run_id, status)
+        self._load_coverage(run_id)
         self.progress = f"last run {run_id}: {status}" + self._resume_hint()
         if self.focused is self.query_one("#conv-engine", Input):
             self.progress += " · Enter runs again"
@@ -448,9 +465,42 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
     # --- running ----------------------------------------------------------------------------
 
     def action_coverage(self) -> None:
-        from nlu_tui.ui.widgets.flow_coverage import open_flow_coverage
+        """``v``: the Coverage tab, or back to the test cases from it."""
+        tabs = self.query_one("#conv-tabs", TabbedContent)
+        # focus goes with the tab: a focused widget of the hidden tab would switch back to it
+        if tabs.active == COVERAGE_TAB:
+            tabs.active = CASES_TAB
+            self.query_one("#conv-cases", DataTable).focus()
+        else:
+            tabs.active = COVERAGE_TAB
+            self.query_one("#conv-coverage-scroll", VerticalScroll).focus()
 
-        open_flow_coverage(self.app, self.last_run[0] if self.last_run else None)
+    def _show_coverage(
+        self, current: dict[str, Any] | None, previous: dict[str, Any] | None
+    ) -> None:
+        from nlu_tui.ui.widgets.flow_coverage import coverage_text
+
+        self.query_one("#conv-coverage", Static).update(coverage_text(current, previous))
+
+    @work(
+        thread=True,
+        exclusive=True,
+        group="conversation-coverage",
+        exit_on_error=False,
+        name="conversation-coverage",
+        description="Reading the run's flow coverage",
+    )
+    def _load_coverage(self, run_id: str) -> None:
+        """The flow coverage kept with the shown run (``--coverage-report``) and with the
+        previous run of the same tests, for the Coverage tab."""
+        from nlu_tui.coverage_reports import SUMMARY_KEY, previous_coverage
+        from nlu_tui.runsessions import store_for
+
+        store = store_for(self.app)
+        run = store.get_run(run_id)
+        current = (run.summary or {}).get(SUMMARY_KEY)
+        previous = previous_coverage(store, run) if current else None
+        self.app.call_from_thread(self._show_coverage, current, previous)
 
     def action_focus_engine(self) -> None:
         self.query_one("#conv-engine", Input).focus()
@@ -531,6 +581,7 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
         try:
             final = await run.execute()
             self.last_run = (final.id, final.status.value)
+            self._load_coverage(final.id)
             reason = final.reason if final.reason != final.status.value else ""
             self.progress = f"run {final.id}: {final.status.value}" + (
                 f" ({reason})" if reason else ""

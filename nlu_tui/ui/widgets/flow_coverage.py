@@ -1,26 +1,29 @@
-"""The Coverage view of a conversation or DUT run: each flow's testable steps marked ✓
+"""The Coverage tab of the conversation tests screen: each flow's testable steps marked ✓
 (visited) or ✗ (not), with their line ranges, and ``+``/``-`` for a step visited now but not
 in the previous run of the same tests (or the other way round). The figures are those kept
 with the run by ``--coverage-report`` (:mod:`nlu_tui.coverage_reports`)."""
 
 from __future__ import annotations
 
+from pathlib import PurePath
 from typing import Any
 
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
-from textual.widgets import Static
 
-from nlu_tui.coverage_reports import SUMMARY_KEY, previous_coverage, step_lines
+from nlu_tui.coverage_reports import step_lines
 from nlu_tui.textsafe import inert
 
 NO_COVERAGE = (
     "No flow coverage kept with this run: run it from the command line with "
     "--coverage-report (nlu-tui test e2e ... --coverage-report --flows data/)."
 )
+
+
+def _short(flow: str) -> str:
+    """``data/flows.yml::transfer money`` (Rasa Pro's flow column: its file, ``::``, its
+    name) with the file's folder left out: the tab is narrow, the CSV files keep the path."""
+    file, sep, name = flow.rpartition("::")
+    return f"{PurePath(file).name}{sep}{name}" if sep else flow
 
 
 def coverage_text(current: dict[str, Any] | None, previous: dict[str, Any] | None) -> Text:
@@ -41,7 +44,9 @@ def coverage_text(current: dict[str, Any] | None, previous: dict[str, Any] | Non
         for line in step_lines(current, previous, status):
             if line.flow != flow:
                 flow = line.flow
-                out.append(f"  {inert(flow)}  {coverage.get(flow, 0.0):.2f}%\n", style="bold")
+                out.append(
+                    f"  {inert(_short(flow))}  {coverage.get(flow, 0.0):.2f}%\n", style="bold"
+                )
             mark, style = ("✓", "green") if line.visited else ("✗", "red")
             out.append(f"    {mark} ", style=style)
             out.append(f"{inert(line.step_id)}  lines {inert(line.lines)}")
@@ -54,42 +59,3 @@ def coverage_text(current: dict[str, Any] | None, previous: dict[str, Any] | Non
     else:
         out.append("+ visited now, not before; - visited before, not now.", style="italic")
     return out
-
-
-class FlowCoverageScreen(ModalScreen[None]):
-    DEFAULT_CSS = """
-    FlowCoverageScreen { align: center middle; }
-    FlowCoverageScreen > VerticalScroll {
-        width: 95%; height: 95%;
-        border: thick $primary 60%; background: $surface; padding: 0 1;
-    }
-    """
-    BINDINGS = [Binding("escape,q", "close", "Close", id="coverage.close", tooltip="Close")]
-
-    def __init__(self, title: str, text: Text) -> None:
-        super().__init__()
-        self.title_text = title
-        self.text = text
-
-    def compose(self) -> ComposeResult:
-        with VerticalScroll():
-            yield Static(Text(inert(self.title_text), style="bold"), id="coverage-title")
-            yield Static(self.text, id="coverage-steps")
-
-    def action_close(self) -> None:
-        self.dismiss(None)
-
-
-def open_flow_coverage(app: Any, run_id: str | None) -> None:
-    """Show the coverage kept with a run and its change since the previous run."""
-    from nlu_tui.runsessions import store_for
-
-    if run_id is None:
-        app.notify("No run shown yet.", severity="warning")
-        return
-    store = store_for(app)
-    run = store.get_run(run_id)
-    current = (run.summary or {}).get(SUMMARY_KEY)
-    previous = previous_coverage(store, run) if current else None
-    title = f"Flow coverage of run {run.id}: {run.suite_name} on {run.engine_name}"
-    app.push_screen(FlowCoverageScreen(title, coverage_text(current, previous)))
