@@ -198,11 +198,16 @@ class ResultDetail(VerticalScroll):
         button.disabled = case is None
 
     def action_back(self) -> None:
+        from textual.widget import Widget
+
         from nlu_tui.ui.widgets.results_table import ResultsTable
 
+        for node in self.ancestors:  # shown over the table (a small terminal): hide it again
+            if isinstance(node, Widget) and node.has_class("detail-open"):
+                node.remove_class("detail-open")
         for table in self.screen.query(ResultsTable):
             if self.parent is table.parent:
-                table.focus_table()
+                self.call_after_refresh(table.focus_table)
                 return
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

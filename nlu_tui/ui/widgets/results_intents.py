@@ -12,6 +12,7 @@ from textual.widgets import DataTable, TabPane
 
 from nlu_tui.reports.run_data import RunData
 from nlu_tui.textsafe import inert
+from nlu_tui.views.result_columns import sorted_label
 from nlu_tui.views.summary_text import num, pct
 
 INTENT_COLUMNS = [
@@ -111,8 +112,7 @@ class IntentsTab(TabPane):
         if repeated:
             columns.insert(len(columns) - 1, STABILITY_INTENT_COLUMN)
         for col, label in columns:
-            mark = (" ▼" if descending else " ▲") if col == key else ""
-            table.add_column(label + mark, key=col)
+            table.add_column(sorted_label(label, col, (key, descending)), key=col)
         for r in rows:
             cells: list[Any] = [
                 Text(inert(r["intent"], newlines=False)),
