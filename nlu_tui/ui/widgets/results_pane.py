@@ -192,9 +192,10 @@ class ResultsPane(LiveResults):
 
     # --- layout -----------------------------------------------------------------------
 
-    STACK_BELOW = 110
+    STACK_BELOW = 160
     """Below this width the detail pane goes under the table instead of beside it, so the
-    table keeps room for result, utterance, expected, matched and confidence."""
+    table keeps room for result, utterance, expected, matched and confidence (beside the
+    detail it has three fifths of the width)."""
 
     COLLAPSE_BELOW = 30
     """Below this height (stacked) the detail pane is hidden, so the table keeps at least 12

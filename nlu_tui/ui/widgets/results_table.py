@@ -48,17 +48,18 @@ GIVE_WAY: list[GiveWay] = [
     ("matched", 14),
     ("confidence", None),
     ("utterance", 46),
+    ("utterance", 29),
     ("matched", None),
     ("expected", None),
-    ("utterance", 29),
 ]
 """How the results table's columns give way to the utterance when the table is narrower than
 them (see :func:`~nlu_tui.ui.widgets.fast_table.fit_widths`): Error, Order, Entities, Latency
 and Agree leave the screen first (a scroll right away), then Expected and Matched shrink to 14
-cells, Conf leaves, the utterance shrinks to 46 cells (45 characters and "…"), Matched and
-Expected leave, and the utterance shrinks to 29. At 120×35 with the suites panel that shows
-#, Result, the utterance, Expected and Matched; at 80×24, #, Result and the utterance (Enter or
-``d`` shows the rest of the case, ``z`` gives the table the whole screen)."""
+cells, Conf leaves, the utterance shrinks to 46 cells (45 characters and "…") and then to 29,
+and last Matched and Expected leave (the utterance takes back what they leave free). At 120×35
+with the suites panel that shows #, Result, the utterance (48 cells), Expected and Matched; at
+80×24, #, Result and the utterance (40 cells; Enter or ``d`` shows the rest of the case, ``z``
+gives the table the whole screen: then Expected and Matched are beside it again)."""
 
 
 def fitted_natural(widths: list[int], columns: list[tuple[str, str]] = COLUMNS) -> list[int]:
