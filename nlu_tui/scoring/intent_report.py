@@ -39,6 +39,11 @@ TRAIT_PREFIX = "trait: "
 TRAIT_SEPARATOR = "||"
 
 
+NO_INTENT_LABEL = "(no intent)"
+"""How every screen and report names "no intent" (an answer without an intent, a case that
+expects none, their slice): the one spelling."""
+
+
 def none_label(options: ScoringOptions = DEFAULT_OPTIONS) -> str:
     """The label standing for "no intent" in reports (first negative intent, else ``<none>``)."""
     return options.negative_intents[0] if options.negative_intents else "<none>"

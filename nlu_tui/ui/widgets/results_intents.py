@@ -11,6 +11,7 @@ from textual.app import ComposeResult
 from textual.widgets import DataTable, TabPane
 
 from nlu_tui.reports.run_data import RunData
+from nlu_tui.scoring.intent_report import NO_INTENT_LABEL
 from nlu_tui.textsafe import inert
 from nlu_tui.views.result_columns import sorted_label
 from nlu_tui.views.summary_text import num, pct
@@ -135,14 +136,14 @@ class IntentsTab(TabPane):
         table = self.query_one("#results-types", DataTable)
         table.clear(columns=True)
         found = self.data.intent_type_slices() if self.data is not None else []
-        table.display = any(s.name is not None for s in found)
+        table.display = self.data is not None and self.data.knows_intent_kinds()
         if not table.display:
             return
         for col, label in TYPE_COLUMNS:
             table.add_column(label, key=col)
         for item in found:
             s = item.summary
-            name = (item.name or "(none)").replace("_", " ")
+            name = (item.name or NO_INTENT_LABEL).replace("_", " ")
             table.add_row(
                 Text(inert(name, newlines=False)),
                 str(s.cases),
