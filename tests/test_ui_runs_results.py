@@ -84,6 +84,12 @@ async def test_detail_pane_shows_ranking_entities_and_raw_json_literally(tmp_pat
         await pilot.pause()
         text = screen_text(app)
         assert "Ranking" in text and "0.9500" in text
+        # below 160 columns the detail sits under the table (issue 23): its end is a scroll away
+        from nlu_tui.ui.widgets.results_detail import ResultDetail
+
+        pane.query_one(ResultDetail).scroll_end(animate=False)
+        await pilot.pause()
+        text = screen_text(app)
         assert "[link=http://x]y[/link]" in text  # raw answer, escaped
         assert pane.table.select_case("c2")
         await pilot.pause()

@@ -49,6 +49,14 @@ def none_label(options: ScoringOptions = DEFAULT_OPTIONS) -> str:
     return options.negative_intents[0] if options.negative_intents else "<none>"
 
 
+def shown_label(label: str | None, options: ScoringOptions = DEFAULT_OPTIONS) -> str:
+    """A report label as screens show it: the "no intent" label (:func:`none_label`, or an
+    empty one) as :data:`NO_INTENT_LABEL`, any other as it is."""
+    if not label or label == none_label(options):
+        return NO_INTENT_LABEL
+    return label
+
+
 def trait_label(traits: Sequence[str]) -> str:
     """Kore.ai's way of writing expected traits in the Expected Intent column."""
     return TRAIT_PREFIX + TRAIT_SEPARATOR.join(t.strip() for t in traits)

@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.widgets import DataTable, TabPane
 
 from nlu_tui.reports.run_data import RunData
-from nlu_tui.scoring.intent_report import NO_INTENT_LABEL
+from nlu_tui.scoring.intent_report import NO_INTENT_LABEL, shown_label
 from nlu_tui.textsafe import inert
 from nlu_tui.views.result_columns import sorted_label
 from nlu_tui.views.summary_text import num, pct
@@ -116,7 +116,7 @@ class IntentsTab(TabPane):
             table.add_column(sorted_label(label, col, (key, descending)), key=col)
         for r in rows:
             cells: list[Any] = [
-                Text(inert(r["intent"], newlines=False)),
+                Text(inert(shown_label(r["intent"]), newlines=False)),
                 num(r["precision"]),
                 num(r["recall"]),
                 num(r["f1"]),

@@ -447,7 +447,11 @@ class ResultsPane(LiveResults):
 
         if self.data is None:
             return
-        choices = [("", "All intents")] + [(label, label) for label in self.data.report.labels]
+        from nlu_tui.scoring.intent_report import shown_label
+
+        choices = [("", "All intents")] + [
+            (label, shown_label(label)) for label in self.data.report.labels
+        ]
 
         def chosen(value: str | None) -> None:
             if value is not None:
