@@ -88,7 +88,9 @@ class IntentsTab(TabPane):
                     "tp": stats.tp,
                     "fp": stats.fp,
                     "fn": stats.fn,
-                    "confused": ", ".join(f"{n} ({c})" for n, c in stats.confused_with[:3]),
+                    "confused": ", ".join(
+                        f"{shown_label(n)} ({c})" for n, c in stats.confused_with[:3]
+                    ),
                     "stability": group.stability if group is not None else None,
                 }
             )
