@@ -170,6 +170,10 @@ async def test_results_tab_rows_header_and_utterance(tmp_path: Path, size: tuple
             assert detail.size.height == 0
         else:
             assert detail.size.height > 0
+        # the engine's full spec: the header's tooltip and the palette's "results: Run details"
+        pane.action_run_details()
+        await pilot.pause()
+        assert any(LONG_PATH in str(n.message) for n in app._notifications)
         footer = screen_text(app).splitlines()[-1]
         assert "d Detail" in footer and "z Zoom" in footer, footer
 

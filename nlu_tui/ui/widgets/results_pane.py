@@ -543,6 +543,14 @@ class ResultsPane(LiveResults):
         default_dir = export_dir(self.app, data.record.suite_path)
         self.app.push_screen(ExportDialog(formats, default_dir, f"run-{data.record.id}"), chosen)
 
+    def action_run_details(self) -> None:
+        """The open run's full header, with the engine's full spec (the header shows at most
+        three lines and the engine by its short name)."""
+        tooltip = self.query_one(RunHeader).tooltip
+        if tooltip is not None:
+            text = tooltip.plain if hasattr(tooltip, "plain") else str(tooltip)
+            self.notify(escape(text), title="Run details", timeout=20)
+
     def action_slices(self) -> None:
         """The run's figures per tag, intent kind and parent intent (as ``nlu-tui show``)."""
         from nlu_tui.scoring.slices import slice_lines, slices
@@ -584,6 +592,11 @@ class ResultsPane(LiveResults):
                 "Open the selected case in the editor",
             ),
             PaletteCommand("results: Note…", self.action_note, "Add or edit the run's note"),
+            PaletteCommand(
+                "results: Run details",
+                self.action_run_details,
+                "The run's full header, with the engine's full spec",
+            ),
         ]
         if self.data is not None:
             commands.append(

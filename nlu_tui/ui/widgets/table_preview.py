@@ -79,7 +79,15 @@ class TablePreview(Widget, can_focus=False):
         return fit_widths(self.widths, self.cells_width(), steps=self.steps, flex=self.flex)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return self.total_rows + 1  # the header, then every row of the table
+        """The header, then every row of the table, then the blank line of the horizontal
+        scrollbar when the columns are wider than the cells (the columns that give way to the
+        utterance are a scroll away), so that it never covers the last row."""
+        cells = cells_width(
+            width, container.height, self.total_rows, self.styles.scrollbar_size_vertical
+        )
+        widths = fit_widths(self.widths, cells, steps=self.steps, flex=self.flex)
+        wider = sum(widths) + CELL_PADDING * len(widths) > cells
+        return self.total_rows + 1 + (1 if wider else 0)
 
     def on_resize(self) -> None:  # new widths, and maybe a scrollbar line
         self._lines.clear()
