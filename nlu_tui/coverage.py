@@ -364,29 +364,10 @@ def _results_by_type(
     kinds: Mapping[str, IntentKind],
     options: ScoringOptions,
 ) -> list[dict[str, Any]]:
-    """Results per intent type. A case whose file names no kind is typed by its first
-    expected intent: its kind in the bot, else as the engine reported them in the run, else
-    dialog (a FAQ case the engine took for a dialog intent is still a FAQ case); a case
-    expecting no intent by what the engine matched."""
-    from dataclasses import replace
+    """Results per intent type (computed by the scoring core, as the Results tab shows them)."""
+    from nlu_tui.scoring.slices import intent_type_slices
 
-    from nlu_tui.scoring.slices import engine_kinds, slices
-
-    known = {**engine_kinds(rows), **kinds}
-    typed: list[tuple[TestCase, Any, CaseResult]] = []
-    for case, prediction, result in rows:
-        names = case_intents(case, options)
-        if names and not any(i.kind for i in case.intents):
-            first = names[0]  # typed by its first intent, as the coverage lines count it
-            kind = known.get(first, IntentKind.DIALOG)
-            case = replace(
-                case,
-                intents=[
-                    replace(i, kind=kind) if i.name.strip() == first else i for i in case.intents
-                ],
-            )
-        typed.append((case, prediction, result))
-    return [s.as_dict() for s in slices(typed)["intent_kind"] if s.name is not None]
+    return [s.as_dict() for s in intent_type_slices(rows, kinds, options) if s.name is not None]
 
 
 def _by_count(item: tuple[str, int]) -> tuple[int, str]:

@@ -63,7 +63,7 @@ def test_repeat_5_finds_exactly_the_random_utterances_flaky(
         utterance = next(x.utterance for x in cases if x.id == c["case_id"])
         given = server.given[utterance]
         assert len(given) == 5 and c["attempts"] == 5 and c["answered"] == 5
-        counts = collections.Counter(name or "(none)" for name, _conf in given)
+        counts = collections.Counter(name or "(no intent)" for name, _conf in given)
         assert c["answers"] == dict(counts)
         assert c["agreement"] == pytest.approx(max(counts.values()) / 5)
         confs = [conf for _name, conf in given]

@@ -59,8 +59,8 @@ def test_a_tie_goes_to_the_answer_given_first_and_errors_are_apart() -> None:
         [error(), attempt("bye", 0.5), attempt(None, 0.2, ResultType.FN), attempt("pay", 0.6),
          attempt(None, 0.1, ResultType.FN), attempt("bye", 0.5)],
     )  # fmt: skip
-    # answers: bye 2, (none) 2, pay 1 over 5 answered; bye was given first
-    assert c.answers == {"bye": 2, "(none)": 2, "pay": 1}
+    # answers: bye 2, (no intent) 2, pay 1 over 5 answered; bye was given first
+    assert c.answers == {"bye": 2, "(no intent)": 2, "pay": 1}
     assert (c.majority, c.agreement, c.errors, c.answered) == ("bye", 0.4, 1, 5)
 
 
@@ -88,13 +88,13 @@ def test_report_groups_by_expected_intent_and_overall() -> None:
         3,
     )
     by = {g.name: g for g in report.intents}
-    assert [g.name for g in report.intents] == ["bye", "greet", "(none)"]
+    assert [g.name for g in report.intents] == ["bye", "greet", "(no intent)"]
     assert (by["greet"].cases, by["greet"].measured, by["greet"].flaky) == (3, 3, 1)
     assert by["greet"].stability == pytest.approx(2 / 3)
     assert by["greet"].mean_agreement == pytest.approx((1 + 2 / 3 + 1) / 3)
     assert (by["bye"].cases, by["bye"].measured, by["bye"].flaky) == (2, 1, 1)
     assert by["bye"].stability == 0.0 and by["bye"].mean_agreement == pytest.approx(1 / 3)
-    assert by["(none)"].stability == 1.0
+    assert by["(no intent)"].stability == 1.0
     o = report.overall
     assert (o.cases, o.measured, o.flaky) == (6, 5, 2)
     assert o.stability == pytest.approx(3 / 5)

@@ -229,7 +229,8 @@ async def test_the_preview_shows_untrusted_text_inert(
         text = line.text
         assert "\x1b" not in text and "\x07" not in text
         assert "[bold red]x[/] ␛]52;c;ZXZpbA==␇ ␛[2J" in text  # literally, made visible
-        assert "[link=http://example." in text  # the cell is cut, but literally
+        # the cell is cut (Intents gives way to the utterance, issue 23), but literally
+        assert "[link=http://ex…" in text and "click" not in text
         assert all(not segment.style or not segment.style.link for segment in line)
 
 

@@ -49,13 +49,23 @@ class RunData:
     such a pair (set by the face that loads it: :func:`nlu_tui.robustness.run_robustness`)."""
     _type_slices: list[Slice] | None = field(default=None, repr=False, compare=False)
 
+    def knows_intent_kinds(self) -> bool:
+        """Whether any case's intent type is known, from the suite or the engine's answers
+        (else the per-type table would only say "dialog" for every case)."""
+        from nlu_tui.scoring.slices import engine_kinds
+
+        return any(i.kind for c, _, _ in self.rows for i in c.intents) or bool(
+            engine_kinds(self.rows)
+        )
+
     def intent_type_slices(self) -> list[Slice]:
         """The run's results per intent type (dialog, faq, small_talk, trait; ``None`` for the
-        cases no kind is known of), as Kore.ai shows them, computed once."""
+        cases no kind is known of), as Kore.ai shows them, computed once, by the same rule as
+        the coverage report (:func:`~nlu_tui.scoring.slices.intent_type_slices`)."""
         if self._type_slices is None:
-            from nlu_tui.scoring.slices import slices
+            from nlu_tui.scoring.slices import intent_type_slices
 
-            self._type_slices = slices(self.rows)["intent_kind"]
+            self._type_slices = intent_type_slices(self.rows)
         return list(self._type_slices)
 
     @classmethod

@@ -39,9 +39,22 @@ TRAIT_PREFIX = "trait: "
 TRAIT_SEPARATOR = "||"
 
 
+NO_INTENT_LABEL = "(no intent)"
+"""How every screen and report names "no intent" (an answer without an intent, a case that
+expects none, their slice): the one spelling."""
+
+
 def none_label(options: ScoringOptions = DEFAULT_OPTIONS) -> str:
     """The label standing for "no intent" in reports (first negative intent, else ``<none>``)."""
     return options.negative_intents[0] if options.negative_intents else "<none>"
+
+
+def shown_label(label: str | None, options: ScoringOptions = DEFAULT_OPTIONS) -> str:
+    """A report label as screens show it: the "no intent" label (:func:`none_label`, or an
+    empty one) as :data:`NO_INTENT_LABEL`, any other as it is."""
+    if not label or label == none_label(options):
+        return NO_INTENT_LABEL
+    return label
 
 
 def trait_label(traits: Sequence[str]) -> str:

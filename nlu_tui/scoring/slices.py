@@ -178,3 +178,39 @@ def slice_lines(found: dict[str, list[Slice]]) -> list[str]:
                 name = name[: width - 1] + "…"
             lines.append(f"    {name:<{width}} {m.cases:5d} {m.errors:5d}  {figures}")
     return lines
+
+
+def intent_type_slices(
+    rows: Sequence[tuple[TestCase, Any, CaseResult]],
+    kinds: Mapping[str, IntentKind] | None = None,
+    options: Any = None,
+) -> list[Slice]:
+    """A run's results per intent type, the one computation behind the Results tab's table
+    and the coverage report's (so both say the same for the same run).
+
+    A case whose file names no kind is typed by its first expected intent (negative names
+    left out): its kind in ``kinds`` (the bot's), else as the engine reported it in the run,
+    else dialog (a FAQ case the engine took for a dialog intent stays a FAQ case); a case
+    expecting no intent by what the engine matched, else it is in the slice named ``None``."""
+    from dataclasses import replace
+
+    from nlu_tui.scoring.case import DEFAULT_OPTIONS
+
+    opts = options if options is not None else DEFAULT_OPTIONS
+    known = {**engine_kinds(rows), **(kinds or {})}
+    typed: list[tuple[TestCase, Any, CaseResult]] = []
+    for case, prediction, result in rows:
+        names = list(
+            dict.fromkeys(i.name.strip() for i in case.intents if not opts.is_negative(i.name))
+        )
+        if names and not any(i.kind for i in case.intents):
+            first = names[0]
+            kind = known.get(first, IntentKind.DIALOG)
+            case = replace(
+                case,
+                intents=[
+                    replace(i, kind=kind) if i.name.strip() == first else i for i in case.intents
+                ],
+            )
+        typed.append((case, prediction, result))
+    return slices(typed)["intent_kind"]

@@ -4,7 +4,7 @@ LLM-based and retrained engines may answer the same utterance differently from o
 the next; these figures say how much. Definitions, over the N attempts of each case:
 
 - an attempt's **answer** is the intent it was scored with (``matched_intent``; no intent
-  counts as the answer ``(none)``); an attempt that errored gives no answer.
+  counts as the answer ``(no intent)``); an attempt that errored gives no answer.
 - the **majority intent** is the answer given most often (a tie goes to the one given first,
   in attempt order); the **agreement rate** is the share of the answers that are the majority
   intent (``None`` when no attempt answered). Errored attempts are counted apart, not as
@@ -16,7 +16,7 @@ the next; these figures say how much. Definitions, over the N attempts of each c
 - **stability** (per expected intent and overall) is the share of measured cases that are not
   flaky; ``mean_agreement`` the mean agreement rate of the measured cases. Both are ``None``
   when no case was measured. A case expecting several intents is grouped under their names
-  joined by ``|``; one expecting no intent under ``(none)``.
+  joined by ``|``; one expecting no intent under ``(no intent)``.
 
 Every face (CLI summary, ``show``, JSON report, the workbench's results table) shows these
 figures as computed here, never re-derived.
@@ -31,9 +31,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nlu_tui.model import CaseResult, ResultType, TestCase
+from nlu_tui.scoring.intent_report import NO_INTENT_LABEL
 from nlu_tui.textsafe import inert
 
-NO_INTENT = "(none)"
+NO_INTENT = NO_INTENT_LABEL
 """The answer of an attempt scored with no intent, and the group of cases expecting none."""
 
 ALL = "(all)"
@@ -50,7 +51,7 @@ class CaseStability:
 
     case_id: str
     expected: str
-    """The group the case counts in: its expected intent(s), or ``(none)``."""
+    """The group the case counts in: its expected intent(s), or ``(no intent)``."""
     attempts: int
     answered: int
     errors: int
@@ -157,7 +158,7 @@ class StabilityReport:
 
 
 def expected_group(case: TestCase) -> str:
-    """The group a case counts in: its expected intent names joined by ``|``, or ``(none)``."""
+    """The group a case counts in: its expected intent names joined by ``|``, or ``(no intent)``."""
     names = [i.name.strip() for i in case.intents if i.name.strip()]
     return "|".join(names) if names else NO_INTENT
 
@@ -223,7 +224,7 @@ def stability_report(
     attempts: Iterable[tuple[TestCase, Sequence[CaseResult]]], repeat: int
 ) -> StabilityReport:
     """The report of a repeated run from each case and its attempts (#1 first), in suite order.
-    Groups are sorted by name, ``(none)`` last."""
+    Groups are sorted by name, ``(no intent)`` last."""
     cases = [case_stability(case.id, expected_group(case), tries) for case, tries in attempts]
     groups: dict[str, list[CaseStability]] = {}
     for c in cases:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from nlu_tui.scoring.intent_report import NO_INTENT_LABEL
 from nlu_tui.textsafe import inert
 from nlu_tui.views.charts import hits_misses_chart
 
@@ -39,7 +40,7 @@ def paired_histogram_text(chart: PairedHistogram, width: int = 80, title: str = 
     return hits_misses_chart(rows[::-1], width, title or chart.title, sides=("Correct", "Wrong"))
 
 
-NO_INTENT = "(no intent)"
+NO_INTENT = NO_INTENT_LABEL
 """The empty label (nothing predicted), named as the per-intent reports name it."""
 
 

@@ -40,6 +40,9 @@ STABILITY_COLUMN = ("agreement", "Agree")
 
 RAW_COLUMN = ("raw", "Raw")
 """A run whose cases carry ``raw:`` checks: checks that held / checks, after Order."""
+DECIMALS = {"confidence": 4, "agreement": 4, "latency_ms": 1}
+"""The one decimals rule of each number column: rows are rounded to it and shown with exactly
+that many decimals (0.9500 beside 0.8123, never 0.95), wherever the table shows them."""
 
 HIDDEN = ["case_id", "intent_key", "flaky"]
 """Kept in the Arrow table for lookups and filters, never shown."""
@@ -56,6 +59,14 @@ def visible_columns(stability: bool, raw: bool = False) -> list[tuple[str, str]]
         return columns
     at = [key for key, _ in columns].index("confidence") + 1
     return [*columns[:at], STABILITY_COLUMN, *columns[at:]]
+
+
+def sorted_label(label: str, key: str, sort: tuple[str, bool] | None) -> str:
+    """A column's header label with the sort indicator when the table is sorted by it:
+    ``Conf ▲`` ascending, ``Conf ▼`` descending (the Per intent table's too)."""
+    if sort is None or sort[0] != key:
+        return label
+    return f"{label} {'▼' if sort[1] else '▲'}"
 
 
 _SEP = "\x1f"
@@ -170,13 +181,26 @@ class ResultColumns:
             if key == "n":
                 continue
             chunk = values[start:] if start else values
-            if key in ("confidence", "latency_ms", "agreement"):
-                arrays[key] = pc.round(
-                    pa.array(chunk, type=pa.float64()), 1 if key == "latency_ms" else 4
-                )
+            if key in DECIMALS:
+                arrays[key] = pc.round(pa.array(chunk, type=pa.float64()), DECIMALS[key])
             else:
                 arrays[key] = pa.array(chunk, type=pa.string())
         return pa.table(arrays)
+
+
+def shown_columns(view: pa.Table) -> pa.Table:
+    """The view as the table shows it: each number column as a fixed-point decimal with its
+    :data:`DECIMALS` (still right-aligned and sortable; a float would show as few decimals
+    as it needs). The rows' values stay floats for sorting, filters and lookups."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for key, places in DECIMALS.items():
+        at = view.schema.get_field_index(key)
+        if at >= 0:
+            column = pc.cast(pc.round(view[key], places), pa.decimal128(18, places))
+            view = view.set_column(at, key, column)
+    return view
 
 
 def compute_view(

@@ -153,3 +153,118 @@ def progress_text(event: ProgressEvent) -> Text:
     text.append(f"F1 {event.f1:.4f}", style="bold")
     text.append(f"  P {event.precision:.4f}  R {event.recall:.4f}")
     return text
+
+
+HEADER_LINES = 3
+"""The most lines a finished run's header takes in the Results tab (80×24 keeps 12 rows)."""
+ENGINE_WIDTH = 32
+"""The longest engine label the header shows; the full spec is the header's tooltip."""
+
+
+def short_engine(spec: str, width: int = ENGINE_WIDTH) -> str:
+    """An engine as the header names it: a profile name as it is, a ``type:path`` spec by its
+    file name (``embedded:/home/me/bot/x.nlu.yml`` -> ``embedded:x.nlu.yml``), and anything
+    still longer than ``width`` cut in the middle with "…"."""
+    kind, sep, rest = spec.partition(":")
+    if sep and "://" not in spec and ("/" in rest or "\\" in rest):
+        spec = f"{kind}:{rest.replace(chr(92), '/').rstrip('/').rsplit('/', 1)[-1]}"
+    if len(spec) <= width:
+        return spec
+    keep = max(width - 1, 2)
+    return spec[: keep - keep // 2] + "…" + spec[len(spec) - keep // 2 :]
+
+
+def _chunks(record: RunRecord, summary: Summary, stability: StabilityReport | None) -> list[Text]:
+    """The pieces of a finished run's header, most wanted first."""
+    from nlu_tui.evaluation.text import stored_title
+
+    head = status_text(record.status)
+    head.append("  ")
+    head.append(inert(record.suite_name, newlines=False), style="bold")
+    parts = [
+        head,
+        Text(inert(f"{short_engine(record.engine_name)} ({record.stage})", newlines=False)),
+        Text(f"run {record.id}"),
+    ]
+    if record.reason:
+        style = "red" if record.status is RunStatus.FAILED else "dark_orange"
+        reason = Text("Reason: ", style="bold " + style)
+        reason.append(inert(record.reason.splitlines()[0][:200], newlines=False), style=style)
+        parts.append(reason)
+    evaluation = stored_title(record)
+    if evaluation is not None:
+        parts.append(Text(inert(evaluation, newlines=False), style="bold"))
+    f1 = Text("F1 ", style="bold")
+    f1.append(num(summary.f1), style="bold")
+    parts += [
+        f1,
+        Text(f"P {num(summary.precision)}  R {num(summary.recall)}"),
+        Text(
+            f"Cases {summary.cases}/{record.total}  TP {summary.tp}  TN {summary.tn}  "
+            f"FP {summary.fp}  FN {summary.fn}  Errors {summary.errors}"
+        ),
+        Text(f"Intent {pct(summary.intent_success)}  Entity {pct(summary.entity_success)}"),
+        Text(f"Duration {duration(record.duration_s)}"),
+        Text(
+            f"Latency ms p50 {ms(summary.latency_p50)} p90 {ms(summary.latency_p90)} "
+            f"max {ms(summary.latency_max)}"
+        ),
+    ]
+    if stability is not None:
+        from nlu_tui.scoring.stability import headline
+
+        line = Text("Stability ", style="bold")
+        line.append(
+            headline(stability).removeprefix("stability "),
+            style="bold yellow" if stability.overall.flaky else "",
+        )
+        parts.append(line)
+    if record.note:
+        note = Text("Note: ", style="bold")
+        note.append(inert(record.note.splitlines()[0][:200], newlines=False))
+        parts.append(note)
+    return parts
+
+
+def compact_summary_text(
+    record: RunRecord,
+    summary: Summary,
+    stability: StabilityReport | None = None,
+    width: int = 80,
+    lines: int = HEADER_LINES,
+) -> Text:
+    """A finished run's header in at most ``lines`` lines of ``width`` cells, none wrapping.
+
+    The pieces (status and suite, engine by profile name or file name, run id, reason, F1,
+    precision and recall, counts, success rates, duration, latency, stability, note) are laid
+    out in that order, two spaces apart; a piece that does not fit on the last line is left
+    out (a reason or note is cut with "…" instead). :func:`summary_text` has everything."""
+    if record.kind == "nlu-comparison":
+        return summary_text(record, summary, stability)
+    width = max(width, 20)
+    rows: list[Text] = [Text()]
+    for part in _chunks(record, summary, stability):
+        row = rows[-1]
+        gap = 2 if row.cell_len else 0
+        if row.cell_len + gap + part.cell_len <= width:
+            if gap:
+                row.append("  ")
+            row.append_text(part)
+            continue
+        cuttable = part.plain.startswith(("Reason: ", "Note: "))
+        if len(rows) < lines and (cuttable or part.cell_len <= width):
+            if part.cell_len > width:
+                part.truncate(width - 1)
+                part.append("…")
+            rows.append(part.copy())
+            continue
+        room = width - row.cell_len - gap
+        if cuttable and room >= 12:
+            part.truncate(room - 1)
+            part.append("…")
+            row.append("  ")
+            row.append_text(part)
+    out = Text("\n").join(rows)
+    out.no_wrap = True
+    out.overflow = "ellipsis"
+    return out

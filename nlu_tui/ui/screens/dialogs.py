@@ -446,11 +446,14 @@ class ChoiceDialog(ModalScreen[str | None]):
     )
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="choice.cancel", tooltip="Close.")]
 
-    def __init__(self, title: str, choices: Sequence[tuple[str, str]]) -> None:
-        """``choices`` are (value, label)."""
+    def __init__(
+        self, title: str, choices: Sequence[tuple[str, str]], selected: str | None = None
+    ) -> None:
+        """``choices`` are (value, label); the list opens on ``selected`` when given."""
         super().__init__()
         self._title = title
         self._choices = list(choices)
+        self._selected = selected
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -463,10 +466,14 @@ class ChoiceDialog(ModalScreen[str | None]):
             )
 
     def on_mount(self) -> None:
-        self.query_one(OptionList).focus()
+        options = self.query_one(OptionList)
+        values = [value for value, _ in self._choices]
+        if self._selected in values:
+            options.highlighted = values.index(self._selected)
+        options.focus()
 
     @on(OptionList.OptionSelected)
-    def _selected(self, event: OptionList.OptionSelected) -> None:
+    def _selected_option(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(event.option.id)
 
     def action_cancel(self) -> None:

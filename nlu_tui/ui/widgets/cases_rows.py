@@ -12,13 +12,29 @@ from collections.abc import Sequence
 from typing import Any
 
 from nlu_tui.model import TestCase
+from nlu_tui.ui.widgets.fast_table import GiveWay, give_way_steps
 from nlu_tui.views.cases import COLUMNS, RowCache, build_arrow
 
-MIN_WIDTHS = {"utterance": 22, "intents": 22, "parent": 6, "entities": 10, "order": 6, "tags": 5}
-"""How narrow a text column may get (its text then ends in "…") so that every column fits
-at 120 columns; below that the table scrolls right a column at a time."""
-SHRINK_FIRST = ["tags", "order", "parent", "entities", "intents", "utterance"]
-"""Which columns give up width first when the table is narrower than the columns."""
+GIVE_WAY: list[GiveWay] = [
+    ("tags", None),
+    ("order", None),
+    ("intents", 16),
+    ("parent", 8),
+    ("entities", 12),
+    ("utterance", 46),
+    ("entities", None),
+    ("parent", None),
+    ("utterance", 29),
+    ("intents", None),
+]
+"""How the cases table's columns give way to the utterance when the table is narrower than
+them (see :func:`~nlu_tui.ui.widgets.fast_table.fit_widths`): Tags and Order leave the screen
+first (a scroll right away), then Intents, Parent and Entities shrink, the utterance down to
+46 cells (45 characters and "…"), Entities and Parent leave, the utterance down to 29, and
+last Intents leaves. At 120×35 with the suites panel that shows #, the utterance (49 cells),
+Intents and Parent; at 80×24, #, the utterance (35 cells)."""
+UTTERANCE_WIDTH = 60
+"""The utterance's wanted width: it takes up to this much before the columns after it grow."""
 
 
 class PartialRows:
@@ -68,16 +84,15 @@ def make_backend(table: Any) -> Any:
     return FixedWidthBackend(table)
 
 
-def fit() -> tuple[list[str], list[int], list[int], list[int]]:
-    """The table's column labels, content widths, narrowest widths and shrink order."""
+def fit() -> tuple[list[str], list[int], list[tuple[int, int | None]], int]:
+    """The table's column labels, wanted content widths, give-way steps and flex column."""
     keys = [key for key, _, _ in COLUMNS]
-    widths = [w for _, _, w in COLUMNS]
-    mins = [MIN_WIDTHS.get(key, w) for key, w in zip(keys, widths, strict=True)]
+    widths = [UTTERANCE_WIDTH if key == "utterance" else w for key, _, w in COLUMNS]
     return (
         [label for _, label, _ in COLUMNS],
         widths,
-        mins,
-        [keys.index(k) for k in SHRINK_FIRST],
+        give_way_steps(keys, GIVE_WAY),
+        keys.index("utterance"),
     )
 
 
@@ -85,7 +100,7 @@ def new_table(backend: Any, labels: list[str], width_hint: int) -> Any:
     """The cases table widget (id ``cases-table``) over ``backend``, fitted to ``width_hint``."""
     from textual_fastdatatable import DataTable
 
-    _, widths, mins, order = fit()
+    _, widths, steps, flex = fit()
     table = CasesTable(
         backend=backend,
         id="cases-table",
@@ -98,7 +113,7 @@ def new_table(backend: Any, labels: list[str], width_hint: int) -> Any:
     )
     assert isinstance(table, DataTable)
     fitted: Any = table
-    fitted.set_fit(widths, mins, shrink_order=order, width_hint=width_hint)
+    fitted.set_fit(widths, steps, flex=flex, width_hint=width_hint)
     return table
 
 

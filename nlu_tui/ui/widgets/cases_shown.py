@@ -118,7 +118,7 @@ class CasesShown(CaseEdits):
             return
         from nlu_tui.ui.widgets.table_preview import TablePreview
 
-        labels, widths, mins, order = fit()
+        labels, widths, steps, flex = fit()
         page = max(self.size.height, 50)
         rows = [(n, "", None, *format_row(case)[:6]) for n, case in enumerate(cases[:page], 1)]
         self.area.previewing = True
@@ -127,8 +127,8 @@ class CasesShown(CaseEdits):
             rows,
             total_rows=total_rows,
             widths=widths,
-            min_widths=mins,
-            shrink_order=order,
+            steps=steps,
+            flex=flex,
             id="cases-preview",
         )
         self.area.show(preview, then=then)

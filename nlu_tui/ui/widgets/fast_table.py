@@ -8,6 +8,7 @@ milliseconds. Both the cases table and the results table use this.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 
@@ -57,44 +58,71 @@ def cells_width(width: int, height: int, rows: int, scrollbar: int = SCROLLBAR_W
     return width - (scrollbar if rows + 1 > height else 0)
 
 
+GiveWay = tuple[str, "int | None"]
+"""One step of a table's give-way order: (column key, floor). With a floor, the column
+shrinks down to that many cells (its text then ends in "…"); with None, it leaves the screen,
+with every column right of it, and comes back at its full width by scrolling right."""
+
+
+def give_way_steps(keys: Sequence[str], order: Sequence[GiveWay]) -> list[tuple[int, int | None]]:
+    """A give-way order by column index (steps naming a column the table lacks are skipped)."""
+    return [(list(keys).index(key), floor) for key, floor in order if key in keys]
+
+
 def fit_widths(
-    widths: list[int],
-    mins: list[int],
+    widths: Sequence[int],
     available: int,
     *,
-    keep: int | None = None,
-    shrink_order: list[int] | None = None,
-    even: bool = False,
+    steps: Sequence[tuple[int, int | None]],
+    flex: int | None = None,
 ) -> list[int]:
-    """Column content widths that fit the first ``keep`` columns into ``available`` cells.
+    """Content widths that fit a table's columns into ``available`` cells, the utterance first.
 
-    The columns a tester needs first are the leading ``keep`` (all by default); when they do
-    not fit, the columns in ``shrink_order`` (indexes) give up width, each down to its
-    minimum, in that order. With ``even``, they give it up together instead: the widest of
-    them loses a cell first (ties: the earlier in ``shrink_order``), so an utterance is never
-    cut shorter than a column of intent names beside it. The columns after ``keep`` keep their
-    width and are reached by scrolling right. Pure arithmetic, so tests can check every width
-    without a terminal.
+    Every table of the workbench fits its columns here, the same way:
+
+    1. every column starts at its wanted width (``widths``: measured, capped);
+    2. while the columns on screen do not fit, the ``steps`` (the table's give-way order, by
+       column index) are taken in order: a step with a floor shrinks its column down to it, a
+       step without one takes its column, and every column right of it, off the screen (they
+       keep their full width and come back by scrolling right);
+    3. width left over goes to the ``flex`` column (the utterance) first, up to its wanted
+       width, then back to the shrunk columns, the last shrunk first; when every column is on
+       screen, the utterance takes the rest too, so no cell on the right stays empty (when
+       some are off screen, the rest shows the start of the next column).
+
+    Pure arithmetic, so tests can check every width without a terminal.
     """
+    wanted = list(widths)
     out = list(widths)
-    count = len(out) if keep is None else min(keep, len(out))
-    excess = sum(out[:count]) + CELL_PADDING * count - available
-    order = list(shrink_order) if shrink_order is not None else list(range(count))
-    if even:
-        while excess > 0:
-            free = [i for i in order if out[i] > mins[i]]
-            if not free:
-                break
-            widest = max(free, key=lambda i: (out[i], -order.index(i)))
-            out[widest] -= 1
-            excess -= 1
-        return out
-    for index in order:
-        if excess <= 0:
+    shown = len(out)
+
+    def used() -> int:
+        return sum(out[:shown]) + CELL_PADDING * shown
+
+    shrunk: list[int] = []
+    for index, floor in steps:
+        if used() <= available:
             break
-        give = min(excess, max(out[index] - mins[index], 0))
-        out[index] -= give
-        excess -= give
+        if index >= shown:
+            continue
+        if floor is None:
+            out[index:shown] = wanted[index:shown]
+            shown = index
+            continue
+        give = min(used() - available, max(out[index] - max(floor, 1), 0))
+        if give:
+            out[index] -= give
+            shrunk.append(index)
+    free = available - used()
+    if free > 0:
+        regrow = ([flex] if flex is not None else []) + shrunk[::-1]
+        for index in regrow:
+            if index < shown and free > 0:
+                take = min(free, wanted[index] - out[index])
+                out[index] += take
+                free -= take
+        if flex is not None and flex < shown == len(out):
+            out[flex] += free
     return out
 
 
@@ -141,10 +169,10 @@ def wide_table_class() -> type:
 
         natural_widths: list[int] | None = None
         """Each column's wanted content width; :meth:`refit` fits them to the table's width."""
-        min_widths: list[int] | None = None
-        keep_columns: int | None = None
-        shrink_order: list[int] | None = None
-        shrink_evenly: bool = False
+        fit_steps: list[tuple[int, int | None]] = []
+        """The table's give-way order (see :func:`fit_widths`)."""
+        flex_column: int | None = None
+        """The column that takes the free width first (the utterance)."""
         width_hint: int | None = None
         """The width the table will have, for the fit before it is first laid out (without
         it, the first frame shows the unfitted widths until the first resize)."""
@@ -152,24 +180,21 @@ def wide_table_class() -> type:
         def set_fit(
             self,
             natural: list[int],
-            mins: list[int],
+            steps: list[tuple[int, int | None]],
             *,
-            keep: int | None = None,
-            shrink_order: list[int] | None = None,
-            even: bool = False,
+            flex: int | None = None,
             width_hint: int | None = None,
         ) -> None:
             """Remember how the columns fit and fit them now (and on every resize)."""
             self.natural_widths = list(natural)
-            self.min_widths = list(mins)
-            self.keep_columns = keep
-            self.shrink_order = shrink_order
-            self.shrink_evenly = even
-            self.width_hint = width_hint
+            self.fit_steps = list(steps)
+            self.flex_column = flex
+            if width_hint is not None:
+                self.width_hint = width_hint
             self.refit()
 
         def refit(self) -> None:
-            if self.natural_widths is None or self.min_widths is None:
+            if self.natural_widths is None:
                 return
             available = (
                 self.scrollable_content_region.width or self.size.width or self.width_hint or 0
@@ -177,12 +202,7 @@ def wide_table_class() -> type:
             if available <= 0:
                 return
             widths = fit_widths(
-                self.natural_widths,
-                self.min_widths,
-                available,
-                keep=self.keep_columns,
-                shrink_order=self.shrink_order,
-                even=self.shrink_evenly,
+                self.natural_widths, available, steps=self.fit_steps, flex=self.flex_column
             )
             set_column_widths(self, widths)
 

@@ -13,6 +13,7 @@ from textual.widgets import DataTable, OptionList, TabPane
 from textual.widgets.option_list import Option
 
 from nlu_tui.reports.run_data import RunData
+from nlu_tui.scoring.intent_report import shown_label
 from nlu_tui.textsafe import inert, inert_markup
 
 
@@ -49,9 +50,9 @@ class ConfusionTab(TabPane):
         labels = confusion.labels
         table.add_column(Text("expected \\ predicted"), key="__row__")
         for label in labels:
-            table.add_column(Text(inert(label, newlines=False)), key=label)
+            table.add_column(Text(inert(shown_label(label), newlines=False)), key=label)
         for true_label in labels:
-            row: list[Any] = [Text(inert(true_label, newlines=False), style="bold")]
+            row: list[Any] = [Text(inert(shown_label(true_label), newlines=False), style="bold")]
             for predicted in labels:
                 count = confusion.count(true_label, predicted)
                 style = "green" if true_label == predicted else ("red" if count else "dim")

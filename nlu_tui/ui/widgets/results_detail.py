@@ -18,6 +18,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Static
 
 from nlu_tui.model import CaseResult, Prediction, ResultType, TestCase
+from nlu_tui.scoring.intent_report import NO_INTENT_LABEL
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.messages import EditCaseRequested
 
@@ -82,13 +83,13 @@ def detail_renderable(
     head.append(inert(case.utterance if case else result.case_id))
     parts.append(head)
     if case is not None:
-        expected = " | ".join(case.intent_names) or "(no intent)"
+        expected = " | ".join(case.intent_names) or NO_INTENT_LABEL
         parts.append(_field("Expected", expected))
         if case.traits:
             parts.append(_field("Traits", ", ".join(case.traits)))
         if case.parent_intents:
             parts.append(_field("Parent path", " > ".join(case.parent_intents)))
-    parts.append(_field("Matched", result.matched_intent or "(none)"))
+    parts.append(_field("Matched", result.matched_intent or NO_INTENT_LABEL))
     conf = "-" if result.confidence is None else f"{result.confidence:.4f}"
     parts.append(_field("Confidence", conf))
     lat = "-" if result.latency_ms is None else f"{result.latency_ms:.1f} ms"
@@ -198,11 +199,16 @@ class ResultDetail(VerticalScroll):
         button.disabled = case is None
 
     def action_back(self) -> None:
+        from textual.widget import Widget
+
         from nlu_tui.ui.widgets.results_table import ResultsTable
 
+        for node in self.ancestors:  # shown over the table (a small terminal): hide it again
+            if isinstance(node, Widget) and node.has_class("detail-open"):
+                node.remove_class("detail-open")
         for table in self.screen.query(ResultsTable):
             if self.parent is table.parent:
-                table.focus_table()
+                self.call_after_refresh(table.focus_table)
                 return
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

@@ -18,6 +18,7 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Input, Select
 
+from nlu_tui.scoring.intent_report import shown_label
 from nlu_tui.textsafe import inert
 from nlu_tui.views.result_columns import ResultFilter
 
@@ -100,7 +101,7 @@ class ResultsFilterBar(Horizontal):
     def set_intents(self, labels: Sequence[str]) -> None:
         """The intent choices: all, or one of the run's intents."""
         intents: list[tuple[Any, str]] = [("All intents", "")]
-        intents += [(Text(inert(label, newlines=False)), label) for label in labels]
+        intents += [(Text(inert(shown_label(label), newlines=False)), label) for label in labels]
         select = self.query_one("#results-intent", Select)
         select.set_options(intents)
         select.value = ""

@@ -11,7 +11,12 @@ from textual.widgets import Static
 from nlu_tui.reports.run_data import RunData
 from nlu_tui.runsessions import RunSession
 from nlu_tui.textsafe import inert
-from nlu_tui.views.summary_text import progress_text, summary_text
+from nlu_tui.views.summary_text import (
+    compact_summary_text,
+    progress_text,
+    short_engine,
+    summary_text,
+)
 
 
 class RunHeader(Static):
@@ -19,18 +24,39 @@ class RunHeader(Static):
 
     def __init__(self) -> None:
         super().__init__(Text("No run open. Open one from the Runs tab."), id="results-header")
+        self._data: RunData | None = None
 
     def show_text(self, text: str, style: str = "") -> None:
         """A sentence: loading, or why the run cannot be shown (its text made inert)."""
+        self._data = None
+        self.tooltip = None
         self.update(Text(inert(text), style=style))
 
     def show_summary(self, data: RunData) -> None:
-        """A finished run: engine, version, figures, note (computed by the core)."""
-        self.update(summary_text(data.record, data.summary, data.stability))
+        """A finished run in at most three lines (status, suite, engine by its short name,
+        figures, note: computed by the core); everything, with the engine's full spec, is the
+        tooltip and the detail pane's "Run" section."""
+        self._data = data
+        full = summary_text(data.record, data.summary, data.stability)
+        full.append(inert(f"\nEngine: {data.record.engine_name}", newlines=False))
+        self.tooltip = full
+        self._draw()
+
+    def _draw(self) -> None:
+        data = self._data
+        if data is None:
+            return
+        width = self.content_region.width or self.app.size.width
+        self.update(compact_summary_text(data.record, data.summary, data.stability, width))
+
+    def on_resize(self) -> None:
+        self._draw()
 
     def show_live(self, session: RunSession) -> Any:
         """A run under way; returns its newest progress event (None before the first)."""
-        header = Text()
+        self._data = None
+        self.tooltip = inert(f"Engine: {session.engine_name}")
+        header = Text(no_wrap=True, overflow="ellipsis")
         header.append("▶ running  ", style="bold cyan")
         header.append(inert(session.suite_name, newlines=False), style="bold")
         from nlu_tui.repeats import repeat_of
@@ -38,7 +64,8 @@ class RunHeader(Static):
         repeat = repeat_of(session.run.record)
         header.append(
             inert(
-                f" · {session.engine_name} ({session.stage}) · run {session.run_id}", newlines=False
+                f" · {short_engine(session.engine_name)} ({session.stage}) · run {session.run_id}",
+                newlines=False,
             )
             + (f" · each case ×{repeat}" if repeat > 1 else "")
             + "\n"

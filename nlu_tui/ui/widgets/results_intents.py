@@ -11,7 +11,9 @@ from textual.app import ComposeResult
 from textual.widgets import DataTable, TabPane
 
 from nlu_tui.reports.run_data import RunData
+from nlu_tui.scoring.intent_report import NO_INTENT_LABEL, shown_label
 from nlu_tui.textsafe import inert
+from nlu_tui.views.result_columns import sorted_label
 from nlu_tui.views.summary_text import num, pct
 
 INTENT_COLUMNS = [
@@ -132,7 +134,9 @@ class IntentsTab(TabPane):
                     "tp": stats.tp,
                     "fp": stats.fp,
                     "fn": stats.fn,
-                    "confused": ", ".join(f"{n} ({c})" for n, c in stats.confused_with[:3]),
+                    "confused": ", ".join(
+                        f"{shown_label(n)} ({c})" for n, c in stats.confused_with[:3]
+                    ),
                     "stability": group.stability if group is not None else None,
                 }
             )
@@ -157,11 +161,10 @@ class IntentsTab(TabPane):
         if repeated:
             columns.insert(len(columns) - 1, STABILITY_INTENT_COLUMN)
         for col, label in columns:
-            mark = (" ▼" if descending else " ▲") if col == key else ""
-            table.add_column(label + mark, key=col)
+            table.add_column(sorted_label(label, col, (key, descending)), key=col)
         for r in rows:
             cells: list[Any] = [
-                Text(inert(r["intent"], newlines=False)),
+                Text(inert(shown_label(r["intent"]), newlines=False)),
                 num(r["precision"]),
                 num(r["recall"]),
                 num(r["f1"]),
@@ -181,14 +184,14 @@ class IntentsTab(TabPane):
         table = self.query_one("#results-types", DataTable)
         table.clear(columns=True)
         found = self.data.intent_type_slices() if self.data is not None else []
-        table.display = any(s.name is not None for s in found)
+        table.display = self.data is not None and self.data.knows_intent_kinds()
         if not table.display:
             return
         for col, label in TYPE_COLUMNS:
             table.add_column(label, key=col)
         for item in found:
             s = item.summary
-            name = (item.name or "(none)").replace("_", " ")
+            name = (item.name or NO_INTENT_LABEL).replace("_", " ")
             table.add_row(
                 Text(inert(name, newlines=False)),
                 str(s.cases),

@@ -93,6 +93,9 @@ class ResultsPane(LiveResults):
     ResultsPane.stacked ResultDetail {
         width: 1fr; height: 2fr; border-left: none; border-top: solid $primary;
     }
+    ResultsPane.collapsed ResultDetail { display: none; }
+    ResultsPane.collapsed.detail-open ResultsTable { display: none; }
+    ResultsPane.collapsed.detail-open ResultDetail { display: block; height: 1fr; }
     ResultsPane #results-intents { height: 1fr; }
     ResultsPane #results-types { height: auto; max-height: 7; border-top: solid $primary; }
     ResultsPane #results-confusion { height: 1fr; min-height: 4; }
@@ -102,6 +105,22 @@ class ResultsPane(LiveResults):
     """
 
     BINDINGS = [
+        Binding(
+            "d",
+            "focus_detail",
+            "Detail",
+            id="results.detail",
+            tooltip="Show the selected case's detail (over the table when the terminal is "
+            "small): ↑↓ PgUp PgDn Home End scroll it, Esc goes back to the table. Enter "
+            "in the table does the same.",
+        ),
+        Binding(
+            "z",
+            "zoom",
+            "Zoom",
+            id="results.zoom",
+            tooltip="Give the results table the whole screen (again, or Esc, to go back).",
+        ),
         Binding(
             "slash,ctrl+f",
             "focus_search",
@@ -146,14 +165,6 @@ class ResultsPane(LiveResults):
         ),
         Binding("n", "note", "Note", id="results.note", tooltip="Add or edit the run's note."),
         Binding(
-            "d",
-            "focus_detail",
-            "Detail",
-            id="results.detail",
-            tooltip="Move the focus to the detail pane: ↑↓ PgUp PgDn Home End scroll it, "
-            "Esc goes back to the table.",
-        ),
-        Binding(
             "right_square_bracket",
             "scroll_detail(1)",
             "Detail ↓",
@@ -181,12 +192,19 @@ class ResultsPane(LiveResults):
 
     # --- layout -----------------------------------------------------------------------
 
-    STACK_BELOW = 110
+    STACK_BELOW = 160
     """Below this width the detail pane goes under the table instead of beside it, so the
-    table keeps room for result, utterance, expected, matched and confidence."""
+    table keeps room for result, utterance, expected, matched and confidence (beside the
+    detail it has three fifths of the width)."""
+
+    COLLAPSE_BELOW = 30
+    """Below this height (stacked) the detail pane is hidden, so the table keeps at least 12
+    rows at 80×24; Enter or ``d`` shows it over the table, Esc hides it again."""
 
     def on_resize(self) -> None:
-        self.set_class(self.size.width < self.STACK_BELOW, "stacked")
+        stacked = self.size.width < self.STACK_BELOW
+        self.set_class(stacked, "stacked")
+        self.set_class(stacked and self.size.height < self.COLLAPSE_BELOW, "collapsed")
 
     def compose(self) -> ComposeResult:
         yield RunHeader()
@@ -379,8 +397,33 @@ class ResultsPane(LiveResults):
         self.query_one(ResultsFilterBar).focus_search()
 
     def action_focus_detail(self) -> None:
+        """Focus the detail pane; when it is collapsed (a small terminal), show it over the
+        table first (its Esc hides it again)."""
         self.query_one("#results-tabs", TabbedContent).active = "tab-res-cases"
-        self.query_one(ResultDetail).focus()
+        if self.screen.maximized is not None:
+            self.screen.minimize()
+        if self.has_class("collapsed"):
+            self.add_class("detail-open")
+        detail = self.query_one(ResultDetail)
+        detail.scroll_home(animate=False)
+        self.call_after_refresh(detail.focus)
+
+    def on_data_table_row_selected(self, event: Any) -> None:
+        """Enter in the results table: the case's detail (the fastdatatable's message)."""
+        if isinstance(event.control.parent, ResultsTable):
+            event.stop()
+            self.action_focus_detail()
+
+    def action_zoom(self) -> None:
+        """The results table alone on the whole screen, or back (a toggle)."""
+        screen = self.screen
+        if screen.maximized is not None:
+            screen.minimize()
+            return
+        self.query_one("#results-tabs", TabbedContent).active = "tab-res-cases"
+        self.remove_class("detail-open")
+        if screen.maximize(self.table, container=False):
+            self.table.focus_table()
 
     def action_scroll_detail(self, pages: int) -> None:
         detail = self.query_one(ResultDetail)
@@ -410,7 +453,11 @@ class ResultsPane(LiveResults):
 
         if self.data is None:
             return
-        choices = [("", "All intents")] + [(label, label) for label in self.data.report.labels]
+        from nlu_tui.scoring.intent_report import shown_label
+
+        choices = [("", "All intents")] + [
+            (label, shown_label(label)) for label in self.data.report.labels
+        ]
 
         def chosen(value: str | None) -> None:
             if value is not None:
@@ -429,7 +476,10 @@ class ResultsPane(LiveResults):
                 current = self.table.sort
                 self.table.sort_by(value, current == (value, False))
 
-        self.app.push_screen(ChoiceDialog("Sort results by", choices), chosen)
+        current = self.table.sort
+        self.app.push_screen(
+            ChoiceDialog("Sort results by", choices, current[0] if current else None), chosen
+        )
 
     def action_edit_case(self) -> None:
         from nlu_tui.ui.messages import EditCaseRequested
@@ -499,6 +549,14 @@ class ResultsPane(LiveResults):
         default_dir = export_dir(self.app, data.record.suite_path)
         self.app.push_screen(ExportDialog(formats, default_dir, f"run-{data.record.id}"), chosen)
 
+    def action_run_details(self) -> None:
+        """The open run's full header, with the engine's full spec (the header shows at most
+        three lines and the engine by its short name)."""
+        tooltip = self.query_one(RunHeader).tooltip
+        if tooltip is not None:
+            text = tooltip.plain if hasattr(tooltip, "plain") else str(tooltip)
+            self.notify(escape(text), title="Run details", timeout=20)
+
     def action_slices(self) -> None:
         """The run's figures per tag, intent kind and parent intent (as ``nlu-tui show``)."""
         from nlu_tui.scoring.slices import slice_lines, slices
@@ -540,6 +598,11 @@ class ResultsPane(LiveResults):
                 "Open the selected case in the editor",
             ),
             PaletteCommand("results: Note…", self.action_note, "Add or edit the run's note"),
+            PaletteCommand(
+                "results: Run details",
+                self.action_run_details,
+                "The run's full header, with the engine's full spec",
+            ),
         ]
         if self.data is not None:
             commands.append(

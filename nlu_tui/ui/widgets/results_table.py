@@ -21,12 +21,15 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from nlu_tui.model import CaseResult, TestCase
+from nlu_tui.ui.widgets.fast_table import GiveWay, give_way_steps
 from nlu_tui.ui.workers import ReportsFailedWorkers
 from nlu_tui.views.result_columns import (
     COLUMNS,
     ResultColumns,
     ResultFilter,
     compute_view,
+    shown_columns,
+    sorted_label,
     visible_columns,
 )
 
@@ -35,25 +38,37 @@ if TYPE_CHECKING:
 
 MAX_WIDTHS = {"utterance": 60, "expected": 24, "matched": 24, "error": 40, "entities": 8}
 """Caps on content widths: a long utterance or error never pushes the columns after it away."""
-MIN_WIDTHS = {"utterance": 12, "expected": 8, "matched": 7}
-"""How narrow a column may get when the table is narrow (its text then ends in "…")."""
-PRIORITY = 6
-"""The first columns (#, result, utterance, expected, matched, confidence) are what a tester
-reads first: they are fitted into the table's width; the rest are a scroll to the right."""
-SHRINK_FIRST = ["utterance", "expected", "matched"]
+GIVE_WAY: list[GiveWay] = [
+    ("error", None),
+    ("order", None),
+    ("entities", None),
+    ("latency_ms", None),
+    ("agreement", None),
+    ("expected", 14),
+    ("matched", 14),
+    ("confidence", None),
+    ("utterance", 46),
+    ("utterance", 29),
+    ("matched", None),
+    ("expected", None),
+]
+"""How the results table's columns give way to the utterance when the table is narrower than
+them (see :func:`~nlu_tui.ui.widgets.fast_table.fit_widths`): Error, Order, Entities, Latency
+and Agree leave the screen first (a scroll right away), then Expected and Matched shrink to 14
+cells, Conf leaves, the utterance shrinks to 46 cells (45 characters and "…") and then to 29,
+and last Matched and Expected leave (the utterance takes back what they leave free). At 120×35
+with the suites panel that shows #, Result, the utterance (48 cells), Expected and Matched; at
+80×24, #, Result and the utterance (40 cells; Enter or ``d`` shows the rest of the case, ``z``
+gives the table the whole screen: then Expected and Matched are beside it again)."""
 
 
-def fitted_natural(
-    widths: list[int], columns: list[tuple[str, str]] = COLUMNS
-) -> tuple[list[int], list[int]]:
-    """Wanted and minimum content widths of the visible columns, from measured widths."""
-    natural = []
-    mins = []
-    for (key, label), width in zip(columns, widths, strict=True):
-        wanted = max(len(label), min(width, MAX_WIDTHS.get(key, width)))
-        natural.append(wanted)
-        mins.append(min(wanted, max(MIN_WIDTHS.get(key, wanted), len(label))))
-    return natural, mins
+def fitted_natural(widths: list[int], columns: list[tuple[str, str]] = COLUMNS) -> list[int]:
+    """Wanted content widths of the visible columns, from measured widths: capped, and never
+    narrower than the column's label."""
+    return [
+        max(len(label), min(width, MAX_WIDTHS.get(key, width)))
+        for (key, label), width in zip(columns, widths, strict=True)
+    ]
 
 
 SYNC_ROWS = 5000
@@ -66,13 +81,16 @@ def _measure(table: pa.Table, columns: list[tuple[str, str]] = COLUMNS) -> list[
     """Content width of each visible column, as fastdatatable measures it."""
     from textual_fastdatatable import ArrowBackend
 
-    backend = ArrowBackend(table.select([k for k, _ in columns]))
+    backend = ArrowBackend(shown_columns(table.select([k for k, _ in columns])))
     backend.render_markup = False
     return list(backend.column_content_widths)
 
 
 class ResultsTable(ReportsFailedWorkers, Widget):
     """A filterable, sortable results table; posts :class:`CaseHighlighted` as the cursor moves."""
+
+    ALLOW_MAXIMIZE = True
+    """``z`` in the Results tab gives the table the whole screen."""
 
     DEFAULT_CSS = """
     ResultsTable { height: 1fr; }
@@ -267,31 +285,30 @@ class ResultsTable(ReportsFailedWorkers, Widget):
 
         from nlu_tui.ui.widgets.fast_table import swap_backend
 
-        backend = ArrowBackend(view)
+        backend = ArrowBackend(shown_columns(view))
         backend.render_markup = False
         if self._widths is not None:
             backend._column_content_widths = list(self._widths)
         table = self._table
-        columns = self.columns
-        natural, mins = fitted_natural(list(self._widths or _measure(view, columns)), columns)
-        shrink = [[k for k, _ in columns].index(k) for k in SHRINK_FIRST]
-        keep = PRIORITY + (len(columns) - len(COLUMNS))  # the agreement column is kept too
+        labels = [sorted_label(label, key, self.sort) for key, label in self.columns]
+        columns = list(zip([k for k, _ in self.columns], labels, strict=True))
+        natural = fitted_natural(list(self._widths or _measure(view, self.columns)), columns)
+        keys = [k for k, _ in columns]
+        steps, flex = give_way_steps(keys, GIVE_WAY), keys.index("utterance")
         if table is None:
             from nlu_tui.ui.widgets.fast_table import wide_table_class
 
             table = self._table = wide_table_class()(
                 backend=backend,
                 column_widths=natural,
-                column_labels=[label for _, label in columns],
+                column_labels=labels,
                 cursor_type="row",
                 render_markup=False,
                 max_column_content_width=60,
                 show_row_labels=False,
                 zebra_stripes=True,
             )
-            table.natural_widths, table.min_widths = natural, mins
-            table.keep_columns, table.shrink_order = keep, shrink
-            table.shrink_evenly = True
+            table.natural_widths, table.fit_steps, table.flex_column = natural, steps, flex
             self.query_one("#results-empty").display = False
             self.mount(table)
             if self._focus_pending:  # asked for before there was a table to focus
@@ -300,8 +317,8 @@ class ResultsTable(ReportsFailedWorkers, Widget):
             self._shown_rows = view.num_rows
             self.post_message(self.CaseHighlighted(self, self.case_id_at(0)))
             return
-        swap_backend(table, backend)
-        table.set_fit(natural, mins, keep=keep, shrink_order=shrink, even=True)
+        swap_backend(table, backend, column_labels=labels)
+        table.set_fit(natural, steps, flex=flex)
         self._shown_rows = view.num_rows
         self.post_message(self.CaseHighlighted(self, self.current_case_id()))
 

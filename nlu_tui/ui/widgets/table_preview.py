@@ -52,8 +52,8 @@ class TablePreview(Widget, can_focus=False):
         *,
         total_rows: int,
         widths: Sequence[int],
-        min_widths: Sequence[int],
-        shrink_order: Sequence[int] | None = None,
+        steps: Sequence[tuple[int, int | None]],
+        flex: int | None = None,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
@@ -64,8 +64,8 @@ class TablePreview(Widget, can_focus=False):
         """Rows of the whole table (more than ``rows`` when only the first page is given):
         the real table then has a vertical scrollbar, whose width the preview leaves free."""
         self.widths = list(widths)
-        self.min_widths = list(min_widths)
-        self.shrink_order = list(shrink_order) if shrink_order is not None else None
+        self.steps = list(steps)
+        self.flex = flex
         self._lines: dict[tuple[int, int], Strip] = {}
 
     def cells_width(self) -> int:
@@ -76,12 +76,18 @@ class TablePreview(Widget, can_focus=False):
 
     def column_widths(self) -> list[int]:
         """Content widths fitted to the space the real table's cells would have."""
-        return fit_widths(
-            self.widths, self.min_widths, self.cells_width(), shrink_order=self.shrink_order
-        )
+        return fit_widths(self.widths, self.cells_width(), steps=self.steps, flex=self.flex)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return self.total_rows + 1  # the header, then every row of the table
+        """The header, then every row of the table, then the blank line of the horizontal
+        scrollbar when the columns are wider than the cells (the columns that give way to the
+        utterance are a scroll away), so that it never covers the last row."""
+        cells = cells_width(
+            width, container.height, self.total_rows, self.styles.scrollbar_size_vertical
+        )
+        widths = fit_widths(self.widths, cells, steps=self.steps, flex=self.flex)
+        wider = sum(widths) + CELL_PADDING * len(widths) > cells
+        return self.total_rows + 1 + (1 if wider else 0)
 
     def on_resize(self) -> None:  # new widths, and maybe a scrollbar line
         self._lines.clear()
