@@ -51,10 +51,11 @@ def make_workspace(base: Path) -> Path:
     for name in ("banking_bot.suite.yaml", "banking_bot.nlu.yml"):
         shutil.copy(SAMPLES / name, root / name)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
+    engine = f"embedded:{root / 'banking_bot.nlu.yml'}"
+    suite_file = str(root / "banking_bot.suite.yaml")
     for _ in range(2):
         subprocess.run(
-            [sys.executable, "-m", "nlu_tui", "run", str(root / "banking_bot.suite.yaml")]
-            + ["--engine", f"embedded:{root / 'banking_bot.nlu.yml'}"],
+            [sys.executable, "-m", "nlu_tui", "run", suite_file, "--engine", engine],
             env=env,
             check=True,
             capture_output=True,
@@ -89,9 +90,7 @@ async def painted(app: Any) -> None:
     await done.wait()
 
 
-async def timed_key(
-    app: Any, key: str, ready: Callable[[], bool], timeout: float = 10.0
-) -> float:
+async def timed_key(app: Any, key: str, ready: Callable[[], bool], timeout: float = 10.0) -> float:
     """Post ``key`` as the driver does; seconds until ``ready()`` holds and it is painted."""
     from textual import events
 
@@ -256,8 +255,10 @@ async def workbench(root: Path, rounds: int) -> dict[str, list[float]]:
                 await timed_key(
                     app,
                     "d",
-                    lambda detail=detail: app.focused is not None  # type: ignore[misc]
-                    and detail in app.focused.ancestors_with_self,
+                    lambda detail=detail: (
+                        app.focused is not None  # type: ignore[misc]
+                        and detail in app.focused.ancestors_with_self
+                    ),
                 )
             )
 
