@@ -124,7 +124,7 @@ class DutEditorScreen(Screen[None]):
             rows.append(
                 Horizontal(
                     Label(step.kind.value, classes="dut-actor"),
-                    TextField(self.texts.get(i, ""), id=f"step-{i}"),
+                    TextField(self.texts.get(i, ""), id=f"step-{i}", compact=False),
                     classes="dut-row",
                 )
             )
@@ -134,6 +134,7 @@ class DutEditorScreen(Screen[None]):
                         command,
                         suggester=suggester,
                         id=f"cmd-{i}-{j}",
+                        compact=False,
                         classes="dut-command",
                         placeholder="command, e.g. start flow ...",
                     )

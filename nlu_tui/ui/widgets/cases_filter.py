@@ -31,7 +31,7 @@ class CasesFilter(Horizontal):
         super().__init__(id="filter-row")
 
     def compose(self) -> ComposeResult:
-        yield TextField(placeholder=PLACEHOLDER, id="filter")
+        yield TextField(placeholder=PLACEHOLDER, id="filter", compact=False)
 
     @property
     def query_text(self) -> str:
