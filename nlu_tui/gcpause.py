@@ -28,7 +28,9 @@ def gc_paused(*, promote: bool = False) -> Iterator[None]:
         yield
     finally:
         if was_enabled:
-            if promote:
+            # (not when objects are frozen already, by the workbench's start-up: unfreeze
+            # would put them all back under the collector)
+            if promote and gc.get_freeze_count() == 0:
                 gc.freeze()
                 gc.unfreeze()
             gc.enable()

@@ -208,6 +208,25 @@ async def test_textual_footer_recomposes_on_bindings_changed() -> None:
         assert "Edit" not in shown and "Help" in shown
 
 
+# --- textual: the suggestion an Input shows (ui/widgets/inert_fields.TextField) --------------
+
+
+async def test_textual_input_keeps_its_shown_suggestion_in_suggestion() -> None:
+    """``TextField.completion`` reads ``Input._suggestion`` (the grey completion on screen) to
+    accept it on Tab: typing a prefix of a suggested name fills it in."""
+    from textual.suggester import SuggestFromList
+
+    class One(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Input(suggester=SuggestFromList(["transfer_money"]))
+
+    app = One()
+    async with app.run_test() as pilot:
+        await pilot.press(*"transfer_m")
+        await pilot.pause()
+        assert app.query_one(Input)._suggestion == "transfer_money"
+
+
 # --- httpx / httpx-aiohttp: engines/httpcall.py and runner/client.py -----------------------
 
 

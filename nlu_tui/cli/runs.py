@@ -689,6 +689,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     if is_comparison_id(args.run_id):
         return _show_comparison(store, args)
     run = store.get_run(args.run_id)
+    if run.kind in PAGE_KINDS and args.format in ("html", "markdown") and not args.charts:
+        return _show_page(store, run, args.format, args.output, args.diff_with)
     if run.kind != "suite" and (
         args.output is not None or args.charts or args.format not in ("summary", "json")
     ):
@@ -696,8 +698,9 @@ def cmd_show(args: argparse.Namespace) -> int:
 
         asked = "--charts" if args.charts else ("-o" if args.output is not None else "-f")
         raise InputError(
-            f"run {run.id} is a {run.kind} run: show prints its report, or -f json; "
-            "the report formats (-f csv/junit/rasa/nludevops, -o) and --charts are for "
+            f"run {run.id} is a {run.kind} run: show prints its report, or -f json"
+            + (", -f html or -f markdown (-o FILE)" if run.kind in PAGE_KINDS else "")
+            + "; the report formats (-f csv/junit/rasa/nludevops) and --charts are for "
             "batch-test runs",
             field=asked,
         )
@@ -807,6 +810,58 @@ def _show_comparison(store: RunStore, args: argparse.Namespace) -> int:
         say(text, end="")
     else:
         write_machine(text)
+    return exitcodes.OK
+
+
+PAGE_KINDS = ("e2e", "stories", "dut")
+"""Kinds of run other than batch tests that ``show -f html`` and ``-f markdown`` write."""
+
+
+def _show_page(
+    store: RunStore, run: Any, fmt: str, output: Path | None, baseline: str | None
+) -> int:
+    """``show -f html|markdown`` of a conversation or DUT run: printed, or written to FILE."""
+    from nlu_tui.errors import InputError
+
+    if baseline is not None and (fmt != "markdown" or run.kind == "dut"):
+        raise InputError(
+            "--diff-with goes with -f markdown of a batch-test or conversation run",
+            field="--diff-with",
+        )
+    if run.kind == "dut":
+        from nlu_tui.dut.report_pages import dut_html, dut_markdown
+
+        text = dut_html(run) if fmt == "html" else dut_markdown(run)
+    else:
+        from nlu_tui.conversation.report_pages import conversation_html, conversation_markdown
+        from nlu_tui.store.records import StoredItem
+
+        items = [i for i in store.load_items(run.id) if isinstance(i, StoredItem)]
+        if fmt == "html":
+            text = conversation_html(run, items)
+        else:
+            diff = None
+            if baseline is not None:
+                from nlu_tui.conversation.rundiff import diff_items
+
+                before = store.get_run(baseline)  # an unknown id: one line, exit 2
+                if before.kind != run.kind:
+                    raise InputError(
+                        f"run {before.id} is a {before.kind} run; --diff-with takes a "
+                        f"{run.kind} run here",
+                        field="--diff-with",
+                    )
+                old = [i for i in store.load_items(before.id) if isinstance(i, StoredItem)]
+                diff = diff_items(old, items)
+                baseline = before.id
+            text = conversation_markdown(run, items, diff=diff, baseline=baseline)
+    if output is None:
+        write_machine(text if text.endswith("\n") else text + "\n")
+        return exitcodes.OK
+    from nlu_tui.fileio import atomic_write_text
+
+    atomic_write_text(output, text)
+    say(f"wrote {output}", file=sys.stderr)
     return exitcodes.OK
 
 

@@ -18,6 +18,7 @@ import math
 import shutil
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -486,13 +487,27 @@ def _weighted(report: dict[str, Any], key: str) -> float:
     return float(avg.get(key, 0.0))
 
 
-def stories_text(items: Sequence[StoredItem]) -> str:
-    """The evaluation tables ``rasa test core`` logs, then each failed story and its first
-    wrong prediction, then the action confusion (expected → predicted, counts)."""
+@dataclass(frozen=True)
+class StoryFigures:
+    """The figures ``rasa test core`` logs for a stories run (conversation and action level)."""
+
+    correct: int
+    total: int
+    actions: int
+    actions_correct: int
+    f1: float
+    precision: float
+    accuracy: float
+    in_data_fraction: float
+
+    @property
+    def conversation_accuracy(self) -> float:
+        return self.correct / self.total if self.total else 0.0
+
+
+def story_figures(items: Sequence[StoredItem]) -> StoryFigures:
+    """Computed once for every face (the console text, the HTML and Markdown reports)."""
     stories = [i for i in items if "written" in i.data]
-    errors = [i for i in items if i.outcome == "error"]
-    correct = sum(1 for i in stories if i.outcome == "passed")
-    total = len(stories)
     pairs = action_pairs(items)
     targets, predictions = _serialised(items)
     # Rasa logs "Correct" as len(action targets) x the accuracy over everything it scored
@@ -502,16 +517,35 @@ def stories_text(items: Sequence[StoredItem]) -> str:
         else 0.0
     )
     report = story_report(items)
+    return StoryFigures(
+        correct=sum(1 for i in stories if i.outcome == "passed"),
+        total=len(stories),
+        actions=len(pairs),
+        actions_correct=int(len(pairs) * accuracy),
+        f1=_weighted(report, "f1-score"),
+        precision=_weighted(report, "precision"),
+        accuracy=accuracy,
+        in_data_fraction=_in_training_data_fraction(pairs),
+    )
+
+
+def stories_text(items: Sequence[StoredItem]) -> str:
+    """The evaluation tables ``rasa test core`` logs, then each failed story and its first
+    wrong prediction, then the action confusion (expected → predicted, counts)."""
+    stories = [i for i in items if "written" in i.data]
+    errors = [i for i in items if i.outcome == "error"]
+    pairs = action_pairs(items)
+    f = story_figures(items)
     lines = [
         "Evaluation Results on CONVERSATION level:",
-        f"\tCorrect:          {correct} / {total}",
-        f"\tAccuracy:         {(correct / total if total else 0.0):.3f}",
+        f"\tCorrect:          {f.correct} / {f.total}",
+        f"\tAccuracy:         {f.conversation_accuracy:.3f}",
         "Evaluation Results on ACTION level:",
-        f"\tCorrect:          {int(len(pairs) * accuracy)} / {len(pairs)}",
-        f"\tF1-Score:         {_weighted(report, 'f1-score'):.3f}",
-        f"\tPrecision:        {_weighted(report, 'precision'):.3f}",
-        f"\tAccuracy:         {accuracy:.3f}",
-        f"\tIn-data fraction: {_in_training_data_fraction(pairs):.3g}",
+        f"\tCorrect:          {f.actions_correct} / {f.actions}",
+        f"\tF1-Score:         {f.f1:.3f}",
+        f"\tPrecision:        {f.precision:.3f}",
+        f"\tAccuracy:         {f.accuracy:.3f}",
+        f"\tIn-data fraction: {f.in_data_fraction:.3g}",
     ]
     failed = [i for i in stories if i.outcome == "failed"]
     if failed:

@@ -37,6 +37,9 @@ th[aria-sort=descending]::after{content:" \\25BC";color:#222}
 .meta td:first-child{font-weight:600} .FP,.FN{color:#b00} .ERROR{color:#a60}
 .cm td{min-width:1.6em;text-align:right} .cm td.diag{background:#e6f4ea} .cm td.off{background:#fdecea}
 .muted{color:#777} .wide{overflow-x:auto} svg{max-width:100%;height:auto}
+.passed{color:#1a7f37} .failed{color:#b00} .error{color:#a60}
+pre{background:#f6f8fa;padding:.5em;overflow-x:auto;white-space:pre-wrap}
+details{margin:.4em 0} summary{cursor:pointer} td.lines{white-space:pre-line}
 """
 
 _SCRIPT = """
@@ -123,20 +126,20 @@ def _summary(prepared: PreparedRun) -> str:
 
 
 def _meta_table(meta: RunMeta) -> str:
-    fields = [
-        ("run", meta.id),
-        ("suite", meta.suite),
-        ("engine", meta.engine),
-        ("version", meta.version or ""),
-        ("status", meta.status or ""),
-        ("reason", meta.reason or ""),
-        ("started", iso_time(meta.started_at) or ""),
-        ("finished", iso_time(meta.finished_at) or ""),
-        ("note", meta.note),
-    ]
-    fields += [("warning", w) for w in meta.warnings]
-    rows = "".join(f"<tr><td>{k}</td><td>{h(v)}</td></tr>" for k, v in fields if v)
-    return f'<table class="meta">{rows}</table>'
+    return meta_table(
+        [
+            ("run", meta.id),
+            ("suite", meta.suite),
+            ("engine", meta.engine),
+            ("version", meta.version or ""),
+            ("status", meta.status or ""),
+            ("reason", meta.reason or ""),
+            ("started", iso_time(meta.started_at) or ""),
+            ("finished", iso_time(meta.finished_at) or ""),
+            ("note", meta.note),
+            *(("warning", w) for w in meta.warnings),
+        ]
+    )
 
 
 def _intent_table(prepared: PreparedRun) -> str:
@@ -356,20 +359,35 @@ def html_page(prepared: PreparedRun, meta: RunMeta, parts: Sequence[str]) -> str
         else "<p>No case failed.</p>"
     )
     title = f"nlu-tui run {meta.id}: {meta.suite}"
+    return html_document(
+        title,
+        f"<h1>Run {h(meta.id)}</h1>{_meta_table(meta)}"
+        f"{_summary(prepared)}{_intent_table(prepared)}{_confusion(prepared)}"
+        f'<h2 id="confidence">Confidence</h2>{histogram_svg(prepared)}'
+        f"{_thresholds(prepared, meta)}{_raw_checks(prepared)}{failed_section}"
+        '<p class="muted">Written by nlu-tui. Kore.ai Batch Testing semantics '
+        "(TP/TN/FP/FN per case); the per-intent table follows scikit-learn.</p>",
+    )
+
+
+def html_document(title: str, body: str) -> str:
+    """One self-contained page: ``body`` (HTML whose untrusted text is already escaped) with
+    the report's styles, its sorting script (for ``table.sortable``) and a Content Security
+    Policy that lets it load nothing. ``title`` is escaped here."""
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{h(title)}</title><style>{_STYLE}</style></head><body>"
-        f"<h1>Run {h(meta.id)}</h1>{_meta_table(meta)}"
-        f"{_summary(prepared)}{_intent_table(prepared)}{_confusion(prepared)}"
-        f'<h2 id="confidence">Confidence</h2>{histogram_svg(prepared)}'
-        f"{_thresholds(prepared, meta)}{_raw_checks(prepared)}{failed_section}"
-        '<p class="muted">Written by nlu-tui. Kore.ai Batch Testing semantics '
-        "(TP/TN/FP/FN per case); the per-intent table follows scikit-learn.</p>"
-        f"<script>{_SCRIPT}</script></body></html>\n"
+        f"{body}<script>{_SCRIPT}</script></body></html>\n"
     )
+
+
+def meta_table(rows: Sequence[tuple[str, str]]) -> str:
+    """A run's facts (label, untrusted value) as the page's head table; empty values left out."""
+    cells = "".join(f"<tr><td>{h(k)}</td><td>{h(v)}</td></tr>" for k, v in rows if v)
+    return f'<table class="meta">{cells}</table>'
 
 
 def write_html_parts(

@@ -21,6 +21,7 @@ from textual.theme import Theme
 
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.commands import NluCommands, PaletteCommand
+from nlu_tui.ui.keyhold import FIELD_HOLD_SECONDS, KeyHold
 from nlu_tui.ui.state import Workbench
 from nlu_tui.ui.workers import ReportsFailedWorkers
 from nlu_tui.workspace import Workspace
@@ -91,6 +92,8 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
         self.training_intents: list[str] = []
         """Intents of the workspace's ``*.nlu.yml`` training data, offered by the case editor's
         completion next to the suite's own; filled by a worker after the first paint."""
+        self.engine_intents: set[str] = set()
+        """Intents an engine listed for a coverage check (the case editor knows them)."""
         self.run_store: RunStore | None = None
         """The run store every pane shares, opened on first use (runsessions.store_for)."""
         self.run_sessions: dict[str, RunSession] = {}
@@ -99,8 +102,29 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
         # colours. Set from on_mount, the theme made Textual parse and apply it all again
         # before the first frame (a fifth of the start-up's own work).
         self._register_themes()
+        self.key_hold = KeyHold(self, self._deliver_key)
+        """Keys typed while their target is being built (a dialog, the cases table)."""
 
     async def on_event(self, event: events.Event) -> None:
+        """Hold the keys read while their target is being built (:mod:`nlu_tui.ui.keyhold`),
+        except the app's priority keys (quit), then deliver keys as :meth:`_deliver_key` does.
+        A key that bubbled back up unused from the old screen while a hold is open belongs
+        to what is being built too."""
+        if (
+            isinstance(event, events.Key)
+            and not self._bypasses_hold(event.key)
+            and self.key_hold.take(event)
+        ):
+            return
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            await self._deliver_key(event)
+            return
+        await super().on_event(event)
+
+    def _bypasses_hold(self, key: str) -> bool:
+        return any(b.priority for b in self._bindings.key_to_bindings.get(key, ()))
+
+    async def _deliver_key(self, event: events.Key) -> None:
         """Move the focus as Tab is read, so the keys typed right behind it land in the next field.
 
         Textual forwards each key to the widget focused when the app reads it; Tab moves the
@@ -108,13 +132,12 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
         which time the keys queued behind it (a paste, a fast typist) were already forwarded to
         the old field. When the binding Tab would reach is the plain focus move, it is run here,
         before the next key is read; a widget that takes Tab itself (a TextArea that indents)
-        or any other binding for it keeps Textual's usual path."""
-        if (
-            isinstance(event, events.Key)
-            and not event.is_forwarded
-            and event.key in FOCUS_KEYS
-            and self._tab_moves_focus(event.key)
-        ):
+        or any other binding for it keeps Textual's usual path. A :class:`TextField` decides
+        itself (a completion first), after the keys queued before the Tab: the keys behind it
+        are held until it has."""
+        if event.key == "tab" and _decides_tab(self.focused):
+            self.key_hold.hold("field-tab", FIELD_HOLD_SECONDS)
+        elif event.key in FOCUS_KEYS and self._tab_moves_focus(event.key):
             self.app_focus = True
             if not await self._check_bindings(event.key, priority=True):
                 await self.run_action(FOCUS_KEYS[event.key], self.screen)
@@ -140,6 +163,7 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
     # --- lifecycle ------------------------------------------------------------------------------
 
     def on_mount(self) -> None:
+        self.screen_change_signal.subscribe(self, self.key_hold.screen_changed, immediate=True)
         if self.theme_failures:
             self._report("Some themes could not be loaded", self.theme_failures, "error")
         self._apply_keymap()
@@ -438,6 +462,13 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
             if provider is not None:
                 commands.extend(provider())
         return commands
+
+
+def _decides_tab(widget: object) -> bool:
+    """Whether ``widget`` handles Tab itself (a :class:`TextField`: completion, then focus)."""
+    from nlu_tui.ui.widgets.inert_fields import TextField
+
+    return isinstance(widget, TextField)
 
 
 FOCUS_KEYS = {"tab": "app.focus_next", "shift+tab": "app.focus_previous"}

@@ -59,6 +59,9 @@ class Workbench(App[int]):
     """The user's ``keymap:`` from settings.yaml (binding id -> keys), as applied."""
     training_intents: list[str]
     """Intents of the workspace's training data, offered by the case editor's completion."""
+    engine_intents: set[str]
+    """Intents engines listed for a coverage check in this session (the case editor knows
+    them too)."""
     run_store: RunStore | None
     """The run store every pane shares, opened on first use (runsessions.store_for)."""
     run_sessions: dict[str, RunSession]

@@ -9,6 +9,7 @@ utterance line) and never writes files itself.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from rich.text import Text
@@ -17,7 +18,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.suggester import SuggestFromList
 from textual.widgets import Button, Input, Label, Select, Static, TextArea
 
 from nlu_tui.case_form import (
@@ -36,7 +36,7 @@ from nlu_tui.textsafe import inert
 from nlu_tui.ui.compact import make_compact
 from nlu_tui.ui.state import cursor_blinks
 from nlu_tui.ui.widgets.entity_row import EntityRowWidget
-from nlu_tui.ui.widgets.inert_fields import INERT, InertTextArea
+from nlu_tui.ui.widgets.inert_fields import InertTextArea, NameSuggester, TextField
 
 KIND_CHOICES = [(k.value.replace("_", " "), k.value) for k in IntentKind]
 
@@ -52,12 +52,21 @@ class CaseEditorScreen(ModalScreen[list[TestCase] | None]):
     }
     CaseEditorScreen #form { height: 1fr; }
     CaseEditorScreen .row > Input { margin-right: 1; }
-    CaseEditorScreen #form > Input, CaseEditorScreen #form > TextArea { margin-bottom: 1; }
+    CaseEditorScreen #form > TextArea, CaseEditorScreen #form > .row { margin-bottom: 1; }
+    CaseEditorScreen #form > #entity-labels { margin-bottom: 0; color: $text-muted; }
+    CaseEditorScreen #entity-labels > Label { margin-right: 1; }
+    CaseEditorScreen .field-label { width: 8; color: $text-muted; }
+    CaseEditorScreen .inline-label { width: 5; color: $text-muted; }
+    CaseEditorScreen #parent, CaseEditorScreen #tags { width: 1fr; }
+    CaseEditorScreen #entity-labels .ent-name { width: 18; }
+    CaseEditorScreen #entity-labels .ent-value { width: 1fr; }
+    CaseEditorScreen #entity-labels .ent-kind { width: 14; }
+    CaseEditorScreen #entity-labels .ent-alt { width: 16; margin-right: 6; }
     CaseEditorScreen .title { text-style: bold; }
     CaseEditorScreen .hint { color: $text-muted; }
     CaseEditorScreen #utterances { height: 4; }
     CaseEditorScreen .intent { width: 1fr; }
-    CaseEditorScreen #kind { width: 22; }
+    CaseEditorScreen #kind { width: 18; }
     CaseEditorScreen .row { height: 1; }
     CaseEditorScreen #entities { height: auto; }
     CaseEditorScreen #order { width: 1fr; }
@@ -99,11 +108,19 @@ class CaseEditorScreen(ModalScreen[list[TestCase] | None]):
         ),
     ]
 
-    def __init__(self, suite: Suite, case: TestCase | None, extra_intents: list[str]) -> None:
+    def __init__(
+        self,
+        suite: Suite,
+        case: TestCase | None,
+        extra_intents: list[str],
+        engine_intents: Iterable[str] = (),
+    ) -> None:
         super().__init__()
         self.suite = suite
         self.case = case
-        self.intent_names = known_intents(suite, extra_intents)
+        self.intent_names = known_intents(suite, [*extra_intents, *engine_intents])
+        self._elsewhere = set(extra_intents) | set(engine_intents)
+        """Intents known outside the suite: its training data's and the engine's."""
         self.entity_names = known_entities(suite)
         self.form = form_from_case(case) if case is not None else CaseForm()
         self.errors: list[str] = []
@@ -117,7 +134,7 @@ class CaseEditorScreen(ModalScreen[list[TestCase] | None]):
     def compose(self) -> ComposeResult:
         form = self.form
         title = "Edit case" if self.case is not None else "Add cases"
-        intents = SuggestFromList(self.intent_names, case_sensitive=False)
+        intents = NameSuggester(self.intent_names)
         with Vertical():
             yield Label(
                 Text(inert(f"{title} · {self.suite.name}", newlines=False)), classes="title"
@@ -125,19 +142,19 @@ class CaseEditorScreen(ModalScreen[list[TestCase] | None]):
             with VerticalScroll(id="form"):
                 yield Label("Utterances — one per line; each line becomes a case", classes="hint")
                 yield InertTextArea(form.utterances, id="utterances", soft_wrap=True)
-                yield Label(
-                    f"Intents — up to {MAX_INTENTS} acceptable alternatives", classes="hint"
-                )
                 with Horizontal(classes="row"):
+                    yield Label("Intents", classes="field-label")
                     for n in range(MAX_INTENTS):
-                        yield Input(
+                        yield TextField(
                             form.intents[n] if n < len(form.intents) else "",
-                            highlighter=INERT,
-                            placeholder=f"intent {n + 1}" if n else "intent (empty: none expected)",
+                            placeholder=f"or intent {n + 1}" if n else "empty: none expected",
                             id=f"intent-{n + 1}",
                             classes="intent",
                             suggester=intents,
+                            tooltip=f"Intent {n + 1} of up to {MAX_INTENTS} accepted ones; "
+                            "Tab takes the completion shown",
                         )
+                    yield Label("Kind", classes="inline-label")
                     yield Select(
                         KIND_CHOICES,
                         value=form.kind or Select.NULL,
@@ -145,34 +162,40 @@ class CaseEditorScreen(ModalScreen[list[TestCase] | None]):
                         id="kind",
                         compact=True,
                     )
-                yield Input(
-                    form.parent,
-                    highlighter=INERT,
-                    placeholder="parent intent path: outer > inner",
-                    id="parent",
-                    suggester=intents,
-                )
+                with Horizontal(classes="row"):
+                    yield Label("Parent", classes="field-label")
+                    yield TextField(
+                        form.parent,
+                        placeholder="parent intent path: outer > inner",
+                        id="parent",
+                        suggester=intents,
+                    )
                 yield Label(
                     "Entities — regex: full match · multi: a||b · composite: c1:v|c2:v · "
                     "or: other accepted values",
                     classes="hint",
                 )
+                with Horizontal(classes="row", id="entity-labels"):
+                    yield Label("Entity", classes="ent-name")
+                    yield Label("Value", classes="ent-value")
+                    yield Label("Kind", classes="ent-kind")
+                    yield Label("Or (others)", classes="ent-alt")
                 with Vertical(id="entities"):
                     for row in form.entities:
                         yield EntityRowWidget(row, self.entity_names)
                 with Horizontal(classes="row"):
-                    yield Button("+ Entity (Ctrl+N)", id="add-entity", compact=True)
-                    yield Input(
+                    yield Label("Order", classes="field-label")
+                    yield TextField(
                         form.order,
-                        highlighter=INERT,
                         placeholder="entity order: first, second (one intent only)",
                         id="order",
-                        suggester=SuggestFromList(self.entity_names) if self.entity_names else None,
+                        suggester=NameSuggester(self.entity_names) if self.entity_names else None,
                     )
                     yield Button("From entities", id="order-fill", compact=True)
-                yield Input(
-                    form.tags, placeholder="tags: smoke, regression", id="tags", highlighter=INERT
-                )
+                    yield Button("+ Entity (Ctrl+N)", id="add-entity", compact=True)
+                with Horizontal(classes="row"):
+                    yield Label("Tags", classes="field-label")
+                    yield TextField(form.tags, placeholder="tags: smoke, regression", id="tags")
             yield Static("", id="problems", markup=False)
             with Horizontal(id="buttons"):
                 yield Button("Save (Ctrl+S)", id="save", variant="primary", disabled=True)
@@ -224,7 +247,10 @@ class CaseEditorScreen(ModalScreen[list[TestCase] | None]):
                 for problem in validate_case(case, others):
                     text = f"{case.utterance[:30]}: {problem.message}"
                     (errors if problem.severity == "error" else warnings).append(text)
+        if not errors:
+            warnings.extend(self._unknown_intents(form))
         self.errors, self.warnings = errors, warnings
+        self.query_one("#entity-labels").display = bool(form.entities)
         order = self.query_one("#order", Input)
         single = len(form_intents(form)) == 1
         order.disabled = not single and not order.value
@@ -235,6 +261,21 @@ class CaseEditorScreen(ModalScreen[list[TestCase] | None]):
         status.update(inert("\n".join(lines)) if lines else f"✔ ready to save {count} case(s)")
         status.set_class(not errors, "ok")
         self.query_one("#save", Button).disabled = bool(errors)
+
+    def _unknown_intents(self, form: CaseForm) -> list[str]:
+        """An intent found nowhere (the suite's other cases, the training data, the intents
+        an engine listed) is most likely a typo or a half-typed name: a warning (Save stays
+        possible, for a new intent). Nothing is said when nothing is known to compare with."""
+        known = set(self._other_cases().intents_covered()) | self._elsewhere
+        known |= {p for c in self._other_cases().cases for p in c.parent_intents}
+        if not known:
+            return []
+        return [
+            f"intent {name!r} is not in this suite, the training data or the engine's intents"
+            " (a typo? Tab takes the completion shown)"
+            for name in form_intents(form)
+            if name not in known
+        ]
 
     @on(Input.Changed)
     @on(TextArea.Changed)

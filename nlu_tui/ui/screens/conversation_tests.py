@@ -25,6 +25,7 @@ from nlu_tui.textsafe import inert
 from nlu_tui.ui.commands import PaletteCommand
 from nlu_tui.ui.state import workbench
 from nlu_tui.ui.widgets.footer import BudgetFooter
+from nlu_tui.ui.widgets.inert_fields import TextField
 from nlu_tui.ui.workers import ReportsFailedWorkers
 from nlu_tui.views.conversation import MET, MISMATCH, NOT_REACHED, conversation_rows
 
@@ -214,7 +215,9 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
             with TabPane("Test cases", id=CASES_TAB), Horizontal():
                 yield DataTable(id="conv-files", cursor_type="row")
                 with Vertical():
-                    yield Input(self.engine, id="conv-engine", compact=True, placeholder="engine")
+                    yield TextField(
+                        self.engine, id="conv-engine", compact=True, placeholder="engine"
+                    )
                     yield DataTable(id="conv-cases", cursor_type="row", zebra_stripes=True)
                     yield DataTable(id="conv-turns", cursor_type="row")
                     yield Static("", id="conv-diff")

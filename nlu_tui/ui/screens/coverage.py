@@ -22,6 +22,7 @@ from textual.widgets import Static
 from nlu_tui.runsessions import store_for
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.commands import PaletteCommand
+from nlu_tui.ui.state import workbench
 from nlu_tui.ui.widgets.footer import BudgetFooter
 from nlu_tui.ui.workers import ReportsFailedWorkers
 
@@ -89,6 +90,8 @@ class CoverageScreen(ReportsFailedWorkers, Screen[None]):
             engine = self.engine or default_engine(self.suite_path, store)
             report = build_coverage(CoverageRequest(self.suite_path, engine=engine), store)
             text = coverage_text(report)
+            if "listed by the engine" in report.inventory:
+                self.app.call_from_thread(workbench(self).engine_intents.update, report.tested)
         except Exception as exc:
             self.app.call_from_thread(self._failed, exc)
             return

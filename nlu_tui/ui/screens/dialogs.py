@@ -37,7 +37,7 @@ from nlu_tui.model import MAX_NOTE_CHARS, Suite
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.compact import make_compact
 from nlu_tui.ui.state import cursor_blinks
-from nlu_tui.ui.widgets.inert_fields import INERT, InertDirectoryTree, InertTextArea
+from nlu_tui.ui.widgets.inert_fields import INERT, InertDirectoryTree, InertTextArea, TextField
 
 DIALOG_CSS = """
 .dialog {
@@ -153,9 +153,9 @@ class SuiteFormScreen(_FormDialog[tuple[str, str]]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(inert(self.title_text), classes="title", markup=False)
-            yield Input(self.initial_name, placeholder="Name", id="name", highlighter=INERT)
+            yield TextField(self.initial_name, placeholder="Name", id="name", highlighter=INERT)
             if self.with_description:
-                yield Input(placeholder="Description (optional)", id="description")
+                yield TextField(placeholder="Description (optional)", id="description")
             yield Label("", id="error", classes="error", markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("OK", id="ok", variant="primary")
@@ -197,7 +197,7 @@ class PromptScreen(_FormDialog[str]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(inert(self.title_text), classes="title", markup=False)
-            yield Input(
+            yield TextField(
                 self.value,
                 highlighter=INERT,
                 placeholder=self.placeholder,
@@ -231,7 +231,7 @@ class ExportScreen(_FormDialog[tuple[Path, str]]):
         stem = self.source.name.removesuffix(".suite.yaml")
         with Vertical(classes="dialog"):
             yield Label(inert(f"Export {self.source.name}"), classes="title", markup=False)
-            yield Input(str(self.source.parent / f"{stem}.json"), id="path", highlighter=INERT)
+            yield TextField(str(self.source.parent / f"{stem}.json"), id="path", highlighter=INERT)
             yield Select(
                 [(n, n) for n in format_names()], value="kore-json", id="format", allow_blank=False
             )
@@ -295,7 +295,7 @@ class ConflictScreen(ModalScreen[tuple[str, str] | None]):
                 markup=False,
             )
             yield Label(inert(self.reason), classes="error", markup=False)
-            yield Input(f"{self.suite.name} (mine)", id="new-name", highlighter=INERT)
+            yield TextField(f"{self.suite.name} (mine)", id="new-name", highlighter=INERT)
             with Horizontal(classes="buttons"):
                 yield Button("Reload (r)", id="reload", variant="warning")
                 yield Button("Save as (s)", id="save-as", variant="primary")
@@ -528,7 +528,7 @@ ExportDialog #export-rasa .rasa-head { width: auto; margin-right: 1; color: $tex
                 allow_blank=False,
                 id="export-format",
             )
-            yield Input(
+            yield TextField(
                 self._default_path(first), id="export-path", placeholder="path", highlighter=INERT
             )
             with Horizontal(id="export-rasa"):
@@ -629,7 +629,7 @@ class TrainingFilePicker(ModalScreen[Path | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label("Training file for the embedded engine", classes="dialog-title")
-            yield Input(
+            yield TextField(
                 placeholder="path to a Rasa NLU training file (or pick one below), Enter",
                 id="picker-path",
                 highlighter=INERT,

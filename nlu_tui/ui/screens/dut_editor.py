@@ -19,6 +19,7 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Footer, Input, Label, Select, Static
 
 from nlu_tui.textsafe import inert
+from nlu_tui.ui.widgets.inert_fields import TextField
 
 
 class DutEditorScreen(Screen[None]):
@@ -123,16 +124,17 @@ class DutEditorScreen(Screen[None]):
             rows.append(
                 Horizontal(
                     Label(step.kind.value, classes="dut-actor"),
-                    Input(self.texts.get(i, ""), id=f"step-{i}"),
+                    TextField(self.texts.get(i, ""), id=f"step-{i}", compact=False),
                     classes="dut-row",
                 )
             )
             for j, command in enumerate(self.commands.get(i, [])):
                 rows.append(
-                    Input(
+                    TextField(
                         command,
                         suggester=suggester,
                         id=f"cmd-{i}-{j}",
+                        compact=False,
                         classes="dut-command",
                         placeholder="command, e.g. start flow ...",
                     )

@@ -26,6 +26,7 @@ from nlu_tui.conversation_model import E2EFile, E2EStep, E2ETestCase, StepKind
 from nlu_tui.errors import InputError, NluTuiError
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.widgets.footer import BudgetFooter
+from nlu_tui.ui.widgets.inert_fields import TextField
 
 KINDS = [(k.value, k.value) for k in StepKind]
 
@@ -160,10 +161,10 @@ class E2ECaseEditor(ModalScreen[bool]):
             )
             with Horizontal(classes="ed-row"):
                 yield Static("name", classes="ed-label")
-                yield Input(self.case.name, id="ed-name", compact=True)
+                yield TextField(self.case.name, id="ed-name", compact=True)
             with Horizontal(classes="ed-row"):
                 yield Static("fixtures", classes="ed-label")
-                yield Input(
+                yield TextField(
                     ", ".join(self.case.fixture_names),
                     id="ed-fixtures",
                     compact=True,
@@ -176,7 +177,7 @@ class E2ECaseEditor(ModalScreen[bool]):
             yield DataTable(id="ed-steps", cursor_type="row", zebra_stripes=True)
             with Horizontal(classes="ed-row"):
                 yield Select(KINDS, value="user", allow_blank=False, id="ed-kind", compact=True)
-                yield Input(
+                yield TextField(
                     "", id="ed-value", compact=True, placeholder="text, name or slot: value"
                 )
             yield Static("", id="ed-message")

@@ -30,6 +30,7 @@ from nlu_tui.textsafe import inert
 from nlu_tui.ui.state import hosting_workbench
 from nlu_tui.ui.widgets.charts import Chart
 from nlu_tui.ui.widgets.footer import BudgetFooter
+from nlu_tui.ui.widgets.inert_fields import TextField
 from nlu_tui.ui.workers import ReportsFailedWorkers
 
 if TYPE_CHECKING:
@@ -140,22 +141,27 @@ class EvaluateScreen(ReportsFailedWorkers, Screen[None]):
         yield Static(inert(f"Evaluate {self.path.name}"), id="eval-title", markup=False)
         with Horizontal(classes="eval-row"):
             yield Select(MODES, value="cross-validation", allow_blank=False, id="eval-mode")
-            yield Input("embedded", placeholder="engine", id="eval-engine")
-            yield Input("42", placeholder="seed", id="eval-seed")
+            yield TextField("embedded", placeholder="engine", compact=False, id="eval-engine")
+            yield TextField("42", placeholder="seed", compact=False, id="eval-seed")
             yield Button("Start", id="eval-start", variant="primary")
             yield Button("Cancel", id="eval-cancel", disabled=True)
         with Horizontal(classes="eval-row"):
-            yield Input("0.8", placeholder="0.8", id="eval-fraction")
-            yield Input("5", placeholder="5", id="eval-folds")
-            yield Input("1", placeholder="1", id="eval-runs")
-            yield Input("0 25 50 75", placeholder="0 25 50 75", id="eval-percentages")
-            yield Input(
+            yield TextField("0.8", placeholder="0.8", compact=False, id="eval-fraction")
+            yield TextField("5", placeholder="5", compact=False, id="eval-folds")
+            yield TextField("1", placeholder="1", compact=False, id="eval-runs")
+            yield TextField(
+                "0 25 50 75", placeholder="0 25 50 75", compact=False, id="eval-percentages"
+            )
+            yield TextField(
                 "1",
                 placeholder="1",
+                compact=False,
                 id="eval-jobs",
                 tooltip="Folds or configurations trained at once, in processes (embedded engine)",
             )
-            yield Input("", placeholder="config files, space-separated", id="eval-configs")
+            yield TextField(
+                "", placeholder="config files, space-separated", compact=False, id="eval-configs"
+            )
         with TabbedContent(id="eval-tabs", initial="eval-tab-progress"):
             with TabPane("Progress", id="eval-tab-progress"):
                 yield DataTable(id="eval-progress", cursor_type="row")

@@ -28,6 +28,7 @@ from textual.widgets.option_list import Option
 from nlu_tui.model import Suite
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.compact import make_compact
+from nlu_tui.ui.widgets.inert_fields import TextField
 from nlu_tui.ui.workers import ReportsFailedWorkers
 
 
@@ -109,7 +110,7 @@ class GenerateScreen(ReportsFailedWorkers, ModalScreen[list[Any] | None]):
                     prompt="flow" if self.flows is not None else "intent",
                     id="gen-intent",
                 )
-                yield Input("10", id="gen-count", type="integer", tooltip="How many per round")
+                yield TextField("10", id="gen-count", type="integer", tooltip="How many per round")
                 if self.flows is not None:
                     yield Checkbox(
                         "bot asks open slots",
@@ -126,7 +127,9 @@ class GenerateScreen(ReportsFailedWorkers, ModalScreen[list[Any] | None]):
                 "Space accept/reject · e edit · g generate more · ctrl+s add · Esc cancel",
                 id="gen-keys",
             )
-            yield Input(id="gen-edit", placeholder="edit the utterance; Enter applies, Esc cancels")
+            yield TextField(
+                id="gen-edit", placeholder="edit the utterance; Enter applies, Esc cancels"
+            )
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel", id="gen-cancel")
                 yield Button("Generate (g)", id="gen-more", variant="primary")

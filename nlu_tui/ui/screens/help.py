@@ -18,6 +18,7 @@ from textual.widgets import Static
 
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.state import hosting_workbench
+from nlu_tui.ui.widgets.rendered_once import RenderedOnce
 
 FILTER_HELP = (
     "Filter box: plain words match the utterance; intent:NAME, tag:NAME, entity:NAME; "
@@ -53,7 +54,7 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            yield Static(self._table(), id="help-keys")
+            yield RenderedOnce(self._table(), id="help-keys")
             yield Static(Text(FILTER_HELP), id="help-filter")
 
     def _table(self) -> Table:

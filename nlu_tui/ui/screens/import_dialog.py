@@ -26,7 +26,7 @@ from nlu_tui.textsafe import inert
 from nlu_tui.ui.commands import PaletteCommand
 from nlu_tui.ui.compact import make_compact
 from nlu_tui.ui.state import cursor_blinks, workbench, workspace_root
-from nlu_tui.ui.widgets.inert_fields import InertDirectoryTree
+from nlu_tui.ui.widgets.inert_fields import InertDirectoryTree, TextField
 from nlu_tui.ui.workers import ReportsFailedWorkers
 
 PREVIEW_ROWS = 200
@@ -117,7 +117,7 @@ class ImportScreen(ReportsFailedWorkers, ModalScreen[Path | None]):
         with Vertical():
             yield Label("Import a file as a new suite", classes="title")
             with Horizontal(classes="row"):
-                yield Input(placeholder="file to import (or pick one below)", id="path")
+                yield TextField(placeholder="file to import (or pick one below)", id="path")
                 yield Select(
                     [("detect format", AUTO), *[(n, n) for n in format_names()]],
                     value=AUTO,
@@ -126,8 +126,8 @@ class ImportScreen(ReportsFailedWorkers, ModalScreen[Path | None]):
                     compact=True,
                 )
             with Horizontal(classes="row"):
-                yield Input(placeholder="suite name (from the file)", id="suite-name")
-                yield Input(placeholder="description (optional)", id="suite-description")
+                yield TextField(placeholder="suite name (from the file)", id="suite-name")
+                yield TextField(placeholder="description (optional)", id="suite-description")
             with Horizontal(id="picker"):
                 yield InertDirectoryTree(self.start, id="tree")
                 with Vertical(id="preview-side"):

@@ -30,6 +30,7 @@ from nlu_tui.textsafe import inert
 from nlu_tui.ui.commands import PaletteCommand
 from nlu_tui.ui.state import workspace_root
 from nlu_tui.ui.widgets.footer import BudgetFooter
+from nlu_tui.ui.widgets.inert_fields import TextField
 from nlu_tui.ui.workers import ReportsFailedWorkers
 from nlu_tui.views.summary_text import num, run_title
 
@@ -103,14 +104,14 @@ class DiffScreen(ReportsFailedWorkers, Screen[None]):
                 compact=True,
             )
             yield Static(" Δ conf ≥ ", classes="diff-label")
-            yield Input(
+            yield TextField(
                 str(self.threshold),
                 id="diff-threshold",
                 placeholder="0..1",
                 compact=True,
             )
             yield Static(" gates: ", classes="diff-label")
-            yield Input(
+            yield TextField(
                 "",
                 id="diff-gates-path",
                 placeholder="thresholds file (g), enter to check",

@@ -30,7 +30,7 @@ from nlu_tui.engines.choices import (
 from nlu_tui.repeats import MAX_REPEAT
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.screens.dialogs import DIALOG_FRAME_CSS, TrainingFilePicker
-from nlu_tui.ui.widgets.inert_fields import INERT
+from nlu_tui.ui.widgets.inert_fields import INERT, TextField
 
 OTHER = "\0other"
 """The Engine select's "Other spec…" entry: the spec typed in the field it reveals runs."""
@@ -131,7 +131,7 @@ class StartRunDialog(ModalScreen[StartChoice | None]):
                     )
                 with Horizontal(classes="start-row", id="start-spec-row"):
                     yield Static("Spec", classes="start-label")
-                    yield Input(
+                    yield TextField(
                         other,
                         highlighter=INERT,
                         placeholder="embedded:PATH, rasa:URL, http:URL or a profile name",
@@ -149,7 +149,7 @@ class StartRunDialog(ModalScreen[StartChoice | None]):
                     )
                 with Horizontal(classes="start-row"):
                     yield Static("Note", classes="start-label")
-                    yield Input(
+                    yield TextField(
                         placeholder="optional, up to 1,024 characters",
                         id="start-note",
                         max_length=1024,
@@ -157,7 +157,7 @@ class StartRunDialog(ModalScreen[StartChoice | None]):
                     )
                 with Horizontal(classes="start-row"):
                     yield Static("Repeat", classes="start-label")
-                    yield Input(
+                    yield TextField(
                         "1",
                         placeholder="1",
                         type="integer",

@@ -17,6 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Input, Label, Static
 
 from nlu_tui.textsafe import inert
+from nlu_tui.ui.widgets.inert_fields import TextField
 from nlu_tui.views.simulate_view import RUN_COLUMNS, live_lines, run_lines, run_row
 
 
@@ -51,9 +52,9 @@ class SimulateScreen(ModalScreen[None]):
             yield Static(Text("Simulated conversations", style="bold"), id="sim-title")
             yield DataTable(id="sim-runs", cursor_type="row", zebra_stripes=True)
             with Horizontal(id="sim-start"):
-                yield Input(placeholder="scenario file", id="sim-file")
-                yield Input(placeholder="engine (profile or rasa:URL)", id="sim-engine")
-                yield Input(placeholder="runs", id="sim-count", value="1")
+                yield TextField(placeholder="scenario file", id="sim-file")
+                yield TextField(placeholder="engine (profile or rasa:URL)", id="sim-engine")
+                yield TextField(placeholder="runs", id="sim-count", value="1")
                 yield Button("Run", id="sim-go")
             yield Label("", id="sim-live-title")
             with VerticalScroll(id="sim-detail"):

@@ -23,6 +23,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Label, RichLog, Static
 
 from nlu_tui.textsafe import inert
+from nlu_tui.ui.widgets.inert_fields import TextField
 from nlu_tui.ui.workers import ReportsFailedWorkers
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ class TalkScreen(ReportsFailedWorkers, Screen[None]):
     def compose(self) -> ComposeResult:
         with Horizontal(id="talk-engine-row"):
             yield Label("Engine")
-            yield Input(
+            yield TextField(
                 self.engine_spec,
                 placeholder="rasa:http://localhost:5005 or a profile; Enter to connect",
                 id="talk-engine",
@@ -69,7 +70,9 @@ class TalkScreen(ReportsFailedWorkers, Screen[None]):
             yield Static("No slots set yet.", id="talk-state")
         yield Static("Type the engine, Enter; then chat below.", id="talk-status")
         with Vertical():
-            yield Input(placeholder="Say something to the bot, Enter to send", id="talk-message")
+            yield TextField(
+                placeholder="Say something to the bot, Enter to send", id="talk-message"
+            )
         yield Footer()
 
     def on_mount(self) -> None:

@@ -17,6 +17,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from nlu_tui.textsafe import inert
+from nlu_tui.ui.keyhold import TABLE_HOLD_SECONDS, hold_keys, release_keys
 
 
 class CasesArea(Vertical):
@@ -38,6 +39,14 @@ class CasesArea(Vertical):
         """Swaps asked for and not yet done (an in-place row swap waits for none)."""
         self.previewing = False
         """A preview is on screen (the real table is being built)."""
+        self.focus_wanted = False
+        """The table was asked for the focus before it existed: it gets it when swapped in,
+        and the keys typed meanwhile (held by the app) are delivered to it then."""
+
+    def want_focus(self) -> None:
+        """Focus the table once it is shown; hold the keys typed until then."""
+        self.focus_wanted = True
+        hold_keys(self, "cases-table", TABLE_HOLD_SECONDS)
 
     @property
     def table(self) -> Any:
@@ -93,10 +102,14 @@ class CasesArea(Vertical):
             if cursor_row is not None:
                 table: Any = widget  # the cases table (a fastdatatable subclass)
                 table.move_cursor(row=cursor_row)
-            if had_focus and widget.can_focus:
+            wanted = self.focus_wanted and widget.id == "cases-table"
+            if (had_focus or wanted) and widget.can_focus:
                 widget.focus()
             self.pending -= 1
             final = widget.id != "cases-preview" and "loading" not in widget.classes
+            if final and self.focus_wanted:  # the table (focused above), or why there is none
+                self.focus_wanted = False
+                release_keys(self, "cases-table")
             self.post_message(self.Swapped(widget.id == "cases-table", final))
             if then is not None:
                 self.call_after_refresh(then)

@@ -116,7 +116,8 @@ class CaseEdits(ReportsFailedWorkers, Vertical):
                 what = "Edited a case"
             self.apply_change(what, cases, cursor=result[0].id)
 
-        self.app.push_screen(CaseEditorScreen(suite, case, self._training_intents()), done)
+        engine = workbench(self).engine_intents
+        self.app.push_screen(CaseEditorScreen(suite, case, self._training_intents(), engine), done)
 
     def action_generate(self) -> None:
         """The "Generate…" dialog; the accepted cases are appended and saved like an add."""

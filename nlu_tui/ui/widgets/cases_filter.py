@@ -9,6 +9,8 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Input
 
+from nlu_tui.ui.widgets.inert_fields import TextField
+
 PLACEHOLDER = "/ filter: words  intent:X  tag:X  entity:X  has:entities  has:problems"
 
 
@@ -29,7 +31,7 @@ class CasesFilter(Horizontal):
         super().__init__(id="filter-row")
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder=PLACEHOLDER, id="filter")
+        yield TextField(placeholder=PLACEHOLDER, id="filter", compact=False)
 
     @property
     def query_text(self) -> str:

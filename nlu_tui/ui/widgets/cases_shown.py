@@ -138,9 +138,13 @@ class CasesShown(CaseEdits):
         return self.area.table
 
     def focus_table(self) -> None:
+        """Focus the cases table; while it is being built (its preview shows, the suite is
+        read), it takes the focus as soon as it is there, with the keys typed meanwhile."""
         table = self.table
         if table is not None:
             table.focus()
+        elif self.area.previewing or self.area.pending or self.loading_path is not None:
+            self.area.want_focus()
 
     def reuse_rows(self, cache: RowCache) -> None:
         """Keep rows formatted during a progressive load for the complete suite's build."""

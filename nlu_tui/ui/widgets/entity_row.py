@@ -5,13 +5,12 @@ from __future__ import annotations
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
-from textual.suggester import SuggestFromList
 from textual.widgets import Button, Input, Select
 
 from nlu_tui.case_form import EntityRow
 from nlu_tui.model import ValueKind
 from nlu_tui.ui.compact import make_compact
-from nlu_tui.ui.widgets.inert_fields import INERT
+from nlu_tui.ui.widgets.inert_fields import NameSuggester, TextField
 
 VALUE_KINDS = [
     ("auto", ValueKind.AUTO.value),
@@ -51,25 +50,21 @@ class EntityRowWidget(Horizontal):
         removal (which is asynchronous) completes."""
 
     def compose(self) -> ComposeResult:
-        yield Input(
+        yield TextField(
             self.row.name,
-            highlighter=INERT,
             placeholder="entity",
             classes="ent-name",
-            suggester=SuggestFromList(self.names, case_sensitive=False) if self.names else None,
+            suggester=NameSuggester(self.names) if self.names else None,
         )
-        yield Input(
+        yield TextField(
             self.row.value,
-            highlighter=INERT,
             placeholder=VALUE_PLACEHOLDERS.get(self.row.kind, "value"),
             classes="ent-value",
         )
         yield Select(
             VALUE_KINDS, value=self.row.kind, allow_blank=False, classes="ent-kind", compact=True
         )
-        yield Input(
-            self.row.alternatives, placeholder="or: a, b", classes="ent-alt", highlighter=INERT
-        )
+        yield TextField(self.row.alternatives, placeholder="or: a, b", classes="ent-alt")
         yield Button("✕", classes="ent-remove", tooltip="Remove this entity", compact=True)
 
     def on_mount(self) -> None:

@@ -20,6 +20,7 @@ from textual.widgets import Input, Select
 
 from nlu_tui.scoring.intent_report import shown_label
 from nlu_tui.textsafe import inert
+from nlu_tui.ui.widgets.inert_fields import TextField
 from nlu_tui.views.result_columns import ResultFilter
 
 TYPE_CHOICES = [
@@ -54,7 +55,7 @@ class ResultsFilterBar(Horizontal):
         super().__init__(id="results-filters")
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="search utterances ( / )", id="results-search", compact=True)
+        yield TextField(placeholder="search utterances ( / )", id="results-search", compact=True)
         yield Select(TYPE_CHOICES, value="", allow_blank=False, id="results-type", compact=True)
         yield Select(
             [("All intents", "")],
