@@ -18,7 +18,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Label, RichLog, Static
 
@@ -35,14 +35,18 @@ class TalkScreen(ReportsFailedWorkers, Screen[None]):
     """Chat with a bot; save the chat as a test case (see the module)."""
 
     DEFAULT_CSS = """
-    TalkScreen #talk-engine-row { height: 3; }
-    TalkScreen #talk-engine-row Label { width: auto; padding: 1 1 0 0; }
+    TalkScreen #talk-engine-row { height: 1; }
+    TalkScreen #talk-engine-row Label { width: auto; padding: 0 1 0 0; }
     TalkScreen #talk-engine { width: 1fr; }
     TalkScreen #talk-body { height: 1fr; }
     TalkScreen #talk-log { width: 2fr; border: round $primary-darken-2; }
     TalkScreen #talk-state { width: 1fr; min-width: 24; border: round $primary-darken-2;
         padding: 0 1; }
-    TalkScreen #talk-status { height: 1; color: $text-muted; }
+    TalkScreen #talk-status { height: 1; color: $text-muted; text-wrap: nowrap;
+        text-overflow: ellipsis; }
+    TalkScreen #talk-message-row { height: 1; }
+    TalkScreen #talk-message-row Label { width: auto; padding: 0 1 0 0; }
+    TalkScreen #talk-message { width: 1fr; }
     """
     BINDINGS = [
         Binding("ctrl+s", "save", "Save as test", id="talk.save", tooltip="Save the chat"),
@@ -69,10 +73,9 @@ class TalkScreen(ReportsFailedWorkers, Screen[None]):
             yield RichLog(id="talk-log", wrap=True, markup=False)
             yield Static("No slots set yet.", id="talk-state")
         yield Static("Type the engine, Enter; then chat below.", id="talk-status")
-        with Vertical():
-            yield TextField(
-                placeholder="Say something to the bot, Enter to send", id="talk-message"
-            )
+        with Horizontal(id="talk-message-row"):
+            yield Label("You say")
+            yield TextField(placeholder="a message to the bot, Enter to send", id="talk-message")
         yield Footer()
 
     def on_mount(self) -> None:
