@@ -31,6 +31,9 @@ from nlu_tui.store_location import StoreLocation, scrub
 Params = Sequence[Any] | Mapping[str, Any]
 
 PG_LOCK_KEY = 0x6E6C7574  # "nlut": the advisory lock every writer of one database takes
+CHANGES_CHANNEL = "nlu_tui_runs"
+"""The PostgreSQL channel a change to ``runs`` is notified on (``LISTEN nlu_tui_runs``)."""
+CHANGED_SQL = "UPDATE store_changes SET counter = counter + 1"
 
 
 class StoreError(NluTuiError):
@@ -62,6 +65,11 @@ class Database(Protocol):
     def transaction(self) -> contextlib.AbstractContextManager[Database]: ...
 
     def json_is_null(self, column: str, key: str) -> str: ...
+
+    def runs_changed(self) -> None:
+        """Inside a write transaction: move the store's change counter (``store_changes``),
+        and on PostgreSQL notify the listeners (delivered when the transaction commits)."""
+        ...
 
     def schema_version(self) -> int: ...
 
@@ -173,6 +181,9 @@ class SqliteDatabase:
     def json_is_null(self, column: str, key: str) -> str:
         return f"json_extract({column}, '$.{key}') IS NULL"
 
+    def runs_changed(self) -> None:
+        self._conn.execute(CHANGED_SQL)
+
     def schema_version(self) -> int:
         return int(self.execute("PRAGMA user_version").fetchone()[0])
 
@@ -281,6 +292,10 @@ class PostgresDatabase:
     def json_is_null(self, column: str, key: str) -> str:
         # json, not jsonb: jsonb refuses the \u0000 escape that item texts may hold
         return f"(({column})::json ->> '{key}') IS NULL"
+
+    def runs_changed(self) -> None:
+        self.execute(CHANGED_SQL)
+        self.execute(f"NOTIFY {CHANGES_CHANNEL}")
 
     def schema_version(self) -> int:
         return int(self.execute("SELECT version FROM nlu_tui_schema").fetchone()[0])

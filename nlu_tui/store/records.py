@@ -58,6 +58,10 @@ class RunRecord:
     failed: int = 0
     summary: dict[str, Any] = field(default_factory=dict)
     """Kind-specific figures set when the run finishes (e.g. per-command F1, fold table)."""
+    started_by: str | None = None
+    """Who started the run (the login name), None in a store older than schema 5."""
+    started_on: str | None = None
+    """The host it was started on (:attr:`host` is the one running it now, for liveness)."""
 
     @property
     def missing(self) -> int:
@@ -117,6 +121,8 @@ class RunRecord:
             "status": self.status.value,
             "reason": self.reason,
             "note": self.note,
+            "user": self.started_by,
+            "host": self.started_on,
             "total": self.total,
             "done": self.done,
             "counts": {

@@ -25,7 +25,7 @@ class _Database(Protocol):
     def transaction(self) -> contextlib.AbstractContextManager[Any]: ...
 
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 _V1 = """
 CREATE TABLE runs (
@@ -118,7 +118,19 @@ keyed by a digest of the engine's identity, the request and its parent context
 (:mod:`nlu_tui.runner.answer_cache`); ``profile`` names the profile that stored it (``nlu-tui
 cache clear PROFILE``). Never a secret: the key is a digest, the answer is what results store."""
 
-MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3, 4: _V4}
+_V5 = """
+ALTER TABLE runs ADD COLUMN started_by TEXT;
+ALTER TABLE runs ADD COLUMN started_on TEXT;
+CREATE TABLE store_changes (counter INTEGER NOT NULL);
+INSERT INTO store_changes (counter) VALUES (0);
+"""
+"""Who ran what: the user and the host that started a run (``started_by``, ``started_on``; the
+older ``host`` column is the host running it *now*, for liveness, and is cleared when a shard
+rejoins). ``store_changes`` holds one counter that every change to ``runs`` (a run added,
+ended, resumed, deleted, its note edited) moves in the same transaction: what a workbench polls
+to refresh when another writer adds a run (:mod:`nlu_tui.store.changes`)."""
+
+MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5}
 """Version reached -> SQL that reaches it from the version before."""
 
 
