@@ -35,6 +35,7 @@ from nlu_tui.ui.widgets.run_history import (
 )
 from nlu_tui.ui.widgets.run_launch import RunLauncher
 from nlu_tui.ui.widgets.run_progress import RunProgressPanel
+from nlu_tui.ui.widgets.store_watch import runs_changed
 
 __all__ = ["HISTORY_COLUMNS", "RunProgressPanel", "RunsPane", "history_row"]
 
@@ -132,6 +133,8 @@ class RunsPane(RunLauncher):
 
     def on_mount(self) -> None:
         self.history_table.add_columns()
+        # another writer (a CLI, CI, a colleague) added or ended a run: read the history again
+        runs_changed(self).subscribe(self, lambda _counter: self.reload())
         host = hosting_workbench(self)
         if host is not None:
             if host.suite is not None:
