@@ -224,13 +224,8 @@ def run_f1(run: RunRecord) -> float | None:
     """A finished batch-test run's F1 as the trend counts it, from the stored figures (no
     result is read): a rerun's merged F1 (what the suite scored after it, kept in its summary
     by the run service), else the run's own; None for a run that measured nothing."""
-    from nlu_tui.reruns import MERGED, parent_of
-
-    if parent_of(run) is not None:
-        merged = run.summary.get(MERGED)
-        if isinstance(merged, dict) and isinstance(merged.get("f1"), int | float):
-            return float(merged["f1"])
-    return run.scored_f1
+    merged = run.merged_f1
+    return run.scored_f1 if merged is None else merged
 
 
 def f1_by_suite(store: RunStore, last: int = SPARK_RUNS) -> dict[str, list[float]]:

@@ -53,21 +53,25 @@ def test_every_change_to_runs_moves_the_counter(store_where: Path | str) -> None
 
 
 def test_the_feed_wakes_when_another_process_adds_a_run(store_where: Path | str) -> None:
-    RunStore(store_where).close()
+    store = RunStore(store_where)
     postgres = isinstance(store_where, str)
     feed = ChangeFeed(store_where, poll=30.0 if postgres else 0.2)
     try:
-        seen = feed.counter()
-        assert feed.wait(seen, 0.3) == seen  # nothing changed: the wait times out
+        feed.prime()
+        assert not feed.wait(0.3)  # nothing changed: the wait times out
         if postgres:
             assert feed.listening  # LISTEN nlu_tui_runs
+        # this process's own change is not another writer's
+        store.create_run(Suite(name="s", cases=[TestCase("hi", id="c0")]), engine_name="e")
+        assert not feed.wait(0.5)
         began = time.monotonic()
         _add_run_elsewhere(store_where)
-        changed = feed.wait(seen, 60.0)
+        changed = feed.wait(60.0)
         took = time.monotonic() - began
     finally:
         feed.close()
-    assert changed is not None and changed != seen
+        store.close()
+    assert changed
     # PostgreSQL: woken by NOTIFY, not by the 30 s poll
     assert took < 20.0
 
@@ -76,9 +80,10 @@ def test_a_feed_never_creates_a_store_and_sees_the_first_run(tmp_path: Path) -> 
     path = tmp_path / "later.sqlite3"
     feed = ChangeFeed(path, poll=0.1)
     try:
-        assert feed.counter() is None and feed.wait(None, 0.3) is None
+        feed.prime()
+        assert feed.counter() is None and not feed.wait(0.3)
         assert not path.exists()
         _add_run_elsewhere(path)
-        assert feed.wait(None, 10.0) is not None
+        assert feed.wait(10.0)
     finally:
         feed.close()

@@ -35,6 +35,22 @@ CHANGES_CHANNEL = "nlu_tui_runs"
 """The PostgreSQL channel a change to ``runs`` is notified on (``LISTEN nlu_tui_runs``)."""
 CHANGED_SQL = "UPDATE store_changes SET counter = counter + 1"
 
+_own_changes = 0
+_own_lock = threading.Lock()
+
+
+def own_changes() -> int:
+    """How many changes to ``runs`` this process has made (in any store): a change feed
+    subtracts them, so a workbench is told only of other writers' changes (it reloads after
+    its own already)."""
+    return _own_changes
+
+
+def _count_own_change() -> None:
+    global _own_changes
+    with _own_lock:
+        _own_changes += 1
+
 
 class StoreError(NluTuiError):
     """The run store cannot be used: not a store, damaged, unreachable or not writable."""
@@ -188,6 +204,7 @@ class SqliteDatabase:
 
     def runs_changed(self) -> None:
         self._conn.execute(CHANGED_SQL)
+        _count_own_change()  # before the commit: the feed never sees it as another's
 
     def schema_version(self) -> int:
         return int(self.execute("PRAGMA user_version").fetchone()[0])
@@ -337,6 +354,7 @@ class PostgresDatabase:
     def runs_changed(self) -> None:
         self.execute(CHANGED_SQL)
         self.execute(f"NOTIFY {CHANGES_CHANNEL}")
+        _count_own_change()
 
     def schema_version(self) -> int:
         return int(self.execute("SELECT version FROM nlu_tui_schema").fetchone()[0])

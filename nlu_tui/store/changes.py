@@ -7,7 +7,9 @@ sends ``NOTIFY nlu_tui_runs``. :class:`ChangeFeed` waits for that counter to mov
 PostgreSQL it ``LISTEN``\\ s and wakes on the notification, with a poll of the counter as the
 fallback; on SQLite (no notifications between processes) it polls the counter, one row read.
 
-The feed opens its own connection, never creates a store (a fresh install's SQLite file is
+Changes this process made itself are not reported (:func:`~nlu_tui.store.backend.own_changes`:
+a workbench reloads after its own writes already, and a reload it did not ask for would race
+the one it did). The feed opens its own connection, never creates a store (a fresh install's SQLite file is
 waited for, not made), and never raises while the store is away: it reports no change and
 tries again. :meth:`ChangeFeed.wait` blocks: call it from a thread (the workbench does, in a
 worker, and refreshes its Runs tab and suites panel when it returns a new counter).
@@ -20,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from nlu_tui.store.backend import CHANGES_CHANNEL, StoreError
+from nlu_tui.store.backend import CHANGES_CHANNEL, StoreError, own_changes
 from nlu_tui.store.runstore import RunStore
 from nlu_tui.store_location import StoreLocation, resolve
 
@@ -37,6 +39,8 @@ class ChangeFeed:
         self._store: RunStore | None = None
         self._listener: Any = None
         self._listen_again_at = 0.0
+        self._seen: int | None = None
+        self._own_used = own_changes()
 
     @property
     def listening(self) -> bool:
@@ -52,20 +56,39 @@ class ChangeFeed:
             self._store = RunStore(self.location.url, detect_interrupted=False)
         return self._store.change_counter()
 
-    def wait(self, seen: int | None, timeout: float) -> int | None:
-        """Block until the counter differs from ``seen`` (return it) or ``timeout`` seconds
-        pass (return ``seen``); a store that is away is "no change"."""
+    def prime(self) -> None:
+        """Take the counter as it is now as seen (a store that is away: no store yet)."""
+        try:
+            self._seen = self.counter()
+        except StoreError:
+            self._seen = None
+        self._own_used = own_changes()
+
+    def changed(self) -> bool:
+        """Whether another writer changed the runs since the last call (or :meth:`prime`).
+
+        This process's own changes are credits (:func:`own_changes`, counted before their
+        commit) that the counter's moves use up first: a move beyond them is another's."""
+        try:
+            now = self.counter()
+        except StoreError:
+            return False
+        moved = (now or 0) - (self._seen or 0)
+        used = max(0, min(own_changes() - self._own_used, moved))
+        self._own_used += used
+        self._seen = now
+        return moved > used
+
+    def wait(self, timeout: float) -> bool:
+        """Block until another writer changes the runs (True) or ``timeout`` seconds pass
+        (False); a store that is away is "no change"."""
         deadline = time.monotonic() + timeout
         while True:
-            try:
-                now = self.counter()
-            except StoreError:
-                now = seen
-            if now != seen:
-                return now
+            if self.changed():
+                return True
             left = deadline - time.monotonic()
             if left <= 0:
-                return seen
+                return False
             self._pause(min(self.poll, left))
 
     def _pause(self, seconds: float) -> None:

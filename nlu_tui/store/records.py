@@ -89,6 +89,18 @@ class RunRecord:
         return self.counts().f1
 
     @property
+    def merged_f1(self) -> float | None:
+        """A rerun's merged F1 (its parent's passes and its own answers: what the suite
+        scored after it), kept in its summary by the run service when it ended; None for an
+        ordinary run, or a rerun that has not ended (:mod:`nlu_tui.reruns`)."""
+        if not self.options.get("rerun_of"):
+            return None
+        merged = self.summary.get("merged")
+        if isinstance(merged, dict) and isinstance(merged.get("f1"), int | float):
+            return float(merged["f1"])
+        return None
+
+    @property
     def evaluation(self) -> str | None:
         """The ``test nlu`` mode that made this run (``held-out``, ``cross-validation``,
         ``comparison``), None for an ordinary run. Its cases were tested on models trained

@@ -53,11 +53,13 @@ class RunsPane(RunLauncher):
     BINDINGS = [
         Binding(
             "r",
-            "start_run",
-            "Run",
+            "rerun_failed",
+            "Rerun failed",
             show=False,
-            id="runs.start",
-            tooltip="Run the open suite (F5/Ctrl+R do it from any tab).",
+            id="runs.rerun-failed",
+            tooltip="Send the selected run's failed and errored cases again, as a child run "
+            "(run --rerun-failed); with no run yet, run the open suite (F5/Ctrl+R run it from "
+            "any tab).",
         ),
         Binding(
             "escape,ctrl+x",
@@ -159,7 +161,7 @@ class RunsPane(RunLauncher):
             title.update(
                 Text(
                     inert(f"Runs of {suite.name}", newlines=False)
-                    + "   F5: run · enter: results · space: mark · D: diff"
+                    + "   F5: run · enter: results · space: mark · D: diff · r: rerun failed"
                 )
             )
         self._show_progress()
@@ -358,6 +360,26 @@ class RunsPane(RunLauncher):
         before, after = sorted(ids, key=lambda i: started.get(i, 0.0))
         self.app.push_screen(DiffScreen(before, after))
 
+    def action_rerun_failed(self) -> None:
+        """``r``: rerun the selected run's failed and errored cases through the run service
+        (what ``nlu-tui run --rerun-failed RUN`` does); the child run is shown live, and its
+        merged result is what the suite now scores. With no run listed, start one."""
+        record = self.selected_record()
+        if record is None:
+            if not self.history:
+                self.action_start_run()
+            return
+        if record.status is RunStatus.RUNNING:
+            self.notify(f"Run {record.id} is still running.", severity="warning")
+            return
+        if record.kind == "suite" and not (record.fp or record.fn or record.errors):
+            self.notify(
+                f"Run {record.id} has no failed or errored case: nothing to rerun.", timeout=3
+            )
+            return
+        suite = self.suite if self.suite is not None else Suite(name=record.suite_name)
+        self.start_run(suite, record.engine_name, record.stage, rerun_of=record.id)
+
     def action_resume(self) -> None:
         record = self.selected_record()
         if record is None:
@@ -427,6 +449,11 @@ class RunsPane(RunLauncher):
             )
         if self.history:
             commands += [
+                PaletteCommand(
+                    "run: Rerun failed cases",
+                    self.action_rerun_failed,
+                    "Send the selected run's failed and errored cases again (a child run)",
+                ),
                 PaletteCommand(
                     "run: Open results", self.action_open_results, "Show the selected run's results"
                 ),

@@ -28,8 +28,8 @@ _SIGNALS: WeakKeyDictionary[App[Any], Signal[int]] = WeakKeyDictionary()
 
 
 def runs_changed(node: DOMNode) -> Signal[int]:
-    """The app's "runs changed" signal (the new change counter); the first call starts the
-    worker that watches the store."""
+    """The app's "another writer changed the runs" signal; the first call starts the thread
+    that watches the store."""
     app = node.app
     signal = _SIGNALS.get(app)
     if signal is None:
@@ -50,16 +50,11 @@ def _watch(app: App[Any], signal: Signal[int]) -> None:
 
     feed = ChangeFeed()
     try:
-        try:
-            seen = feed.counter()
-        except Exception:
-            seen = None
+        feed.prime()
         while app.is_running:
-            now = feed.wait(seen, WAIT_S)
-            if now != seen and app.is_running:
-                seen = now
+            if feed.wait(WAIT_S) and app.is_running:
                 try:
-                    app.call_from_thread(signal.publish, now if now is not None else 0)
+                    app.call_from_thread(signal.publish, 0)
                 except RuntimeError:  # the app is gone
                     return
     finally:

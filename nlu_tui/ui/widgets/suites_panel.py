@@ -223,7 +223,7 @@ class SuitesPanel(ReportsFailedWorkers, Vertical):
         if not self._watching:  # after the first paint: it needs no store
             self._watching = True
             runs_changed(self).subscribe(self, self._runs_changed)
-            self._load_runs()
+        self._load_runs()  # the sparklines, after a run of this app too
         self.border_title = f"Suites ({len(infos)})"
         if not infos:
             return
