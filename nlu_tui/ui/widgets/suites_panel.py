@@ -174,6 +174,8 @@ class SuitesPanel(ReportsFailedWorkers, Vertical):
         self.sparks: dict[str, list[float]] = {}
         """Per suite file, the F1 of its last runs (the sparklines), oldest first."""
         self._watching = False
+        self._runs_loading = False
+        self._runs_again = False
 
     @property
     def workspace(self) -> Workspace:
@@ -264,29 +266,46 @@ class SuitesPanel(ReportsFailedWorkers, Vertical):
     # --- runs of other writers ----------------------------------------------------------------
 
     def _runs_changed(self, _counter: int) -> None:
-        """A run was added, ended or removed (here or by another writer): its suite's line."""
+        """Another writer added, ended or removed a run: the suites' lines."""
         self._load_runs()
+
+    def _load_runs(self) -> None:
+        """Read the suites' last runs and sparklines again: one read at a time, and one more
+        after it when asked meanwhile (never a canceled worker: a newer read waits)."""
+        if self._runs_loading:
+            self._runs_again = True
+            return
+        self._runs_loading = True
+        self._read_runs()
 
     @work(
         thread=True,
-        exclusive=True,
         group="suites-runs",
         exit_on_error=False,
         name="suites-runs",
         description="Reading the suites' last runs",
     )
-    def _load_runs(self) -> None:
-        from nlu_tui.store_location import configured
+    def _read_runs(self) -> None:
+        try:
+            from nlu_tui.store_location import configured
 
-        where = configured()
-        if where.path is not None and not where.path.exists():
-            return  # no store yet: no runs, and none is created for asking
-        from nlu_tui.runsessions import store_for
-        from nlu_tui.trends import f1_by_suite
-        from nlu_tui.workspace import last_runs_by_suite
+            where = configured()
+            if where.path is not None and not where.path.exists():
+                return  # no store yet: no runs, and none is created for asking
+            from nlu_tui.runsessions import store_for
+            from nlu_tui.trends import f1_by_suite
+            from nlu_tui.workspace import last_runs_by_suite
 
-        sparks = f1_by_suite(store_for(self.app))
-        self.app.call_from_thread(self._apply_runs, last_runs_by_suite(), sparks)
+            sparks = f1_by_suite(store_for(self.app))
+            self.app.call_from_thread(self._apply_runs, last_runs_by_suite(), sparks)
+        finally:
+            self.app.call_from_thread(self._runs_read)
+
+    def _runs_read(self) -> None:
+        self._runs_loading = False
+        if self._runs_again:
+            self._runs_again = False
+            self._load_runs()
 
     def _apply_runs(self, runs: dict[str, LastRuns], sparks: dict[str, list[float]]) -> None:
         """Redraw the lines whose last run or sparkline changed (the list stays as it is: the
