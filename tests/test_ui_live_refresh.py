@@ -89,3 +89,31 @@ async def test_a_run_by_another_process_appears_without_a_key_press(
             trend = compute_trend(store_for(app), str(suite))
             assert series == [point.f1 for point in trend.runs]
             assert sparkline(series, low=0.0, high=1.0) in _line(panel, suite)
+
+
+def test_the_sparkline_never_wraps_a_suite_line_in_a_narrow_panel() -> None:
+    """At 80 columns the suites panel is about 24 wide: a suite's line with its last run, a
+    12-run sparkline and its counts stays two lines, cut with "…"."""
+    from rich.console import Console
+
+    from nlu_tui.ui.widgets.suites_panel import suite_prompt
+    from nlu_tui.workspace import SuiteInfo
+
+    info = SuiteInfo(
+        Path("/w/a-suite-with-a-long-name.suite.yaml"),
+        "A suite with a long name",
+        case_count=12345,
+        intents=["a", "b"],
+        last_status="success",
+        last_f1=0.91,
+    )
+    spark = [0.1 * (i % 10) for i in range(12)]
+    for width in (22, 24, 40):
+        console = Console(width=width, record=True)
+        console.print(suite_prompt(info, spark))
+        lines = console.export_text().splitlines()
+        assert len(lines) == 2, lines
+        assert lines[1].rstrip().endswith("…") or width == 40
+    wide = Console(width=200, record=True)
+    wide.print(suite_prompt(info, spark))
+    assert sparkline(spark, low=0.0, high=1.0) in wide.export_text()
