@@ -310,6 +310,13 @@ class RunLauncher(ReportsFailedWorkers, Vertical):
         elif status is RunStatus.FAILED:
             reason = session.record.reason if session.record else session.error
             self.notify(escape(f"Run failed: {reason}"), severity="error", timeout=8)
+        elif status is RunStatus.INTERRUPTED:  # the run store went away and stayed away
+            reason = session.record.reason if session.record else session.error
+            self.notify(
+                escape(f"Run interrupted: {reason}. Resume it with u in the Runs tab."),
+                severity="error",
+                timeout=10,
+            )
         elif status is RunStatus.SUCCESS_WITH_WARNING:
             reason = session.record.reason if session.record else ""
             self.notify(escape(f"Run finished with a warning: {reason}"), severity="warning")
