@@ -46,6 +46,8 @@ if TYPE_CHECKING:
 SUITE_RUN = "suite"
 """The kind of run that sends every case of a suite to one engine."""
 
+MAX_STORE_RETRY = 86400.0
+"""``--store-retry`` at most a day: results kept in memory longer are better resumed."""
 _UNFINISHED = (RunStatus.CANCELED, RunStatus.FAILED, RunStatus.INTERRUPTED)
 
 _METRIC = re.compile(r"^(f1|precision|recall|intent|entity)\s*<\s*([0-9]*\.?[0-9]+)$")
@@ -101,6 +103,9 @@ class RunRequest:
     """Neither read nor write the profile's answer cache in this run (``--no-cache``)."""
     cache_repeats: bool = False
     """A repeated run reads the answer cache too (by default it only writes it)."""
+    store_retry: float | None = None
+    """Seconds the run store may be away mid-run before the run ends ``interrupted``
+    (:attr:`nlu_tui.runner.options.RunOptions.store_retry`; None: its default)."""
     rerun_failed: str | None = None
     """The id of a run whose failed and errored cases a child run sends again
     (:mod:`nlu_tui.reruns`); its suite, version and engine unless given here."""
@@ -389,6 +394,8 @@ class RunJob:
         request = self.plan.request
         if outcome.waiting:  # the last shard (or --finish) writes the reports, checks gates
             return outcome
+        if final.status is RunStatus.INTERRUPTED:  # the store went away: --resume finishes it
+            return outcome
         repeated = repeat_of(final) > 1
         needs_rows = request.reports or self._fail_on or self._gate_settings is not None
         rerun = self.plan.rerun_of is not None
@@ -469,6 +476,8 @@ def check_request(request: RunRequest) -> FailOn:
         raise InputError("must be at least 1", field="--concurrency")
     if request.max_raw_bytes is not None and request.max_raw_bytes < 1:
         raise InputError("must be at least 1", field="--max-raw-bytes")
+    if request.store_retry is not None and not 0 <= request.store_retry <= MAX_STORE_RETRY:
+        raise InputError(f"must be from 0 to {MAX_STORE_RETRY:.0f} seconds", field="--store-retry")
     if request.repeat is not None and not 1 <= request.repeat <= MAX_REPEAT:
         raise InputError(f"must be from 1 to {MAX_REPEAT}", field="--repeat")
     if request.rerun_failed and (request.resume or request.suite_path or request.suite):
@@ -677,6 +686,8 @@ def _options(request: RunRequest, resolved: ResolvedEngine) -> RunOptions:
     options = RunOptions().with_settings(resolved.settings)
     if request.max_error_rate is not None:
         options = replace(options, max_error_rate=request.max_error_rate)
+    if request.store_retry is not None:
+        options = replace(options, store_retry=request.store_retry)
     return options.with_settings(request)
 
 

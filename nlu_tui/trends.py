@@ -214,3 +214,29 @@ def compute_trend(store: RunStore, suite: str, last: int = DEFAULT_LAST) -> Tren
             trend.failing_streak = sum(1 for i in present if i >= since)
         cases.append(trend)
     return Trend(suite=runs[-1].suite_name, runs=points, cases=cases)
+
+
+SPARK_RUNS = 12
+"""How many runs a suite's sparkline in the workbench's suites panel draws."""
+
+
+def run_f1(run: RunRecord) -> float | None:
+    """A finished batch-test run's F1 as the trend counts it, from the stored figures (no
+    result is read): a rerun's merged F1 (what the suite scored after it, kept in its summary
+    by the run service), else the run's own; None for a run that measured nothing."""
+    merged = run.merged_f1
+    return run.scored_f1 if merged is None else merged
+
+
+def f1_by_suite(store: RunStore, last: int = SPARK_RUNS) -> dict[str, list[float]]:
+    """Per suite file, the F1 (:func:`run_f1`) of its last ``last`` finished batch-test runs,
+    oldest first: the suites panel's sparklines, from one listing of the store."""
+    series: dict[str, list[float]] = {}
+    for run in store.list_runs():  # newest first
+        if run.kind != "suite" or run.status is RunStatus.RUNNING or not run.suite_path:
+            continue
+        f1 = run_f1(run)
+        points = series.setdefault(run.suite_path, [])
+        if f1 is not None and len(points) < last:
+            points.append(f1)
+    return {path: points[::-1] for path, points in series.items() if points}

@@ -587,7 +587,11 @@ def last_runs_by_suite() -> dict[str, LastRuns]:
         if complete and path not in complete_f1:
             precision = safe_div(record.tp, record.tp + record.fp)
             recall = safe_div(record.tp, record.tp + record.fn)
-            complete_f1[path] = f1_score(precision, recall) if record.done else None
+            merged = record.merged_f1  # a rerun: what the suite scored after it
+            if merged is not None:
+                complete_f1[path] = merged
+            else:
+                complete_f1[path] = f1_score(precision, recall) if record.done else None
     latest: dict[str, LastRuns] = {}
     for path, record in newest.items():
         partial = (record.done, record.total) if record.done < record.total else None

@@ -108,6 +108,8 @@ def test_snapshot_run_progress_and_history(snap_compare: Any) -> None:
             reason="engine unreachable: ConnectError",
             start=T0 + 7200,
         )
+        rec1.started_by, rec1.started_on = "ana", "lab-7"  # who ran what (schema 6)
+        rec2.started_by, rec2.started_on = "ci", "runner-2"
         pane._entity_cache = {"run000000001": 1.0, "run000000002": 1.0, "run000000003": None}
         pane._set_history([history_row(r, pane._entity_cache[r.id]) for r in (rec1, rec2, rec3)])
         session = RunSession(

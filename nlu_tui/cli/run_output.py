@@ -185,7 +185,7 @@ def runs_json(runs: list[RunRecord]) -> list[dict[str, Any]]:
 
 RUN_COLUMNS = (
     "run", "started", "suite", "engine", "version", "status", "done",
-    "TP", "TN", "FP", "FN", "ERR", "F1", "note",
+    "TP", "TN", "FP", "FN", "ERR", "F1", "user", "host", "note",
 )  # fmt: skip
 _RIGHT = frozenset({"TP", "TN", "FP", "FN", "ERR", "F1"})
 
@@ -210,6 +210,7 @@ def run_row(r: RunRecord) -> list[str]:
             "-",
             str(r.errors),
             f"{r.passed} passed",
+            *who_cells(r),
             inert(note, newlines=False),
         ]
     return [
@@ -226,8 +227,14 @@ def run_row(r: RunRecord) -> list[str]:
         str(r.fn),
         str(r.errors),
         f1_text(r),
+        *who_cells(r),
         inert(note, newlines=False),
     ]
+
+
+def who_cells(r: RunRecord) -> list[str]:
+    """Who started the run and on which host (``-`` when the store did not record it)."""
+    return [inert(r.started_by or "-", newlines=False), inert(r.started_on or "-", newlines=False)]
 
 
 def print_runs_table(runs: list[RunRecord], stream: TextIO | None = None) -> None:

@@ -113,6 +113,13 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         help="with --repeat: answer repeats from the answer cache too (by default a repeated "
         "run sends every attempt)",
     )
+    p.add_argument(
+        "--store-retry",
+        type=float,
+        metavar="S",
+        help="when the run store goes away mid-run, keep the results not yet written and retry "
+        "for S seconds (default 60) before the run ends interrupted (resume it with --resume)",
+    )
     p.add_argument("--resume", metavar="RUN_ID", help="finish a canceled or interrupted run")
     p.add_argument(
         "--rerun-failed",
@@ -257,6 +264,7 @@ def _request(args: argparse.Namespace) -> RunRequest:
         note=args.note,
         resume=args.resume,
         rerun_failed=args.rerun_failed,
+        store_retry=args.store_retry,
         no_cache=args.no_cache,
         cache_repeats=args.cache_repeats,
         max_error_rate=args.max_error_rate,
@@ -490,6 +498,13 @@ def _exit_code(job: RunJob, outcome: RunOutcome, args: argparse.Namespace) -> in
     if outcome.status == RunStatus.CANCELED:
         print(f"resume with: nlu-tui run --resume {outcome.record.id}{shard}", file=sys.stderr)
         return exitcodes.CANCELED
+    if outcome.status == RunStatus.INTERRUPTED:  # the run store went away and stayed away
+        print(
+            f"run {outcome.record.id} interrupted: {outcome.record.reason}\n"
+            f"resume with: nlu-tui run --resume {outcome.record.id}{shard}",
+            file=sys.stderr,
+        )
+        return exitcodes.RUN_FAILED
     if outcome.waiting:
         record = outcome.record
         if args.finish:

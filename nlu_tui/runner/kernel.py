@@ -21,6 +21,13 @@ the same way for every kind:
   batches by a flusher (at most ``flush_interval`` behind, SQLite's part in a thread), so a
   killed process loses only what was in flight; a resume (the kind lists what is missing)
   sends only that;
+- **a store that goes away**: a write the store's server cannot take now
+  (:class:`~nlu_tui.store.backend.StoreUnavailableError`: a lost or refused connection) is kept
+  in memory, in order, and tried again with a backoff (0.5 s doubling up to 5 s) while no new
+  item is sent; every write is idempotent (a row already stored is kept), so one that reached
+  the server before its answer was lost is never counted twice. When the store is back the
+  run goes on; after ``store_retry`` seconds without it the run ends ``interrupted`` and its
+  resume sends what was not written;
 - **progress**: the kind's event at most every ``progress_interval`` and once at the end.
 
 The kernel imports no kind, no face and no Textual.
@@ -30,6 +37,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import threading
 import time
@@ -40,10 +48,12 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from nlu_tui.engines.redact import redact
+from nlu_tui.model import RunStatus
 from nlu_tui.runner.events import RunPhase
 from nlu_tui.runner.options import RunOptions
 from nlu_tui.runner.ratelimit import RateLimiter
 from nlu_tui.runner.retry import Failure, backoff_delay, classify
+from nlu_tui.store.backend import StoreError, StoreUnavailableError
 from nlu_tui.store.records import RunRecord
 
 if TYPE_CHECKING:
@@ -244,13 +254,28 @@ class Kernel:
         self._arrivals: deque[tuple[Work, Any]] = deque()
         self._drain_scheduled = False
         self._writing: asyncio.Future[object] | None = None
+        self._pending: deque[Callable[[], object]] = deque()
+        """Writes not yet in the store, oldest first (more than one only while it is away)."""
+        self._store_down: float | None = None
+        """Since when (monotonic) the store has refused writes; None while it takes them."""
+        self._store_tries = 0
+        self._store_retry_at = 0.0
+        self._store_up: asyncio.Event | None = None
+        self.store_lost: str | None = None
+        """Why the run ended ``interrupted``: the store stayed away longer than
+        ``store_retry`` (None otherwise)."""
         self.state = KernelState(RunPhase.OPENING, time.monotonic(), None)
 
     # --- control ----------------------------------------------------------------------------
 
     @property
     def stopping(self) -> bool:
-        return self._cancel_requested or self._failed_reason is not None or self._halted
+        return (
+            self._cancel_requested
+            or self._failed_reason is not None
+            or self._halted
+            or self.store_lost is not None
+        )
 
     def prepare(self) -> RunRecord:
         if self.strategy.record is not None:
@@ -299,6 +324,8 @@ class Kernel:
         self._loop = asyncio.get_running_loop()
         self._thread = threading.get_ident()
         self._stop = asyncio.Event()
+        self._store_up = asyncio.Event()
+        self._store_up.set()
         if self._cancel_requested:
             self._stop.set()
         self.state.started = time.monotonic()
@@ -321,14 +348,45 @@ class Kernel:
             await self._written()
             if watcher is not None:
                 await asyncio.gather(watcher, return_exceptions=True)
-            self._flush()
-            final = self.strategy.finish(
-                Ending(self._failed_reason, self._cancel_requested, self._halted)
-            )
+            final = await self._end()
             self._emit(final=True, record=final)
         if outer_cancel:
             raise asyncio.CancelledError
         return final
+
+    async def _end(self) -> RunRecord:
+        """Write what is left and record how the run ended, retrying while the store is away
+        (within ``store_retry``); an ``interrupted`` record when it stayed away."""
+        self._drain()
+        self._queue_writes()
+        ending = Ending(self._failed_reason, self._cancel_requested, self._halted)
+        finished: list[RunRecord] = []
+        while self.store_lost is None:
+            try:
+                self._write_pending_now()
+                finished.append(self.strategy.finish(ending))
+                return finished[0]
+            except StoreUnavailableError as exc:
+                self._store_away(exc)
+                if self.store_lost is None:
+                    await asyncio.sleep(max(self._store_retry_at - time.monotonic(), 0.0))
+        return self._interrupted(self.store_lost)
+
+    def _interrupted(self, reason: str) -> RunRecord:
+        """The run's record, ended ``interrupted`` by a store that stayed away: written if the
+        store took it after all, else as this process last knew it (the store still says
+        ``running``; the next start-up marks it interrupted, and ``--resume`` finishes it)."""
+        store = getattr(self.strategy, "store", None)
+        record = self.strategy.record
+        assert record is not None
+        if store is not None:
+            with contextlib.suppress(StoreError):  # one last try: the store may be back
+                self._write_pending_now()
+                written: RunRecord = store.finish_run(record.id, RunStatus.INTERRUPTED, reason)
+                return written
+        return dataclasses.replace(
+            record, status=RunStatus.INTERRUPTED, reason=reason, finished_at=time.time()
+        )
 
     async def _watch_external(self, event: asyncio.Event) -> None:
         await event.wait()
@@ -411,6 +469,8 @@ class Kernel:
 
     async def _worker(self, queue: Iterator[Work], sender: Sender) -> None:
         for work in queue:
+            if self._store_up is not None and not self._store_up.is_set():
+                await self._store_up.wait()  # the store is away: send nothing meanwhile
             if self.stopping:
                 return
             try:
@@ -429,7 +489,10 @@ class Kernel:
             request = caching.cache_request(work)
             if request is not None:
                 key = self.cache.key(request)
-                hit = await self.cache.get(key)
+                try:
+                    hit = await self.cache.get(key)
+                except StoreError:  # the store is away: a miss (the answer is sent)
+                    hit = None
                 if hit is not None:
                     return caching.cached_answer(hit)
         answer = await self._send(work, sender)
@@ -518,17 +581,13 @@ class Kernel:
             await asyncio.sleep(opts.flush_interval)
             now = time.monotonic()
             self._drain()
-            write = self._take_writes()
-            if write is not None:
-                # SQLite's part in a thread, so answers keep being read and the next requests
-                # sent meanwhile (bench/bench_runner_throughput.py). One write at a time;
-                # execute() waits for the last before its final flush: stored in order.
-                self._writing = asyncio.ensure_future(asyncio.to_thread(write))
-                await asyncio.shield(self._writing)
-                last_beat = now
-            elif now - last_beat >= opts.heartbeat_interval:
-                if self.strategy.record is not None:
-                    self._heartbeat()
+            self._queue_writes()
+            beat = now - last_beat >= opts.heartbeat_interval
+            if not self._pending and beat and self.strategy.record is not None:
+                self._pending.append(self._heartbeat)
+            if self._pending:
+                if now >= self._store_retry_at:
+                    await self._write_pending()
                 last_beat = now
             if now - last_progress >= opts.progress_interval:
                 self._emit()
@@ -539,12 +598,77 @@ class Kernel:
         if store is not None:
             store.heartbeat(self.run_id)
 
+    def _queue_writes(self) -> None:
+        write = self._take_writes()
+        if write is not None:
+            self._pending.append(write)
+
+    async def _write_pending(self) -> None:
+        """The pending writes, oldest first, each in a thread (SQLite's part, so answers keep
+        being read and the next requests sent meanwhile: bench/bench_runner_throughput.py),
+        one at a time: stored in order. A store that is away keeps them for a retry."""
+        while self._pending:
+            write = self._pending[0]
+            self._writing = asyncio.ensure_future(asyncio.to_thread(write))
+            try:
+                await asyncio.shield(self._writing)
+            except StoreUnavailableError as exc:
+                self._writing = None
+                self._store_away(exc)
+                return
+            except BaseException:
+                if self._writing.done():  # the write itself failed: the flusher's failure
+                    self._writing = None
+                    self._pending.popleft()
+                raise
+            self._writing = None
+            self._pending.popleft()
+        self._store_back()
+
+    def _write_pending_now(self) -> None:
+        """:meth:`_write_pending` in this thread (the end of the run)."""
+        while self._pending:
+            self._pending[0]()
+            self._pending.popleft()
+        self._store_back()
+
+    def _store_away(self, exc: StoreUnavailableError) -> None:
+        """A write found the store away: retry later with a backoff, or give up (the run
+        ends interrupted) after ``store_retry`` seconds."""
+        now = time.monotonic()
+        if self._store_down is None:
+            self._store_down, self._store_tries = now, 0
+            log.warning("the run store is away (%s); keeping the results to write", exc)
+            if self._store_up is not None:
+                self._store_up.clear()
+        self._store_tries += 1
+        away = now - self._store_down
+        if away >= self.options.store_retry:
+            self.store_lost = f"lost the run store for {away:.0f} s ({exc})"
+            if self._stop is not None:
+                self._stop.set()
+            return
+        self._store_retry_at = now + backoff_delay(self._store_tries - 1, 0.5, 5.0)
+
+    def _store_back(self) -> None:
+        if self._store_down is not None:
+            log.warning("the run store is back")
+            self._store_down, self._store_retry_at = None, 0.0
+            if self._store_up is not None:
+                self._store_up.set()
+
     async def _written(self) -> None:
         """Wait for a write the flusher started (even if it was canceled meanwhile); its
-        failure is the flusher's, as a failed flush always was."""
-        if self._writing is not None:
-            await asyncio.gather(self._writing, return_exceptions=True)
+        failure is the flusher's, as a failed flush always was. A write that went through
+        leaves the pending list; one the store could not take stays for :meth:`_end`."""
+        writing = self._writing
+        if writing is not None:
+            await asyncio.gather(writing, return_exceptions=True)
             self._writing = None
+            if writing.cancelled():
+                return  # kept: writing it again stores nothing twice
+            if not isinstance(writing.exception(), StoreUnavailableError) and self._pending:
+                self._pending.popleft()
 
     def _take_writes(self) -> Callable[[], object] | None:
         """The kind's buffered rows, then the answers to cache, as one write."""
@@ -559,12 +683,6 @@ class Kernel:
             return cached()
 
         return both
-
-    def _flush(self) -> None:
-        self._drain()
-        write = self._take_writes()
-        if write is not None:
-            write()
 
     def _emit(self, *, final: bool = False, record: RunRecord | None = None) -> None:
         try:

@@ -31,6 +31,10 @@ class RunOptions:
     flush_interval: float = 0.1
     progress_interval: float = 0.1
     heartbeat_interval: float = 2.0
+    store_retry: float = 60.0
+    """How long (seconds) the run store may be away mid-run: meanwhile the results not yet
+    written are kept in memory and their write retried (backoff up to 5 s), no new item is
+    sent; after that the run ends ``interrupted`` (resume it once the store is back)."""
     max_raw_bytes: int = 65536
     """Engine answers above this many bytes (as JSON) are stored cut, with a marker."""
     repeat: int = 1

@@ -32,6 +32,25 @@ from nlu_tui.store_location import StoreLocation, scrub
 Params = Sequence[Any] | Mapping[str, Any]
 
 PG_LOCK_KEY = 0x6E6C7574  # "nlut": the advisory lock every writer of one database takes
+CHANGES_CHANNEL = "nlu_tui_runs"
+"""The PostgreSQL channel a change to ``runs`` is notified on (``LISTEN nlu_tui_runs``)."""
+CHANGED_SQL = "UPDATE store_changes SET counter = counter + 1"
+
+_own_changes = 0
+_own_lock = threading.Lock()
+
+
+def own_changes() -> int:
+    """How many changes to ``runs`` this process has made (in any store): a change feed
+    subtracts them, so a workbench is told only of other writers' changes (it reloads after
+    its own already)."""
+    return _own_changes
+
+
+def _count_own_change() -> None:
+    global _own_changes
+    with _own_lock:
+        _own_changes += 1
 
 
 class StoreError(NluTuiError):
@@ -40,6 +59,11 @@ class StoreError(NluTuiError):
     def __init__(self, message: str, path: Path | str) -> None:
         super().__init__(f"{path}: {message}")
         self.path = path
+
+
+class StoreUnavailableError(StoreError):
+    """The store's server cannot be reached now (connection lost or refused): a write may be
+    tried again later (the run kernel keeps what it could not write and retries)."""
 
 
 class Cursor(Protocol):
@@ -63,6 +87,11 @@ class Database(Protocol):
     def transaction(self) -> contextlib.AbstractContextManager[Database]: ...
 
     def json_is_null(self, column: str, key: str) -> str: ...
+
+    def runs_changed(self) -> None:
+        """Inside a write transaction: move the store's change counter (``store_changes``),
+        and on PostgreSQL notify the listeners (delivered when the transaction commits)."""
+        ...
 
     def schema_version(self) -> int: ...
 
@@ -174,6 +203,10 @@ class SqliteDatabase:
     def json_is_null(self, column: str, key: str) -> str:
         return f"json_extract({column}, '$.{key}') IS NULL"
 
+    def runs_changed(self) -> None:
+        self._conn.execute(CHANGED_SQL)
+        _count_own_change()  # before the commit: the feed never sees it as another's
+
     def schema_version(self) -> int:
         return int(self.execute("PRAGMA user_version").fetchone()[0])
 
@@ -211,17 +244,8 @@ class PostgresDatabase:
         self.location = location
         self.label = location.label
         self._lock = threading.RLock()
-        try:
-            self._conn = psycopg.connect(
-                location.url,
-                autocommit=True,
-                connect_timeout=10,
-                application_name="nlu-tui",
-            )
-        except psycopg.Error as exc:
-            raise self._error("cannot connect to the run store", exc) from None
-        except Exception as exc:  # a malformed conninfo string
-            raise self._error("cannot connect to the run store", exc) from None
+        self._conn: Any = None
+        self._conn = self._connect()
         try:
             with self._lock:
                 migrate_postgres(self)
@@ -232,26 +256,71 @@ class PostgresDatabase:
             self._conn.close()
             raise
 
+    def _connect(self) -> Any:
+        """A new connection. TCP keepalives and a user timeout make a server that vanished
+        without closing the connection an error within about 30 s, never a hang."""
+        psycopg = self._psycopg
+        try:
+            return psycopg.connect(
+                self.location.url,
+                autocommit=True,
+                connect_timeout=10,
+                application_name="nlu-tui",
+                keepalives=1,
+                keepalives_idle=10,
+                keepalives_interval=5,
+                keepalives_count=3,
+                tcp_user_timeout=30000,
+            )
+        except psycopg.Error as exc:
+            raise self._error("cannot connect to the run store", exc) from None
+        except Exception as exc:  # a malformed conninfo string
+            raise self._error("cannot connect to the run store", exc) from None
+
+    def _live(self) -> Any:
+        """The connection, opened again if the server dropped the last one (after a lost
+        server, a restart or a failover the next call reconnects; a refusal is
+        :class:`StoreUnavailableError`)."""
+        if self._conn.closed or self._conn.broken:
+            with contextlib.suppress(Exception):
+                self._conn.close()
+            try:
+                self._conn = self._connect()
+            except StoreError as exc:
+                raise StoreUnavailableError(str(exc).split(": ", 1)[-1], self.label) from None
+        return self._conn
+
     def _error(self, what: str, exc: BaseException) -> StoreError:
         lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
         first = lines[0] if lines else type(exc).__name__
-        return StoreError(scrub(f"{what}: {first}", self.location), self.label)
+        kind = (
+            StoreUnavailableError
+            if isinstance(exc, self._psycopg.OperationalError)
+            and (self._conn is None or self._conn.closed or self._conn.broken)
+            else StoreError
+        )
+        return kind(scrub(f"{what}: {first}", self.location), self.label)
 
     def execute(self, sql: str, params: Params = ()) -> Cursor:
         try:
-            return self._conn.execute(to_psycopg(sql), params)
+            cursor: Cursor = self._live().execute(to_psycopg(sql), params)
+            return cursor
         except self._psycopg.OperationalError as exc:
             raise self._error("lost the run store", exc) from None
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> int:
-        with self._conn.cursor() as cur:
-            cur.executemany(to_psycopg(sql), rows)
-            return max(cur.rowcount, 0)
+        try:
+            with self._live().cursor() as cur:
+                cur.executemany(to_psycopg(sql), rows)
+                count: int = max(cur.rowcount, 0)
+                return count
+        except self._psycopg.OperationalError as exc:
+            raise self._error("lost the run store", exc) from None
 
     def query(self, sql: str, params: Params = ()) -> list[Mapping[str, Any]]:
         with self._lock:
             try:
-                with self._conn.cursor(row_factory=self._dict_row) as cur:
+                with self._live().cursor(row_factory=self._dict_row) as cur:
                     cur.execute(to_psycopg(sql), params)
                     return list(cur.fetchall())
             except self._psycopg.Error as exc:
@@ -262,7 +331,7 @@ class PostgresDatabase:
         """One transaction holding the store's advisory lock: writers queue, as on SQLite."""
         with self._lock:
             try:
-                tx = self._conn.transaction()
+                tx = self._live().transaction()
                 tx.__enter__()
             except self._psycopg.Error as exc:
                 raise self._error("cannot write the run store", exc) from None
@@ -283,6 +352,11 @@ class PostgresDatabase:
     def json_is_null(self, column: str, key: str) -> str:
         # json, not jsonb: jsonb refuses the \u0000 escape that item texts may hold
         return f"(({column})::json ->> '{key}') IS NULL"
+
+    def runs_changed(self) -> None:
+        self.execute(CHANGED_SQL)
+        self.execute(f"NOTIFY {CHANGES_CHANNEL}")
+        _count_own_change()
 
     def schema_version(self) -> int:
         return int(self.execute("SELECT version FROM nlu_tui_schema").fetchone()[0])

@@ -18,7 +18,7 @@ RUN_COLUMNS = (
     "id", "suite_name", "suite_path", "suite_hash", "engine_name", "engine_json", "stage",
     "status", "reason", "note", "total", "done", "tp", "tn", "fp", "fn", "errors", "started_at",
     "finished_at", "pid", "host", "heartbeat_at", "options_json", "kind", "passed", "failed",
-    "summary_json",
+    "summary_json", "started_by", "started_on",
 )  # fmt: skip
 CHILD_TABLES: dict[str, tuple[str, ...]] = {
     "cases": ("run_id", "seq", "case_id", "case_json"),
@@ -33,7 +33,7 @@ CHILD_TABLES: dict[str, tuple[str, ...]] = {
     ),
     "items": ("run_id", "item_id", "seq", "outcome", "latency_ms", "item_json"),
 }
-"""The tables of :mod:`.schema` (version 3) and their columns, in the order runs need them."""
+"""The tables of :mod:`.schema` (version 6) and their columns, in the order runs need them."""
 
 
 @dataclass
@@ -86,6 +86,7 @@ def copy_history(
                     rows += db.executemany(
                         _insert(table, columns) + " ON CONFLICT DO NOTHING", children[table]
                     )
+            db.runs_changed()
         report.copied.append(run_id)
         report.rows += rows
         if progress is not None:

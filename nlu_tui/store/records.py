@@ -58,6 +58,10 @@ class RunRecord:
     failed: int = 0
     summary: dict[str, Any] = field(default_factory=dict)
     """Kind-specific figures set when the run finishes (e.g. per-command F1, fold table)."""
+    started_by: str | None = None
+    """Who started the run (the login name), None in a store older than schema 6."""
+    started_on: str | None = None
+    """The host it was started on (:attr:`host` is the one running it now, for liveness)."""
 
     @property
     def missing(self) -> int:
@@ -83,6 +87,18 @@ class RunRecord:
         if self.status is RunStatus.FAILED or not (self.tp + self.tn + self.fp + self.fn):
             return None
         return self.counts().f1
+
+    @property
+    def merged_f1(self) -> float | None:
+        """A rerun's merged F1 (its parent's passes and its own answers: what the suite
+        scored after it), kept in its summary by the run service when it ended; None for an
+        ordinary run, or a rerun that has not ended (:mod:`nlu_tui.reruns`)."""
+        if not self.options.get("rerun_of"):
+            return None
+        merged = self.summary.get("merged")
+        if isinstance(merged, dict) and isinstance(merged.get("f1"), int | float):
+            return float(merged["f1"])
+        return None
 
     @property
     def evaluation(self) -> str | None:
@@ -117,6 +133,8 @@ class RunRecord:
             "status": self.status.value,
             "reason": self.reason,
             "note": self.note,
+            "user": self.started_by,
+            "host": self.started_on,
             "total": self.total,
             "done": self.done,
             "counts": {

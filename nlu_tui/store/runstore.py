@@ -79,6 +79,17 @@ def check_note(note: str) -> str:
     return note
 
 
+def current_user() -> str | None:
+    """Who is running nlu-tui: the login name (``LOGNAME``, ``USER``, ``LNAME``, ``USERNAME``,
+    else the password database), None when none can be found."""
+    import getpass
+
+    try:
+        return getpass.getuser() or None
+    except Exception:  # no such variable and no passwd entry (a bare container)
+        return None
+
+
 def pid_alive(pid: int | None) -> bool:
     if not pid:
         return False
@@ -112,6 +123,7 @@ class RunStore:
         self._db = open_database(self.location)
         try:
             self._host = socket.gethostname()
+            self._user = current_user()
             if detect_interrupted:
                 self.mark_interrupted()
         except BaseException:
@@ -182,7 +194,8 @@ class RunStore:
             created = conn.executemany(
                 "INSERT INTO runs (id, suite_name, suite_path, suite_hash, engine_name,"
                 " engine_json, stage, status, note, total, started_at, pid, host, heartbeat_at,"
-                " options_json, kind) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+                " options_json, kind, started_by, started_on)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
                 " ON CONFLICT (id) DO NOTHING",
                 [
                     (
@@ -202,11 +215,14 @@ class RunStore:
                         now,
                         json.dumps(options or {}, default=str),
                         kind,
+                        self._user,
+                        self._host,
                     )
                 ],
             )
             if not created:  # another shard created it first
                 return self.get_run(run_id)
+            conn.runs_changed()
             conn.executemany(
                 "INSERT INTO cases (run_id, seq, case_id, case_json) VALUES (?,?,?,?)",
                 ((run_id, seq, c.id, codec.dumps(c)) for seq, c in enumerate(cases)),
@@ -225,6 +241,7 @@ class RunStore:
                 " heartbeat_at=? WHERE id=?",
                 (RunStatus.RUNNING.value, time.time(), run.id),
             )
+            conn.runs_changed()
         return self.get_run(run.id)
 
     def claim_finish(self, run_id: str, status: RunStatus, reason: str | None) -> bool:
@@ -247,6 +264,8 @@ class RunStore:
                     )
                 ],
             )
+            if n:
+                conn.runs_changed()
         return n == 1
 
     def resume_run(self, run_id: str, *, pid: int | None = None) -> RunRecord:
@@ -270,6 +289,7 @@ class RunStore:
                     run.id,
                 ),
             )
+            conn.runs_changed()
         return self.get_run(run.id)
 
     def finish_run(self, run_id: str, status: RunStatus, reason: str | None = None) -> RunRecord:
@@ -280,6 +300,7 @@ class RunStore:
                 "UPDATE runs SET status=?, reason=?, finished_at=?, heartbeat_at=? WHERE id=?",
                 (RunStatus(status).value, reason, now, now, run_id),
             )
+            conn.runs_changed()
         return self.get_run(run_id)
 
     def heartbeat(self, run_id: str) -> None:
@@ -292,6 +313,7 @@ class RunStore:
         run = self.get_run(run_id)
         with self._tx() as conn:
             conn.execute("UPDATE runs SET note=? WHERE id=?", (note, run.id))
+            conn.runs_changed()
         return self.get_run(run.id)
 
     def delete_run(self, run_id: str) -> None:
@@ -301,6 +323,7 @@ class RunStore:
             conn.execute("DELETE FROM items WHERE run_id=?", (run.id,))
             conn.execute("DELETE FROM cases WHERE run_id=?", (run.id,))
             conn.execute("DELETE FROM runs WHERE id=?", (run.id,))
+            conn.runs_changed()
 
     def mark_interrupted(self) -> list[str]:
         """Turn ``running`` runs whose process died into ``interrupted``; returns their ids."""
@@ -327,6 +350,7 @@ class RunStore:
                             RunStatus.RUNNING.value,
                         ),
                     )
+                conn.runs_changed()
         return dead
 
     def _record(self, row: Mapping[str, Any]) -> RunRecord:
@@ -358,6 +382,8 @@ class RunStore:
             passed=row["passed"],
             failed=row["failed"],
             summary=json.loads(row["summary_json"] or "{}"),
+            started_by=row["started_by"],
+            started_on=row["started_on"],
         )
 
     def find_run(self, run_id: str) -> RunRecord | None:
@@ -399,6 +425,11 @@ class RunStore:
             sql += " LIMIT ?"
             params.append(max(int(limit), 0))
         return [self._record(r) for r in self._query(sql, params)]
+
+    def change_counter(self) -> int:
+        """The store's change counter: it moves whenever a run is added, ends, resumes, is
+        deleted or gets a note, by any writer (one row: as cheap as a query gets)."""
+        return int(self._query("SELECT counter FROM store_changes")[0]["counter"])
 
     def count_runs(self, suite: str | Path | None = None) -> int:
         """How many runs :meth:`list_runs` would give without a limit."""
@@ -576,6 +607,7 @@ class RunStore:
                 "UPDATE runs SET summary_json=? WHERE id=?",
                 (json.dumps(summary, ensure_ascii=False, default=str), run.id),
             )
+            conn.runs_changed()
         return self.get_run(run.id)
 
     def load_results(self, run_id: str) -> list[StoredResult]:

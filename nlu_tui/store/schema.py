@@ -25,7 +25,7 @@ class _Database(Protocol):
     def transaction(self) -> contextlib.AbstractContextManager[Any]: ...
 
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 _V1 = """
 CREATE TABLE runs (
@@ -140,7 +140,19 @@ links the runs of one suite on several engines, one ``comparison_runs`` row per 
 order the engines were given (:mod:`nlu_tui.store.comparisons`). A run of a comparison is an
 ordinary run; deleting it leaves the comparison, which then names it as missing."""
 
-MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5}
+_V6 = """
+ALTER TABLE runs ADD COLUMN started_by TEXT;
+ALTER TABLE runs ADD COLUMN started_on TEXT;
+CREATE TABLE store_changes (counter INTEGER NOT NULL);
+INSERT INTO store_changes (counter) VALUES (0);
+"""
+"""Who ran what: the user and the host that started a run (``started_by``, ``started_on``; the
+older ``host`` column is the host running it *now*, for liveness, and is cleared when a shard
+rejoins). ``store_changes`` holds one counter that every change to ``runs`` (a run added,
+ended, resumed, deleted, its note edited) moves in the same transaction: what a workbench polls
+to refresh when another writer adds a run (:mod:`nlu_tui.store.changes`)."""
+
+MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5, 6: _V6}
 """Version reached -> SQL that reaches it from the version before."""
 
 

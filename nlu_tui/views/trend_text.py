@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from nlu_tui.textsafe import inert
 
 if TYPE_CHECKING:
-    from nlu_tui.trends import Trend
+    from nlu_tui.trends import CaseTrend, Trend
 
 BARS = "▁▂▃▄▅▆▇█"
 
@@ -87,3 +87,34 @@ def trend_text(trend: Trend) -> str:
     if len(flaky) > MAX_CASE_LINES:
         lines.append(f"  … {len(flaky) - MAX_CASE_LINES} more (--json lists every case)")
     return "\n".join(lines) + "\n"
+
+
+TREND_METRICS = (
+    ("F1", "f1"),
+    ("Precision", "precision"),
+    ("Recall", "recall"),
+    ("Error rate", "error_rate"),
+)
+"""The figures the Trend tab draws, as named on screen, and their :class:`RunPoint` field."""
+
+
+def metric_rows(trend: Trend) -> list[tuple[str, str, float, float]]:
+    """Per figure: its name, a sparkline of its values (0 to 1), the first and the latest
+    value (the Trend tab's top lines)."""
+    rows = []
+    for name, attr in TREND_METRICS:
+        values = [float(getattr(r, attr)) for r in trend.runs]
+        rows.append((name, sparkline(values, low=0.0, high=1.0), values[0], values[-1]))
+    return rows
+
+
+def case_status(case: CaseTrend) -> str:
+    """What a case's history says: "failing since run X (N runs)", "flaky in K of N", or
+    both."""
+    said = []
+    if case.failing_since is not None:
+        runs = "run" if case.failing_streak == 1 else "runs"
+        said.append(f"failing since run {case.failing_since} ({case.failing_streak} {runs})")
+    if case.flaky:
+        said.append(f"flaky in {case.failing_runs} of {case.runs}")
+    return "; ".join(said)

@@ -40,6 +40,7 @@ from nlu_tui.ui.widgets.results_header import RunHeader
 from nlu_tui.ui.widgets.results_intents import IntentsTab
 from nlu_tui.ui.widgets.results_live import LiveResults
 from nlu_tui.ui.widgets.results_table import ResultsTable
+from nlu_tui.ui.widgets.results_trend import TrendTab
 from nlu_tui.ui.widgets.threshold_view import ThresholdView
 from nlu_tui.ui.workers import describe
 from nlu_tui.views.result_columns import ResultFilter
@@ -68,6 +69,11 @@ RESULT_TABS = [
         "tab-res-thresholds",
         "Thresholds",
         "Precision, recall, F1 and fallback as the threshold sweeps",
+    ),
+    (
+        "tab-res-trend",
+        "Trend",
+        "F1, precision, recall and errors over the suite's runs; failing and flaky cases",
     ),
 ]
 """The Results tabs (id, title, what it shows), each opened by a palette command."""
@@ -221,6 +227,7 @@ class ResultsPane(LiveResults):
             yield ChartsTab()
             with TabPane("Thresholds", id="tab-res-thresholds"):
                 yield ThresholdView(id="results-thresholds")
+            yield TrendTab()
 
     def show_tab(self, tab_id: str) -> None:
         """Bring one of the result tabs forward and focus what it holds (the palette's
@@ -314,6 +321,7 @@ class ResultsPane(LiveResults):
         self.query_one(IntentsTab).show(data)
         self.query_one(ConfusionTab).show(data)
         self.query_one(ChartsTab).show(data)
+        self.query_one(TrendTab).show_run(data.record)
         self.query_one(ThresholdView).set_run(data.record, data.rows)
 
     def _set_type_choices(self, flaky: bool) -> None:

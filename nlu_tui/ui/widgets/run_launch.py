@@ -160,11 +160,14 @@ class RunLauncher(ReportsFailedWorkers, Vertical):
         resume_run_id: str | None = None,
         *,
         repeat: int = 1,
+        rerun_of: str | None = None,
     ) -> None:
         """Start (or resume) a run in a worker; the session appears at once in the panel.
         The spec is remembered for this suite only once the run succeeds (see ``_run_ended``).
-        ``repeat`` sends each case that many times (a resume keeps the stored run's count)."""
-        self._run_worker(suite, engine, stage, note, resume_run_id, repeat)
+        ``repeat`` sends each case that many times (a resume keeps the stored run's count).
+        ``rerun_of``: send only that run's failed and errored cases, as a child run (the run
+        service's ``--rerun-failed``: its engine and version are the parent's)."""
+        self._run_worker(suite, engine, stage, note, resume_run_id, repeat, rerun_of)
 
     def start_runs_in_order(self, suite: Suite, runs: list[tuple[str, str, str]]) -> None:
         """Start the runs ``(engine, stage, note)`` one after the other, each when the one
@@ -191,9 +194,10 @@ class RunLauncher(ReportsFailedWorkers, Vertical):
         note: str,
         resume_run_id: str | None,
         repeat: int = 1,
+        rerun_of: str | None = None,
     ) -> None:
         describe(f"Running suite {suite.path.name if suite.path else suite.name} on {engine}")
-        await self._run_one(suite, engine, stage, note, resume_run_id, repeat)
+        await self._run_one(suite, engine, stage, note, resume_run_id, repeat, rerun_of)
 
     async def _run_one(
         self,
@@ -203,20 +207,24 @@ class RunLauncher(ReportsFailedWorkers, Vertical):
         note: str,
         resume_run_id: str | None,
         repeat: int = 1,
+        rerun_of: str | None = None,
     ) -> None:
         """Open the run, show it, run it to its end (errors are notified, never raised)."""
         from nlu_tui.runservice import RunRequest, open_run
 
         workspace = workspace_root(self)
-        request = RunRequest(
-            suite=suite,
-            engine=engine,
-            stage=stage,
-            note=note,
-            resume=resume_run_id,
-            workspace=workspace,
-            repeat=repeat if repeat > 1 and not resume_run_id else None,
-        )
+        if rerun_of is not None:  # the parent's own cases, engine and version
+            request = RunRequest(rerun_failed=rerun_of, note=note, workspace=workspace)
+        else:
+            request = RunRequest(
+                suite=suite,
+                engine=engine,
+                stage=stage,
+                note=note,
+                resume=resume_run_id,
+                workspace=workspace,
+                repeat=repeat if repeat > 1 and not resume_run_id else None,
+            )
         try:
             store = store_for(self.app)  # a damaged store file is reported, not swallowed
             # in a thread: it writes every case of a new run, or reads a resumed one's results
@@ -302,6 +310,13 @@ class RunLauncher(ReportsFailedWorkers, Vertical):
         elif status is RunStatus.FAILED:
             reason = session.record.reason if session.record else session.error
             self.notify(escape(f"Run failed: {reason}"), severity="error", timeout=8)
+        elif status is RunStatus.INTERRUPTED:  # the run store went away and stayed away
+            reason = session.record.reason if session.record else session.error
+            self.notify(
+                escape(f"Run interrupted: {reason}. Resume it with u in the Runs tab."),
+                severity="error",
+                timeout=10,
+            )
         elif status is RunStatus.SUCCESS_WITH_WARNING:
             reason = session.record.reason if session.record else ""
             self.notify(escape(f"Run finished with a warning: {reason}"), severity="warning")

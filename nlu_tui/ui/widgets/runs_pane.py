@@ -35,6 +35,7 @@ from nlu_tui.ui.widgets.run_history import (
 )
 from nlu_tui.ui.widgets.run_launch import RunLauncher
 from nlu_tui.ui.widgets.run_progress import RunProgressPanel
+from nlu_tui.ui.widgets.store_watch import runs_changed
 
 __all__ = ["HISTORY_COLUMNS", "RunProgressPanel", "RunsPane", "history_row"]
 
@@ -52,11 +53,13 @@ class RunsPane(RunLauncher):
     BINDINGS = [
         Binding(
             "r",
-            "start_run",
-            "Run",
+            "rerun_failed",
+            "Rerun failed",
             show=False,
-            id="runs.start",
-            tooltip="Run the open suite (F5/Ctrl+R do it from any tab).",
+            id="runs.rerun-failed",
+            tooltip="Send the selected run's failed and errored cases again, as a child run "
+            "(run --rerun-failed); with no run yet, run the open suite (F5/Ctrl+R run it from "
+            "any tab).",
         ),
         Binding(
             "escape,ctrl+x",
@@ -141,6 +144,8 @@ class RunsPane(RunLauncher):
 
     def on_mount(self) -> None:
         self.history_table.add_columns()
+        # another writer (a CLI, CI, a colleague) added or ended a run: read the history again
+        runs_changed(self).subscribe(self, lambda _counter: self.reload())
         host = hosting_workbench(self)
         if host is not None:
             if host.suite is not None:
@@ -165,7 +170,7 @@ class RunsPane(RunLauncher):
             title.update(
                 Text(
                     inert(f"Runs of {suite.name}", newlines=False)
-                    + "   F5: run · enter: results · space: mark · D: diff"
+                    + "   F5: run · enter: results · space: mark · D: diff · r: rerun failed"
                 )
             )
         self._show_progress()
@@ -410,6 +415,26 @@ class RunsPane(RunLauncher):
             return
         self.app.push_screen(ComparisonScreen(comparison_id=comparison_id))
 
+    def action_rerun_failed(self) -> None:
+        """``r``: rerun the selected run's failed and errored cases through the run service
+        (what ``nlu-tui run --rerun-failed RUN`` does); the child run is shown live, and its
+        merged result is what the suite now scores. With no run listed, start one."""
+        record = self.selected_record()
+        if record is None:
+            if not self.history:
+                self.action_start_run()
+            return
+        if record.status is RunStatus.RUNNING:
+            self.notify(f"Run {record.id} is still running.", severity="warning")
+            return
+        if record.kind == "suite" and not (record.fp or record.fn or record.errors):
+            self.notify(
+                f"Run {record.id} has no failed or errored case: nothing to rerun.", timeout=3
+            )
+            return
+        suite = self.suite if self.suite is not None else Suite(name=record.suite_name)
+        self.start_run(suite, record.engine_name, record.stage, rerun_of=record.id)
+
     def action_resume(self) -> None:
         record = self.selected_record()
         if record is None:
@@ -479,6 +504,11 @@ class RunsPane(RunLauncher):
             )
         if self.history:
             commands += [
+                PaletteCommand(
+                    "run: Rerun failed cases",
+                    self.action_rerun_failed,
+                    "Send the selected run's failed and errored cases again (a child run)",
+                ),
                 PaletteCommand(
                     "run: Open results", self.action_open_results, "Show the selected run's results"
                 ),

@@ -25,9 +25,11 @@ from nlu_tui.textsafe import inert
 from nlu_tui.ui.commands import PaletteCommand
 from nlu_tui.ui.messages import SuiteHighlighted, WorkspaceChanged
 from nlu_tui.ui.state import workbench
+from nlu_tui.ui.widgets.store_watch import runs_changed
 from nlu_tui.ui.workers import ReportsFailedWorkers
 from nlu_tui.views.summary_text import STATUS_ICON
-from nlu_tui.workspace import DEVELOPER_SUITE_PREFIX, SuiteInfo, Workspace
+from nlu_tui.views.trend_text import sparkline
+from nlu_tui.workspace import DEVELOPER_SUITE_PREFIX, LastRuns, SuiteInfo, Workspace
 
 CONVERSATION_MARK = "⇄"
 """Before a conversation suite's name (E2E test cases, run in the conversation tests screen)."""
@@ -43,8 +45,11 @@ def shown_name(info: SuiteInfo) -> str:
     return info.name
 
 
-def suite_prompt(info: SuiteInfo) -> Group:
+def suite_prompt(info: SuiteInfo, spark: list[float] | None = None) -> Group:
     """The two lines shown for a suite; built from Text pieces so names show literally.
+
+    ``spark``: the F1 of its last runs, oldest first (:func:`nlu_tui.trends.f1_by_suite`),
+    drawn after the last run's F1 as a sparkline of 2 or more runs.
 
     Each line is its own ``Text`` with ``no_wrap``/ellipsis inside a Rich ``Group``: Rich then
     cuts a long name with "…" at the panel's width instead of wrapping it onto a third line.
@@ -69,6 +74,8 @@ def suite_prompt(info: SuiteInfo) -> Group:
     if info.last_status:
         # the last run first: in a narrow panel the intents count is what gets cut
         detail.append_text(last_run_text(info))
+        if spark is not None and len(spark) >= 2:
+            detail.append(" " + sparkline(spark, low=0.0, high=1.0), style="cyan")
         detail.append(" · ", style="dim")
     intents = "intents when opened" if info.partial else f"{len(info.intents)} intents"
     detail.append(f"{info.case_count} cases · {intents}", style="dim")
@@ -164,6 +171,11 @@ class SuitesPanel(ReportsFailedWorkers, Vertical):
         super().__init__(id="suites")
         self.infos: dict[str, SuiteInfo] = {}
         self.trashed: list[Path] = []
+        self.sparks: dict[str, list[float]] = {}
+        """Per suite file, the F1 of its last runs (the sparklines), oldest first."""
+        self._watching = False
+        self._runs_loading = False
+        self._runs_again = False
 
     @property
     def workspace(self) -> Workspace:
@@ -209,7 +221,11 @@ class SuitesPanel(ReportsFailedWorkers, Vertical):
         previous = select or self.selected_path
         self.infos = {str(i.path): i for i in infos}
         options.clear_options()
-        options.add_options([Option(suite_prompt(i), id=str(i.path)) for i in infos])
+        options.add_options([Option(self._prompt(i), id=str(i.path)) for i in infos])
+        if not self._watching:  # after the first paint: it needs no store
+            self._watching = True
+            runs_changed(self).subscribe(self, self._runs_changed)
+        self._load_runs()  # the sparklines, after a run of this app too
         self.border_title = f"Suites ({len(infos)})"
         if not infos:
             return
@@ -233,7 +249,7 @@ class SuitesPanel(ReportsFailedWorkers, Vertical):
         info.partial = False
         info.unsaved = self.workspace.is_unsaved(suite.path)
         options = self.query_one(OptionList)
-        options.replace_option_prompt(str(suite.path), suite_prompt(info))
+        options.replace_option_prompt(str(suite.path), self._prompt(info))
 
     def refresh_unsaved(self) -> None:
         """Mark the suites whose edits could not be saved (and unmark those saved since)."""
@@ -242,7 +258,78 @@ class SuitesPanel(ReportsFailedWorkers, Vertical):
             unsaved = self.workspace.is_unsaved(Path(key))
             if unsaved != info.unsaved:
                 info.unsaved = unsaved
-                options.replace_option_prompt(key, suite_prompt(info))
+                options.replace_option_prompt(key, self._prompt(info))
+
+    def _prompt(self, info: SuiteInfo) -> Group:
+        return suite_prompt(info, self.sparks.get(str(info.path)))
+
+    # --- runs of other writers ----------------------------------------------------------------
+
+    def _runs_changed(self, _counter: int) -> None:
+        """Another writer added, ended or removed a run: the suites' lines."""
+        self._load_runs()
+
+    def _load_runs(self) -> None:
+        """Read the suites' last runs and sparklines again: one read at a time, and one more
+        after it when asked meanwhile (never a canceled worker: a newer read waits)."""
+        if self._runs_loading:
+            self._runs_again = True
+            return
+        self._runs_loading = True
+        self._read_runs()
+
+    @work(
+        thread=True,
+        group="suites-runs",
+        exit_on_error=False,
+        name="suites-runs",
+        description="Reading the suites' last runs",
+    )
+    def _read_runs(self) -> None:
+        try:
+            from nlu_tui.store_location import configured
+
+            where = configured()
+            if where.path is not None and not where.path.exists():
+                return  # no store yet: no runs, and none is created for asking
+            from nlu_tui.runsessions import store_for
+            from nlu_tui.trends import f1_by_suite
+            from nlu_tui.workspace import last_runs_by_suite
+
+            sparks = f1_by_suite(store_for(self.app))
+            self.app.call_from_thread(self._apply_runs, last_runs_by_suite(), sparks)
+        finally:
+            self.app.call_from_thread(self._runs_read)
+
+    def _runs_read(self) -> None:
+        self._runs_loading = False
+        if self._runs_again:
+            self._runs_again = False
+            self._load_runs()
+
+    def _apply_runs(self, runs: dict[str, LastRuns], sparks: dict[str, list[float]]) -> None:
+        """Redraw the lines whose last run or sparkline changed (the list stays as it is: the
+        open suite is not opened again)."""
+        options = self.query_one(OptionList)
+        old_sparks, self.sparks = self.sparks, sparks
+        for key, info in self.infos.items():
+            last = runs.get(key, LastRuns())
+            fields = (last.status, last.f1, last.partial, last.passed)
+            before = (info.last_status, info.last_f1, info.last_partial, info.last_passed)
+            if fields == before and old_sparks.get(key) == sparks.get(key):
+                continue
+            if info.error:
+                continue
+            if info.kind == "e2e":
+                info.last_status, info.last_partial = last.status, last.partial
+                info.last_passed = last.passed
+            else:
+                info.last_status, info.last_f1, info.last_partial = (
+                    last.status,
+                    last.f1,
+                    last.partial,
+                )
+            options.replace_option_prompt(key, self._prompt(info))
 
     @on(OptionList.OptionHighlighted, "#suite-list")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
