@@ -23,7 +23,7 @@ from textual.widgets import DataTable, Input, Static
 from nlu_tui.store.records import StoredItem
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.commands import PaletteCommand
-from nlu_tui.ui.state import workbench
+from nlu_tui.ui.state import workbench, workspace_root
 from nlu_tui.ui.widgets.footer import BudgetFooter
 from nlu_tui.ui.workers import ReportsFailedWorkers
 from nlu_tui.views.conversation import MET, MISMATCH, NOT_REACHED, conversation_rows
@@ -478,6 +478,17 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
         engine = self.query_one("#conv-engine", Input).value.strip() or DEFAULT_ENGINE
         self._start(path, engine)
 
+    def _remember_engine(self, final: Any) -> None:
+        """A conversation run that succeeded offers its engine (the ``rasa:`` URL) to every
+        suite of the workspace."""
+        from nlu_tui.engines.choices import remember_engine
+        from nlu_tui.model import RunStatus
+
+        root = workspace_root(self)
+        if root is not None and final.status in (RunStatus.SUCCESS, RunStatus.SUCCESS_WITH_WARNING):
+            with contextlib.suppress(OSError):
+                remember_engine(root, final.engine_name)
+
     def action_resume(self) -> None:
         """Finish the shown run when it was canceled or interrupted: only the test cases not
         stored are sent (the file must be unchanged since)."""
@@ -531,6 +542,7 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
         try:
             final = await run.execute()
             self.last_run = (final.id, final.status.value)
+            self._remember_engine(final)
             reason = final.reason if final.reason != final.status.value else ""
             self.progress = f"run {final.id}: {final.status.value}" + (
                 f" ({reason})" if reason else ""
