@@ -23,7 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -110,6 +110,8 @@ class StartRunDialog(ModalScreen[StartChoice | None]):
         self._confirmed: tuple[str, str] | None = None
         """The unreachable (spec, stage) a first Start was told about: a second Start runs."""
         self._check_timer: Timer | None = None
+        self._in_flight: set[tuple[str, str]] = set()
+        """The (spec, stage) pairs being checked."""
 
     # --- composing ---------------------------------------------------------------------------
 
@@ -289,15 +291,28 @@ class StartRunDialog(ModalScreen[StartChoice | None]):
         line.update(Text("checking the engine…", style="italic"))
         self._run_check(*current)
 
-    @work(
-        exclusive=True,
-        group="engine-check",
-        exit_on_error=False,
-        name="engine-check",
-        description="Checking the engine",
-    )
-    async def _run_check(self, spec: str, stage: str) -> None:
-        found = await check_engine(spec, self._suite_path, self._workspace, stage)
+    def _run_check(self, spec: str, stage: str) -> None:
+        """Check in an app worker: a check still going when the dialog closes is not
+        cancelled with it (its answer is then dropped), and a stale answer only fills the
+        cache."""
+        if (spec, stage) in self._in_flight:
+            return
+        self._in_flight.add((spec, stage))
+        self.app.run_worker(
+            self._check_job(spec, stage),
+            group="engine-check",
+            exit_on_error=False,
+            name="engine-check",
+            description="Checking the engine",
+        )
+
+    async def _check_job(self, spec: str, stage: str) -> None:
+        try:
+            found = await check_engine(spec, self._suite_path, self._workspace, stage)
+        finally:
+            self._in_flight.discard((spec, stage))
+        if not self.is_attached:
+            return
         self._checks[(spec, stage)] = found
         if self._current() == (spec, stage):
             self._show_check(found)
