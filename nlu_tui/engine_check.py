@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from nlu_tui.errors import NluTuiError
+from nlu_tui.errors import InputError, NluTuiError
 
 if TYPE_CHECKING:
     from nlu_tui.engines.profiles import ResolvedEngine
@@ -71,6 +71,9 @@ def _resolved(
         return EngineCheck(False, "no engine spec")
     try:
         resolved = resolve_run_engine(spec, suite_path, stage, workspace)
+    except InputError as exc:  # the spec itself: "field 'engine'" says nothing here
+        plain = exc.path is None and exc.field == "engine"
+        return EngineCheck(False, exc.message if plain else str(exc))
     except NluTuiError as exc:
         return EngineCheck(False, str(exc))
     engine = resolved.engine

@@ -280,6 +280,7 @@ class StartRunDialog(ModalScreen[StartChoice | None]):
     def _check_now(self) -> None:
         current = self._current()
         line = self.query_one("#start-check", Static)
+        line.display = current is not None
         if current is None:
             line.update("")
             return
