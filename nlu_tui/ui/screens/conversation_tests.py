@@ -140,6 +140,7 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
     ConversationScreen #conv-cases { height: 1fr; }
     ConversationScreen #conv-turns { height: 1fr; }
     ConversationScreen #conv-diff { height: auto; max-height: 9; padding: 0 1; }
+    ConversationScreen #conv-empty { height: auto; padding: 1 2; display: none; }
     """
 
     BINDINGS = [
@@ -199,7 +200,8 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Conversation tests"), id="conv-header")
-        with Horizontal():
+        yield Static("", id="conv-empty")
+        with Horizontal(id="conv-body"):
             yield DataTable(id="conv-files", cursor_type="row")
             with Vertical():
                 yield Input(self.engine, id="conv-engine", compact=True, placeholder="engine")
@@ -211,6 +213,9 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
     def on_mount(self) -> None:
         if self.files is None:
             self.files = conversation_files(workbench(self).workspace.root)
+        if not self.files:
+            self._show_empty()
+            return
         files = self.query_one("#conv-files", DataTable)
         files.add_column("E2E test file", key="file")
         for path in self.files:
@@ -232,6 +237,39 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
         self._header()
         if not self.items and len(self.files) == 1:
             self._load_latest(self.files[0])
+
+    def _show_empty(self) -> None:
+        """No E2E test file: say what to add instead of empty tables and dead keys."""
+        root = workspace_root(self)
+        where = inert(str(root)) if root is not None else "the workspace folder"
+        text = Text("No conversation tests here yet.\n\n", style="bold")
+        text.append(
+            f"Conversation tests are Rasa Pro end-to-end test files (test_cases:). Add one to "
+            f"{where}, as NAME.e2e.yml or in its tests/ folder (where a Rasa project keeps "
+            "them), then open this screen again: each file is listed here and runs with r "
+            "against a Rasa server (rasa:URL).\n\n"
+        )
+        text.append("Escape goes back.", style="italic")
+        self.query_one("#conv-body").display = False
+        empty = self.query_one("#conv-empty", Static)
+        empty.update(text)
+        empty.display = True
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Only the keys that do something now are in the footer: nothing but Back without a
+        test file; Cancel while a run goes; Resume when the shown run can be resumed."""
+        if action == "pop_screen":
+            return True
+        if not self.files:
+            return False
+        if action == "cancel":
+            return self.run is not None
+        if action == "resume":
+            return (
+                self.run is None and self.last_run is not None and (self.last_run[1] in RESUMABLE)
+            )
+        return True
 
     @work(
         thread=True,
@@ -334,6 +372,7 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
         if self.progress:
             text.append(f"  {self.progress}", style="italic")
         self.query_one("#conv-header", Static).update(text)
+        self.refresh_bindings()  # Cancel and Resume follow the run
 
     def _show_items(self) -> None:
         cases = self.query_one("#conv-cases", DataTable)
