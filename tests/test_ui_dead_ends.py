@@ -139,3 +139,145 @@ async def test_the_diff_screen_of_identical_runs_says_no_changes() -> None:
         assert "No changes" in str(app.screen.query_one("#diff-header", Static).render())
         assert "edit_case" not in footer_actions(app)  # nothing to open
     store.close()
+
+
+# --- after a restart, the Results tab opens the suite's last run ------------------------------
+
+
+async def test_results_tab_opens_the_suites_last_run_after_a_restart(tmp_path: Path) -> None:
+    from ui_support import SAMPLE, make_workspace
+
+    from nlu_tui.formats.native import load_suite
+    from nlu_tui.model import Prediction
+
+    root = make_workspace(tmp_path, SAMPLE)
+    suite = load_suite(root / SAMPLE.name)
+    store = RunStore()
+    answers = [Prediction(c.intents[0].name if c.intents else None, 0.9) for c in suite.cases]
+    older = stored_run(store, suite, answers[:3] + [Prediction(None, 0.1)] * 51)
+    latest = stored_run(store, suite, answers, note="the latest")
+    store.close()
+    assert older != latest
+    app = new_app(root)  # a new session: nothing open yet
+    async with app.run_test(size=(120, 35)) as pilot:
+        await settle(pilot)
+        app.screen.query_one("#main-tabs").active = "tab-results"
+        await pilot.pause()
+        await settle(pilot)
+        from nlu_tui.ui.widgets.results_pane import ResultsPane
+
+        pane = app.screen.query_one(ResultsPane)
+        for _ in range(100):
+            if pane.run_id == latest:
+                break
+            await pilot.pause(0.05)
+        assert pane.run_id == latest
+        shown = screen_text(app)
+        assert "No run open" not in shown and latest in shown, shown
+
+
+async def test_results_tab_of_a_suite_never_run_says_how_to_run_it(tmp_path: Path) -> None:
+    from ui_support import SAMPLE, make_workspace
+
+    app = new_app(make_workspace(tmp_path, SAMPLE))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.screen.query_one("#main-tabs").active = "tab-results"
+        await pilot.pause()
+        await settle(pilot)
+        for _ in range(100):
+            if "F5 runs it" in screen_text(app):
+                break
+            await pilot.pause(0.05)
+        shown = screen_text(app)
+        assert "No run of Banking bot yet: F5 runs it" in shown, shown
+
+
+# --- the help screen at 80 columns -----------------------------------------------------------
+
+
+def _lines_per_row(rendered: str) -> list[int]:
+    """How many lines each row of a rendered Rich table takes (a row starts where its Key cell
+    is not blank)."""
+    counts: list[int] = []
+    for line in rendered.splitlines():
+        if "│" not in line:
+            continue
+        key = line.split("│", 1)[0]
+        if key.strip():
+            counts.append(1)
+        elif counts:
+            counts[-1] += 1
+    return counts
+
+
+async def test_help_keys_do_not_wrap_over_many_lines_at_80_columns(tmp_path: Path) -> None:
+    import io
+
+    from rich.console import Console
+    from ui_support import SAMPLE, make_workspace
+
+    from nlu_tui.ui.screens.help import HelpScreen
+
+    app = new_app(make_workspace(tmp_path, SAMPLE))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("f1")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, HelpScreen)
+        width = screen.query_one("#help-keys", Static).size.width
+        shown = len(screen.key_rows)
+        console = Console(width=width, file=io.StringIO(), record=True)
+        console.print(screen._table())  # the table the screen shows, drawn again
+        rows = _lines_per_row(console.export_text())
+        assert len(rows) == shown > 20
+        # before: three narrow columns, 4-5 lines for a key with a long description
+        assert max(rows) <= 3, rows
+        assert sum(rows) / len(rows) < 1.8, rows
+
+
+# --- the screenshot command -------------------------------------------------------------------
+
+
+def _notes(app: App[Any]) -> str:
+    return "\n".join(f"{note.title}: {note.message}" for note in app._notifications)
+
+
+async def test_screenshot_makes_the_missing_downloads_folder(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    from ui_support import SAMPLE, make_workspace
+
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))  # no user-dirs.dirs
+    monkeypatch.delenv("XDG_DOWNLOAD_DIR", raising=False)
+    downloads = home / "Downloads"
+    assert not downloads.exists()
+    app = new_app(make_workspace(tmp_path, SAMPLE))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.deliver_screenshot("shot.svg")  # what the palette's "Screenshot" runs
+        for _ in range(100):
+            if (downloads / "shot.svg").is_file() and "Saved screenshot" in _notes(app):
+                break
+            await pilot.pause(0.05)
+        assert (downloads / "shot.svg").read_text(encoding="utf-8").startswith("<svg")
+        assert "Saved screenshot" in _notes(app)
+
+
+async def test_screenshot_says_why_it_cannot_make_the_folder(tmp_path: Path) -> None:
+    from ui_support import SAMPLE, make_workspace
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    app = new_app(make_workspace(tmp_path, SAMPLE))
+    async with app.run_test(size=(120, 35)) as pilot:
+        await settle(pilot)
+        assert app.deliver_screenshot("shot.svg", str(blocker / "shots")) is None
+        await pilot.pause()
+        shown = _notes(app)
+        assert "Cannot save the screenshot in" in shown, shown
+        assert "Not a directory" in shown or "File exists" in shown, shown
