@@ -191,6 +191,32 @@ async def test_results_tab_of_a_suite_never_run_says_how_to_run_it(tmp_path: Pat
             await pilot.pause(0.05)
         shown = screen_text(app)
         assert "No run of Banking bot yet: F5 runs it" in shown, shown
+        from nlu_tui.ui.widgets.results_pane import ResultsPane
+
+        app.screen.query_one(ResultsPane).show_tab("tab-res-intents")  # its keys apply
+        await pilot.pause()
+        await pilot.pause()
+        assert app.screen.focused is not None
+        assert any(isinstance(n, ResultsPane) for n in app.screen.focused.ancestors)
+        actions = footer_actions(app)
+        for dead in ("focus_search", "cycle_type", "pick_sort", "export", "edit_case"):
+            assert dead not in actions, actions  # no run open: nothing for them to act on
+        assert "run_suite" in actions  # F5 does something
+
+        # the Runs tab of a suite never run says how to start one, and shows no run keys
+        app.screen.query_one("#main-tabs").active = "tab-runs"
+        await pilot.pause()
+        app.screen.query_one("#runs-table").focus()
+        await settle(pilot)
+        for _ in range(100):
+            if "No runs of this suite yet" in screen_text(app):
+                break
+            await pilot.pause(0.05)
+        assert "No runs of this suite yet: F5 (or r here) starts" in screen_text(app)
+        actions = footer_actions(app)
+        assert "start_run" in actions or "run_suite" in actions, actions
+        for dead in ("note", "open_results", "mark", "diff", "resume", "delete_run"):
+            assert dead not in actions, actions
 
 
 # --- the help screen at 80 columns -----------------------------------------------------------

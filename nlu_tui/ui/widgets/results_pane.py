@@ -297,9 +297,8 @@ class ResultsPane(LiveResults):
         """Cancel only while a live run is shown; the rest once a run is open."""
         if action == "cancel_run":
             return self.session is not None and not self.session.finished
-        if action in ("note", "export", "pick_intent"):
-            return self.data is not None or self.session is not None
-        return True
+        # no run open: no key acts on one
+        return self.data is not None or self.session is not None
 
     # --- opening runs -----------------------------------------------------------------
 
