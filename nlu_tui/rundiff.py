@@ -99,6 +99,16 @@ class RunDiff:
         """Number of cases per change kind (every kind present, zero included)."""
         return {k.value: len(self.of_kind(k)) for k in ChangeKind}
 
+    @property
+    def unchanged(self) -> bool:
+        """No case changed (at this confidence threshold), none was added or removed: the
+        faces say "no changes" rather than show an empty table."""
+        return not self.changes and not self.only_before and not self.only_after
+
+
+NO_CHANGES = "no changes: every case has the same outcome in both runs"
+"""What every face says of a diff with nothing in it (:attr:`RunDiff.unchanged`)."""
+
 
 def classify_change(
     before: CaseResult, after: CaseResult, threshold: float = DEFAULT_CONFIDENCE_THRESHOLD

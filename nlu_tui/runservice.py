@@ -552,7 +552,7 @@ def read_before_the_store(
         return request  # open_run says what is missing
     suite = load_suite_file(request.suite_path, warn)
     stage = request.stage or "development"
-    _resolve(request.engine, request.suite_path, stage, request.workspace)
+    resolve_run_engine(request.engine, request.suite_path, stage, request.workspace)
     return replace(request, suite=suite)
 
 
@@ -691,7 +691,7 @@ def _options(request: RunRequest, resolved: ResolvedEngine) -> RunOptions:
     return options.with_settings(request)
 
 
-def _resolve(
+def resolve_run_engine(
     spec: str, suite_path: Path | None, stage: str, workspace: Path | None
 ) -> ResolvedEngine:
     """The engine of ``--engine``; ``kore-batch:PROFILE`` is the kore profile PROFILE, named
@@ -753,7 +753,7 @@ def open_run(
     fail_on = check_request(request)
     target = _target(request, store, warn)
     gate_settings, baseline = _gate_inputs(request, store, warn)
-    resolved = _resolve(target.engine, target.suite_path, target.stage, request.workspace)
+    resolved = resolve_run_engine(target.engine, target.suite_path, target.stage, request.workspace)
     options = _options(request, resolved)
     if request.robustness_of is not None:
         from dataclasses import replace

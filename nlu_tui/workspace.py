@@ -44,6 +44,13 @@ RASA_TESTS_DIR = "tests"
 too, so a Rasa project opened as the workspace lists its E2E tests."""
 """Rasa training files in a workspace; each shows as a read-only "developer defined
 utterances" suite (and trains the embedded engine for ``x.suite.yaml`` beside ``x.nlu.yml``)."""
+RASA_DATA_DIR = "data"
+"""A Rasa project's training data folder: its YAML files with NLU data (``nlu:``, as Rasa's
+``RasaYAMLReader.is_yaml_nlu_file`` tells them, e.g. ``data/nlu.yml``) are developer
+utterances too, found in its sub-folders as ``rasa train`` finds them."""
+MAX_DATA_FILES = 1000
+"""Files looked at under ``data/`` at most (a huge folder must not stall the suites panel)."""
+_YAML_SUFFIXES = (".yml", ".yaml")
 TRASH_DIR = ".trash"
 DEVELOPER_SUITE_PREFIX = "Developer defined utterances"
 
@@ -131,6 +138,7 @@ class Workspace:
         return sorted(found)
 
     def training_paths(self) -> list[Path]:
+        """Training files: ``*.nlu.yml`` in the folder, then the NLU files of ``data/``."""
         if not self.root.is_dir():
             return []
         found = [
@@ -138,7 +146,24 @@ class Workspace:
             for p in self.root.iterdir()
             if p.is_file() and p.name.endswith((*TRAINING_SUFFIXES, KORE_UTTERANCES))
         ]
-        return sorted(found)
+        return sorted(found) + rasa_data_files(self.root / RASA_DATA_DIR)
+
+    def is_training_file(self, path: Path) -> bool:
+        """A file shown as developer utterances (read-only), not a suite to edit."""
+        if path.name.endswith(TRAINING_SUFFIXES):
+            return True
+        data = self.root / RASA_DATA_DIR
+        return data in Path(path).parents and is_rasa_nlu_file(Path(path))
+
+    def _training_name(self, path: Path) -> str:
+        """``banking_bot`` for ``banking_bot.nlu.yml``; ``data/nlu`` for a Rasa project's."""
+        if path.name.endswith(TRAINING_SUFFIXES):
+            return path.name.split(".", 1)[0]
+        try:
+            relative = Path(path).relative_to(self.root)
+        except ValueError:
+            relative = Path(path.name)
+        return relative.with_suffix("").as_posix()
 
     def load(self, path: Path, *, on_progress: ProgressCallback | None = None) -> Suite:
         """A suite file, or the read-only suite of a training file's examples.
@@ -158,8 +183,8 @@ class Workspace:
             if on_progress is not None:
                 on_progress(_whole(suite))
             return suite
-        if path.name.endswith(TRAINING_SUFFIXES):
-            suite = developer_suite(path, path.name.split(".", 1)[0])
+        if self.is_training_file(path):
+            suite = developer_suite(path, self._training_name(path))
             if on_progress is not None:
                 on_progress(_whole(suite))
             return suite
@@ -181,8 +206,8 @@ class Workspace:
         if path.name.endswith(KORE_UTTERANCES):
             yield _whole(kore_developer_suite(path))
             return
-        if path.name.endswith(TRAINING_SUFFIXES):
-            yield _whole(developer_suite(path, path.name.split(".", 1)[0]))
+        if self.is_training_file(path):
+            yield _whole(developer_suite(path, self._training_name(path)))
             return
         yield from iter_suite_chunks(path, chunk_size)
 
@@ -444,6 +469,40 @@ class Workspace:
         except BaseException:
             suite.cases = before  # the move did not happen
             raise
+
+
+def rasa_data_files(data: Path) -> list[Path]:
+    """The NLU training files under a Rasa project's ``data/`` folder (any depth, hidden
+    folders skipped, at most :data:`MAX_DATA_FILES` files looked at), sorted."""
+    if not data.is_dir():
+        return []
+    import os
+
+    found: list[Path] = []
+    seen = 0
+    for folder, dirs, files in os.walk(data):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            seen += 1
+            if seen > MAX_DATA_FILES:
+                return sorted(found)
+            path = Path(folder) / name
+            if is_rasa_nlu_file(path):
+                found.append(path)
+    return sorted(found)
+
+
+def is_rasa_nlu_file(path: Path) -> bool:
+    """A YAML file with NLU training data: Rasa's test (``is_yaml_nlu_file``: a ``.yml`` or
+    ``.yaml`` file with a line starting ``nlu:``, ``rasa/shared/utils/io.py``
+    ``is_key_in_yaml``), on a file's unindented lines only (a nested ``nlu:`` key is not one)."""
+    if not path.name.endswith(_YAML_SUFFIXES) or path.name.startswith("."):
+        return False
+    try:
+        with path.open(encoding="utf-8-sig", errors="replace") as handle:
+            return any(line.startswith("nlu:") for line in handle)
+    except OSError:
+        return False
 
 
 def is_conversation_file(path: Path) -> bool:

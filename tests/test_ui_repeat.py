@@ -105,8 +105,9 @@ def test_agreement_column_flaky_filter_header_and_detail(tmp_path: Path) -> None
 
 
 class DialogApp(App[None]):
-    def __init__(self) -> None:
+    def __init__(self, spec: str = "rasa:http://x") -> None:
         super().__init__()
+        self.spec = spec
         self.result: Any = "open"
 
     def compose(self) -> ComposeResult:
@@ -116,11 +117,17 @@ class DialogApp(App[None]):
         def done(choice: StartChoice | None) -> None:
             self.result = choice
 
-        self.push_screen(StartRunDialog("Loop", [("rasa:http://x", "rasa")], None), done)
+        self.push_screen(StartRunDialog("Loop", [(self.spec, "rasa")], None), done)
 
 
 async def test_start_dialog_repeat_field() -> None:
-    app = DialogApp()
+    # a server that answers: the dialog checks the engine before it starts (issue 23)
+    with LoopbackNlu() as server:
+        await _repeat_field(f"rasa:{server.url}")
+
+
+async def _repeat_field(spec: str) -> None:
+    app = DialogApp(spec)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         repeat = app.screen.query_one("#start-repeat", Input)
@@ -131,5 +138,8 @@ async def test_start_dialog_repeat_field() -> None:
         assert app.result == "open" and "from 1 to 100" in screen_text(app)
         repeat.value = "5"
         await pilot.press("ctrl+s")
-        await pilot.pause()
-    assert app.result == StartChoice("rasa:http://x", "development", "", 5)
+        for _ in range(100):
+            if app.result != "open":
+                break
+            await pilot.pause(0.05)
+    assert app.result == StartChoice(spec, "development", "", 5)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from runner_loopback import LoopbackNlu, write_suite
-from textual.widgets import Input, OptionList, Select
+from textual.widgets import Input, OptionList, Select, Static
 from ui_runs_support import screen_text, settle
 from ui_support import SIZE, cases_view, new_app
 
@@ -158,6 +158,13 @@ async def test_other_spec_is_an_explicit_choice_and_only_successful_specs_are_re
             await pilot.pause()
             assert dialog.query_one("#start-spec-row").display
             await pilot.press(*"rasa:http://127.0.0.1:1")
+            await pilot.press("ctrl+s")
+            # the server does not answer: said in the dialog, which keeps what was typed
+            # (issue 23); a second Start runs anyway
+            error = dialog.query_one("#start-error", Static)
+            await wait_for(pilot, lambda: "not reachable" in str(error.render()), 30)
+            assert app.screen is dialog and not sessions(app)
+            assert dialog.query_one("#start-spec", Input).value == "rasa:http://127.0.0.1:1"
             await pilot.press("ctrl+s")
             await wait_for(pilot, lambda: any(s.finished for s in sessions(app).values()), 60)
             await settle(pilot)

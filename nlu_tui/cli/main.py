@@ -15,7 +15,7 @@ from nlu_tui.cli import exitcodes
 
 COMMANDS: dict[str, tuple[str, ...]] = {
     "nlu_tui.cli.suites": ("import", "export", "validate"),
-    "nlu_tui.cli.runs": ("run", "runs", "show", "note", "delete"),
+    "nlu_tui.cli.runs": ("run", "runs", "show", "diff", "note", "delete"),
     "nlu_tui.cli.compare": ("compare",),  # NLU.DevOps
     "nlu_tui.cli.serve": ("serve",),  # the embedded engine over HTTP
     "nlu_tui.cli.analyze": ("analyze",),  # threshold sweep and calibration

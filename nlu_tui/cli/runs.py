@@ -200,6 +200,24 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     _rasa_switches(p)
     p.set_defaults(handler=cmd_show)
 
+    p = sub.add_parser(
+        "diff",
+        help="what changed between two runs of a suite (broke, fixed, moved)",
+        description="Compare an older run (BEFORE) with a newer one (AFTER) of the same suite, "
+        "as the workbench's diff screen does: cases that broke, got fixed, changed intent or "
+        "moved confidence, by case id. Two runs with the same outcomes say 'no changes'.",
+    )
+    p.add_argument("before", metavar="BEFORE", help="the older run's id (or a unique prefix)")
+    p.add_argument("after", metavar="AFTER", help="the newer run's id (or a unique prefix)")
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        metavar="X",
+        help="report a confidence change of at least X (0..1, default 0.1)",
+    )
+    p.set_defaults(handler=cmd_diff)
+
     p = sub.add_parser("note", help="set the note of a run (also while it runs)")
     p.add_argument("run_id", metavar="RUN_ID")
     p.add_argument("text", metavar="TEXT", help="up to 1,024 characters ('' clears it)")
@@ -924,6 +942,49 @@ def comparison_summary(run: Any) -> str:
     if run.note:
         lines.append(f"note       {run.note.splitlines()[0]}")
     return "\n".join([*lines, *stored_lines(run)]) + "\n"
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    """``nlu-tui diff BEFORE AFTER``: the diff screen's figures, as lines."""
+    from nlu_tui.errors import InputError
+    from nlu_tui.rundiff import DEFAULT_CONFIDENCE_THRESHOLD, NO_CHANGES, compute_diff
+    from nlu_tui.textsafe import inert
+
+    threshold = DEFAULT_CONFIDENCE_THRESHOLD if args.threshold is None else args.threshold
+    if not 0 <= threshold <= 1:
+        raise InputError("must be a number from 0 to 1", field="--threshold")
+    store = _store()
+    runs = [store.get_run(args.before), store.get_run(args.after)]  # unknown: one line, exit 2
+    for run in runs:
+        if run.kind != "suite":
+            raise InputError(
+                f"run {run.id} is a {run.kind} run; diff compares batch-test runs",
+                field="RUN_ID",
+            )
+    result = compute_diff(store, runs[0].id, runs[1].id, threshold, None)
+    diff = result.diff
+    f1 = [r.summary.f1 for r in (result.before, result.after)]
+    for label, run, value in zip(("before", "after "), runs, f1, strict=True):
+        name = inert(f"{run.suite_name} on {run.engine_name}", newlines=False)
+        say(f"{label}  {run.id}  {name}  F1 {value:.4f}")
+    if diff.unchanged:
+        say(NO_CHANGES)
+        return exitcodes.OK
+    counts = ", ".join(f"{kind.replace('_', ' ')} {n}" for kind, n in diff.counts().items())
+    say(counts + f" (confidence threshold {diff.threshold:g})")
+    for change in diff.changes:
+        b, a = change.before, change.after
+        say(
+            inert(
+                f"  {change.kind.value:<18} {change.case_id}  {change.utterance!r}  "
+                f"{b.result.value} {b.matched_intent or '-'} -> "
+                f"{a.result.value} {a.matched_intent or '-'}",
+                newlines=False,
+            )
+        )
+    if diff.only_before or diff.only_after:
+        say(f"cases only in AFTER: {len(diff.only_after)}, only in BEFORE: {len(diff.only_before)}")
+    return exitcodes.OK
 
 
 def cmd_note(args: argparse.Namespace) -> int:

@@ -2,7 +2,9 @@
 
 The start dialog (the workbench) shows these; nothing here imports Textual. The last spec that
 ran successfully is kept per suite in ``last-run.json`` in the user config directory (engine spec
-and stage only: specs are profile names or paths/URLs without tokens, never a secret).
+and stage only: specs are profile names or paths/URLs without tokens, never a secret), and so is
+every engine that ran successfully in a workspace (any suite, a resumed run, the conversation
+tests' ``rasa:`` URL): each is offered to every suite of that workspace.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from typing import Any
 
 LAST_RUN_FILE = "last-run.json"
 STAGES = ("development", "published")
+MAX_WORKSPACE_ENGINES = 20
+"""Engines remembered per workspace (the most recently successful first)."""
 
 PROFILE_TEMPLATE = """\
 # nlu-tui engine profiles: uncomment an entry, set its url, and pick it in the Run dialog.
@@ -63,27 +67,66 @@ def load_last_choice(suite_key: str) -> StartChoice | None:
     return StartChoice(entry["engine"], str(stage))
 
 
-def save_last_choice(suite_key: str, choice: StartChoice) -> None:
-    """Remember a choice that ran successfully on this suite (callers save nothing else)."""
+def _read_memory() -> dict[str, Any]:
+    try:
+        data = json.loads(_last_run_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _write_memory(data: dict[str, Any]) -> None:
     from nlu_tui.fileio import atomic_write_text
 
     path = _last_run_path()
-    try:
-        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(data, dict):
-            data = {}
-    except (OSError, ValueError):
-        data = {}
-    suites = data.get("suites") if isinstance(data.get("suites"), dict) else {}
-    assert isinstance(suites, dict)
-    suites[suite_key] = {"engine": choice.engine, "stage": choice.stage}
-    data = {"suites": suites}  # an older file's global "last" entry is dropped: never used
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, json.dumps(data, indent=2) + "\n")
 
 
+def _section(data: dict[str, Any], key: str) -> dict[str, Any]:
+    found = data.get(key)
+    return found if isinstance(found, dict) else {}
+
+
+def save_last_choice(suite_key: str, choice: StartChoice, workspace: Path | None = None) -> None:
+    """Remember a choice that ran successfully on this suite (callers save nothing else), and
+    its engine among the workspace's (:func:`workspace_engines`) when ``workspace`` is given."""
+    data = _read_memory()
+    suites = _section(data, "suites")
+    suites[suite_key] = {"engine": choice.engine, "stage": choice.stage}
+    spaces = _section(data, "workspaces")
+    if workspace is not None:
+        _add_engine(spaces, workspace, choice.engine)
+    # an older file's global "last" entry is dropped: never used
+    _write_memory({"suites": suites, "workspaces": spaces})
+
+
+def remember_engine(workspace: Path, spec: str) -> None:
+    """Remember an engine that ran successfully in ``workspace`` (a conversation run's)."""
+    data = _read_memory()
+    spaces = _section(data, "workspaces")
+    _add_engine(spaces, workspace, spec)
+    _write_memory({"suites": _section(data, "suites"), "workspaces": spaces})
+
+
+def _add_engine(spaces: dict[str, Any], workspace: Path, spec: str) -> None:
+    key = str(Path(workspace).expanduser().resolve())
+    known = spaces.get(key)
+    specs = [s for s in known if isinstance(s, str)] if isinstance(known, list) else []
+    spaces[key] = [spec, *(s for s in specs if s != spec)][:MAX_WORKSPACE_ENGINES]
+
+
+def workspace_engines(workspace: Path | None) -> list[str]:
+    """The engines that ran successfully in ``workspace``, the most recent first."""
+    if workspace is None:
+        return []
+    found = _section(_read_memory(), "workspaces").get(str(Path(workspace).expanduser().resolve()))
+    return [s for s in found if isinstance(s, str)] if isinstance(found, list) else []
+
+
 def engine_choices(suite_path: Path | None, workspace: Path | None) -> list[tuple[str, str]]:
-    """(spec, label) for the engines this suite can run on: profiles, then the embedded engine."""
+    """(spec, label) for the engines this suite can run on: profiles, the embedded engine of
+    its training file, then every engine that ran successfully in the workspace."""
     from nlu_tui.engines import profiles
 
     choices: list[tuple[str, str]] = []
@@ -96,7 +139,18 @@ def engine_choices(suite_path: Path | None, workspace: Path | None) -> list[tupl
     sibling = profiles.sibling_training_data(suite_path)
     if sibling is not None:
         choices.append((f"embedded:{sibling}", f"embedded ({sibling.name})"))
+    for spec in workspace_engines(workspace):
+        if spec not in (s for s, _ in choices):
+            choices.append((spec, f"{_short(spec)}  (used in this workspace)"))
     return choices
+
+
+def _short(spec: str) -> str:
+    """A remembered spec as the list shows it: an embedded engine by its file's name."""
+    kind, _, rest = spec.partition(":")
+    if kind == "embedded" and rest:
+        return f"embedded ({Path(rest).name})"
+    return spec
 
 
 def write_profile_template(folder: Path) -> Path:

@@ -11,7 +11,8 @@
         published: {url: https://rasa.example.com}
 
 A profile is found beside the suite, then in the workspace, then in the user config folder.
-``embedded:PATH``, ``rasa:URL`` and ``http:URL`` need no profile. References are resolved only
+``embedded:PATH``, ``rasa:URL`` and ``http:URL`` need no profile; a relative PATH is looked for
+in the workspace folder, then in the shell's folder (CLI and workbench alike). References are resolved only
 when an engine is built; what is stored with a run (``profile_public``) keeps the references.
 """
 
@@ -465,7 +466,32 @@ def _build(
     return ResolvedEngine(name, engine, public, run, secrets=secrets)
 
 
-def _adhoc(spec: str, suite_path: Path | None) -> ResolvedEngine | None:
+def relative_bases(workspace: Path | None) -> list[Path]:
+    """Where a relative path in an engine spec is looked for: the workspace folder, then the
+    shell's folder (the CLI's workspace is the shell's folder)."""
+    bases = [Path(workspace).expanduser().resolve()] if workspace is not None else []
+    here = Path.cwd().resolve()
+    return bases + ([here] if here not in bases else [])
+
+
+def spec_file(value: str, workspace: Path | None) -> Path:
+    """The file a spec's PATH names: absolute as it is; relative, the first that exists in
+    :func:`relative_bases`. InputError names every place looked at when none does."""
+    path = Path(value).expanduser()
+    bases = relative_bases(workspace)
+    candidates = [path.resolve()] if path.is_absolute() else [(b / path).resolve() for b in bases]
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    where = (
+        str(candidates[0])
+        if path.is_absolute()
+        else f"{value} (looked in {' and '.join(str(b) for b in bases)})"
+    )
+    raise InputError(f"training data not found: {where}", field="engine")
+
+
+def _adhoc(spec: str, suite_path: Path | None, workspace: Path | None) -> ResolvedEngine | None:
     kind, sep, rest = spec.partition(":")
     if kind == "embedded" and not sep:
         rest = str(sibling_training_data(suite_path) or "")
@@ -474,7 +500,7 @@ def _adhoc(spec: str, suite_path: Path | None) -> ResolvedEngine | None:
     elif not sep:
         return None
     elif kind not in _ADHOC_BUILTINS:
-        return _adhoc_plugin(spec, kind, rest.strip())
+        return _adhoc_plugin(spec, kind, rest.strip(), workspace)
     rest = rest.strip()
     if not rest:
         raise InputError(
@@ -486,9 +512,7 @@ def _adhoc(spec: str, suite_path: Path | None) -> ResolvedEngine | None:
         return InputError(message, field="engine")
 
     if kind == "embedded":
-        path = Path(rest).expanduser().resolve()
-        if not path.is_file():
-            raise InputError(f"training data not found: {path}", field="engine")
+        path = spec_file(rest, workspace)
         settings: dict[str, Any] = {"nlu": str(path)}
         public: dict[str, Any] = {"name": f"embedded:{path}", "type": "embedded", "nlu": str(path)}
     else:
@@ -508,7 +532,9 @@ _PATH_KEYS = ("nlu", "path", "training_data", "credentials_file")
 """Settings that name a file: relative to the profile (or, on the command line, to here)."""
 
 
-def _adhoc_plugin(spec: str, kind: str, value: str) -> ResolvedEngine | None:
+def _adhoc_plugin(
+    spec: str, kind: str, value: str, workspace: Path | None
+) -> ResolvedEngine | None:
     """``--engine TYPE:VALUE`` for a plug-in engine that declares ``adhoc_setting``."""
     if builtin_engine_type(kind) or kind not in engine_types():
         return None
@@ -531,7 +557,10 @@ def _adhoc_plugin(spec: str, kind: str, value: str) -> ResolvedEngine | None:
             field="engine",
         )
     if key in _PATH_KEYS:
-        value = str(Path(value).expanduser().resolve())
+        bases = relative_bases(workspace)
+        path = Path(value).expanduser()
+        found = [b / path for b in bases if (b / path).exists()]
+        value = str((found[0] if found else bases[0] / path).resolve())
 
     def where(message: str, _var: str | None) -> InputError:
         return InputError(message, field="engine")
@@ -584,7 +613,7 @@ def resolve_engine(
         raise InputError(f"stage must be one of {', '.join(STAGES)}, not {stage!r}", field="stage")
     spec = spec.strip()
     if ":" in spec:  # profile names have no colon: a broken engines.yaml must not block these
-        adhoc = _adhoc(spec, suite_path)
+        adhoc = _adhoc(spec, suite_path, workspace)
         if adhoc is not None:
             return adhoc
     files = profile_files(suite_path, workspace)
@@ -592,7 +621,7 @@ def resolve_engine(
         profiles = read_profiles(path)
         if spec in profiles:
             return _from_profile(profiles[spec], stage)
-    adhoc = _adhoc(spec, suite_path)
+    adhoc = _adhoc(spec, suite_path, workspace)
     if adhoc is not None:
         return adhoc
     known = sorted(list_profiles(suite_path, workspace))

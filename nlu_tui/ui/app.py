@@ -412,6 +412,37 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
                 panel.reload()
         self.load_training_intents()
 
+    def deliver_screenshot(
+        self,
+        filename: str | None = None,
+        path: str | None = None,
+        time_format: str | None = None,
+    ) -> str | None:
+        """Textual's screenshot (the palette's "Screenshot"), into a folder that exists: the
+        folder asked for, else the user's Downloads folder, made when missing; when it cannot
+        be made or written, the notification says why (Textual's own says only "failed")."""
+        import os
+
+        from platformdirs import user_downloads_path
+
+        if self._driver is not None and self._driver.is_web:  # a browser download: no folder
+            return super().deliver_screenshot(filename, path, time_format)
+        folder = Path(path).expanduser() if path else Path(user_downloads_path())
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            if not os.access(folder, os.W_OK | os.X_OK):
+                raise PermissionError(f"{folder} is not writable")
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            self.notify(
+                inert(f"Cannot save the screenshot in {folder}: {reason}."),
+                title="Screenshot",
+                severity="error",
+                markup=False,
+            )
+            return None
+        return super().deliver_screenshot(filename, str(folder), time_format)
+
     def action_conversation_tests(self) -> None:
         """Open the conversation tests screen (E2E test files of the workspace)."""
         from nlu_tui.ui.screens.conversation_tests import ConversationScreen

@@ -23,7 +23,7 @@ from textual.widgets import DataTable, Input, Static, TabbedContent, TabPane
 from nlu_tui.store.records import StoredItem
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.commands import PaletteCommand
-from nlu_tui.ui.state import workbench
+from nlu_tui.ui.state import workbench, workspace_root
 from nlu_tui.ui.widgets.footer import BudgetFooter
 from nlu_tui.ui.widgets.inert_fields import TextField
 from nlu_tui.ui.workers import ReportsFailedWorkers
@@ -148,6 +148,7 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
     ConversationScreen #conv-tabs > ContentSwitcher { height: 1fr; }
     ConversationScreen #conv-tabs TabPane { height: 1fr; padding: 0; }
     ConversationScreen #conv-coverage-scroll { height: 1fr; padding: 0 1; }
+    ConversationScreen #conv-empty { height: auto; padding: 1 2; display: none; }
     """
 
     BINDINGS = [
@@ -211,8 +212,9 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Conversation tests"), id="conv-header")
+        yield Static("", id="conv-empty")
         with TabbedContent(id="conv-tabs", initial=CASES_TAB):
-            with TabPane("Test cases", id=CASES_TAB), Horizontal():
+            with TabPane("Test cases", id=CASES_TAB), Horizontal(id="conv-body"):
                 yield DataTable(id="conv-files", cursor_type="row")
                 with Vertical():
                     yield TextField(
@@ -228,6 +230,9 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
     def on_mount(self) -> None:
         if self.files is None:
             self.files = conversation_files(workbench(self).workspace.root)
+        if not self.files:
+            self._show_empty()
+            return
         files = self.query_one("#conv-files", DataTable)
         files.add_column("E2E test file", key="file")
         for path in self.files:
@@ -251,6 +256,39 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
         self._header()
         if not self.items and len(self.files) == 1:
             self._load_latest(self.files[0])
+
+    def _show_empty(self) -> None:
+        """No E2E test file: say what to add instead of empty tables and dead keys."""
+        root = workspace_root(self)
+        where = inert(str(root)) if root is not None else "the workspace folder"
+        text = Text("No conversation tests here yet.\n\n", style="bold")
+        text.append(
+            f"Conversation tests are Rasa Pro end-to-end test files (test_cases:). Add one to "
+            f"{where}, as NAME.e2e.yml or in its tests/ folder (where a Rasa project keeps "
+            "them), then open this screen again: each file is listed here and runs with r "
+            "against a Rasa server (rasa:URL).\n\n"
+        )
+        text.append("Escape goes back.", style="italic")
+        self.query_one("#conv-tabs").display = False
+        empty = self.query_one("#conv-empty", Static)
+        empty.update(text)
+        empty.display = True
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Only the keys that do something now are in the footer: nothing but Back without a
+        test file; Cancel while a run goes; Resume when the shown run can be resumed."""
+        if action == "pop_screen":
+            return True
+        if not self.files:
+            return False
+        if action == "cancel":
+            return self.run is not None
+        if action == "resume":
+            return (
+                self.run is None and self.last_run is not None and (self.last_run[1] in RESUMABLE)
+            )
+        return True
 
     @work(
         thread=True,
@@ -354,6 +392,7 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
         if self.progress:
             text.append(f"  {self.progress}", style="italic")
         self.query_one("#conv-header", Static).update(text)
+        self.refresh_bindings()  # Cancel and Resume follow the run
 
     def _show_items(self) -> None:
         cases = self.query_one("#conv-cases", DataTable)
@@ -531,6 +570,17 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
         engine = self.query_one("#conv-engine", Input).value.strip() or DEFAULT_ENGINE
         self._start(path, engine)
 
+    def _remember_engine(self, final: Any) -> None:
+        """A conversation run that succeeded offers its engine (the ``rasa:`` URL) to every
+        suite of the workspace."""
+        from nlu_tui.engines.choices import remember_engine
+        from nlu_tui.model import RunStatus
+
+        root = workspace_root(self)
+        if root is not None and final.status in (RunStatus.SUCCESS, RunStatus.SUCCESS_WITH_WARNING):
+            with contextlib.suppress(OSError):
+                remember_engine(root, final.engine_name)
+
     def action_resume(self) -> None:
         """Finish the shown run when it was canceled or interrupted: only the test cases not
         stored are sent (the file must be unchanged since)."""
@@ -585,6 +635,7 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
             final = await run.execute()
             self.last_run = (final.id, final.status.value)
             self._load_coverage(final.id)
+            self._remember_engine(final)
             reason = final.reason if final.reason != final.status.value else ""
             self.progress = f"run {final.id}: {final.status.value}" + (
                 f" ({reason})" if reason else ""

@@ -68,8 +68,9 @@ class HelpScreen(ModalScreen[None]):
             table.add_column("What it does", ratio=2)
             table.add_column("Id", style="dim", no_wrap=True)
         else:
-            table.add_column("Action")
-            table.add_column("What it does")
+            # narrow (80 columns): the action leads its description in one wide column, so a
+            # row takes one or two lines, not four or five in three narrow columns
+            table.add_column("What it does", ratio=1)
         host = hosting_workbench(self)
         keymap = host.user_keymap if host is not None else {}
         underneath = self.app.screen_stack[-2] if len(self.app.screen_stack) > 1 else None
@@ -89,8 +90,11 @@ class HelpScreen(ModalScreen[None]):
                 seen.add(row)
                 binding_id = binding.id or ""
                 self.key_rows.append((keys, binding.description, binding.tooltip, binding_id))
-                cells = [Text(inert(keys)), Text(binding.description), Text(binding.tooltip)]
-                table.add_row(*cells, *([Text(binding_id)] if with_ids else []))
+                if with_ids:
+                    cells = [Text(binding.description), Text(binding.tooltip), Text(binding_id)]
+                else:
+                    cells = [Text.assemble((binding.description, "bold"), "  ", binding.tooltip)]
+                table.add_row(Text(inert(keys)), *cells)
         return table
 
     def action_close(self) -> None:

@@ -20,6 +20,7 @@ from textual.widgets import DataTable, Input, Select, Static, TabbedContent, Tab
 
 from nlu_tui.rundiff import (
     DEFAULT_CONFIDENCE_THRESHOLD,
+    NO_CHANGES,
     ChangeKind,
     DiffResult,
     compute_diff,
@@ -54,6 +55,7 @@ class DiffScreen(ReportsFailedWorkers, Screen[None]):
     DiffScreen #diff-controls Select { width: 34; }
     DiffScreen DataTable { height: 1fr; }
     DiffScreen #diff-gates-text { height: auto; padding: 0 1; }
+    DiffScreen #diff-none { height: auto; padding: 1 2; display: none; }
     """
 
     BINDINGS = [
@@ -119,6 +121,7 @@ class DiffScreen(ReportsFailedWorkers, Screen[None]):
             )
         with TabbedContent(id="diff-tabs"):
             with TabPane("Cases", id="tab-diff-cases"):
+                yield Static("", id="diff-none")
                 yield DataTable(id="diff-cases", cursor_type="row", zebra_stripes=True)
             with TabPane("Per-intent F1", id="tab-diff-intents"):
                 yield DataTable(id="diff-intents", cursor_type="row", zebra_stripes=True)
@@ -209,6 +212,8 @@ class DiffScreen(ReportsFailedWorkers, Screen[None]):
         if diff.only_after or diff.only_before:
             header.append(f"   new cases {len(diff.only_after)}, removed {len(diff.only_before)}")
         header.append(f"   confidence threshold {diff.threshold:g}")
+        if diff.unchanged:
+            header.append(f"\n{NO_CHANGES.capitalize()}.", style="bold green")
         if result.gates is not None:
             failed = sum(not g.passed for g in result.gates)
             header.append("\nGates: ", style="bold")
@@ -241,6 +246,23 @@ class DiffScreen(ReportsFailedWorkers, Screen[None]):
                 "-" if delta is None else f"{delta:+.4f}",
                 key=change.case_id,
             )
+        none = self.query_one("#diff-none", Static)
+        none.display = table.display = False
+        if table.row_count:
+            table.display = True
+        else:  # an empty table says nothing: say why it is empty
+            none.display = True
+            if self.result.diff.unchanged:
+                none.update(Text(f"{NO_CHANGES.capitalize()}.", style="bold green"))
+            else:
+                label = KIND_LABEL[ChangeKind(self.kind_filter)][0] if self.kind_filter else ""
+                none.update(
+                    f"No {label} cases at this confidence threshold; pick All changes above."
+                    if label
+                    else "No case changed at this confidence threshold; cases were only added "
+                    "or removed (see the header)."
+                )
+        self.refresh_bindings()
 
     def _fill_intents(self) -> None:
         assert self.result is not None
@@ -310,6 +332,13 @@ class DiffScreen(ReportsFailedWorkers, Screen[None]):
 
     def action_focus_gates(self) -> None:
         self.query_one("#diff-gates-path", Input).focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``e`` is in the footer only while there is a changed case to open."""
+        if action == "edit_case":
+            tables = self.query("#diff-cases").results(DataTable)
+            return any(table.row_count > 0 for table in tables)
+        return True
 
     def action_edit_case(self) -> None:
         from nlu_tui.ui.messages import EditCaseRequested

@@ -8,7 +8,14 @@ overrides the visible choice.
 
 The last spec that ran successfully is kept per suite in ``last-run.json`` in the user config
 directory (engine spec and stage only; never a secret, since specs are profile names or
-paths/URLs without tokens) and preselected next time.
+paths/URLs without tokens) and preselected next time; every engine that ran successfully in the
+workspace is in the Engine select too.
+
+The engine is checked in the dialog (:mod:`nlu_tui.engine_check`, in a worker): the line under
+the Engine says "reachable, model X" (green) for a server that answers, or why it cannot run
+(red). Start with a spec that does not resolve (a bad spec, a missing training file) shows the
+error here and the dialog stays open with what was typed; an unreachable server is said the
+same way, and a second Start runs anyway (the server may be on its way up).
 """
 
 from __future__ import annotations
@@ -21,8 +28,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
+from textual.timer import Timer
 from textual.widgets import Button, Input, Label, Select, Static
 
+from nlu_tui.engine_check import EngineCheck, check_engine, quick_check
 from nlu_tui.engines.choices import (
     StartChoice,
     write_profile_template,
@@ -39,6 +48,8 @@ PICK = "\0pick"
 CREATE = "\0create"
 """The Engine select's "Create a profile…" entry: writes a commented engines.yaml entry."""
 SPECIAL = (OTHER, PICK, CREATE)
+CHECK_DELAY = 0.4
+"""Seconds after the last key in the Spec field before the engine is checked."""
 
 
 class StartRunDialog(ModalScreen[StartChoice | None]):
@@ -56,6 +67,9 @@ class StartRunDialog(ModalScreen[StartChoice | None]):
     StartRunDialog .start-row Select, StartRunDialog .start-row Input { width: 1fr; }
     StartRunDialog .dialog-body { margin-bottom: 1; }
     StartRunDialog #start-help { height: auto; color: $warning; }
+    StartRunDialog #start-check { height: auto; padding-left: 9; color: $text-muted; }
+    StartRunDialog #start-check.-ok { color: $success; }
+    StartRunDialog #start-check.-bad { color: $error; }
     """
     )
     BINDINGS = [
@@ -89,6 +103,15 @@ class StartRunDialog(ModalScreen[StartChoice | None]):
         self._suite_path = suite_path
         self._value: str | None = None
         """The Engine select's value before "Training file…" or "Create…" was picked."""
+        self._checks: dict[tuple[str, str], EngineCheck] = {}
+        """Finished engine checks by (spec, stage)."""
+        self._pending: StartChoice | None = None
+        """A Start waiting for its engine's check."""
+        self._confirmed: tuple[str, str] | None = None
+        """The unreachable (spec, stage) a first Start was told about: a second Start runs."""
+        self._check_timer: Timer | None = None
+        self._in_flight: set[tuple[str, str]] = set()
+        """The (spec, stage) pairs being checked."""
 
     # --- composing ---------------------------------------------------------------------------
 
@@ -138,6 +161,7 @@ class StartRunDialog(ModalScreen[StartChoice | None]):
                         id="start-spec",
                         compact=True,
                     )
+                yield Static("", id="start-check")
                 with Horizontal(classes="start-row"):
                     yield Static("Version", classes="start-label")
                     yield Select(
@@ -189,6 +213,7 @@ class StartRunDialog(ModalScreen[StartChoice | None]):
     def on_mount(self) -> None:
         self._value = self._engine_value()
         self._show_spec_row()
+        self._check_soon(0)
         if self._engine_value() == OTHER:
             self.query_one("#start-spec", Input).focus()
         else:
@@ -219,6 +244,105 @@ class StartRunDialog(ModalScreen[StartChoice | None]):
             self._show_spec_row()
             if value == OTHER:
                 self.query_one("#start-spec", Input).focus()
+            self._check_soon(0)
+
+    @on(Input.Changed, "#start-spec")
+    def _spec_typed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.query_one("#start-error", Static).update("")
+        self._check_soon(CHECK_DELAY)
+
+    @on(Select.Changed, "#start-stage")
+    def _stage_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        self._check_soon(0)
+
+    # --- checking the engine -------------------------------------------------------------
+
+    def _current(self) -> tuple[str, str] | None:
+        """The (spec, stage) that Start would run now, or None when no spec is picked."""
+        value = self._engine_value()
+        if value == OTHER:
+            spec = self.query_one("#start-spec", Input).value.strip()
+        elif value is None or value in SPECIAL:
+            return None
+        else:
+            spec = value
+        return (spec, str(self.query_one("#start-stage", Select).value)) if spec else None
+
+    def _check_soon(self, delay: float) -> None:
+        if self._check_timer is not None:
+            self._check_timer.stop()
+        self._check_timer = self.set_timer(delay, self._check_now) if delay else None
+        if not delay:
+            self._check_now()
+
+    def _check_now(self) -> None:
+        current = self._current()
+        line = self.query_one("#start-check", Static)
+        line.display = current is not None
+        if current is None:
+            line.update("")
+            return
+        done = self._checks.get(current)
+        if done is not None:
+            self._show_check(done)
+            return
+        line.set_classes("")
+        line.update(Text("checking the engine…", style="italic"))
+        self._run_check(*current)
+
+    def _run_check(self, spec: str, stage: str) -> None:
+        """Check in an app worker: a check still going when the dialog closes is not
+        cancelled with it (its answer is then dropped), and a stale answer only fills the
+        cache."""
+        if (spec, stage) in self._in_flight:
+            return
+        self._in_flight.add((spec, stage))
+        self.app.run_worker(
+            self._check_job(spec, stage),
+            group="engine-check",
+            exit_on_error=False,
+            name="engine-check",
+            description="Checking the engine",
+        )
+
+    async def _check_job(self, spec: str, stage: str) -> None:
+        try:
+            found = await check_engine(spec, self._suite_path, self._workspace, stage)
+        finally:
+            self._in_flight.discard((spec, stage))
+        if not self.is_attached:
+            return
+        self._checks[(spec, stage)] = found
+        if self._current() == (spec, stage):
+            self._show_check(found)
+        pending = self._pending
+        if pending is not None and (pending.engine, pending.stage) == (spec, stage):
+            self._pending = None
+            self._start_checked(pending, found)
+
+    def _show_check(self, check: EngineCheck) -> None:
+        line = self.query_one("#start-check", Static)
+        line.set_classes("-ok" if check.ok else "-bad")
+        mark = "✔ " if check.ok else "✘ "
+        line.update(Text(inert(mark + check.message)))
+
+    def _start_checked(self, choice: StartChoice, check: EngineCheck) -> None:
+        """Start ``choice`` if its engine passed; else say why here and stay open (an
+        unreachable server: a second Start runs anyway)."""
+        key = (choice.engine, choice.stage)
+        if check.ok or (self._confirmed == key and check.name):
+            self.dismiss(choice)
+            return
+        error = self.query_one("#start-error", Static)
+        text = Text(inert(f"Cannot run on {choice.engine}: {check.message}"))
+        if check.name:  # it resolved: only the server did not answer as it should
+            self._confirmed = key
+            text.append("  Start again to run anyway.", style="italic")
+        error.update(text)
+        if self._engine_value() == OTHER:
+            self.query_one("#start-spec", Input).focus()
 
     def _restore(self) -> None:
         """Put back the choice made before a picker entry (until that picker answers)."""
@@ -306,7 +430,17 @@ class StartRunDialog(ModalScreen[StartChoice | None]):
             error.update(f"Repeat: a number of times from 1 to {MAX_REPEAT}.")
             repeat_field.focus()
             return
-        self.dismiss(StartChoice(spec, stage, note, repeat))
+        choice = StartChoice(spec, stage, note, repeat)
+        done = self._checks.get((spec, stage))
+        if done is None:
+            done = quick_check(spec, self._suite_path, self._workspace, stage)
+        if done is not None:
+            self._start_checked(choice, done)
+            return
+        # an HTTP engine whose server was not asked yet: Start goes on once it answers
+        self._pending = choice
+        error.update(Text("checking the engine…", style="italic"))
+        self._run_check(spec, stage)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

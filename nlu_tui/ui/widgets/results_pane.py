@@ -27,11 +27,11 @@ from textual.widgets import (
     TabPane,
 )
 
-from nlu_tui.model import ResultType
+from nlu_tui.model import ResultType, Suite
 from nlu_tui.reports.run_data import RunData
 from nlu_tui.runsessions import sessions, store_for
 from nlu_tui.ui.commands import PaletteCommand
-from nlu_tui.ui.state import Workbench
+from nlu_tui.ui.state import Workbench, hosting_workbench
 from nlu_tui.ui.widgets.results_charts import ChartsTab
 from nlu_tui.ui.widgets.results_confusion import ConfusionTab
 from nlu_tui.ui.widgets.results_detail import ResultDetail
@@ -46,6 +46,8 @@ from nlu_tui.ui.workers import describe
 from nlu_tui.views.result_columns import ResultFilter
 
 __all__ = ["FLAKY", "ResultsPane", "export_dir"]
+
+NO_RUN_OPEN = "No run open. Open one from the Runs tab."
 
 TYPE_CYCLE = ["", "FP", "FN", "ERROR"]
 
@@ -247,6 +249,69 @@ class ResultsPane(LiveResults):
             targets[0].focus()
             self.call_after_refresh(targets[0].focus)
 
+    # --- the suite's last run, when none is open -----------------------------------------
+
+    _suite: Suite | None = None
+    """The workbench's open suite (its last run is opened when the pane shows with none)."""
+    _visible = False
+
+    def on_mount(self) -> None:
+        host = hosting_workbench(self)
+        if host is not None:
+            self._suite = host.suite
+            self.watch(host, "suite", self._suite_opened, init=False)
+
+    def on_show(self) -> None:
+        self._visible = True
+        self._open_latest_if_idle()
+
+    def on_hide(self) -> None:
+        self._visible = False
+
+    def _suite_opened(self, suite: Suite | None) -> None:
+        self._suite = suite
+        if self.data is None and self.session is None:
+            self.query_one(RunHeader).show_text(NO_RUN_OPEN)
+        self._open_latest_if_idle()
+
+    def _open_latest_if_idle(self) -> None:
+        """Nothing open (after a restart, say): show the suite's last run, read only once the
+        tab is on screen (never at start-up behind another tab)."""
+        suite = self._suite
+        if not self._visible or suite is None or self.data is not None or self.session:
+            return
+        self._find_latest(suite)
+
+    @work(
+        thread=True,
+        exclusive=True,
+        group="results-latest",
+        exit_on_error=False,
+        name="results-latest",
+        description="Finding the suite's last run",
+    )
+    def _find_latest(self, suite: Suite) -> None:
+        from nlu_tui.runsessions import suite_key_of
+
+        try:
+            runs = store_for(self.app).list_runs(suite_key_of(suite), limit=20)
+        except Exception:  # a store that cannot be read says so when a run is opened
+            return
+        latest = next(
+            (r.id for r in runs if r.kind == "suite" and r.status.value != "running"), None
+        )
+        self.app.call_from_thread(self._latest_found, suite, latest)
+
+    def _latest_found(self, suite: Suite, run_id: str | None) -> None:
+        if suite is not self._suite or self.data is not None or self.session is not None:
+            return  # another suite, or a run opened meanwhile: that one wins
+        if run_id is None:
+            self.query_one(RunHeader).show_text(
+                f"No run of {suite.name} yet: F5 runs it (the Runs tab lists every run)."
+            )
+            return
+        self.show_run(run_id)
+
     @property
     def run_id(self) -> str | None:
         if self.session is not None:
@@ -257,9 +322,8 @@ class ResultsPane(LiveResults):
         """Cancel only while a live run is shown; the rest once a run is open."""
         if action == "cancel_run":
             return self.session is not None and not self.session.finished
-        if action in ("note", "export", "pick_intent"):
-            return self.data is not None or self.session is not None
-        return True
+        # no run open: no key acts on one
+        return self.data is not None or self.session is not None
 
     # --- opening runs -----------------------------------------------------------------
 

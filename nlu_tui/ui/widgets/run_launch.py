@@ -240,7 +240,9 @@ class RunLauncher(ReportsFailedWorkers, Vertical):
             engine_name=job.engine_name,
             stage=job.stage,
             total=record.total,
-            engine_spec=engine if not job.resumed else "",
+            # what the run resolved to (a resumed run's too): a relative embedded:PATH is
+            # remembered as the file it named, a profile by its name
+            engine_spec=job.engine_name,
             initial=initial_progress(record) if job.resumed else None,
             seeded=not job.resumed,
         )
@@ -329,7 +331,11 @@ class RunLauncher(ReportsFailedWorkers, Vertical):
             from nlu_tui.engines.choices import StartChoice, save_last_choice
 
             with contextlib.suppress(OSError):
-                save_last_choice(session.suite_key, StartChoice(session.engine_spec, session.stage))
+                save_last_choice(
+                    session.suite_key,
+                    StartChoice(session.engine_spec, session.stage),
+                    workspace_root(self),
+                )
         self._show_progress()
         self.reload()
         host = hosting_workbench(self)

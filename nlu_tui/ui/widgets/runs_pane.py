@@ -40,6 +40,10 @@ from nlu_tui.ui.widgets.store_watch import runs_changed
 __all__ = ["HISTORY_COLUMNS", "RunProgressPanel", "RunsPane", "history_row"]
 
 
+RUN_KEYS = ("note", "open_results", "mark", "diff", "resume", "delete_run", "sort")
+"""Keys that act on a run of the history: shown only when there is one."""
+
+
 class RunsPane(RunLauncher):
     """The open suite's runs: a live progress panel and the sortable history."""
 
@@ -156,13 +160,15 @@ class RunsPane(RunLauncher):
         """Cancel is offered (and shown in the footer) only while this suite has a run going."""
         if action == "cancel_run":
             return self.current_session() is not None
-        return True
+        # no run to act on: not in the footer
+        return action not in RUN_KEYS or bool(self.history)
 
     # --- state --------------------------------------------------------------------------
 
     def set_suite(self, suite: Suite | None) -> None:
         self.suite = suite
         self.marked = []
+        self._history_read = False
         title = self.query_one("#runs-title", Static)
         if suite is None:
             title.update("Open a suite to see its runs.")
@@ -252,7 +258,11 @@ class RunsPane(RunLauncher):
                 row.entity = self._entity_cache[row.record.id]
         self._fill()
 
+    _history_read = False
+    """The open suite's history has been read (an empty one means: never run)."""
+
     def _set_history(self, rows: list[HistoryRow]) -> None:
+        self._history_read = True
         self.history = rows
         ids = {r.record.id for r in rows}
         self.marked = [m for m in self.marked if m in ids]
@@ -279,8 +289,19 @@ class RunsPane(RunLauncher):
         self._show_reason()
 
     def _show_reason(self) -> None:
-        """Under the table: the selected run's status reason and note."""
-        self.query_one("#runs-reason", Static).update(reason_text(self.selected_record()))
+        """Under the table: the selected run's status reason and note; with no run yet, how
+        to start one."""
+        reason = self.query_one("#runs-reason", Static)
+        if self.suite is not None and self._history_read and not self.history:
+            reason.update(
+                Text(
+                    "No runs of this suite yet: F5 (or r here) starts one; it shows in the "
+                    "Results tab as it goes, and here once it ends."
+                )
+            )
+        else:
+            reason.update(reason_text(self.selected_record()))
+        self.refresh_bindings()
 
     @on(DataTable.HeaderSelected, "#runs-table")
     def _header(self, event: DataTable.HeaderSelected) -> None:
