@@ -561,7 +561,7 @@ def resolve_engine_spec(request: RunRequest) -> None:
     spec raises now (engines side by side check every engine before the first run)."""
     path = request.suite.path if request.suite is not None else request.suite_path
     if request.engine:
-        _resolve(request.engine, path, request.stage or "development", request.workspace)
+        resolve_run_engine(request.engine, path, request.stage or "development", request.workspace)
 
 
 def load_suite_file(path: Path, warn: Callable[[str], None] | None = None) -> Suite:
