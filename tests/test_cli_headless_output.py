@@ -140,7 +140,8 @@ def test_a_failed_run_shows_no_f1_and_a_clean_unreachable_reason(tmp_path: Path)
 
     runs = _cli("runs").stdout.splitlines()
     row = next(line for line in runs if " failed " in line)
-    assert row.split()[-1] == "-" and "0.000" not in row, row
+    # F1 is the column before who ran it (user, host)
+    assert row.split()[-3] == "-" and "0.000" not in row, row
     listed = json.loads(_cli("runs", "--json").stdout)[0]
     assert listed["f1"] is None and listed["reason"] == reason
 

@@ -34,6 +34,8 @@ FILE_NAMES = {
     "rasa": "f.yml",
     "nludevops": "f.json",
     "luis": "f.json",
+    "lex-csv": "f.lex.csv",
+    "dialogflow-cx": "f.json",
 }
 SEEDS = {
     "native": (
@@ -66,6 +68,17 @@ SEEDS = {
         '{"text": "hello", "intent": "greet", "entities": []}]'
     ),
 }
+SEEDS["lex-csv"] = (
+    "Line #,Conversation #,Source,Input,Expected Output Intent,Expected Output Slot 1\r\n"
+    "1,,User,book a cleaning appointment tomorrow,MakeAppointment,AppointmentType = cleaning\r\n"
+    "1,1,User,Can you help me book an appointment?,MakeAppointment,\r\n"
+    "2,1,Agent,What type of appointment would you like to schedule?,,\r\n"
+)
+SEEDS["dialogflow-cx"] = (
+    '{"testCases": [{"displayName": "t", "testCaseConversationTurns": [{"userInput": {"input": '
+    '{"text": {"text": "book a flight"}}}, "virtualAgentOutput": {"triggeredIntent": '
+    '{"displayName": "book"}, "sessionParameters": {"city": "Paris"}}}]}]}'
+)
 HOSTILE = [
     "[" * 3000,
     "{" * 3000,

@@ -44,7 +44,7 @@ async def test_conversation_screen_without_test_files_says_what_to_add(tmp_path:
         shown = screen_text(app)
         assert "No conversation tests here yet" in shown, shown
         assert ".e2e.yml" in shown and "tests/" in shown
-        assert not app.screen.query_one("#conv-body").display  # no empty tables
+        assert not app.screen.query_one("#conv-tabs").display  # no empty tables (nor tabs)
         actions = footer_actions(app)
         for dead in ("run", "resume", "cancel", "edit_failed", "focus_engine"):
             assert dead not in actions, actions
@@ -252,7 +252,7 @@ async def test_help_keys_do_not_wrap_over_many_lines_at_80_columns(tmp_path: Pat
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, HelpScreen)
-        width = screen.query_one("#help-keys", Static).size.width
+        width = screen.query_one("#help-keys").size.width
         shown = len(screen.key_rows)
         console = Console(width=width, file=io.StringIO(), record=True)
         console.print(screen._table())  # the table the screen shows, drawn again

@@ -520,7 +520,7 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
     def _show_coverage(
         self, current: dict[str, Any] | None, previous: dict[str, Any] | None
     ) -> None:
-        from nlu_tui.ui.widgets.flow_coverage import coverage_text
+        from nlu_tui.views.flow_coverage_text import coverage_text
 
         self.query_one("#conv-coverage", Static).update(coverage_text(current, previous))
 

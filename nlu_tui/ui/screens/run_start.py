@@ -40,6 +40,7 @@ from nlu_tui.repeats import MAX_REPEAT
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.screens.dialogs import DIALOG_FRAME_CSS, TrainingFilePicker
 from nlu_tui.ui.widgets.inert_fields import INERT, TextField
+from nlu_tui.ui.workers import ReportsFailedWorkers
 
 OTHER = "\0other"
 """The Engine select's "Other spec…" entry: the spec typed in the field it reveals runs."""
@@ -52,7 +53,7 @@ CHECK_DELAY = 0.4
 """Seconds after the last key in the Spec field before the engine is checked."""
 
 
-class StartRunDialog(ModalScreen[StartChoice | None]):
+class StartRunDialog(ReportsFailedWorkers, ModalScreen[StartChoice | None]):
     """Choose the engine and the version; the Engine select is the one source of the spec.
 
     Compact so it fits 80×24: one row per field, each with its label on the left, and the

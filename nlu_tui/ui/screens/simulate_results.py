@@ -18,10 +18,11 @@ from textual.widgets import Button, DataTable, Input, Label, Static
 
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.widgets.inert_fields import TextField
+from nlu_tui.ui.workers import ReportsFailedWorkers
 from nlu_tui.views.simulate_view import RUN_COLUMNS, live_lines, run_lines, run_row
 
 
-class SimulateScreen(ModalScreen[None]):
+class SimulateScreen(ReportsFailedWorkers, ModalScreen[None]):
     DEFAULT_CSS = """
     SimulateScreen { align: center middle; }
     SimulateScreen > Vertical {
@@ -121,7 +122,13 @@ class SimulateScreen(ModalScreen[None]):
         )
         self._run(request)
 
-    @work(exclusive=True, group="simulate", exit_on_error=False)
+    @work(
+        exclusive=True,
+        group="simulate",
+        exit_on_error=False,
+        name="simulate-run",
+        description="Running the simulated conversations",
+    )
     async def _run(self, request: Any) -> None:
         from nlu_tui.conversation.simulate import open_simulate_run
         from nlu_tui.errors import NluTuiError

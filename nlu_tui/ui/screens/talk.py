@@ -90,7 +90,13 @@ class TalkScreen(ReportsFailedWorkers, Screen[None]):
         if event.value.strip():
             self.connect(event.value.strip())
 
-    @work(exclusive=True, group="talk", description="Connecting to the bot")
+    @work(
+        exclusive=True,
+        group="talk",
+        exit_on_error=False,
+        name="talk-connect",
+        description="Connecting to the bot",
+    )
     async def connect(self, spec: str) -> None:
         from nlu_tui.conversation.recorder import Recorder
         from nlu_tui.errors import NluTuiError
@@ -121,7 +127,13 @@ class TalkScreen(ReportsFailedWorkers, Screen[None]):
         event.input.value = ""
         self._say(text)
 
-    @work(exclusive=False, group="talk-say", description="Sending a message to the bot")
+    @work(
+        exclusive=False,
+        group="talk-say",
+        exit_on_error=False,
+        name="talk-say",
+        description="Sending a message to the bot",
+    )
     async def _say(self, text: str) -> None:
         from nlu_tui.errors import NluTuiError
 

@@ -15,10 +15,12 @@ from textual.geometry import Size
 from textual.strip import Strip
 from textual.widget import Widget
 
+from nlu_tui.ui.workers import ReportsFailedWorkers
+
 PLACEHOLDER = "Reading the keys…"
 
 
-class RenderedOnce(Widget):
+class RenderedOnce(ReportsFailedWorkers, Widget):
     """``renderable`` rendered once per width, off the UI thread; read-only, takes no focus."""
 
     DEFAULT_CSS = """
@@ -46,7 +48,14 @@ class RenderedOnce(Widget):
             self._asked = width
             self._render_lines(width)
 
-    @work(thread=True, exclusive=True, group="rendered-once", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="rendered-once",
+        exit_on_error=False,
+        name="rendered-once",
+        description="Drawing a table",
+    )
     def _render_lines(self, width: int) -> None:
         console = self.app.console
         options = console.options.update_width(width)

@@ -118,9 +118,8 @@ class ResultsPane(LiveResults):
             "focus_detail",
             "Detail",
             id="results.detail",
-            tooltip="Show the selected case's detail (over the table when the terminal is "
-            "small): ↑↓ PgUp PgDn Home End scroll it, Esc goes back to the table. Enter "
-            "in the table does the same.",
+            tooltip="Show the case's detail (over a small table): arrows and PgUp/PgDn "
+            "scroll it, Esc goes back; Enter in the table too.",
         ),
         Binding(
             "z",

@@ -18,12 +18,13 @@ from textual.app import ComposeResult
 from textual.widgets import DataTable, Static, TabPane
 
 from nlu_tui.textsafe import inert
+from nlu_tui.ui.workers import ReportsFailedWorkers
 
 TREND_RUNS = 20
 """How many of the suite's runs the tab reads (``nlu-tui trend``'s default)."""
 
 
-class TrendTab(TabPane):
+class TrendTab(ReportsFailedWorkers, TabPane):
     """Sparklines of the suite's figures, its runs, and its failing and flaky cases."""
 
     DEFAULT_CSS = """

@@ -61,9 +61,7 @@ class RunsPane(RunLauncher):
             "Rerun failed",
             show=False,
             id="runs.rerun-failed",
-            tooltip="Send the selected run's failed and errored cases again, as a child run "
-            "(run --rerun-failed); with no run yet, run the open suite (F5/Ctrl+R run it from "
-            "any tab).",
+            tooltip="Send the run's failed cases again as a child run (no run yet: run the suite).",
         ),
         Binding(
             "escape,ctrl+x",
