@@ -36,7 +36,7 @@ def test_add_a_case_in_tmux_and_find_it_in_the_file(tmp_path: Path) -> None:
         time.sleep(0.6)
         tmux("send-keys", "-t", session, "-l", "check_balance")
         # the whole intent must be in its field (the form is valid after the first letter)
-        _wait_for(session, "│ check_balance ")
+        _wait_for(session, "Intents check_balance ")  # the field, beside its label
         _wait_for(session, "ready to save 1 case")
         tmux("send-keys", "-t", session, "C-s")
         _wait_for(session, "55 of 55 cases")

@@ -34,9 +34,11 @@ def test_repeat_run_from_the_start_dialog_in_tmux(tmp_path: Path) -> None:
             tmux("send-keys", "-t", session, "F5")
             wait_for_screen(session, r"Repeat\s+1")
             tmux("send-keys", "-t", session, "Tab", "Tab", "Tab")  # engine -> version -> note
+            time.sleep(1.0)
+            tmux("send-keys", "-t", session, "BSpace")  # a filled field keeps its text: clear it
             time.sleep(0.3)
             tmux("send-keys", "-t", session, "-l", "5")
-            wait_for_screen(session, r"Repeat\s+5")
+            wait_for_screen(session, r"Repeat\s+5\b")
             tmux("send-keys", "-t", session, "Enter")
             found = wait_for_screen(
                 session, r"Stability (\d+\.\d)% over 5 attempts: (\d+) flaky of 20", timeout=60

@@ -199,18 +199,8 @@ def _chunks(record: RunRecord, summary: Summary, stability: StabilityReport | No
     parts += [
         f1,
         Text(f"P {num(summary.precision)}  R {num(summary.recall)}"),
-        Text(
-            f"Cases {summary.cases}/{record.total}  TP {summary.tp}  TN {summary.tn}  "
-            f"FP {summary.fp}  FN {summary.fn}  Errors {summary.errors}"
-        ),
-        Text(f"Intent {pct(summary.intent_success)}  Entity {pct(summary.entity_success)}"),
-        Text(f"Duration {duration(record.duration_s)}"),
-        Text(
-            f"Latency ms p50 {ms(summary.latency_p50)} p90 {ms(summary.latency_p90)} "
-            f"max {ms(summary.latency_max)}"
-        ),
     ]
-    if stability is not None:
+    if stability is not None:  # a repeated run: how stable it was comes before the rest
         from nlu_tui.scoring.stability import headline
 
         line = Text("Stability ", style="bold")
@@ -219,6 +209,20 @@ def _chunks(record: RunRecord, summary: Summary, stability: StabilityReport | No
             style="bold yellow" if stability.overall.flaky else "",
         )
         parts.append(line)
+    parts += [
+        Text(
+            f"Cases {summary.cases}/{record.total}  TP {summary.tp}  TN {summary.tn}  "
+            f"FP {summary.fp}  FN {summary.fn}  Errors {summary.errors}"
+        ),
+    ]
+    parts += [
+        Text(f"Intent {pct(summary.intent_success)}  Entity {pct(summary.entity_success)}"),
+        Text(f"Duration {duration(record.duration_s)}"),
+        Text(
+            f"Latency ms p50 {ms(summary.latency_p50)} p90 {ms(summary.latency_p90)} "
+            f"max {ms(summary.latency_max)}"
+        ),
+    ]
     if record.note:
         note = Text("Note: ", style="bold")
         note.append(inert(record.note.splitlines()[0][:200], newlines=False))
@@ -236,7 +240,7 @@ def compact_summary_text(
     """A finished run's header in at most ``lines`` lines of ``width`` cells, none wrapping.
 
     The pieces (status and suite, engine by profile name or file name, run id, reason, F1,
-    precision and recall, counts, success rates, duration, latency, stability, note) are laid
+    precision and recall, counts, stability, success rates, duration, latency, note) are laid
     out in that order, two spaces apart; a piece that does not fit on the last line is left
     out (a reason or note is cut with "…" instead). :func:`summary_text` has everything."""
     if record.kind == "nlu-comparison":
