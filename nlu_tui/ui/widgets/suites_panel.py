@@ -292,11 +292,15 @@ class SuitesPanel(ReportsFailedWorkers, Vertical):
             where = configured()
             if where.path is not None and not where.path.exists():
                 return  # no store yet: no runs, and none is created for asking
+            from nlu_tui.errors import NluTuiError
             from nlu_tui.runsessions import store_for
             from nlu_tui.trends import f1_by_suite
             from nlu_tui.workspace import last_runs_by_suite
 
-            sparks = f1_by_suite(store_for(self.app))
+            try:
+                sparks = f1_by_suite(store_for(self.app))
+            except NluTuiError:  # a damaged store: the panel shows no runs; a run says why
+                return
             self.app.call_from_thread(self._apply_runs, last_runs_by_suite(), sparks)
         finally:
             self.app.call_from_thread(self._runs_read)
