@@ -41,9 +41,10 @@ class NotCanonical(Exception):
 _UNSAFE = re.compile("[\\x00-\\x09\\x0b-\\x1f\\x7f-\\x9f\\ud800-\\udfff\\ufeff\\ufffe\\uffff]")
 """Characters the fast path leaves to YAML: tabs and other controls, C1, surrogates, BOMs and
 non-characters (PyYAML refuses some, treats others specially)."""
-_FLOW_TOKEN = re.compile(r'("(?:[^"\\]|\\.)*")|([^,\[\]{}:#" ][^,\[\]{}:#"]*)|, |: |[\[\]{}]')
+_TOKEN = r'("(?:[^"\\]|\\.)*")|([^,\[\]{}:#" ][^,\[\]{}:#"]*)|, |: |[\[\]{}]'
+_FLOW_TOKEN = re.compile(_TOKEN)
 """A flow collection's tokens: a quoted scalar, a plain word, a separator or a bracket."""
-_FLOW_ONLY = re.compile(r'(?:"(?:[^"\\]|\\.)*"|[^,\[\]{}:#" ][^,\[\]{}:#"]*|, |: |[\[\]{}])*')
+_FLOW_ONLY = re.compile(f"(?:{_TOKEN})*")
 """A line made of those tokens only: no space, comma or colon where the layout has none."""
 _PLAIN_PAIR = re.compile(r"([^,\[\]{}:#\" ]+): (\[[^\[\]{}\"]*\]|[^,\[\]{}\"]*)(?:, |$)")
 """One ``key: value`` of a flow mapping of plain words, a value a word or a list of words."""
