@@ -97,8 +97,18 @@ async def test_a_live_run_with_raw_checks_shows_the_raw_column(tmp_path: Path) -
         app.screen_stack[1].query_one("#runs-table").focus()
         await pilot.pause()
         await pilot.press("f5")  # (r on the Runs tab reruns a listed run's failures)
+        from nlu_tui.ui.screens.run_start import StartRunDialog
+
+        deadline = time.monotonic() + 60
+        while not isinstance(app.screen, StartRunDialog):  # slow to open on a loaded machine
+            assert time.monotonic() < deadline, "the start dialog did not open"
+            await pilot.pause(0.01)
         await pilot.pause()
         await pilot.press("ctrl+s")
+        deadline = time.monotonic() + 60
+        while isinstance(app.screen, StartRunDialog):
+            assert time.monotonic() < deadline, "the start dialog did not close"
+            await pilot.pause(0.01)
         results = app.screen.query_one(ResultsPane)
         deadline = time.monotonic() + 60
         while results.session is None:  # attached: the live view of the new run
