@@ -47,10 +47,11 @@ docs: setup
 screenshots: setup
 	$(BIN)/python docs/screenshots.py --text
 
-# Tests run in parallel (pytest-xdist, one worker per CPU; PYTEST_WORKERS=0 runs them serially).
+# Tests run in parallel (pytest-xdist, one worker per CPU; PYTEST_WORKERS=0 runs them serially);
+# the 30 slowest are listed at the end, to keep CI under its 30 minutes.
 # Tests of one xdist_group share a worker (tests/conftest.py: the Rasa peer, the tmux tests).
 PYTEST_WORKERS ?= auto
-PYTEST := $(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup
+PYTEST := $(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup --durations=30
 
 # Everything, as CI runs it (.ci/run): lint, the documentation build, then every test (slow, tmux
 # and Rasa tests included).
