@@ -12,6 +12,7 @@ from rich.text import Text
 
 from nlu_tui.model import RunStatus
 from nlu_tui.textsafe import inert
+from nlu_tui.views.counts import counted
 
 if TYPE_CHECKING:
     from nlu_tui.runner.events import ProgressEvent
@@ -95,7 +96,9 @@ def summary_text(
     if record.kind == "nlu-comparison":
         title = stored_title(record) or "comparison"
         text.append(inert("\n".join([title, *comparison_compact_lines(record)])))
-        text.append(f"\n{record.done}/{record.total} models trained and tested; no cases to list")
+        text.append(
+            f"\n{record.done}/{counted(record.total, 'model')} trained and tested; no cases to list"
+        )
         return text
     evaluation = stored_title(record)
     if evaluation is not None:

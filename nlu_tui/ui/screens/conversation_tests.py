@@ -28,6 +28,7 @@ from nlu_tui.ui.widgets.footer import BudgetFooter
 from nlu_tui.ui.widgets.inert_fields import TextField
 from nlu_tui.ui.workers import ReportsFailedWorkers
 from nlu_tui.views.conversation import MET, MISMATCH, NOT_REACHED, conversation_rows
+from nlu_tui.views.counts import counted
 
 DEFAULT_ENGINE = "rasa:http://localhost:5005"
 NOT_RUN = "not run"
@@ -384,11 +385,11 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
         else:
             text = Text("Conversation tests", style="bold")
         if self.items and all(i.outcome == NOT_RUN for i in self.items):
-            text.append(f"  {len(self.items)} test cases")
+            text.append(f"  {counted(len(self.items), 'test case')}")
         elif self.items or self.progress:
             text.append(f"  {passed} passed, {failed} failed")
             if errors:
-                text.append(f", {errors} errors")
+                text.append(f", {counted(errors, 'error')}")
         if self.progress:
             text.append(f"  {self.progress}", style="italic")
         self.query_one("#conv-header", Static).update(text)
