@@ -157,7 +157,50 @@ def test_dut_run_as_html_and_markdown(tmp_path: Path, capsys: pytest.CaptureFixt
     text = capsys.readouterr().out
     assert f"| {report['number_of_passed_tests']} | {report['number_of_failed_tests']} |" in text
     assert "just Bart \\<script\\>" in text and not re.search(CONTROLS, text)
-    assert _show(run.id, "-f", "markdown", "--diff-with", run.id) == 2
+    # a baseline goes with Markdown only (DUT runs compare since issue 23: see below)
+    assert _show(run.id, "-f", "html", "--diff-with", run.id) == 2
+
+
+def test_dut_run_as_markdown_with_a_baseline(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``show DUT_RUN -f markdown --diff-with OTHER``: the test cases that broke and were fixed,
+    paired and compared by the same function as E2E runs' (``diff_items``)."""
+    from nlu_tui.reports.item_diff import diff_items
+
+    folder = tmp_path / "dut"
+    folder.mkdir()
+    for name in ("contacts.dut.yml", "contacts.flows.yml", "contacts.nlu.yml"):
+        shutil.copy(SAMPLES / name, folder / name)
+    dut, nlu = folder / "contacts.dut.yml", folder / "contacts.nlu.yml"
+    original = dut.read_text(encoding="utf-8")
+    # the baseline: "user removes a contact" says something the bot cannot understand
+    dut.write_text(
+        original.replace("delete @maria from my contacts", "xyzzy plugh"), encoding="utf-8"
+    )
+    cli(["test", "du", str(dut), "--engine", f"embedded:{nlu}", "--no-output"])
+    before = _last_run("dut")
+    dut.write_text(original, encoding="utf-8")
+    cli(["test", "du", str(dut), "--engine", f"embedded:{nlu}", "--no-output"])
+    after = _last_run("dut")
+    assert before.id != after.id
+    store = RunStore()
+    diff = diff_items(store.load_items(before.id), store.load_items(after.id))
+    assert [n.split(" (")[0] for n in diff.fixed] == ["user removes a contact"] and not diff.broke
+    capsys.readouterr()
+    assert _show(after.id, "-f", "markdown", "--diff-with", before.id) == 0
+    text = capsys.readouterr().out
+    assert f"#### Against run `{before.id}`" in text
+    section = text[text.index("#### Against run") :]
+    assert "**Broke: 0**" in section and "**Fixed: 1**" in section, section
+    assert "- user removes a contact \\(" in section, section
+    capsys.readouterr()
+    assert _show(before.id, "-f", "markdown", "--diff-with", after.id) == 0
+    section = capsys.readouterr().out.split("#### Against run")[1]
+    assert "**Broke: 1**" in section and "- user removes a contact \\(" in section, section
+    # the same run against itself: no changes
+    assert _show(after.id, "-f", "markdown", "--diff-with", after.id) == 0
+    assert "No changes: every test case has the same outcome." in capsys.readouterr().out
 
 
 @needs_chromium
