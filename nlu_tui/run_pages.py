@@ -8,6 +8,7 @@ results are stored as items. No Textual, no Rich.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from nlu_tui.errors import InputError
@@ -63,3 +64,15 @@ def page_text(store: RunStore, run: RunRecord, fmt: str, baseline: str | None = 
     if fmt == "html":
         return conversation_html(run, items)
     return conversation_markdown(run, items, diff=diff, baseline=baseline)
+
+
+def write_page(
+    store: RunStore, run_id: str, fmt: str, path: Path, baseline: str | None = None
+) -> Path:
+    """Write ``run_id``'s ``fmt`` page to ``path`` atomically (``show RUN -f FMT -o PATH`` and
+    the workbench's Export of a conversation or DUT run); returns the path written."""
+    from nlu_tui.fileio import atomic_write_text
+
+    text = page_text(store, store.get_run(run_id), fmt, baseline)
+    atomic_write_text(path, text)
+    return path

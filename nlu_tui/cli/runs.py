@@ -851,16 +851,14 @@ def _show_page(
     store: RunStore, run: Any, fmt: str, output: Path | None, baseline: str | None
 ) -> int:
     """``show -f html|markdown`` of a conversation or DUT run: printed, or written to FILE
-    (the text is :func:`nlu_tui.run_pages.page_text`'s, as the workbench's Export writes it)."""
-    from nlu_tui.run_pages import page_text
+    (:mod:`nlu_tui.run_pages`, as the workbench's Export writes it)."""
+    from nlu_tui.run_pages import page_text, write_page
 
-    text = page_text(store, run, fmt, baseline)
     if output is None:
+        text = page_text(store, run, fmt, baseline)
         write_machine(text if text.endswith("\n") else text + "\n")
         return exitcodes.OK
-    from nlu_tui.fileio import atomic_write_text
-
-    atomic_write_text(output, text)
+    write_page(store, run.id, fmt, output, baseline)
     say(f"wrote {output}", file=sys.stderr)
     return exitcodes.OK
 

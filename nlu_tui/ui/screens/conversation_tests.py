@@ -26,6 +26,7 @@ from nlu_tui.ui.commands import PaletteCommand
 from nlu_tui.ui.state import workbench, workspace_root
 from nlu_tui.ui.widgets.footer import BudgetFooter
 from nlu_tui.ui.widgets.inert_fields import TextField
+from nlu_tui.ui.widgets.page_export import EXPORT_TOOLTIP
 from nlu_tui.ui.workers import ReportsFailedWorkers
 from nlu_tui.views.conversation import MET, MISMATCH, NOT_REACHED, conversation_rows
 from nlu_tui.views.counts import counted
@@ -175,6 +176,7 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
             "run (--coverage-report), and the change since the previous run.",
             show=False,  # in the palette and on `v`; the footer stays as it was
         ),
+        Binding("x", "export", "Export", id="conv.export", tooltip=EXPORT_TOOLTIP),
         Binding(
             "u",
             "resume",
@@ -285,6 +287,8 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
             return False
         if action == "cancel":
             return self.run is not None
+        if action == "export":
+            return self.run is None and self.last_run is not None
         if action == "resume":
             return (
                 self.run is None and self.last_run is not None and (self.last_run[1] in RESUMABLE)
@@ -361,6 +365,11 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
                 "conversation: Resume",
                 self.action_resume,
                 "Finish the canceled or interrupted run of the file",
+            ),
+            PaletteCommand(
+                "conversation: Export…",
+                self.action_export,
+                "The shown run as an HTML page or a Markdown summary",
             ),
             PaletteCommand(
                 "conversation: Coverage",
@@ -544,6 +553,19 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
         current = (run.summary or {}).get(SUMMARY_KEY)
         previous = previous_coverage(store, run) if current else None
         self.app.call_from_thread(self._show_coverage, current, previous)
+
+    def action_export(self) -> None:
+        """``x``: the shown run as an HTML page or a Markdown summary (as ``nlu-tui show RUN
+        -f html|markdown -o FILE`` writes them), by default beside the test file."""
+        from nlu_tui.ui.widgets.page_export import export_run_page
+
+        if self.run is not None or self.last_run is None:
+            self.notify("Run the file first (r): then its run can be exported.", timeout=3)
+            return
+        files = self.files or []
+        table = self.query_one("#conv-files", DataTable)
+        path = files[min(table.cursor_row, len(files) - 1)] if files else None
+        export_run_page(self, self.last_run[0], path)
 
     def action_focus_engine(self) -> None:
         self.query_one("#conv-engine", Input).focus()
