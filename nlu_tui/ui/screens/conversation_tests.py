@@ -23,10 +23,10 @@ from textual.widgets import DataTable, Input, Static, TabbedContent, TabPane
 from nlu_tui.store.records import StoredItem
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.commands import PaletteCommand
+from nlu_tui.ui.screens.page_export import EXPORT_TOOLTIP
 from nlu_tui.ui.state import workbench, workspace_root
 from nlu_tui.ui.widgets.footer import BudgetFooter
 from nlu_tui.ui.widgets.inert_fields import TextField
-from nlu_tui.ui.widgets.page_export import EXPORT_TOOLTIP
 from nlu_tui.ui.workers import ReportsFailedWorkers
 from nlu_tui.views.conversation import MET, MISMATCH, NOT_REACHED, conversation_rows
 from nlu_tui.views.counts import counted
@@ -557,7 +557,7 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
     def action_export(self) -> None:
         """``x``: the shown run as an HTML page or a Markdown summary (as ``nlu-tui show RUN
         -f html|markdown -o FILE`` writes them), by default beside the test file."""
-        from nlu_tui.ui.widgets.page_export import export_run_page
+        from nlu_tui.ui.screens.page_export import export_run_page
 
         if self.run is not None or self.last_run is None:
             self.notify("Run the file first (r): then its run can be exported.", timeout=3)

@@ -14,7 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from nlu_tui.textsafe import inert
-from nlu_tui.ui.widgets.page_export import EXPORT_TOOLTIP
+from nlu_tui.ui.screens.page_export import EXPORT_TOOLTIP
 from nlu_tui.views.dut_view import METRIC_COLUMNS, failed_step_lines, headline, metric_rows
 
 
@@ -76,7 +76,7 @@ class DutResultsScreen(ModalScreen[None]):
     def action_export(self) -> None:
         """``x``: the run as an HTML page or a Markdown summary, as ``nlu-tui show RUN -f
         html|markdown -o FILE`` writes them."""
-        from nlu_tui.ui.widgets.page_export import export_run_page
+        from nlu_tui.ui.screens.page_export import export_run_page
 
         if self.run_id is not None:
             export_run_page(self, self.run_id, self.suite_path)
