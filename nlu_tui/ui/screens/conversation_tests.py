@@ -25,6 +25,7 @@ from nlu_tui.textsafe import inert
 from nlu_tui.ui.commands import PaletteCommand
 from nlu_tui.ui.screens.page_export import EXPORT_TOOLTIP
 from nlu_tui.ui.state import workbench, workspace_root
+from nlu_tui.ui.widgets.fast_table import GiveWay, cells_width, fit_widths, give_way_steps
 from nlu_tui.ui.widgets.footer import BudgetFooter
 from nlu_tui.ui.widgets.inert_fields import TextField
 from nlu_tui.ui.workers import ReportsFailedWorkers
@@ -70,14 +71,42 @@ def conversation_files(root: Path) -> list[Path]:
     return found
 
 
+TURN_COLUMNS = (("step", "Step"), ("ok", ""), ("expected", "Expected"), ("actual", "Actual"))
+TURN_FLEX = "expected"
+"""The column holding the user's messages (and what else was expected): it takes the free
+width first, as the utterance does in the cases and results tables."""
+TURN_GIVE_WAY: list[GiveWay] = [("actual", 16), ("expected", 24)]
+"""The turns table's give-way order when the row does not fit: what the bot did shrinks to 16
+cells first, then the expectation to 24 (the ends of both stay in the row, cut with "…")."""
+
+
 def _turn_columns(turns: DataTable[Any]) -> None:
-    for key, label in (
-        ("step", "Step"),
-        ("ok", ""),
-        ("expected", "Expected"),
-        ("actual", "Actual"),
-    ):
+    for key, label in TURN_COLUMNS:
         turns.add_column(label, key=key)
+
+
+def fit_turn_columns(turns: DataTable[Any], natural: list[int]) -> None:
+    """Fix the turns table's column widths: the natural (content) widths fitted to the table's
+    width by :func:`~nlu_tui.ui.widgets.fast_table.fit_widths`, the user messages first."""
+    available = turns.scrollable_content_region.width or turns.size.width
+    if available <= 0 or len(natural) != len(TURN_COLUMNS):
+        for n, column in enumerate(turns.columns.values()):
+            column.content_width = natural[n] if n < len(natural) else column.content_width
+        return
+    keys = [key for key, _label in TURN_COLUMNS]
+    available = cells_width(available, turns.size.height, turns.row_count)
+    widths = fit_widths(
+        natural,
+        available,
+        steps=give_way_steps(keys, TURN_GIVE_WAY),
+        flex=keys.index(TURN_FLEX),
+        fill=False,  # a short conversation keeps what the bot did beside it, not at the edge
+    )
+    for column, width in zip(turns.columns.values(), widths, strict=True):
+        column.auto_width = False
+        column.width = width
+    turns._require_update_dimensions = True
+    turns.refresh()
 
 
 def not_run_items(path: Path) -> list[StoredItem]:
@@ -210,6 +239,8 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
         self.ask_engine = ask_engine
         self.run: Any = None
         self.progress = ""
+        self._turn_widths: list[int] = []
+        """The shown test case's natural column widths in the turns table."""
         self.last_run: tuple[str, str] | None = None
         """The shown run of the file: (run id, status), for ``u`` to resume."""
 
@@ -427,17 +458,36 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
         cells = []
         for row in conversation_rows(item.data):
             mark, style = ROW_STYLE.get(row.status, ("", ""))
-            expected = Text(f"{row.kind}: {inert(row.expected)}" if row.expected else row.kind)
-            actual = Text(inert(row.actual), style="red" if row.status == MISMATCH else "")
+            expected = Text(
+                f"{row.kind}: {inert(row.expected)}" if row.expected else row.kind,
+                no_wrap=True,
+                overflow="ellipsis",
+            )
+            actual = Text(
+                inert(row.actual),
+                style="red" if row.status == MISMATCH else "",
+                no_wrap=True,
+                overflow="ellipsis",
+            )
             if row.status == MISMATCH:
                 expected.stylize("green")
             cells.append((Text(str(row.position + 1)), Text(mark, style=style), expected, actual))
             turns.add_row(*cells[-1])
         # the widths fit this test case: the table's own only grow, so one long step of another
         # test case kept Expected wide and cut what the bot did (Actual) off the screen
-        for n, column in enumerate(turns.columns.values()):
-            column.content_width = max([column.label.cell_len, *(row[n].cell_len for row in cells)])
+        self._turn_widths = [
+            max([column.label.cell_len, *(row[n].cell_len for row in cells)])
+            for n, column in enumerate(turns.columns.values())
+        ]
+        fit_turn_columns(turns, self._turn_widths)
         self.query_one("#conv-diff", Static).update(diff_text(item))
+
+    def on_resize(self) -> None:
+        """Fit the turns table again to its new width (and once it is first laid out)."""
+        if self._turn_widths:
+            self.call_after_refresh(
+                fit_turn_columns, self.query_one("#conv-turns", DataTable), self._turn_widths
+            )
 
     @on(DataTable.RowHighlighted, "#conv-cases")
     def _case_selected(self, event: DataTable.RowHighlighted) -> None:
