@@ -126,20 +126,28 @@ def test_stories_run_as_html_and_markdown(
     assert f"| {figures.conversation_accuracy:.3f} | {figures.f1:.3f} |" in text
 
 
-def test_dut_run_as_html_and_markdown(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+HOSTILE_DUT_MESSAGE = "just Bart <script>alert(1)</script>"
+
+
+def hostile_dut_run(tmp_path: Path) -> Any:
+    """A DUT run of the sample whose failing user message carries a script."""
     folder = tmp_path / "dut"
     folder.mkdir()
     for name in ("contacts.dut.yml", "contacts.flows.yml", "contacts.nlu.yml"):
         shutil.copy(SAMPLES / name, folder / name)
     dut = folder / "contacts.dut.yml"
-    hostile = "just Bart <script>alert(1)</script>"
     dut.write_text(
-        dut.read_text(encoding="utf-8").replace("user: just Bart", f"user: {hostile}"),
+        dut.read_text(encoding="utf-8").replace("user: just Bart", f"user: {HOSTILE_DUT_MESSAGE}"),
         encoding="utf-8",
     )
     nlu = folder / "contacts.nlu.yml"
     assert cli(["test", "du", str(dut), "--engine", f"embedded:{nlu}", "--no-output"]) == 1
-    run = _last_run("dut")
+    return _last_run("dut")
+
+
+def test_dut_run_as_html_and_markdown(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    hostile = HOSTILE_DUT_MESSAGE
+    run = hostile_dut_run(tmp_path)
     report = run.summary
     out = tmp_path / "dut.html"
     assert _show(run.id, "-f", "html", "-o", str(out)) == 0
@@ -224,5 +232,29 @@ async def test_conversation_report_in_chromium_has_no_console_error(
         await page.evaluate("document.querySelectorAll('table.results th')[3].click()")
         assert await page.evaluate(outcomes) == ["failed", "failed", "passed"]
         await page.screenshot(tmp_path / "report.png")
+        assert not await page.evaluate("window.alerted")
+        assert page.errors == []
+
+
+@needs_chromium
+async def test_dut_report_in_chromium_has_no_console_error(tmp_path: Path) -> None:
+    """The DUT report opens in a real browser without a console error, its command table
+    sorts, and the hostile user message is text (no alert)."""
+    import asyncio
+
+    run = await asyncio.to_thread(hostile_dut_run, tmp_path)  # the CLI runs its own loop
+    out = tmp_path / "dut.html"
+    assert _show(run.id, "-f", "html", "-o", str(out)) == 0
+    async with chromium_page() as page:
+        await page.goto(out.as_uri())
+        await page.evaluate(
+            "window.alerted = false; window.alert = () => { window.alerted = true; }"
+        )
+        assert await page.evaluate("document.querySelectorAll('script').length") == 1
+        assert HOSTILE_DUT_MESSAGE in await page.evaluate("document.body.innerText")
+        names = "Array.from(document.querySelectorAll('table.commands tbody tr')).map(r => r.cells[0].dataset.v)"
+        await page.evaluate("document.querySelectorAll('table.commands th')[0].click()")
+        shown = await page.evaluate(names)
+        assert shown == sorted(shown) and len(shown) == len(run.summary["command_metrics"])
         assert not await page.evaluate("window.alerted")
         assert page.errors == []
