@@ -126,20 +126,28 @@ def test_stories_run_as_html_and_markdown(
     assert f"| {figures.conversation_accuracy:.3f} | {figures.f1:.3f} |" in text
 
 
-def test_dut_run_as_html_and_markdown(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+HOSTILE_DUT_MESSAGE = "just Bart <script>alert(1)</script>"
+
+
+def hostile_dut_run(tmp_path: Path) -> Any:
+    """A DUT run of the sample whose failing user message carries a script."""
     folder = tmp_path / "dut"
     folder.mkdir()
     for name in ("contacts.dut.yml", "contacts.flows.yml", "contacts.nlu.yml"):
         shutil.copy(SAMPLES / name, folder / name)
     dut = folder / "contacts.dut.yml"
-    hostile = "just Bart <script>alert(1)</script>"
     dut.write_text(
-        dut.read_text(encoding="utf-8").replace("user: just Bart", f"user: {hostile}"),
+        dut.read_text(encoding="utf-8").replace("user: just Bart", f"user: {HOSTILE_DUT_MESSAGE}"),
         encoding="utf-8",
     )
     nlu = folder / "contacts.nlu.yml"
     assert cli(["test", "du", str(dut), "--engine", f"embedded:{nlu}", "--no-output"]) == 1
-    run = _last_run("dut")
+    return _last_run("dut")
+
+
+def test_dut_run_as_html_and_markdown(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    hostile = HOSTILE_DUT_MESSAGE
+    run = hostile_dut_run(tmp_path)
     report = run.summary
     out = tmp_path / "dut.html"
     assert _show(run.id, "-f", "html", "-o", str(out)) == 0
@@ -157,7 +165,50 @@ def test_dut_run_as_html_and_markdown(tmp_path: Path, capsys: pytest.CaptureFixt
     text = capsys.readouterr().out
     assert f"| {report['number_of_passed_tests']} | {report['number_of_failed_tests']} |" in text
     assert "just Bart \\<script\\>" in text and not re.search(CONTROLS, text)
-    assert _show(run.id, "-f", "markdown", "--diff-with", run.id) == 2
+    # a baseline goes with Markdown only (DUT runs compare since issue 23: see below)
+    assert _show(run.id, "-f", "html", "--diff-with", run.id) == 2
+
+
+def test_dut_run_as_markdown_with_a_baseline(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``show DUT_RUN -f markdown --diff-with OTHER``: the test cases that broke and were fixed,
+    paired and compared by the same function as E2E runs' (``diff_items``)."""
+    from nlu_tui.reports.item_diff import diff_items
+
+    folder = tmp_path / "dut"
+    folder.mkdir()
+    for name in ("contacts.dut.yml", "contacts.flows.yml", "contacts.nlu.yml"):
+        shutil.copy(SAMPLES / name, folder / name)
+    dut, nlu = folder / "contacts.dut.yml", folder / "contacts.nlu.yml"
+    original = dut.read_text(encoding="utf-8")
+    # the baseline: "user removes a contact" says something the bot cannot understand
+    dut.write_text(
+        original.replace("delete @maria from my contacts", "xyzzy plugh"), encoding="utf-8"
+    )
+    cli(["test", "du", str(dut), "--engine", f"embedded:{nlu}", "--no-output"])
+    before = _last_run("dut")
+    dut.write_text(original, encoding="utf-8")
+    cli(["test", "du", str(dut), "--engine", f"embedded:{nlu}", "--no-output"])
+    after = _last_run("dut")
+    assert before.id != after.id
+    store = RunStore()
+    diff = diff_items(store.load_items(before.id), store.load_items(after.id))
+    assert [n.split(" (")[0] for n in diff.fixed] == ["user removes a contact"] and not diff.broke
+    capsys.readouterr()
+    assert _show(after.id, "-f", "markdown", "--diff-with", before.id) == 0
+    text = capsys.readouterr().out
+    assert f"#### Against run `{before.id}`" in text
+    section = text[text.index("#### Against run") :]
+    assert "**Broke: 0**" in section and "**Fixed: 1**" in section, section
+    assert "- user removes a contact \\(" in section, section
+    capsys.readouterr()
+    assert _show(before.id, "-f", "markdown", "--diff-with", after.id) == 0
+    section = capsys.readouterr().out.split("#### Against run")[1]
+    assert "**Broke: 1**" in section and "- user removes a contact \\(" in section, section
+    # the same run against itself: no changes
+    assert _show(after.id, "-f", "markdown", "--diff-with", after.id) == 0
+    assert "No changes: every test case has the same outcome." in capsys.readouterr().out
 
 
 @needs_chromium
@@ -181,5 +232,29 @@ async def test_conversation_report_in_chromium_has_no_console_error(
         await page.evaluate("document.querySelectorAll('table.results th')[3].click()")
         assert await page.evaluate(outcomes) == ["failed", "failed", "passed"]
         await page.screenshot(tmp_path / "report.png")
+        assert not await page.evaluate("window.alerted")
+        assert page.errors == []
+
+
+@needs_chromium
+async def test_dut_report_in_chromium_has_no_console_error(tmp_path: Path) -> None:
+    """The DUT report opens in a real browser without a console error, its command table
+    sorts, and the hostile user message is text (no alert)."""
+    import asyncio
+
+    run = await asyncio.to_thread(hostile_dut_run, tmp_path)  # the CLI runs its own loop
+    out = tmp_path / "dut.html"
+    assert _show(run.id, "-f", "html", "-o", str(out)) == 0
+    async with chromium_page() as page:
+        await page.goto(out.as_uri())
+        await page.evaluate(
+            "window.alerted = false; window.alert = () => { window.alerted = true; }"
+        )
+        assert await page.evaluate("document.querySelectorAll('script').length") == 1
+        assert HOSTILE_DUT_MESSAGE in await page.evaluate("document.body.innerText")
+        names = "Array.from(document.querySelectorAll('table.commands tbody tr')).map(r => r.cells[0].dataset.v)"
+        await page.evaluate("document.querySelectorAll('table.commands th')[0].click()")
+        shown = await page.evaluate(names)
+        assert shown == sorted(shown) and len(shown) == len(run.summary["command_metrics"])
         assert not await page.evaluate("window.alerted")
         assert page.errors == []

@@ -539,7 +539,8 @@ def test_the_expected_column_fits_the_shown_test_case_not_the_longest_seen(
     def expected_width(screen: ConversationScreen) -> int:
         turns = screen.query_one("#conv-turns", DataTable)
         (column,) = [c for c in turns.columns.values() if str(c.label) == "Expected"]
-        return column.content_width
+        # the width it is drawn at (fitted widths are fixed: content_width is not what shows)
+        return column.get_render_width(turns) - 2 * turns.cell_padding
 
     async def scenario() -> None:
         app = ConvApp()

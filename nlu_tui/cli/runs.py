@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from nlu_tui.cli import exitcodes
 from nlu_tui.cli.engine_options import add_strict_permissions
 from nlu_tui.cli.say import say, say_warning, write_json, write_machine
+from nlu_tui.run_pages import PAGE_KINDS
 
 if TYPE_CHECKING:
     from nlu_tui.runservice import RunJob, RunOutcome, RunRequest
@@ -846,54 +847,18 @@ def _show_comparison(store: RunStore, args: argparse.Namespace) -> int:
     return exitcodes.OK
 
 
-PAGE_KINDS = ("e2e", "stories", "dut")
-"""Kinds of run other than batch tests that ``show -f html`` and ``-f markdown`` write."""
-
-
 def _show_page(
     store: RunStore, run: Any, fmt: str, output: Path | None, baseline: str | None
 ) -> int:
-    """``show -f html|markdown`` of a conversation or DUT run: printed, or written to FILE."""
-    from nlu_tui.errors import InputError
+    """``show -f html|markdown`` of a conversation or DUT run: printed, or written to FILE
+    (:mod:`nlu_tui.run_pages`, as the workbench's Export writes it)."""
+    from nlu_tui.run_pages import page_text, write_page
 
-    if baseline is not None and (fmt != "markdown" or run.kind == "dut"):
-        raise InputError(
-            "--diff-with goes with -f markdown of a batch-test or conversation run",
-            field="--diff-with",
-        )
-    if run.kind == "dut":
-        from nlu_tui.dut.report_pages import dut_html, dut_markdown
-
-        text = dut_html(run) if fmt == "html" else dut_markdown(run)
-    else:
-        from nlu_tui.conversation.report_pages import conversation_html, conversation_markdown
-        from nlu_tui.store.records import StoredItem
-
-        items = [i for i in store.load_items(run.id) if isinstance(i, StoredItem)]
-        if fmt == "html":
-            text = conversation_html(run, items)
-        else:
-            diff = None
-            if baseline is not None:
-                from nlu_tui.conversation.rundiff import diff_items
-
-                before = store.get_run(baseline)  # an unknown id: one line, exit 2
-                if before.kind != run.kind:
-                    raise InputError(
-                        f"run {before.id} is a {before.kind} run; --diff-with takes a "
-                        f"{run.kind} run here",
-                        field="--diff-with",
-                    )
-                old = [i for i in store.load_items(before.id) if isinstance(i, StoredItem)]
-                diff = diff_items(old, items)
-                baseline = before.id
-            text = conversation_markdown(run, items, diff=diff, baseline=baseline)
     if output is None:
+        text = page_text(store, run, fmt, baseline)
         write_machine(text if text.endswith("\n") else text + "\n")
         return exitcodes.OK
-    from nlu_tui.fileio import atomic_write_text
-
-    atomic_write_text(output, text)
+    write_page(store, run.id, fmt, output, baseline)
     say(f"wrote {output}", file=sys.stderr)
     return exitcodes.OK
 

@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from nlu_tui.conversation.reports import assertion_accuracy, story_figures
-from nlu_tui.conversation.rundiff import ItemDiff
 from nlu_tui.reports.common import iso_time
 from nlu_tui.reports.html_report import html_document, meta_table
+from nlu_tui.reports.item_diff import ItemDiff, item_diff_markdown
 from nlu_tui.store.records import RunRecord, StoredItem
 from nlu_tui.textsafe import inert_html as h
 from nlu_tui.textsafe import inert_markdown as md
@@ -288,20 +288,5 @@ def conversation_markdown(
             lines.append(f"| … | {len(bad) - LISTED} more | |")
         lines.append("")
     if diff is not None:
-        lines += [f"#### Against run `{md(baseline or '?')}`", ""]
-        if not (diff.broke or diff.fixed or diff.added or diff.removed):
-            lines += ["No changes: every test case has the same outcome.", ""]
-        for title, names in (("Broke", diff.broke), ("Fixed", diff.fixed)):
-            lines += [f"**{title}: {len(names)}**", ""]
-            lines += [f"- {md(name)}" for name in names[:LISTED]]
-            if len(names) > LISTED:
-                lines.append(f"- … {len(names) - LISTED} more")
-            if names:
-                lines.append("")
-        if diff.added or diff.removed:
-            lines += [
-                f"{len(diff.added)} test cases only in this run, "
-                f"{len(diff.removed)} only in the baseline.",
-                "",
-            ]
+        lines += item_diff_markdown(diff, baseline)
     return "\n".join(lines)

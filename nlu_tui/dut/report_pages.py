@@ -14,6 +14,7 @@ from typing import Any
 
 from nlu_tui.reports.common import iso_time
 from nlu_tui.reports.html_report import html_document, meta_table
+from nlu_tui.reports.item_diff import ItemDiff, item_diff_markdown
 from nlu_tui.store.records import RunRecord
 from nlu_tui.textsafe import inert_html as h
 from nlu_tui.textsafe import inert_markdown as md
@@ -165,8 +166,11 @@ def _failed_steps(steps: list[dict[str, Any]]) -> str:
     return "".join(out)
 
 
-def dut_markdown(run: RunRecord) -> str:
-    """The pull-request summary of a DUT run."""
+def dut_markdown(
+    run: RunRecord, *, diff: ItemDiff | None = None, baseline: str | None = None
+) -> str:
+    """The pull-request summary of a DUT run; with ``diff`` (this run's test cases against
+    ``baseline``'s, :func:`nlu_tui.reports.item_diff.diff_items`), what broke and was fixed."""
     report = run.summary
     status = f" ({md(run.status.value)})" if run.status.value != "success" else ""
     lines = [
@@ -177,7 +181,10 @@ def dut_markdown(run: RunRecord) -> str:
         "",
     ]
     if "command_metrics" not in report:
-        return "\n".join([*lines, "No figures stored: the run ended before any test case.", ""])
+        lines += ["No figures stored: the run ended before any test case.", ""]
+        if diff is not None:
+            lines += item_diff_markdown(diff, baseline)
+        return "\n".join(lines)
     accuracy = report.get("accuracy") or {}
     f1 = report.get("f1_score") or {}
     lines += [
@@ -212,4 +219,6 @@ def dut_markdown(run: RunRecord) -> str:
         if len(steps) > LISTED:
             lines.append(f"| … | {len(steps) - LISTED} more |")
         lines.append("")
+    if diff is not None:
+        lines += item_diff_markdown(diff, baseline)
     return "\n".join(lines)

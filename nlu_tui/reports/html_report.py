@@ -19,6 +19,7 @@ from nlu_tui.model import ResultType
 from nlu_tui.reports.common import ResultRow, RunMeta, iso_time
 from nlu_tui.reports.prepared import PreparedRun, prepare_run
 from nlu_tui.scoring.case import DEFAULT_OPTIONS, ScoringOptions
+from nlu_tui.scoring.intent_report import NO_INTENT_LABEL, shown_label
 from nlu_tui.textsafe import inert_html as h
 
 FAILED_KINDS = (ResultType.FP, ResultType.FN, ResultType.ERROR)
@@ -85,8 +86,8 @@ def failed_rows_html(prepared: PreparedRun, meta: RunMeta, lo: int, hi: int) -> 
         kind = result.result
         if kind not in FAILED_KINDS:
             continue
-        expected = ", ".join(i.name for i in case.intents) or "(none)"
-        matched = result.matched_intent or "(none)"
+        expected = ", ".join(i.name for i in case.intents) or NO_INTENT_LABEL
+        matched = shown_label(result.matched_intent, prepared.options)
         wrong_entities = "; ".join(
             f"{e.name}: expected {e.expected!s}, got {e.matched!s}"
             for e in result.entities
@@ -160,8 +161,9 @@ def _intent_table(prepared: PreparedRun) -> str:
         values = (row.get("precision"), row.get("recall"), row.get("f1-score"))
         support = int(row.get("support", 0))
         cells = "".join(f'<td class="n" data-v="{v:.6f}">{v:.4f}</td>' for v in values)
+        name = shown_label(label, prepared.options)
         body.append(
-            f'<tr><td data-v="{h(label)}">{h(label)}</td>{cells}'
+            f'<tr><td data-v="{h(name)}">{h(name)}</td>{cells}'
             f'<td class="n" data-v="{support}">{support}</td></tr>'
         )
     averages: list[str] = []
@@ -225,12 +227,13 @@ def _confusion(prepared: PreparedRun) -> str:
 
     table = confusion_table(prepared.rows, prepared.options, labels=prepared.labels)
     labels = table.labels
+    shown = {label: shown_label(label, prepared.options) for label in labels}
     parts = ['<h2 id="confusion">Confusion</h2>']
     errors = table.errors()
     if not errors:
         parts.append("<p>No confusion: every scored case matched its expected intent.</p>")
     if labels and len(labels) <= MAX_CONFUSION_LABELS:
-        head = "".join(f"<th>{h(label)}</th>" for label in labels)
+        head = "".join(f"<th>{h(shown[label])}</th>" for label in labels)
         rows: list[str] = []
         for expected in labels:
             cells: list[str] = []
@@ -238,7 +241,7 @@ def _confusion(prepared: PreparedRun) -> str:
                 n = table.count(expected, matched)
                 cls = "diag" if expected == matched and n else ("off" if n else "")
                 cells.append(f'<td class="{cls}">{n or ""}</td>')
-            rows.append(f"<tr><th>{h(expected)}</th>{''.join(cells)}</tr>")
+            rows.append(f"<tr><th>{h(shown[expected])}</th>{''.join(cells)}</tr>")
         parts.append(
             '<p class="muted">Rows: expected intent; columns: matched intent.</p>'
             f'<div class="wide"><table class="cm"><thead><tr><th></th>{head}</tr></thead>'
@@ -246,7 +249,9 @@ def _confusion(prepared: PreparedRun) -> str:
         )
     if errors:
         items = "".join(
-            f'<tr><td>{h(c.expected)}</td><td>{h(c.matched)}</td><td class="n">{c.count}</td></tr>'
+            f"<tr><td>{h(shown_label(c.expected, prepared.options))}</td>"
+            f"<td>{h(shown_label(c.matched, prepared.options))}</td>"
+            f'<td class="n">{c.count}</td></tr>'
             for c in errors[:MAX_CONFUSION_PAIRS]
         )
         more = len(errors) - MAX_CONFUSION_PAIRS

@@ -23,6 +23,7 @@ from nlu_tui.reports.kore_csv import expected_intent_text, matched_intent_text
 from nlu_tui.reports.metric_spec import KORE, kore_spec, settings_pairs
 from nlu_tui.reports.prepared import PreparedRun, prepare_run
 from nlu_tui.scoring.case import DEFAULT_OPTIONS, ScoringOptions
+from nlu_tui.scoring.intent_report import NO_INTENT_LABEL
 
 # What XML 1.0 cannot carry: the complement of #x9 | #xA | #xD | [#x20-#xD7FF] |
 # [#xE000-#xFFFD] | [#x10000-#x10FFFF], written as a positive class (3x faster to search).
@@ -98,13 +99,18 @@ def _attr_values(texts: Sequence[str]) -> list[str]:
     return _escape_attr_chars(joined).split(_SEPARATOR)
 
 
+def _named(intent: str) -> str:
+    """An intent in a failure line: its name quoted, or :data:`NO_INTENT_LABEL` without one."""
+    return repr(intent) if intent else NO_INTENT_LABEL
+
+
 def failure_details(case: TestCase, prediction: Prediction | None, result: CaseResult) -> list[str]:
     """What went wrong, one line per problem (empty when the case passed)."""
     lines: list[str] = []
     if result.result in (ResultType.FP, ResultType.FN):
         lines.append(
-            f"{result.result.value}: expected intent {expected_intent_text(case) or '(none)'!r}, "
-            f"matched {matched_intent_text(result, prediction) or '(none)'!r}"
+            f"{result.result.value}: expected intent {_named(expected_intent_text(case))}, "
+            f"matched {_named(matched_intent_text(result, prediction))}"
         )
     for e in result.entities:
         if not e.ok:

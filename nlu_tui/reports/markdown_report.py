@@ -17,6 +17,7 @@ from nlu_tui.model import CaseResult
 from nlu_tui.reports.common import ResultRow, RunMeta
 from nlu_tui.reports.prepared import PreparedRun, prepare_run
 from nlu_tui.scoring.case import DEFAULT_OPTIONS, ScoringOptions
+from nlu_tui.scoring.intent_report import NO_INTENT_LABEL, shown_label
 from nlu_tui.textsafe import inert_markdown as md
 
 
@@ -77,18 +78,29 @@ def _pct(value: float | None) -> str:
     return "–" if value is None else f"{value * 100:.2f} %"
 
 
+def _intent(label: str | None, options: ScoringOptions) -> str:
+    """An intent in a table cell: its name made inert, or :data:`NO_INTENT_LABEL` as it is
+    (its parentheses are safe, and escaped they read ``\\(no intent\\)`` in plain text)."""
+    shown = shown_label(label, options)
+    return shown if shown == NO_INTENT_LABEL else md(shown)
+
+
 def _delta(value: float | None) -> str:
     return "–" if value is None else f"{value:+.4f}"
 
 
-def _changes(title: str, changes: Sequence[CaseChangeLike]) -> list[str]:
+def _changes(
+    title: str, changes: Sequence[CaseChangeLike], options: ScoringOptions = DEFAULT_OPTIONS
+) -> list[str]:
     lines = [f"**{title}: {len(changes)}**", ""]
     if not changes:
         return lines
     lines += ["| case | utterance | before | after |", "|---|---|---|---|"]
     for change in changes[:LISTED_CHANGES]:
-        before = f"{change.before.result.value} {md(change.before.matched_intent or '(none)')}"
-        after = f"{change.after.result.value} {md(change.after.matched_intent or '(none)')}"
+        before = change.before.result.value
+        before += f" {_intent(change.before.matched_intent, options)}"
+        after = change.after.result.value
+        after += f" {_intent(change.after.matched_intent, options)}"
         lines.append(f"| {md(change.case_id)} | {md(change.utterance)} | {before} | {after} |")
     if len(changes) > LISTED_CHANGES:
         lines.append(f"| … | {len(changes) - LISTED_CHANGES} more | | |")
@@ -131,21 +143,22 @@ def markdown_text(
         lines += ["**Weakest intents**", "", "| intent | F1 | support |", "|---|---:|---:|"]
         for label, row in weakest[:WEAKEST_INTENTS]:
             lines.append(
-                f"| {md(label)} | {_num(row.get('f1-score'))} | {int(row.get('support', 0))} |"
+                f"| {_intent(label, prepared.options)} | {_num(row.get('f1-score'))} "
+                f"| {int(row.get('support', 0))} |"
             )
         lines.append("")
     if diff is not None:
         lines += [f"#### Against run `{md(baseline or '?')}`", ""]
         if not diff.changes and not diff.only_before and not diff.only_after:
             lines += ["No changes: every case has the same outcome.", ""]
-        lines += _changes("Broke", diff.broke)
-        lines += _changes("Fixed", diff.fixed)
+        lines += _changes("Broke", diff.broke, prepared.options)
+        lines += _changes("Fixed", diff.fixed, prepared.options)
         moved = [d for d in diff.intent_deltas if d.delta not in (None, 0.0)]
         if moved:
             lines += ["| intent | F1 before | F1 after | change |", "|---|---:|---:|---:|"]
             for d in moved[:LISTED_CHANGES]:
                 lines.append(
-                    f"| {md(d.intent)} | {_num(d.f1_before)} | {_num(d.f1_after)} | {_delta(d.delta)} |"
+                    f"| {_intent(d.intent, prepared.options)} | {_num(d.f1_before)} | {_num(d.f1_after)} | {_delta(d.delta)} |"
                 )
             lines.append("")
         if diff.only_before or diff.only_after:

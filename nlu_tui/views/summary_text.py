@@ -12,6 +12,7 @@ from rich.text import Text
 
 from nlu_tui.model import RunStatus
 from nlu_tui.textsafe import inert
+from nlu_tui.views.counts import counted
 
 if TYPE_CHECKING:
     from nlu_tui.runner.events import ProgressEvent
@@ -95,7 +96,9 @@ def summary_text(
     if record.kind == "nlu-comparison":
         title = stored_title(record) or "comparison"
         text.append(inert("\n".join([title, *comparison_compact_lines(record)])))
-        text.append(f"\n{record.done}/{record.total} models trained and tested; no cases to list")
+        text.append(
+            f"\n{record.done}/{counted(record.total, 'model')} trained and tested; no cases to list"
+        )
         return text
     evaluation = stored_title(record)
     if evaluation is not None:
@@ -132,19 +135,34 @@ def summary_text(
 
 
 def progress_text(event: ProgressEvent) -> Text:
-    """The live line under the progress bar; while the engine opens, what it is doing (a
-    resumed run keeps its stored count in front)."""
+    """The live lines under the progress bar: how far (:func:`progress_rate_text`), then the
+    live counts (:func:`progress_counts_text`)."""
+    text = progress_rate_text(event)
+    text.append("\n")
+    text.append_text(progress_counts_text(event))
+    return text
+
+
+def progress_rate_text(event: ProgressEvent) -> Text:
+    """How far a live run is, on one line: done/total, rate, ETA and elapsed; while the engine
+    opens, what it is doing (a resumed run keeps its stored count in front)."""
     text = Text()
     label = event.phase_label
     if label is not None:
         if event.done:
             text.append(f"{event.done}/{event.total}  ", style="bold")
         text.append(label, style="bold cyan")
-        text.append(f"  elapsed {duration(event.elapsed_s)}\n")
+        text.append(f"  elapsed {duration(event.elapsed_s)}")
     else:
         text.append(f"{event.done}/{event.total}", style="bold")
         eta = "-" if event.eta_s is None else duration(event.eta_s)
-        text.append(f"  {event.rate:.1f}/s  ETA {eta}  elapsed {duration(event.elapsed_s)}\n")
+        text.append(f"  {event.rate:.1f}/s  ETA {eta}  elapsed {duration(event.elapsed_s)}")
+    return text
+
+
+def progress_counts_text(event: ProgressEvent) -> Text:
+    """A live run's counts and figures so far, on one line."""
+    text = Text()
     text.append(f"TP {event.tp}  ", style="green")
     text.append(f"TN {event.tn}  ", style="green")
     text.append(f"FP {event.fp}  ", style="red")

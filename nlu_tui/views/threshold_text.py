@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from nlu_tui.model import EMBEDDED_DEFAULT_THRESHOLD
 from nlu_tui.scoring.thresholds import GRID, Point, ThresholdAnalysis
 from nlu_tui.textsafe import inert
+from nlu_tui.views.counts import counted
 
 if TYPE_CHECKING:
     from nlu_tui.store.records import RunRecord
@@ -70,8 +71,8 @@ def summary_text(run: RunRecord, a: ThresholdAnalysis) -> str:
     cal = a.calibration
     if cal.ece is not None:
         lines.append(
-            f"calibration ECE {cal.ece:.4f}, MCE {cal.mce or 0:.4f} over {cal.cases} answers "
-            f"in {len(cal.bins)} bins"
+            f"calibration ECE {cal.ece:.4f}, MCE {cal.mce or 0:.4f} over {counted(cal.cases, 'answer')} "
+            f"in {counted(len(cal.bins), 'bin')}"
         )
     lines.append(
         f"near-ties  {len(a.near_ties)} of {a.with_margin} ranked cases with the top two "

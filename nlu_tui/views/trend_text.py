@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from nlu_tui.textsafe import inert
+from nlu_tui.views.counts import counted
 
 if TYPE_CHECKING:
     from nlu_tui.trends import CaseTrend, Trend
@@ -43,7 +44,9 @@ def trend_text(trend: Trend) -> str:
     from nlu_tui.store.records import iso
 
     runs = trend.runs
-    lines = [f"trend of {inert(trend.suite, newlines=False)}: {len(runs)} runs, oldest first"]
+    lines = [
+        f"trend of {inert(trend.suite, newlines=False)}: {counted(len(runs), 'run')}, oldest first"
+    ]
     for name, values in (
         ("F1", [r.f1 for r in runs]),
         ("precision", [r.precision for r in runs]),
@@ -69,19 +72,21 @@ def trend_text(trend: Trend) -> str:
     failing = [c for c in trend.cases if c.failing_since is not None]
     flaky = [c for c in trend.cases if c.flaky]
     lines.append("")
-    lines.append(f"failing now: {len(failing)} cases (P passed, F failed, E errored, - not run)")
+    lines.append(
+        f"failing now: {counted(len(failing), 'case')} (P passed, F failed, E errored, - not run)"
+    )
     for c in failing[:MAX_CASE_LINES]:
         lines.append(
             f"  {''.join(c.history)}  {inert(c.case_id, newlines=False)}  failing since run "
-            f"{c.failing_since} ({c.failing_streak} runs)  {inert(_cut(c.utterance, 50), newlines=False)}"
+            f"{c.failing_since} ({counted(c.failing_streak, 'run')})  {inert(_cut(c.utterance, 50), newlines=False)}"
         )
     if len(failing) > MAX_CASE_LINES:
         lines.append(f"  … {len(failing) - MAX_CASE_LINES} more (--json lists every case)")
-    lines.append(f"flaky: {len(flaky)} cases passed and failed within these runs")
+    lines.append(f"flaky: {counted(len(flaky), 'case')} passed and failed within these runs")
     for c in flaky[:MAX_CASE_LINES]:
         lines.append(
             f"  {''.join(c.history)}  {inert(c.case_id, newlines=False)}  flaky in "
-            f"{c.failing_runs} of the last {c.runs} runs  "
+            f"{c.failing_runs} of the last {counted(c.runs, 'run')}  "
             f"{inert(_cut(c.utterance, 50), newlines=False)}"
         )
     if len(flaky) > MAX_CASE_LINES:

@@ -23,11 +23,14 @@ from textual.widgets import DataTable, Input, Static, TabbedContent, TabPane
 from nlu_tui.store.records import StoredItem
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.commands import PaletteCommand
+from nlu_tui.ui.screens.page_export import EXPORT_TOOLTIP
 from nlu_tui.ui.state import workbench, workspace_root
+from nlu_tui.ui.widgets.fast_table import GiveWay, cells_width, fit_widths, give_way_steps
 from nlu_tui.ui.widgets.footer import BudgetFooter
 from nlu_tui.ui.widgets.inert_fields import TextField
 from nlu_tui.ui.workers import ReportsFailedWorkers
 from nlu_tui.views.conversation import MET, MISMATCH, NOT_REACHED, conversation_rows
+from nlu_tui.views.counts import counted
 
 DEFAULT_ENGINE = "rasa:http://localhost:5005"
 NOT_RUN = "not run"
@@ -68,14 +71,42 @@ def conversation_files(root: Path) -> list[Path]:
     return found
 
 
+TURN_COLUMNS = (("step", "Step"), ("ok", ""), ("expected", "Expected"), ("actual", "Actual"))
+TURN_FLEX = "expected"
+"""The column holding the user's messages (and what else was expected): it takes the free
+width first, as the utterance does in the cases and results tables."""
+TURN_GIVE_WAY: list[GiveWay] = [("actual", 16), ("expected", 24)]
+"""The turns table's give-way order when the row does not fit: what the bot did shrinks to 16
+cells first, then the expectation to 24 (the ends of both stay in the row, cut with "…")."""
+
+
 def _turn_columns(turns: DataTable[Any]) -> None:
-    for key, label in (
-        ("step", "Step"),
-        ("ok", ""),
-        ("expected", "Expected"),
-        ("actual", "Actual"),
-    ):
+    for key, label in TURN_COLUMNS:
         turns.add_column(label, key=key)
+
+
+def fit_turn_columns(turns: DataTable[Any], natural: list[int]) -> None:
+    """Fix the turns table's column widths: the natural (content) widths fitted to the table's
+    width by :func:`~nlu_tui.ui.widgets.fast_table.fit_widths`, the user messages first."""
+    available = turns.scrollable_content_region.width or turns.size.width
+    if available <= 0 or len(natural) != len(TURN_COLUMNS):
+        for n, column in enumerate(turns.columns.values()):
+            column.content_width = natural[n] if n < len(natural) else column.content_width
+        return
+    keys = [key for key, _label in TURN_COLUMNS]
+    available = cells_width(available, turns.size.height, turns.row_count)
+    widths = fit_widths(
+        natural,
+        available,
+        steps=give_way_steps(keys, TURN_GIVE_WAY),
+        flex=keys.index(TURN_FLEX),
+        fill=False,  # a short conversation keeps what the bot did beside it, not at the edge
+    )
+    for column, width in zip(turns.columns.values(), widths, strict=True):
+        column.auto_width = False
+        column.width = width
+    turns._require_update_dimensions = True
+    turns.refresh()
 
 
 def not_run_items(path: Path) -> list[StoredItem]:
@@ -174,6 +205,7 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
             "run (--coverage-report), and the change since the previous run.",
             show=False,  # in the palette and on `v`; the footer stays as it was
         ),
+        Binding("x", "export", "Export", id="conv.export", tooltip=EXPORT_TOOLTIP),
         Binding(
             "u",
             "resume",
@@ -207,6 +239,8 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
         self.ask_engine = ask_engine
         self.run: Any = None
         self.progress = ""
+        self._turn_widths: list[int] = []
+        """The shown test case's natural column widths in the turns table."""
         self.last_run: tuple[str, str] | None = None
         """The shown run of the file: (run id, status), for ``u`` to resume."""
 
@@ -284,6 +318,8 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
             return False
         if action == "cancel":
             return self.run is not None
+        if action == "export":
+            return self.run is None and self.last_run is not None
         if action == "resume":
             return (
                 self.run is None and self.last_run is not None and (self.last_run[1] in RESUMABLE)
@@ -362,6 +398,11 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
                 "Finish the canceled or interrupted run of the file",
             ),
             PaletteCommand(
+                "conversation: Export…",
+                self.action_export,
+                "The shown run as an HTML page or a Markdown summary",
+            ),
+            PaletteCommand(
                 "conversation: Coverage",
                 self.action_coverage,
                 "Flow steps visited in the shown run and the change since the previous run",
@@ -384,11 +425,11 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
         else:
             text = Text("Conversation tests", style="bold")
         if self.items and all(i.outcome == NOT_RUN for i in self.items):
-            text.append(f"  {len(self.items)} test cases")
+            text.append(f"  {counted(len(self.items), 'test case')}")
         elif self.items or self.progress:
             text.append(f"  {passed} passed, {failed} failed")
             if errors:
-                text.append(f", {errors} errors")
+                text.append(f", {counted(errors, 'error')}")
         if self.progress:
             text.append(f"  {self.progress}", style="italic")
         self.query_one("#conv-header", Static).update(text)
@@ -417,17 +458,36 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
         cells = []
         for row in conversation_rows(item.data):
             mark, style = ROW_STYLE.get(row.status, ("", ""))
-            expected = Text(f"{row.kind}: {inert(row.expected)}" if row.expected else row.kind)
-            actual = Text(inert(row.actual), style="red" if row.status == MISMATCH else "")
+            expected = Text(
+                f"{row.kind}: {inert(row.expected)}" if row.expected else row.kind,
+                no_wrap=True,
+                overflow="ellipsis",
+            )
+            actual = Text(
+                inert(row.actual),
+                style="red" if row.status == MISMATCH else "",
+                no_wrap=True,
+                overflow="ellipsis",
+            )
             if row.status == MISMATCH:
                 expected.stylize("green")
             cells.append((Text(str(row.position + 1)), Text(mark, style=style), expected, actual))
             turns.add_row(*cells[-1])
         # the widths fit this test case: the table's own only grow, so one long step of another
         # test case kept Expected wide and cut what the bot did (Actual) off the screen
-        for n, column in enumerate(turns.columns.values()):
-            column.content_width = max([column.label.cell_len, *(row[n].cell_len for row in cells)])
+        self._turn_widths = [
+            max([column.label.cell_len, *(row[n].cell_len for row in cells)])
+            for n, column in enumerate(turns.columns.values())
+        ]
+        fit_turn_columns(turns, self._turn_widths)
         self.query_one("#conv-diff", Static).update(diff_text(item))
+
+    def on_resize(self) -> None:
+        """Fit the turns table again to its new width (and once it is first laid out)."""
+        if self._turn_widths:
+            self.call_after_refresh(
+                fit_turn_columns, self.query_one("#conv-turns", DataTable), self._turn_widths
+            )
 
     @on(DataTable.RowHighlighted, "#conv-cases")
     def _case_selected(self, event: DataTable.RowHighlighted) -> None:
@@ -543,6 +603,19 @@ class ConversationScreen(ReportsFailedWorkers, Screen[None]):
         current = (run.summary or {}).get(SUMMARY_KEY)
         previous = previous_coverage(store, run) if current else None
         self.app.call_from_thread(self._show_coverage, current, previous)
+
+    def action_export(self) -> None:
+        """``x``: the shown run as an HTML page or a Markdown summary (as ``nlu-tui show RUN
+        -f html|markdown -o FILE`` writes them), by default beside the test file."""
+        from nlu_tui.ui.screens.page_export import export_run_page
+
+        if self.run is not None or self.last_run is None:
+            self.notify("Run the file first (r): then its run can be exported.", timeout=3)
+            return
+        files = self.files or []
+        table = self.query_one("#conv-files", DataTable)
+        path = files[min(table.cursor_row, len(files) - 1)] if files else None
+        export_run_page(self, self.last_run[0], path)
 
     def action_focus_engine(self) -> None:
         self.query_one("#conv-engine", Input).focus()

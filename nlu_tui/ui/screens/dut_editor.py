@@ -20,6 +20,7 @@ from textual.widgets import Footer, Input, Label, Select, Static
 
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.widgets.inert_fields import TextField
+from nlu_tui.views.counts import counted
 
 
 class DutEditorScreen(Screen[None]):
@@ -247,7 +248,7 @@ class DutEditorScreen(Screen[None]):
             cases = self.query_one("#dut-editor-case", Select)
             cases.set_options([(inert(c.name), str(i)) for i, c in enumerate(self.data.test_cases)])
             cases.value = str(self.case_index)
-            what = f"Added {len(result)} generated test case{'s' if len(result) != 1 else ''}"
+            what = f"Added {counted(len(result), 'generated test case')}"
             self._status(f"{what} to {path.name}")
             self.app.notify(what)
 

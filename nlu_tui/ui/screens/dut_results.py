@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from nlu_tui.textsafe import inert
+from nlu_tui.ui.screens.page_export import EXPORT_TOOLTIP
 from nlu_tui.views.dut_view import METRIC_COLUMNS, failed_step_lines, headline, metric_rows
 
 
@@ -25,16 +26,33 @@ class DutResultsScreen(ModalScreen[None]):
         border: thick $primary 60%; background: $surface; padding: 0 1;
     }
     """
-    BINDINGS = [Binding("escape,q", "close", "Close", id="dut.close", tooltip="Close")]
+    BINDINGS = [
+        Binding("escape,q", "close", "Close", id="dut.close", tooltip="Close"),
+        Binding("x", "export", "Export", id="dut.export", tooltip=EXPORT_TOOLTIP),
+    ]
 
-    def __init__(self, title: str, summary: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        title: str,
+        summary: dict[str, Any],
+        *,
+        run_id: str | None = None,
+        suite_path: str | None = None,
+    ) -> None:
+        """``run_id`` (the stored run shown) makes ``x`` export it; ``suite_path`` is where
+        the export goes by default (beside the test file)."""
         super().__init__()
         self.title_text = title
         self.summary = summary
+        self.run_id = run_id
+        self.suite_path = suite_path
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            yield Static(Text(inert(self.title_text), style="bold"), id="dut-title")
+            title = Text(inert(self.title_text), style="bold")
+            if self.run_id is not None:
+                title.append("  x exports it (HTML, Markdown) · Esc closes", style="dim")
+            yield Static(title, id="dut-title")
             yield Static(Text("\n".join(inert(x) for x in headline(self.summary))), id="dut-head")
             yield Static(self._metrics(), id="dut-metrics")
             yield Static(Text("Failed steps", style="bold"), id="dut-failed-title")
@@ -52,6 +70,17 @@ class DutResultsScreen(ModalScreen[None]):
     def action_close(self) -> None:
         self.dismiss(None)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return action != "export" or self.run_id is not None
+
+    def action_export(self) -> None:
+        """``x``: the run as an HTML page or a Markdown summary, as ``nlu-tui show RUN -f
+        html|markdown -o FILE`` writes them."""
+        from nlu_tui.ui.screens.page_export import export_run_page
+
+        if self.run_id is not None:
+            export_run_page(self, self.run_id, self.suite_path)
+
 
 def open_latest_dut_run(app: Any) -> None:
     """Show the newest DUT run of the store (a notice when there is none)."""
@@ -64,4 +93,4 @@ def open_latest_dut_run(app: Any) -> None:
         return
     run = max(runs, key=lambda r: r.started_at)
     title = f"DUT run {run.id}: {run.suite_name} on {run.engine_name} ({run.status})"
-    app.push_screen(DutResultsScreen(title, run.summary))
+    app.push_screen(DutResultsScreen(title, run.summary, run_id=run.id, suite_path=run.suite_path))

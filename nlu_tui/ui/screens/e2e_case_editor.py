@@ -27,6 +27,7 @@ from nlu_tui.errors import InputError, NluTuiError
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.widgets.footer import BudgetFooter
 from nlu_tui.ui.widgets.inert_fields import TextField
+from nlu_tui.views.counts import counted
 
 KINDS = [(k.value, k.value) for k in StepKind]
 
@@ -209,7 +210,7 @@ class E2ECaseEditor(ModalScreen[bool]):
             if step.metadata_name:  # kept as they are; shown so that they are not a surprise
                 value.append(f"  metadata: {inert(step.metadata_name)}", style="dim")
             if step.commands:
-                value.append(f"  {len(step.commands)} commands", style="dim")
+                value.append(f"  {counted(len(step.commands), 'command')}", style="dim")
             table.add_row(str(n), mark, step.kind.value, value)
         if self.steps:
             table.move_cursor(row=max(0, min(cursor, len(self.steps) - 1)))

@@ -28,6 +28,7 @@ from nlu_tui.ui.compact import make_compact
 from nlu_tui.ui.state import cursor_blinks, workbench, workspace_root
 from nlu_tui.ui.widgets.inert_fields import InertDirectoryTree, TextField
 from nlu_tui.ui.workers import ReportsFailedWorkers
+from nlu_tui.views.counts import counted
 
 PREVIEW_ROWS = 200
 AUTO = "auto"
@@ -225,7 +226,8 @@ class ImportScreen(ReportsFailedWorkers, ModalScreen[Path | None]):
         self.previewed = suite
         how = "detected" if detected else "chosen"
         summary = (
-            f"{suite.name}: {len(suite.cases)} cases, {len(suite.intents_covered())} intents"
+            f"{suite.name}: {counted(len(suite.cases), 'case')}, "
+            f"{counted(len(suite.intents_covered()), 'intent')}"
             f" (format {fmt}, {how})"
         )
         name_input = self.query_one("#suite-name", Input)

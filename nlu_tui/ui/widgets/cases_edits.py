@@ -24,6 +24,7 @@ from nlu_tui.model import Suite, TestCase
 from nlu_tui.ui.messages import SuiteChanged
 from nlu_tui.ui.state import workbench
 from nlu_tui.ui.workers import ReportsFailedWorkers, describe
+from nlu_tui.views.counts import counted
 
 if TYPE_CHECKING:
     from nlu_tui.workspace import Workspace
@@ -109,7 +110,7 @@ class CaseEdits(ReportsFailedWorkers, Vertical):
             cases = list(suite.cases)
             if case is None:
                 cases.extend(result)
-                what = f"Added {len(result)} case{'s' if len(result) != 1 else ''}"
+                what = f"Added {counted(len(result), 'case')}"
             else:
                 index = next(i for i, c in enumerate(cases) if c.id == case.id)
                 cases[index : index + 1] = result
@@ -132,7 +133,7 @@ class CaseEdits(ReportsFailedWorkers, Vertical):
 
         def done(result: list[TestCase] | None) -> None:
             if result:
-                what = f"Added {len(result)} generated case{'s' if len(result) != 1 else ''}"
+                what = f"Added {counted(len(result), 'generated case')}"
                 self.apply_change(what, [*suite.cases, *result], cursor=result[0].id)
 
         self.app.push_screen(GenerateScreen(suite, intents, intent), done)
@@ -159,7 +160,7 @@ class CaseEdits(ReportsFailedWorkers, Vertical):
                 else c
                 for c in suite.cases
             ]
-            self.apply_change(f"Tagged {len(ids)} cases", cases)
+            self.apply_change(f"Tagged {counted(len(ids), 'case')}", cases)
 
         self.app.push_screen(
             PromptScreen(
@@ -183,7 +184,7 @@ class CaseEdits(ReportsFailedWorkers, Vertical):
                 gone = set(ids)
                 self.selected -= gone
                 cases = [c for c in suite.cases if c.id not in gone]
-                self.apply_change(f"Deleted {len(gone)} cases", cases)
+                self.apply_change(f"Deleted {counted(len(gone), 'case')}", cases)
 
         self.app.push_screen(
             ConfirmDialog(f"Delete {len(ids)} case(s)? Undo with z or Ctrl+Z."), confirmed
@@ -228,7 +229,7 @@ class CaseEdits(ReportsFailedWorkers, Vertical):
 
         def finish() -> None:
             self.selected -= wanted
-            self.apply_change(f"Moved {len(moving)} cases to {target.name}", remaining)
+            self.apply_change(f"Moved {counted(len(moving), 'case')} to {target.name}", remaining)
 
         self.app.call_from_thread(finish)
 

@@ -9,6 +9,7 @@ from textual.widgets import Label
 
 from nlu_tui.textsafe import inert
 from nlu_tui.views.cases import COLUMNS
+from nlu_tui.views.counts import counted
 
 
 @dataclass
@@ -28,15 +29,15 @@ class CasesStatusFacts:
 
 def loading_text(path: Path, fraction: float, shown: int) -> str:
     return inert(
-        f"loading {path.name} {fraction:.0%}… · {shown} cases so far · editing once loaded",
+        f"loading {path.name} {fraction:.0%}… · {counted(shown, 'case')} so far · editing once loaded",
         newlines=False,
     )
 
 
 def status_text(facts: CasesStatusFacts) -> str:
     if facts.previewing:  # the first rows are drawn; the table is on its way
-        return f"{facts.total} cases"
-    parts = [f"{facts.shown} of {facts.total} cases"]
+        return counted(facts.total, "case")
+    parts = [f"{facts.shown} of {counted(facts.total, 'case')}"]
     if facts.marked:
         parts.append(f"{facts.marked} marked")
     if facts.with_problems:

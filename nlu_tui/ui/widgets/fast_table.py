@@ -75,6 +75,7 @@ def fit_widths(
     *,
     steps: Sequence[tuple[int, int | None]],
     flex: int | None = None,
+    fill: bool = True,
 ) -> list[int]:
     """Content widths that fit a table's columns into ``available`` cells, the utterance first.
 
@@ -87,8 +88,9 @@ def fit_widths(
        keep their full width and come back by scrolling right);
     3. width left over goes to the ``flex`` column (the utterance) first, up to its wanted
        width, then back to the shrunk columns, the last shrunk first; when every column is on
-       screen, the utterance takes the rest too, so no cell on the right stays empty (when
-       some are off screen, the rest shows the start of the next column).
+       screen, the utterance takes the rest too (unless ``fill`` is false), so no cell on the
+       right stays empty (when some are off screen, the rest shows the start of the next
+       column).
 
     Pure arithmetic, so tests can check every width without a terminal.
     """
@@ -121,7 +123,7 @@ def fit_widths(
                 take = min(free, wanted[index] - out[index])
                 out[index] += take
                 free -= take
-        if flex is not None and flex < shown == len(out):
+        if fill and flex is not None and flex < shown == len(out):
             out[flex] += free
     return out
 

@@ -21,6 +21,7 @@ from nlu_tui.model import CaseResult, Prediction, ResultType, TestCase
 from nlu_tui.scoring.intent_report import NO_INTENT_LABEL
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.messages import EditCaseRequested
+from nlu_tui.views.counts import counted
 
 if TYPE_CHECKING:
     from nlu_tui.scoring.stability import CaseStability
@@ -106,7 +107,7 @@ def detail_renderable(
         errors = f", {stability.errors} errored" if stability.errors else ""
         parts.append(
             _field(
-                f"{stability.attempts} attempts",
+                counted(stability.attempts, "attempt"),
                 f"{answers_text(stability)}{errors} (agreement {pct(stability.agreement)}, "
                 f"confidence spread {spread})",
                 "bold yellow" if stability.flaky else "",

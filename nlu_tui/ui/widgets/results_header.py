@@ -13,7 +13,7 @@ from nlu_tui.runsessions import RunSession
 from nlu_tui.textsafe import inert
 from nlu_tui.views.summary_text import (
     compact_summary_text,
-    progress_text,
+    progress_counts_text,
     short_engine,
     summary_text,
 )
@@ -53,10 +53,12 @@ class RunHeader(Static):
         self._draw()
 
     def show_live(self, session: RunSession) -> Any:
-        """A run under way; returns its newest progress event (None before the first)."""
+        """A run under way, in two lines (what runs, the counts so far; the pane's bar row
+        under it says how far: three lines in all); returns its newest progress event (None
+        before the first)."""
         self._data = None
         self.tooltip = inert(f"Engine: {session.engine_name}")
-        header = Text(no_wrap=True, overflow="ellipsis")
+        header = Text()
         header.append("▶ running  ", style="bold cyan")
         header.append(inert(session.suite_name, newlines=False), style="bold")
         from nlu_tui.repeats import repeat_of
@@ -68,10 +70,19 @@ class RunHeader(Static):
                 newlines=False,
             )
             + (f" · each case ×{repeat}" if repeat > 1 else "")
-            + "\n"
         )
         event = session.progress()
         if event is not None:
-            header.append_text(progress_text(event))
-        self.update(header)
+            header.append("\n")
+            header.append_text(progress_counts_text(event))
+        self.update(one_line_each(header, self.content_region.width or self.app.size.width))
         return event
+
+
+def one_line_each(text: Text, width: int) -> Text:
+    """``text`` with each line cut to ``width`` cells, ending in "…" (a Static wraps a Text
+    whatever its ``no_wrap``: a long suite name or the live counts took two lines each)."""
+    lines = text.split("\n")
+    for line in lines:
+        line.truncate(max(width, 1), overflow="ellipsis")
+    return Text("\n").join(lines)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from textual.containers import Vertical
 from textual.timer import Timer
-from textual.widgets import ProgressBar
+from textual.widgets import ProgressBar, Static
 
 from nlu_tui.reports.run_data import RunData
 from nlu_tui.runsessions import RunSession
@@ -121,7 +121,15 @@ class LiveResults(ReportsFailedWorkers, Vertical):
         self._seen_rows = session.seed_count
 
     def _draw_live(self, session: RunSession) -> None:
+        """The header's two lines and the bar row under it (three lines at most, so 80×24
+        keeps its rows while a run goes)."""
+        from nlu_tui.views.summary_text import progress_rate_text
+
         event = self.query_one(RunHeader).show_live(session)
-        if event is not None:
-            bar = self.query_one("#results-progress", ProgressBar)
-            bar.update(total=max(event.total, 1), progress=event.done)
+        rate = self.query_one("#results-rate", Static)
+        if event is None:
+            rate.update("starting…")
+            return
+        bar = self.query_one("#results-progress", ProgressBar)
+        bar.update(total=max(event.total, 1), progress=event.done)
+        rate.update(progress_rate_text(event))

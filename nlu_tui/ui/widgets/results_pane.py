@@ -20,9 +20,10 @@ from rich.markup import escape
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.widgets import (
     ProgressBar,
+    Static,
     TabbedContent,
     TabPane,
 )
@@ -87,12 +88,16 @@ class ResultsPane(LiveResults):
     DEFAULT_CSS = """
     ResultsPane { height: 1fr; }
     ResultsPane #results-header { height: auto; padding: 0 1; background: $boost; }
-    ResultsPane #results-live { height: auto; padding: 0 1; display: none; }
+    ResultsPane #results-live { height: 1; padding: 0 1; display: none; }
     ResultsPane.live #results-live { display: block; }
+    ResultsPane #results-live ProgressBar { width: 1fr; }
+    ResultsPane #results-live Bar { width: 1fr; }
+    ResultsPane #results-rate { width: auto; margin-left: 1; }
     ResultsPane #results-filters { height: 1; }
     ResultsPane #results-filters Input { width: 2fr; min-width: 14; }
     ResultsPane #results-filters Select { width: 1fr; max-width: 30; min-width: 12; }
     ResultsPane #results-tabs { height: 1fr; }
+    ResultsPane.compact-tabs #results-tabs Tab { padding: 0 0 0 1; }
     ResultsPane #results-split { height: 1fr; }
     ResultsPane ResultsTable { width: 3fr; }
     ResultsPane ResultDetail { width: 2fr; }
@@ -208,15 +213,22 @@ class ResultsPane(LiveResults):
     """Below this height (stacked) the detail pane is hidden, so the table keeps at least 12
     rows at 80×24; Enter or ``d`` shows it over the table, Esc hides it again."""
 
+    TAB_LABELS_WIDTH = sum(len(title) + 2 for _id, title, _about in RESULT_TABS)
+    """Cells the tab bar takes with Textual's tab padding (one cell either side of a label):
+    narrower, each tab keeps one cell before its label only, so every label still shows
+    (at 80 columns with the suites panel, "Thresholds  Tre" was cut and the bar scrolled)."""
+
     def on_resize(self) -> None:
         stacked = self.size.width < self.STACK_BELOW
         self.set_class(stacked, "stacked")
         self.set_class(stacked and self.size.height < self.COLLAPSE_BELOW, "collapsed")
+        self.set_class(self.size.width < self.TAB_LABELS_WIDTH, "compact-tabs")
 
     def compose(self) -> ComposeResult:
         yield RunHeader()
-        with Vertical(id="results-live"):
+        with Horizontal(id="results-live"):  # one line: the bar, then how far
             yield ProgressBar(total=100, show_eta=False, id="results-progress")
+            yield Static("starting…", id="results-rate")
         with TabbedContent(id="results-tabs"):
             with TabPane("Cases", id="tab-res-cases"):
                 yield ResultsFilterBar()

@@ -19,6 +19,7 @@ from textual.widgets import DataTable, Static, TabPane
 
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.workers import ReportsFailedWorkers
+from nlu_tui.views.counts import counted
 
 TREND_RUNS = 20
 """How many of the suite's runs the tab reads (``nlu-tui trend``'s default)."""
@@ -116,7 +117,7 @@ class TrendTab(ReportsFailedWorkers, TabPane):
 
         metrics = Text()
         metrics.append(
-            inert(f"{trend.suite}: {len(trend.runs)} runs, oldest first", newlines=False)
+            inert(f"{trend.suite}: {counted(len(trend.runs), 'run')}, oldest first", newlines=False)
         )
         for name, spark, first, latest in metric_rows(trend):
             metrics.append(f"\n{name:<11}")

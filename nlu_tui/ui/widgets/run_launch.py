@@ -34,6 +34,7 @@ from nlu_tui.ui.navigation import show_main_tab
 from nlu_tui.ui.state import hosting_workbench, workspace_root
 from nlu_tui.ui.widgets.run_progress import RunEnded, RunUpdated
 from nlu_tui.ui.workers import ReportsFailedWorkers, describe
+from nlu_tui.views.counts import counted
 
 
 class RunLauncher(ReportsFailedWorkers, Vertical):
@@ -308,7 +309,9 @@ class RunLauncher(ReportsFailedWorkers, Vertical):
         progress = session.progress()
         done = progress.done if progress else 0
         if status is RunStatus.CANCELED:
-            self.notify(f"Run canceled; {done}/{session.total} cases done.", severity="warning")
+            self.notify(
+                f"Run canceled; {done}/{counted(session.total, 'case')} done.", severity="warning"
+            )
         elif status is RunStatus.FAILED:
             reason = session.record.reason if session.record else session.error
             self.notify(escape(f"Run failed: {reason}"), severity="error", timeout=8)
@@ -323,7 +326,7 @@ class RunLauncher(ReportsFailedWorkers, Vertical):
             reason = session.record.reason if session.record else ""
             self.notify(escape(f"Run finished with a warning: {reason}"), severity="warning")
         else:
-            self.notify(f"Run finished: {done}/{session.total} cases.", timeout=3)
+            self.notify(f"Run finished: {done}/{counted(session.total, 'case')}.", timeout=3)
         if session.engine_spec and status in (
             RunStatus.SUCCESS,
             RunStatus.SUCCESS_WITH_WARNING,

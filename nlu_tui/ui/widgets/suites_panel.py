@@ -27,6 +27,7 @@ from nlu_tui.ui.messages import SuiteHighlighted, WorkspaceChanged
 from nlu_tui.ui.state import workbench
 from nlu_tui.ui.widgets.store_watch import runs_changed
 from nlu_tui.ui.workers import ReportsFailedWorkers
+from nlu_tui.views.counts import counted
 from nlu_tui.views.summary_text import STATUS_ICON
 from nlu_tui.views.trend_text import sparkline
 from nlu_tui.workspace import DEVELOPER_SUITE_PREFIX, LastRuns, SuiteInfo, Workspace
@@ -77,8 +78,8 @@ def suite_prompt(info: SuiteInfo, spark: list[float] | None = None) -> Group:
         if spark is not None and len(spark) >= 2:
             detail.append(" " + sparkline(spark, low=0.0, high=1.0), style="cyan")
         detail.append(" · ", style="dim")
-    intents = "intents when opened" if info.partial else f"{len(info.intents)} intents"
-    detail.append(f"{info.case_count} cases · {intents}", style="dim")
+    intents = "intents when opened" if info.partial else counted(len(info.intents), "intent")
+    detail.append(f"{counted(info.case_count, 'case')} · {intents}", style="dim")
     return Group(name, detail)
 
 
