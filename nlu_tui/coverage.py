@@ -20,16 +20,16 @@ training recommendations"; this module computes them, without I/O or a face:
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from nlu_tui.model import CaseResult, IntentKind, Prediction, ResultType, Suite, TestCase
-
-if TYPE_CHECKING:  # scoring is imported when a report is built, not by ``nlu-tui --help``
+# The model and scoring are imported where they are used, not here: `nlu-tui --help` reads this
+# module's defaults (DEFAULT_*) and must stay light.
+if TYPE_CHECKING:
+    from nlu_tui.model import CaseResult, IntentKind, Prediction, Suite, TestCase
     from nlu_tui.scoring.case import ScoringOptions
 
 DEFAULT_MIN_CASES = 3
@@ -65,6 +65,8 @@ class Inventory:
             kind = data.intent_kind(name)
             if kind is not None:
                 kinds[name] = kind
+        from nlu_tui.model import IntentKind
+
         traits = [n for n in data.intents if kinds.get(n) is IntentKind.TRAIT]
         return cls(
             source=source,
@@ -295,6 +297,8 @@ def find_leaks(
         n = len(key)
         # ratio = 2M/(a+b) >= near and M <= min(a, b) bound the other length
         low, high = int(n * near / (2 - near)), int(n * (2 - near) / near) + 1
+        import difflib
+
         matcher = difflib.SequenceMatcher(autojunk=False)
         matcher.set_seq2(key)
         best: tuple[float, str, str] | None = None
@@ -320,6 +324,8 @@ def coverage(
     options: ScoringOptions | None = None,
 ) -> Coverage:
     """The suite's coverage of ``inventory`` (see the module docstring)."""
+    from nlu_tui.model import IntentKind
+
     counts: Counter[str] = Counter()
     for case in suite.cases:
         counts.update(case_intents(case, options))
@@ -387,6 +393,7 @@ def add_performance(
 
     ``kinds`` are the inventory's intent kinds: a case whose file and engine name no kind is
     counted under its expected intent's kind in the bot (dialog when the bot names none)."""
+    from nlu_tui.model import ResultType
     from nlu_tui.scoring.case import DEFAULT_OPTIONS, intent_acceptable
     from nlu_tui.scoring.intent_report import build_intent_report, none_label
 
