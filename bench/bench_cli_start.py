@@ -12,7 +12,10 @@ Times, from starting the process to its exit, interleaved round by round:
   (target: 0.4 s). The data folder (run store, parsed-suite cache) is kept between rounds, as
   on a tester's machine; the very first run is not counted;
 - with ``--embedded``, also the same run on the embedded engine, its model trained once before
-  the rounds and then loaded from the model cache.
+  the rounds and then loaded from the model cache;
+- with ``--base DIR``, the nlu-tui commands again from another checkout of the project (e.g. a
+  ``git archive`` of an older commit), interleaved, each with its own data folder: a before and
+  after in one run.
 
 For each it prints min and median wall time and the median CPU time (user + system, from
 ``wait4``: far steadier than wall time when other programs load the machine), and the load
@@ -77,11 +80,14 @@ class RasaParse(BaseHTTPRequestHandler):
         pass
 
 
-def timed(cmd: list[str], env: dict[str, str], expect: int = 0) -> tuple[float, float]:
-    """(wall seconds, CPU seconds) of ``cmd`` from start to exit; its output is discarded."""
+def timed(
+    cmd: list[str], env: dict[str, str], expect: int = 0, cwd: Path = ROOT
+) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of ``cmd`` from start to exit; its output is discarded.
+    ``cwd`` matters: ``python -m nlu_tui`` imports the package from the working directory."""
     began = time.perf_counter()
     proc = subprocess.Popen(
-        cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - began
@@ -107,6 +113,12 @@ def main() -> None:
     parser.add_argument(
         "--embedded", action="store_true", help="also a one-case run on the embedded engine"
     )
+    parser.add_argument(
+        "--base",
+        type=Path,
+        metavar="DIR",
+        help="also run the nlu-tui commands from this other checkout (interleaved)",
+    )
     args = parser.parse_args()
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), RasaParse)
@@ -115,54 +127,66 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         suite = Path(tmp) / "one.suite.yaml"
         suite.write_text(SUITE, encoding="utf-8")
-        data = Path(tmp) / "data"
-        env = dict(os.environ, NLU_TUI_DATA_DIR=str(data), NLU_TUI_CONFIG_DIR=str(data))
-        # an installed program starts from compiled bytecode (pip writes it); without it every
-        # module is compiled from source on each start, which no user pays
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
         nlu = [sys.executable, "-m", "nlu_tui"]
-        programs: dict[str, tuple[list[str], float | None]] = {
-            "python -c pass": ([sys.executable, "-c", "pass"], None),
-            "python -c 'import asyncio, yaml'": (
-                [sys.executable, "-c", "import asyncio, yaml"],
-                None,
-            ),
-            "nlu-tui --help": ([*nlu, "--help"], HELP_TARGET_S),
-            "nlu-tui run (1 case, loopback HTTP engine)": (
+        training = Path(tmp) / "banking_bot.nlu.yml"
+        shutil.copy(ROOT / "sample_suites" / "banking_bot.nlu.yml", training)
+        trees = {"": ROOT}
+        if args.base is not None:
+            trees = {"": ROOT, "base: ": args.base.resolve()}
+        # name: (command, target, tree, environment)
+        programs: dict[str, tuple[list[str], float | None, Path, dict[str, str]]] = {}
+        for label, tree in trees.items():
+            data = Path(tmp) / f"data{len(programs)}"
+            env = dict(os.environ, NLU_TUI_DATA_DIR=str(data), NLU_TUI_CONFIG_DIR=str(data))
+            env["PYTHONPATH"] = str(tree)
+            # an installed program starts from compiled bytecode (pip writes it); without it
+            # every module is compiled from source on each start, which no user pays
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
+            if not label:
+                programs["python -c pass"] = ([sys.executable, "-c", "pass"], None, tree, env)
+                programs["python -c 'import asyncio, yaml'"] = (
+                    [sys.executable, "-c", "import asyncio, yaml"],
+                    None,
+                    tree,
+                    env,
+                )
+            programs[f"{label}nlu-tui --help"] = ([*nlu, "--help"], HELP_TARGET_S, tree, env)
+            programs[f"{label}nlu-tui run (1 case, loopback HTTP engine)"] = (
                 [*nlu, "run", str(suite), "--engine", f"rasa:{url}"],
                 RUN_TARGET_S,
-            ),
-        }
-        if args.embedded:
-            training = Path(tmp) / "banking_bot.nlu.yml"
-            shutil.copy(ROOT / "sample_suites" / "banking_bot.nlu.yml", training)
-            programs["nlu-tui run (1 case, embedded engine, model cache)"] = (
-                [*nlu, "run", str(suite), "--engine", f"embedded:{training}"],
-                RUN_TARGET_S,
+                tree,
+                env,
             )
+            if args.embedded:
+                programs[f"{label}nlu-tui run (1 case, embedded engine, model cache)"] = (
+                    [*nlu, "run", str(suite), "--engine", f"embedded:{training}"],
+                    RUN_TARGET_S,
+                    tree,
+                    env,
+                )
         print(
             f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}, "
             f"{args.rounds} rounds (interleaved)"
         )
-        for cmd, _ in programs.values():  # bytecode, file cache, the store, the model cache
-            timed(cmd, env)
+        for cmd, _, tree, env in programs.values():  # bytecode, file cache, store, model cache
+            timed(cmd, env, cwd=tree)
         wall: dict[str, list[float]] = {name: [] for name in programs}
         cpu: dict[str, list[float]] = {name: [] for name in programs}
         for _ in range(args.rounds):
-            for name, (cmd, _) in programs.items():
-                w, c = timed(cmd, env)
+            for name, (cmd, _, tree, env) in programs.items():
+                w, c = timed(cmd, env, cwd=tree)
                 wall[name].append(w)
                 cpu[name].append(c)
         server.shutdown()
 
-        print(f"{'program':52} {'min':>6} {'median':>6} {'CPU':>6}  target (s)")
-        for name, (_, target) in programs.items():
+        print(f"{'program':58} {'min':>6} {'median':>6} {'CPU':>6}  target (s)")
+        for name, (_, target, _, _) in programs.items():
             verdict = ""
             if target is not None:
                 met = "met" if _median(wall[name]) <= target else "missed"
                 verdict = f"<= {target} (median wall: {met})"
             print(
-                f"{name:52} {min(wall[name]):6.3f} {_median(wall[name]):6.3f} "
+                f"{name:58} {min(wall[name]):6.3f} {_median(wall[name]):6.3f} "
                 f"{_median(cpu[name]):6.3f}  {verdict}"
             )
         print(f"load average at the end {os.getloadavg()[0]:.2f}")
