@@ -26,15 +26,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-# The model and scoring are imported where they are used, not here: `nlu-tui --help` reads this
-# module's defaults (DEFAULT_*) and must stay light.
+from nlu_tui.defaults import DEFAULT_MIN_CASES as DEFAULT_MIN_CASES
+from nlu_tui.defaults import DEFAULT_NEAR as DEFAULT_NEAR
+from nlu_tui.defaults import DEFAULT_TARGET_RECALL as DEFAULT_TARGET_RECALL
+
+# The model and scoring are imported where they are used, not here: importing this module
+# stays light (`nlu-tui --help` itself reads the defaults from nlu_tui.defaults).
 if TYPE_CHECKING:
     from nlu_tui.model import CaseResult, IntentKind, Prediction, Suite, TestCase
     from nlu_tui.scoring.case import ScoringOptions
 
-DEFAULT_MIN_CASES = 3
-DEFAULT_NEAR = 0.9
-DEFAULT_TARGET_RECALL = 0.8
 MAX_UTTERANCES_SHOWN = 5
 """Missed utterances listed per recommendation (all are in the JSON)."""
 

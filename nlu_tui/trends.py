@@ -19,16 +19,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-# The model and errors are imported where they are used: `nlu-tui --help` reads DEFAULT_LAST
-# and MAX_LAST from here and must stay light.
+from nlu_tui.defaults import DEFAULT_LAST as DEFAULT_LAST
+from nlu_tui.defaults import MAX_LAST as MAX_LAST
+
+# The model and errors are imported where they are used: importing this module stays light
+# (`nlu-tui --help` itself reads DEFAULT_LAST and MAX_LAST from nlu_tui.defaults).
 if TYPE_CHECKING:
     from nlu_tui.model import ResultType
     from nlu_tui.store.records import RunRecord
     from nlu_tui.store.runstore import RunStore
-
-DEFAULT_LAST = 20
-"""How many runs ``trend`` reads unless ``--last N``."""
-MAX_LAST = 1000
 
 PASSED, FAILED, ERRORED, ABSENT = "P", "F", "E", "-"
 
