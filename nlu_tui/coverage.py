@@ -20,20 +20,20 @@ training recommendations"; this module computes them, without I/O or a face:
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+# the defaults live where `nlu-tui --help` can read them without importing this module
 from nlu_tui.defaults import DEFAULT_MIN_CASES as DEFAULT_MIN_CASES
 from nlu_tui.defaults import DEFAULT_NEAR as DEFAULT_NEAR
 from nlu_tui.defaults import DEFAULT_TARGET_RECALL as DEFAULT_TARGET_RECALL
+from nlu_tui.model import CaseResult, IntentKind, Prediction, ResultType, Suite, TestCase
 
-# The model and scoring are imported where they are used, not here: importing this module
-# stays light (`nlu-tui --help` itself reads the defaults from nlu_tui.defaults).
-if TYPE_CHECKING:
-    from nlu_tui.model import CaseResult, IntentKind, Prediction, Suite, TestCase
+if TYPE_CHECKING:  # scoring is imported when a report is built, not by ``nlu-tui --help``
     from nlu_tui.scoring.case import ScoringOptions
 
 MAX_UTTERANCES_SHOWN = 5
@@ -66,8 +66,6 @@ class Inventory:
             kind = data.intent_kind(name)
             if kind is not None:
                 kinds[name] = kind
-        from nlu_tui.model import IntentKind
-
         traits = [n for n in data.intents if kinds.get(n) is IntentKind.TRAIT]
         return cls(
             source=source,
@@ -298,8 +296,6 @@ def find_leaks(
         n = len(key)
         # ratio = 2M/(a+b) >= near and M <= min(a, b) bound the other length
         low, high = int(n * near / (2 - near)), int(n * (2 - near) / near) + 1
-        import difflib
-
         matcher = difflib.SequenceMatcher(autojunk=False)
         matcher.set_seq2(key)
         best: tuple[float, str, str] | None = None
@@ -325,8 +321,6 @@ def coverage(
     options: ScoringOptions | None = None,
 ) -> Coverage:
     """The suite's coverage of ``inventory`` (see the module docstring)."""
-    from nlu_tui.model import IntentKind
-
     counts: Counter[str] = Counter()
     for case in suite.cases:
         counts.update(case_intents(case, options))
@@ -394,7 +388,6 @@ def add_performance(
 
     ``kinds`` are the inventory's intent kinds: a case whose file and engine name no kind is
     counted under its expected intent's kind in the bot (dialog when the bot names none)."""
-    from nlu_tui.model import ResultType
     from nlu_tui.scoring.case import DEFAULT_OPTIONS, intent_acceptable
     from nlu_tui.scoring.intent_report import build_intent_report, none_label
 

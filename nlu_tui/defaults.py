@@ -2,8 +2,8 @@
 
 Kept in a module that imports nothing: every command's parser is built for ``nlu-tui --help``,
 and reading these numbers must not load the modules that use them (:mod:`nlu_tui.coverage`
-and :mod:`nlu_tui.trends` define dataclasses: the ``dataclasses`` and ``inspect`` imports alone
-are a tenth of the help's start-up). Those modules re-export them under their old names.
+and :mod:`nlu_tui.trends` define dataclasses and import the model, all of which the help would
+load for five numbers). Those modules re-export them under their old names.
 """
 
 from __future__ import annotations

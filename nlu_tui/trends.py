@@ -19,13 +19,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+# the defaults live where `nlu-tui --help` can read them without importing this module
 from nlu_tui.defaults import DEFAULT_LAST as DEFAULT_LAST
 from nlu_tui.defaults import MAX_LAST as MAX_LAST
+from nlu_tui.errors import InputError
+from nlu_tui.model import ResultType, RunStatus
 
-# The model and errors are imported where they are used: importing this module stays light
-# (`nlu-tui --help` itself reads DEFAULT_LAST and MAX_LAST from nlu_tui.defaults).
 if TYPE_CHECKING:
-    from nlu_tui.model import ResultType
     from nlu_tui.store.records import RunRecord
     from nlu_tui.store.runstore import RunStore
 
@@ -34,8 +34,6 @@ PASSED, FAILED, ERRORED, ABSENT = "P", "F", "E", "-"
 
 def outcome_mark(result: ResultType) -> str:
     """A case's outcome in one run, as one letter."""
-    from nlu_tui.model import ResultType
-
     if result in (ResultType.TP, ResultType.TN):
         return PASSED
     if result is ResultType.ERROR:
@@ -140,9 +138,6 @@ class Trend:
 
 def suite_runs(store: RunStore, suite: str, last: int) -> list[RunRecord]:
     """The suite's last ``last`` batch-test runs that are not running, oldest first."""
-    from nlu_tui.errors import InputError
-    from nlu_tui.model import RunStatus
-
     if not 1 <= last <= MAX_LAST:
         raise InputError(f"must be from 1 to {MAX_LAST}", field="--last")
     runs: list[RunRecord] = []
@@ -158,8 +153,6 @@ def suite_runs(store: RunStore, suite: str, last: int) -> list[RunRecord]:
 
 def compute_trend(store: RunStore, suite: str, last: int = DEFAULT_LAST) -> Trend:
     """The trend of ``suite`` (a suite file path, name or content hash) over its last runs."""
-    from nlu_tui.errors import InputError
-    from nlu_tui.model import ResultType
     from nlu_tui.reruns import merged_results, parent_of
     from nlu_tui.scoring.summary import summarize
 
@@ -237,8 +230,6 @@ def run_f1(run: RunRecord) -> float | None:
 def f1_by_suite(store: RunStore, last: int = SPARK_RUNS) -> dict[str, list[float]]:
     """Per suite file, the F1 (:func:`run_f1`) of its last ``last`` finished batch-test runs,
     oldest first: the suites panel's sparklines, from one listing of the store."""
-    from nlu_tui.model import RunStatus
-
     series: dict[str, list[float]] = {}
     for run in store.list_runs():  # newest first
         if run.kind != "suite" or run.status is RunStatus.RUNNING or not run.suite_path:
