@@ -144,7 +144,9 @@ def first_screen(
 
 def modules_before_first_paint(env: dict[str, str], workspace: Path) -> list[str]:
     """Module names loaded when the workbench puts its suites list on screen (a headless run
-    of the same app; ``sys.modules`` is read in the UI thread as the list is shown)."""
+    of the same app; ``sys.modules`` is read in the UI thread as the list is shown, and printed
+    at once: the probe then quits while the rest of the screen may still be mounting, which
+    must not lose the list)."""
     probe = textwrap.dedent(
         f"""
         import asyncio, sys
@@ -156,8 +158,9 @@ def modules_before_first_paint(env: dict[str, str], workspace: Path) -> list[str
         show = SuitesPanel._show
 
         def spy(self, infos, select):
-            if not seen:
-                seen.extend(sorted(sys.modules))
+            if not seen:  # a None entry marks a module absent: not loaded
+                seen.extend(sorted(n for n, m in sys.modules.items() if m is not None))
+                print("\\n".join(seen), flush=True)
             return show(self, infos, select)
 
         SuitesPanel._show = spy
@@ -169,16 +172,21 @@ def modules_before_first_paint(env: dict[str, str], workspace: Path) -> list[str
                     await pilot.pause(0.01)
                     if seen:
                         break
+                await app.workers.wait_for_complete()
                 await pilot.pause(0.5)
 
         asyncio.run(main())
-        print("\\n".join(seen))
         """
     )
-    out = subprocess.run(
-        [sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True
-    ).stdout
-    return out.split()
+    done = subprocess.run(
+        [sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=False
+    )
+    if not done.stdout.strip():
+        raise SystemExit(f"the first-paint probe listed no modules:\n{done.stderr[-2000:]}")
+    if done.returncode != 0:
+        last = done.stderr.strip().splitlines()[-1:] or ["?"]
+        print(f"(the first-paint probe exited {done.returncode} after listing: {last[0]})")
+    return done.stdout.split()
 
 
 def _median(values: list[float]) -> float:

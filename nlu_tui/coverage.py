@@ -27,14 +27,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+# the defaults live where `nlu-tui --help` can read them without importing this module
+from nlu_tui.defaults import DEFAULT_MIN_CASES as DEFAULT_MIN_CASES
+from nlu_tui.defaults import DEFAULT_NEAR as DEFAULT_NEAR
+from nlu_tui.defaults import DEFAULT_TARGET_RECALL as DEFAULT_TARGET_RECALL
 from nlu_tui.model import CaseResult, IntentKind, Prediction, ResultType, Suite, TestCase
 
 if TYPE_CHECKING:  # scoring is imported when a report is built, not by ``nlu-tui --help``
     from nlu_tui.scoring.case import ScoringOptions
 
-DEFAULT_MIN_CASES = 3
-DEFAULT_NEAR = 0.9
-DEFAULT_TARGET_RECALL = 0.8
 MAX_UTTERANCES_SHOWN = 5
 """Missed utterances listed per recommendation (all are in the JSON)."""
 

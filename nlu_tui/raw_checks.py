@@ -28,10 +28,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-import jsonpath
-from jsonpath.exceptions import JSONPathError
-
 from nlu_tui.model import RawCheckResult
+
+# python-jsonpath (the costliest import of reading a suite) is imported where a path is compiled
+# or evaluated: reading any suite imports this module, and most suites have no raw checks.
 
 OPERATORS = ("==", "!=", ">=", "<=", "=~", ">", "<")
 """Longest first where one is the start of another."""
@@ -79,6 +79,8 @@ class RawCheck:
         """Whether ``answer`` (the engine's raw JSON) satisfies the check."""
         if answer is None:
             return RawCheckResult(self.text, False, None, "the engine returned no raw answer")
+        from jsonpath.exceptions import JSONPathError
+
         try:
             found = self.find(answer)
         except (JSONPathError, TypeError, ValueError) as exc:
@@ -190,6 +192,9 @@ def parse_check(text: str) -> RawCheck:
         raise RawCheckError(f"no JSONPath in {text!r}")
     if not path.startswith("$"):
         raise RawCheckError(f"JSONPath {path!r} must start with '$'")
+    import jsonpath
+    from jsonpath.exceptions import JSONPathError
+
     try:
         compiled = jsonpath.compile(path)
     except JSONPathError as exc:
@@ -280,6 +285,9 @@ def never_matching(path: str, shape: Any) -> str | None:
     :data:`OPEN` key); a one-item ``list`` [item shape]. Only name, index, slice, wildcard and
     filter steps are followed; a descendant step (``..``) may find anything.
     """
+    import jsonpath
+    from jsonpath.exceptions import JSONPathError
+
     try:
         compiled = jsonpath.compile(path)
     except JSONPathError:

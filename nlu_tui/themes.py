@@ -16,7 +16,6 @@ import yaml
 
 from nlu_tui import paths
 from nlu_tui.errors import InputError
-from nlu_tui.fileio import atomic_write_text
 from nlu_tui.formats import yaml_loader
 from nlu_tui.paths import SETTINGS_FILE as SETTINGS_FILE
 from nlu_tui.paths import settings_path as settings_path
@@ -131,6 +130,9 @@ def load_settings() -> dict[str, Any]:
 
 
 def save_setting(key: str, value: Any) -> None:
+    # imported here: the workbench reads themes and settings at every start, and writes rarely
+    from nlu_tui.fileio import atomic_write_text
+
     settings = load_settings()
     settings[key] = value
     atomic_write_text(settings_path(), yaml.safe_dump(settings, sort_keys=True), mode=0o600)

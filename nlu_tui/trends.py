@@ -19,16 +19,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+# the defaults live where `nlu-tui --help` can read them without importing this module
+from nlu_tui.defaults import DEFAULT_LAST as DEFAULT_LAST
+from nlu_tui.defaults import MAX_LAST as MAX_LAST
 from nlu_tui.errors import InputError
 from nlu_tui.model import ResultType, RunStatus
 
 if TYPE_CHECKING:
     from nlu_tui.store.records import RunRecord
     from nlu_tui.store.runstore import RunStore
-
-DEFAULT_LAST = 20
-"""How many runs ``trend`` reads unless ``--last N``."""
-MAX_LAST = 1000
 
 PASSED, FAILED, ERRORED, ABSENT = "P", "F", "E", "-"
 

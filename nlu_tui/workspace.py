@@ -510,9 +510,13 @@ def is_conversation_file(path: Path) -> bool:
     folder (a Rasa project's E2E tests)."""
     if path.name.endswith(CONVERSATION_SUFFIXES):
         return True
+    if path.parent.name != RASA_TESTS_DIR:
+        return False
+    # imported only for a file in a tests/ folder: listing the suites of a workspace (the
+    # workbench's first screen) does without the conversation formats
     from nlu_tui.formats import e2e_cases
 
-    if path.parent.name != RASA_TESTS_DIR or path.suffix not in e2e_cases.EXTENSIONS:
+    if path.suffix not in e2e_cases.EXTENSIONS:
         return False
     try:
         with path.open(encoding="utf-8-sig", errors="replace") as handle:

@@ -14,7 +14,7 @@ from typing import Any
 from nlu_tui.cli import exitcodes
 from nlu_tui.cli.engine_options import add_strict_permissions
 from nlu_tui.cli.say import say
-from nlu_tui.coverage import DEFAULT_MIN_CASES, DEFAULT_NEAR, DEFAULT_TARGET_RECALL
+from nlu_tui.defaults import DEFAULT_MIN_CASES, DEFAULT_NEAR, DEFAULT_TARGET_RECALL
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:

@@ -10,7 +10,6 @@ failed, 2 bad input, 3 the engine failed, 130 canceled (resume with ``--resume R
 from __future__ import annotations
 
 import argparse
-import datetime
 from pathlib import Path
 from typing import Any
 
@@ -362,6 +361,8 @@ def _run(args: argparse.Namespace) -> int:
         say(inert(line))
     report = outcome.report
     if not args.no_output:
+        import datetime  # here, not at the top: `nlu-tui --help` stays light
+
         target = args.output_file or Path(
             f"dialogue_understanding_test_{datetime.datetime.now():%Y%m%d-%H%M%S}.yml"
         )

@@ -9,7 +9,6 @@ shown here as one ``nlu-tui: warning:`` line.
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 from typing import Any
 
@@ -26,18 +25,16 @@ def add_strict_permissions(parser: argparse.ArgumentParser) -> None:
     )
 
 
-class _WarningLine(logging.Handler):
-    def emit(self, record: logging.LogRecord) -> None:
-        from nlu_tui.cli.say import say_warning
-
-        say_warning(record.getMessage())
-
-
 def apply(args: argparse.Namespace | Any) -> None:
     """Before a command runs: strict permissions when asked; credentials warnings as lines."""
     if getattr(args, "strict_permissions", False):
         os.environ[STRICT_VARIABLE] = "1"
+    # imported here, not at the top: building the parser (`nlu-tui --help`) needs no logging
+    import logging
+
+    from nlu_tui.cli.warning_line import WarningLine
+
     logger = logging.getLogger(CREDENTIALS_LOGGER)
-    if not any(isinstance(h, _WarningLine) for h in logger.handlers):
-        logger.addHandler(_WarningLine(logging.WARNING))
+    if not any(isinstance(h, WarningLine) for h in logger.handlers):
+        logger.addHandler(WarningLine(logging.WARNING))
         logger.propagate = False

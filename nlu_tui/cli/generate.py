@@ -13,7 +13,6 @@ the user settings (see :mod:`nlu_tui.engines.llm_config`). The work is done by
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from pathlib import Path
 from typing import Any
@@ -141,6 +140,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
     # The first rounds run in an event loop; the review reads the terminal outside of it
     # (Ctrl+C at a prompt inside a running loop only cancels the task at its next await,
     # so the prompt went on waiting), and "generate more" runs one round in a loop of its own.
+    import asyncio  # here, not at the top: building the parser (`nlu-tui --help`) needs none
+
     asyncio.run(_rounds(session, config, args.rounds))
     say(
         f"{len(session.proposals)} proposals for {label} from {config.model} "
@@ -243,6 +244,8 @@ def _review(args: argparse.Namespace, session: Any, config: Any) -> int:
                 _list(session, [index])
             elif command == "g":
                 say(f"asking {config.model}…")
+                import asyncio
+
                 fresh = asyncio.run(_rounds(session, config, 1))
                 start = len(session.proposals) - len(fresh)
                 say(f"{len(fresh)} new proposal(s)")

@@ -156,7 +156,16 @@ def _positionals(argv: list[str]) -> list[str]:
     return words
 
 
+def _skip_httpx_command_line() -> None:
+    """httpx's ``__init__`` imports its own command-line client (``httpx._main``: click, Rich,
+    Pygments; about a third of importing httpx) whenever click is installed, and falls back to
+    a stub when that import fails. nlu-tui never runs httpx's client: marking the module absent
+    before httpx is first imported keeps every run's start-up without it."""
+    sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+
+
 def run(argv: list[str]) -> int:
+    _skip_httpx_command_line()
     commands = {command for names in COMMANDS.values() for command in names}
     positional = _positionals(argv)
     command = positional[0] if positional and positional[0] in commands else None

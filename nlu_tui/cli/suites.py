@@ -8,7 +8,6 @@ overwrites its target (an export is derived and can be made again). A bad input 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -275,6 +274,8 @@ def run_validate(args: argparse.Namespace) -> int:
             problems.extend(_raw_shape_problems(suite, args.engine, Path(path)))
     errors, warnings = count(problems)
     if args.json:
+        import json  # here, not at the top: `nlu-tui --help` stays light
+
         write_json(json.dumps([p.to_dict() for p in problems], ensure_ascii=False, indent=2) + "\n")
     else:
         for problem in problems:

@@ -12,7 +12,7 @@ from nlu_tui.cli.say import say, write_json
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
     """Add ``trend`` to the parser."""
-    from nlu_tui.trends import DEFAULT_LAST, MAX_LAST
+    from nlu_tui.defaults import DEFAULT_LAST, MAX_LAST
 
     p = sub.add_parser(
         "trend",

@@ -10,19 +10,14 @@ WebSocket from another origin always is.
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import os
 import re
-import secrets
-import shlex
-import socket
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 from nlu_tui.cli import exitcodes
-from nlu_tui.extras import need
 
 DEFAULT_PORT = 8765
 _REMOTE_STYLESHEET = re.compile(r"<link(?:(?!>).)*?https?://(?:(?!>).)*?>", re.DOTALL)
@@ -59,6 +54,8 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def _is_loopback(host: str) -> bool:
+    import ipaddress
+
     if host == "localhost":
         return True
     try:
@@ -68,8 +65,14 @@ def _is_loopback(host: str) -> bool:
 
 
 def cmd_web(args: argparse.Namespace) -> int:
+    # imported here, not at the top, as every command module does: `nlu-tui --help` stays light
+    import secrets
+    import shlex
+    import socket
+
     from nlu_tui.cli.say import say, say_error
     from nlu_tui.errors import InputError
+    from nlu_tui.extras import need
 
     need("textual_serve", "nlu-tui web")
     workspace = None
@@ -103,6 +106,8 @@ def cmd_web(args: argparse.Namespace) -> int:
 
 def _server(command: str, host: str, port: int, public_url: str, token: str) -> Any:
     """textual-serve's server with the token and origin checks in front of every route."""
+    import secrets
+
     from aiohttp import web
     from textual_serve.server import Server
 
