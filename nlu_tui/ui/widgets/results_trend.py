@@ -46,18 +46,16 @@ class TrendTab(ReportsFailedWorkers, TabPane):
         self._run_id: str | None = None
 
     def compose(self) -> ComposeResult:
+        # The columns are set here, not in on_mount: an app quitting while the pane mounts
+        # may run on_mount without the children (NoMatches).
+        runs = DataTable[Any](id="trend-runs", cursor_type="row", zebra_stripes=True)
+        runs.add_columns(" ", "Run", "Started", "F1", "Precision", "Recall", "Errors", "Engine")
+        cases = DataTable[Any](id="trend-cases", cursor_type="row", zebra_stripes=True)
+        cases.add_columns("History", "Case", "Since / flaky", "Utterance")
         yield Static("Open a run to see its suite's trend.", id="trend-metrics")
-        yield DataTable(id="trend-runs", cursor_type="row", zebra_stripes=True)
+        yield runs
         yield Static("", id="trend-cases-title")
-        yield DataTable(id="trend-cases", cursor_type="row", zebra_stripes=True)
-
-    def on_mount(self) -> None:
-        self.query_one("#trend-runs", DataTable).add_columns(
-            " ", "Run", "Started", "F1", "Precision", "Recall", "Errors", "Engine"
-        )
-        self.query_one("#trend-cases", DataTable).add_columns(
-            "History", "Case", "Since / flaky", "Utterance"
-        )
+        yield cases
 
     def show_run(self, record: Any) -> None:
         """The run the Results pane opened: its suite's trend, computed when the tab shows."""
