@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from nlu_tui.reports.common import iso_time
 from nlu_tui.reports.html_report import html_document, meta_table
+from nlu_tui.reports.item_pages import markdown_heading, markdown_listed, run_facts
 from nlu_tui.store.records import RunRecord
 from nlu_tui.textsafe import inert_html as h
 from nlu_tui.textsafe import inert_markdown as md
@@ -30,17 +30,7 @@ def _pct(value: Any) -> str:
 
 
 def _facts(run: RunRecord) -> list[tuple[str, str]]:
-    return [
-        ("run", run.id),
-        ("kind", "dialogue understanding tests"),
-        ("tests", run.suite_name),
-        ("engine", run.engine_name),
-        ("status", run.status.value),
-        ("reason", run.reason or ""),
-        ("started", iso_time(run.started_at) or ""),
-        ("finished", iso_time(run.finished_at) or ""),
-        ("note", run.note),
-    ]
+    return run_facts(run, "dialogue understanding tests")
 
 
 def dut_html(run: RunRecord) -> str:
@@ -168,14 +158,7 @@ def _failed_steps(steps: list[dict[str, Any]]) -> str:
 def dut_markdown(run: RunRecord) -> str:
     """The pull-request summary of a DUT run."""
     report = run.summary
-    status = f" ({md(run.status.value)})" if run.status.value != "success" else ""
-    lines = [
-        f"### nlu-tui run `{md(run.id)}`{status}",
-        "",
-        f"Dialogue understanding tests **{md(run.suite_name)}** on engine "
-        f"**{md(run.engine_name)}**",
-        "",
-    ]
+    lines = markdown_heading(run, "Dialogue understanding tests")
     if "command_metrics" not in report:
         return "\n".join([*lines, "No figures stored: the run ended before any test case.", ""])
     accuracy = report.get("accuracy") or {}
@@ -202,14 +185,9 @@ def dut_markdown(run: RunRecord) -> str:
         for score, name in weak[:5]:
             lines.append(f"| {md(name)} | {_f(score)} | {metrics[name].get('total_count', 0)} |")
         lines.append("")
-    steps = report.get("failed_test_steps") or []
-    if steps:
-        lines += ["**Failed steps**", "", "| test case | user message |", "|---|---|"]
-        for step in steps[:LISTED]:
-            lines.append(
-                f"| {md(step.get('test_case', ''))} | {md(step.get('failed_user_utterance', ''))} |"
-            )
-        if len(steps) > LISTED:
-            lines.append(f"| … | {len(steps) - LISTED} more |")
-        lines.append("")
+    steps = [
+        [md(step.get("test_case", "")), md(step.get("failed_user_utterance", ""))]
+        for step in report.get("failed_test_steps") or []
+    ]
+    lines += markdown_listed("Failed steps", ("test case", "user message"), steps, LISTED)
     return "\n".join(lines)
