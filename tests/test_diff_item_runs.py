@@ -71,8 +71,7 @@ def test_diff_of_two_simulate_runs_compares_pass_rates(capsys: pytest.CaptureFix
 
 def test_diff_refuses_two_runs_of_different_kinds(capsys: pytest.CaptureFixture[str]) -> None:
     with RunStore() as store:
-        e2e = _run(store, "e2e", {"greet": "passed"})
-        dut = _run(store, "dut", {"greet": "passed"})
-    assert cli(["diff", e2e, dut]) == 2
+        e2e, dut = (_run(store, kind, {"greet": "passed"}) for kind in ("e2e", "dut"))
+    assert cli(["diff", e2e, dut]) == 2  # bad input: one line, exit 2
     err = capsys.readouterr().err
     assert f"run {e2e} is a e2e run and run {dut} a dut run" in err

@@ -35,7 +35,7 @@ from nlu_tui.errors import InputError
 from nlu_tui.repeats import MAX_REPEAT
 from nlu_tui.run_kinds import RunKindInfo
 from nlu_tui.runner.answer_cache import AnswerCache
-from nlu_tui.runner.item_run import ItemProgress, ItemRun, NewRun
+from nlu_tui.runner.item_run import ItemProgress, ItemRun, ids_base, unit_id
 from nlu_tui.runner.kernel import Halt, Kernel, Sender, Work
 from nlu_tui.runner.options import RunOptions
 from nlu_tui.store.records import RunRecord, StoredItem
@@ -91,14 +91,8 @@ class Units:
     """What reading the files noticed for the user (a story file Rasa would skip, by its name)."""
 
     def item_id(self, unit: Any) -> str:
-        """A unit's id in the run's store: its file relative to :attr:`base`, line and name.
-        It must not depend on how the path was spelled: a run of ``tests/x.yml`` is resumed
-        from its stored absolute path, and ids that differed sent every test case again."""
-        file = str(unit.file or "")
-        if file and self.base is not None:
-            with contextlib.suppress(ValueError, OSError):
-                file = Path(file).resolve().relative_to(self.base).as_posix()
-        return f"{file}:{unit.line}:{unit.name}"
+        """A unit's id in the run's store: its file relative to :attr:`base`, line and name."""
+        return unit_id(unit.file, unit.line, unit.name, self.base)
 
     @property
     def digest(self) -> str:
@@ -115,7 +109,7 @@ def load_units(kind: str, path: Path, *, e2e: bool = False) -> Units:
         data = e2e_cases.read_path(path)
         if not data.test_cases:
             raise InputError("no test cases found", path=path, field="test_cases")
-        return Units(kind, e2e=data, order=list(data.test_cases), base=_base(path))
+        return Units(kind, e2e=data, order=list(data.test_cases), base=ids_base(path))
     if kind == STORIES_RUN:
         from nlu_tui.conversation.checkpoints import expand
         from nlu_tui.formats import rasa_stories
@@ -125,15 +119,8 @@ def load_units(kind: str, path: Path, *, e2e: bool = False) -> Units:
         order = expand(stories.stories)
         if not order:
             raise InputError("no test stories found", path=path, field="stories")
-        return Units(kind, stories=stories, order=order, base=_base(path), notes=notes)
+        return Units(kind, stories=stories, order=order, base=ids_base(path), notes=notes)
     raise InputError(f"unknown conversation test kind {kind!r}", field="kind")
-
-
-def _base(path: Path) -> Path | None:
-    with contextlib.suppress(OSError):
-        resolved = path.resolve()
-        return resolved if resolved.is_dir() else resolved.parent
-    return None
 
 
 class DeadlinedConversation(Conversation):
@@ -194,6 +181,7 @@ class ConversationRun(ItemRun):
         self.resolved = resolved
         self.engine = resolved.engine
         self.path = path
+        self.note = request.note
         self.width = 1 if request.fail_fast else None
         """--fail-fast: one conversation at a time, in file order."""
         self._domain: Any = None
@@ -202,17 +190,11 @@ class ConversationRun(ItemRun):
 
     # --- the strategy -----------------------------------------------------------------------
 
-    def new_run(self) -> NewRun:
-        options = self.options.public()
-        options.update(fail_fast=self.request.fail_fast, e2e=self.request.e2e)
-        return NewRun(
-            path=self.path,
-            engine_name=self.resolved.name,
-            engine_profile=dict(self.resolved.profile_public),
-            note=self.request.note,
-            options=options,
-            digest=self.units.digest,
-        )
+    def digest(self) -> str:
+        return self.units.digest
+
+    def stored_options(self) -> dict[str, Any]:
+        return {"fail_fast": self.request.fail_fast, "e2e": self.request.e2e}
 
     def pending(self, stored: list[StoredItem]) -> list[Work]:
         done = {i.item_id for i in stored}
@@ -335,12 +317,8 @@ class ConversationRun(ItemRun):
 
     def summary(self) -> dict[str, Any]:
         assert self.record is not None
-        c = self.counts
         summary: dict[str, Any] = {
-            "total": self.total(),
-            "passed": c.passed,
-            "failed": c.failed,
-            "errors": c.errors,
+            **self.figures(),
             "fail_fast_stopped": self.stopped_early,
         }
         if self.repeat > 1:

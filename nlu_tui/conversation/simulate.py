@@ -34,7 +34,7 @@ from nlu_tui.conversation_assertions import JudgeError
 from nlu_tui.errors import InputError, NluTuiError
 from nlu_tui.formats.scenarios import ResetHook, Scenario, ScenarioFile
 from nlu_tui.run_kinds import RunKindInfo
-from nlu_tui.runner.item_run import ItemProgress, ItemRun, NewRun, run_to_resume
+from nlu_tui.runner.item_run import ItemProgress, ItemRun, ids_base, run_to_resume, unit_id
 from nlu_tui.runner.kernel import Kernel, Sender, Work
 from nlu_tui.runner.options import RunOptions
 from nlu_tui.store.records import RunRecord, StoredItem
@@ -74,22 +74,11 @@ class Units:
     order: list[Scenario] = field(default_factory=list)
 
     def scenario_id(self, scenario: Scenario) -> str:
-        file = scenario.file
-        if self.base is not None:
-            with contextlib.suppress(ValueError, OSError):
-                file = Path(file).resolve().relative_to(self.base).as_posix()
-        return f"{file}:{scenario.line}:{scenario.name}"
+        return unit_id(scenario.file, scenario.line, scenario.name, self.base)
 
 
 def item_id(scenario_id: str, repeat: int) -> str:
     return f"{scenario_id}#{repeat}"
-
-
-def _base(path: Path) -> Path | None:
-    with contextlib.suppress(OSError):
-        resolved = path.resolve()
-        return resolved if resolved.is_dir() else resolved.parent
-    return None
 
 
 async def run_reset(hook: ResetHook, client: Any, timeout: float = RESET_TIMEOUT) -> str:
@@ -174,25 +163,21 @@ class SimulateRun(ItemRun):
         self.llm = llm
         """The LLMConfig of the simulated user and the judge (None: not needed)."""
         self.path = path
+        self.note = request.note
         self._client: Any = None
         self._chat: Any = None
         self.kernel = Kernel(self)
 
     # --- the strategy -----------------------------------------------------------------------
 
-    def new_run(self) -> NewRun:
-        options = self.options.public()
-        options["runs"] = self.runs
+    def digest(self) -> str:
+        return self.units.scenarios.digest
+
+    def stored_options(self) -> dict[str, Any]:
+        options: dict[str, Any] = {"runs": self.runs}
         if self.llm is not None:
             options["llm"] = self.llm.describe()
-        return NewRun(
-            path=self.path,
-            engine_name=self.resolved.name,
-            engine_profile=dict(self.resolved.profile_public),
-            note=self.request.note,
-            options=options,
-            digest=self.units.scenarios.digest,
-        )
+        return options
 
     def pending(self, stored: list[StoredItem]) -> list[Work]:
         done = {i.item_id for i in stored}
@@ -382,12 +367,8 @@ class SimulateRun(ItemRun):
         from nlu_tui.conversation.simulate_report import scenario_summary
 
         assert self.record is not None
-        c = self.counts
         summary: dict[str, Any] = {
-            "total": self.total(),
-            "passed": c.passed,
-            "failed": c.failed,
-            "errors": c.errors,
+            **self.figures(),
             "runs": self.runs,
         }
         with contextlib.suppress(Exception):
@@ -414,7 +395,7 @@ def load_units(path: Path) -> Units:
     from nlu_tui.formats import scenarios
 
     data = scenarios.read_path(path)
-    return Units(data, base=_base(path), order=list(data.scenarios))
+    return Units(data, base=ids_base(path), order=list(data.scenarios))
 
 
 def _llm_for(units: Units) -> Any:

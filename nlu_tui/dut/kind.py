@@ -13,7 +13,6 @@ steps are in; the run's summary holds Rasa Pro's report dict and the gate failur
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -21,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from nlu_tui.dut.model import DutCase, DutCaseResult, StepPrediction, normalise_output
 from nlu_tui.run_kinds import RunKindInfo
-from nlu_tui.runner.item_run import ItemRun, NewRun
+from nlu_tui.runner.item_run import ItemRun, ids_base, unit_id
 from nlu_tui.runner.kernel import Halt, Sender, Work
 from nlu_tui.runner.options import RunOptions
 from nlu_tui.runner.retry import Failure
@@ -41,18 +40,7 @@ def item_id(case: DutCase, base: Path | None = None) -> str:
     """A test case's id in the run's store: its file relative to ``base`` (the run's folder, or
     its file's), line and name, so a run resumed with the path spelled otherwise (relative,
     absolute, from another folder) finds the test cases it stored."""
-    file = str(case.file)
-    if base is not None:
-        with contextlib.suppress(ValueError, OSError):
-            file = Path(file).resolve().relative_to(base).as_posix()
-    return f"{file}:{case.line}:{case.name}"
-
-
-def ids_base(path: Path) -> Path | None:
-    with contextlib.suppress(OSError):
-        resolved = path.resolve()
-        return resolved if resolved.is_dir() else resolved.parent
-    return None
+    return unit_id(case.file, case.line, case.name, base)
 
 
 def item_data(result: DutCaseResult) -> dict[str, Any]:
@@ -122,18 +110,14 @@ class DutKind(ItemRun):
     def item_id(self, case: DutCase) -> str:
         return item_id(case, self._base)
 
-    def new_run(self) -> NewRun:
-        options = self.options.public()
-        options.update(self.run_options)
-        return NewRun(
-            path=self.path,
-            engine_name=self.resolved.name,
-            engine_profile=dict(self.resolved.profile_public),
-            note=self.note,
-            options=options,
-            digest=self.suite.source.digest,
-            name=self.path.name,
-        )
+    def digest(self) -> str:
+        return self.suite.source.digest
+
+    def stored_options(self) -> dict[str, Any]:
+        return dict(self.run_options)
+
+    def run_name(self) -> str:
+        return self.path.name
 
     def pending(self, stored: list[StoredItem]) -> list[Work]:
         cases = self._cases()

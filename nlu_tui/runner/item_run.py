@@ -4,9 +4,9 @@ A run whose answers are rows of the store's ``items`` table (a conversation, a t
 simulated conversation, a DUT test case) is an :class:`ItemRun` on the run kernel
 (:mod:`nlu_tui.runner.kernel`). The base does, once for every such kind:
 
-- **prepare**: create the run in the store (:meth:`ItemRun.new_run` says with what), or reopen
-  it for a resume; count what the store holds and ask the kind which items are still missing
-  (:meth:`ItemRun.pending`); a resume repeats as the run was started
+- **prepare**: create the run in the store (its engine, note, options and the digest of its
+  test files), or reopen it for a resume; count what the store holds and ask the kind which
+  items are still missing (:meth:`ItemRun.pending`); a resume repeats as the run was started
   (:class:`~nlu_tui.repeats.ItemAttempts`);
 - **work**: each missing item, once per attempt it still lacks (``repeat``);
 - **arrive**: place the row (attempt #1 is the item's own row, #2..#N apart), buffer it for
@@ -15,12 +15,14 @@ simulated conversation, a DUT test case) is an :class:`ItemRun` on the run kerne
   ``canceled`` (unless the kind stopped early on purpose: ``--fail-fast``),
   ``success_with_warning`` when some items ended in an error, else ``success``.
 
-:func:`run_to_resume` is the one check of a ``--resume RUN`` for these kinds.
+:func:`run_to_resume` is the one check of a ``--resume RUN`` for these kinds; :func:`unit_id`
+the one way their items are named.
 """
 
 from __future__ import annotations
 
 import contextlib
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +36,26 @@ from nlu_tui.runner.kernel import Ending, Halt, KernelRun, KernelState, StoredIt
 from nlu_tui.runner.options import RunOptions
 from nlu_tui.store.records import RunRecord, StoredItem
 from nlu_tui.store.runstore import RunStore
+
+
+def ids_base(path: Path) -> Path | None:
+    """The folder item ids name their files from: the run's folder, or its file's."""
+    with contextlib.suppress(OSError):
+        resolved = path.resolve()
+        return resolved if resolved.is_dir() else resolved.parent
+    return None
+
+
+def unit_id(file: object, line: object, name: str, base: Path | None) -> str:
+    """An item's id in the run's store: its file relative to ``base``, line and name. It must
+    not depend on how the path was spelled: a run of ``tests/x.yml`` is resumed from its stored
+    absolute path, and ids that differed sent every test case again."""
+    text = str(file or "")
+    if text and base is not None:
+        with contextlib.suppress(ValueError, OSError):
+            text = Path(text).resolve().relative_to(base).as_posix()
+    return f"{text}:{line}:{name}"
+
 
 RESUMABLE = (RunStatus.CANCELED, RunStatus.INTERRUPTED, RunStatus.FAILED)
 """What a run of items may be resumed from."""
@@ -75,48 +97,33 @@ class ItemProgress:
     live: dict[str, Any] | None = None
 
 
-@dataclass
-class ItemCounts:
-    """The items stored so far, by outcome (``error`` and anything else count as errors)."""
-
-    done: int = 0
-    passed: int = 0
-    failed: int = 0
-    errors: int = 0
+class ItemCounts(Counter[str]):
+    """The items stored so far by outcome: ``passed``, ``failed`` and ``errors`` (an ``error``
+    or any other outcome); :attr:`done` is their sum."""
 
     def add(self, outcome: str) -> None:
-        self.done += 1
-        if outcome == "passed":
-            self.passed += 1
-        elif outcome == "failed":
-            self.failed += 1
-        else:
-            self.errors += 1
+        self[outcome if outcome in ("passed", "failed") else "errors"] += 1
 
-
-@dataclass(frozen=True)
-class NewRun:
-    """What a new run of items is stored with (its kind and total come from the run)."""
-
-    path: Path
-    engine_name: str
-    engine_profile: dict[str, Any]
-    note: str
-    options: dict[str, Any]
-    digest: str
-    name: str = ""
-    """The run's name (default: the file's name, or the folder's)."""
+    @property
+    def done(self) -> int:
+        return self.total()
 
 
 class ItemRun(KernelRun, StoredItemWrites):
     """A kind of run whose answers are stored items (see the module docstring). A subclass
-    calls :meth:`_init_items` in its ``__init__``, sets :attr:`kind` and :attr:`kernel`, and
-    gives :meth:`new_run`, :meth:`pending`, :meth:`total`, ``open``/``close``/``send``/
-    ``failed``; it may override :meth:`stored_item`, :meth:`arrived`, :meth:`summary` and
-    :meth:`error_reason`."""
+    calls :meth:`_init_items` in its ``__init__``, sets :attr:`kind`, :attr:`path`,
+    :attr:`resolved`, :attr:`note` and :attr:`kernel`, and gives :meth:`digest`,
+    :meth:`pending`, :meth:`total`, ``open``/``close``/``send``/``failed``; it may override
+    :meth:`stored_options`, :meth:`run_name`, :meth:`stored_item`, :meth:`arrived`,
+    :meth:`summary` and :meth:`error_reason`."""
 
     kind: str
     options: RunOptions
+    path: Path
+    """The test file or folder."""
+    resolved: Any
+    """The resolved engine (:class:`~nlu_tui.engines.profiles.ResolvedEngine`)."""
+    note: str
     previous: RunRecord | None
     """The stored run being resumed (None for a new run)."""
     on_progress: Callable[[ItemProgress], None] | None
@@ -143,9 +150,17 @@ class ItemRun(KernelRun, StoredItemWrites):
 
     # --- what a kind gives ------------------------------------------------------------------
 
-    def new_run(self) -> NewRun:
-        """What a new run is stored with."""
+    def digest(self) -> str:
+        """The digest of the test files (a resume refuses files changed since)."""
         raise NotImplementedError
+
+    def stored_options(self) -> dict[str, Any]:
+        """What a new run stores in its options besides the kernel's (:meth:`RunOptions.public`)."""
+        return {}
+
+    def run_name(self) -> str:
+        """A new run's name: the test file's name, or the folder's."""
+        return self.path.name if self.path.is_file() else self.path.resolve().name
 
     def pending(self, stored: list[StoredItem]) -> list[Work]:
         """The items still to send, given the item rows the store holds (a resume)."""
@@ -180,18 +195,18 @@ class ItemRun(KernelRun, StoredItemWrites):
             self.record = self.store.resume_run(self.previous.id)
             stored = self.store.load_items(self.record.id, attempts=True)
         else:
-            new = self.new_run()
-            name = new.name or (new.path.name if new.path.is_file() else new.path.resolve().name)
+            options = self.options.public()
+            options.update(self.stored_options())
             self.record = self.store.create_run(
-                Suite(name=name, path=new.path, cases=[]),
-                engine_name=new.engine_name,
-                engine_profile=new.engine_profile,
-                note=new.note,
-                options=new.options,
+                Suite(name=self.run_name(), path=self.path, cases=[]),
+                engine_name=self.resolved.name,
+                engine_profile=dict(self.resolved.profile_public),
+                note=self.note,
+                options=options,
                 cases=[],
                 kind=self.kind,
                 total=self.total(),
-                digest=new.digest,
+                digest=self.digest(),
             )
             stored = []
         # A resume repeats as the run was started, whatever the options say now.
@@ -226,10 +241,20 @@ class ItemRun(KernelRun, StoredItemWrites):
             return
         c = self.counts
         snapshot = ItemProgress(
-            self.total(), c.done, c.passed, c.failed, c.errors, item, final, live
+            self.total(), c.done, c["passed"], c["failed"], c["errors"], item, final, live
         )
         with contextlib.suppress(Exception):
             self.on_progress(snapshot)
+
+    def figures(self) -> dict[str, int]:
+        """The head of the run's summary: its items in all, and those stored by outcome."""
+        c = self.counts
+        return {
+            "total": self.total(),
+            "passed": c["passed"],
+            "failed": c["failed"],
+            "errors": c["errors"],
+        }
 
     def stability(self) -> dict[str, Any] | None:
         """Per-item stability of a repeated run (None for an ordinary run)."""
@@ -254,7 +279,7 @@ class ItemRun(KernelRun, StoredItemWrites):
             return self.store.finish_run(run_id, RunStatus.FAILED, ending.failed_reason)
         if ending.canceled and not self.stopped_early:
             return self.store.finish_run(run_id, RunStatus.CANCELED, "canceled")
-        if self.counts.errors:
-            reason = self.error_reason(self.counts.errors)
+        if self.counts["errors"]:
+            reason = self.error_reason(self.counts["errors"])
             return self.store.finish_run(run_id, RunStatus.SUCCESS_WITH_WARNING, reason)
         return self.store.finish_run(run_id, RunStatus.SUCCESS)
