@@ -295,7 +295,7 @@ async def run_dut(
         cache = AnswerCache.of_profile(
             store, resolved, off=request.no_cache, read=options.repeat < 2 and parent is None
         )
-        kernel = Kernel(kind, cache=cache)
+        kernel = kind.kernel = Kernel(kind, cache=cache)
         kernel.prepare()
         canceled = False
         try:
