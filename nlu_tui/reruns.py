@@ -14,6 +14,7 @@ are the same.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -223,3 +224,52 @@ def rerun_scope(store: RunStore, run: RunRecord) -> set[str] | None:
     ids (None for a run that is not a rerun)."""
     parent = parent_of(run)
     return None if parent is None else failed_item_ids(store, store.get_run(parent))
+
+
+@dataclass(frozen=True)
+class ItemRunOrigin:
+    """Where a run of items starts from: a stored run it resumes, or one whose failed and
+    errored test cases it sends again (its parent), or neither (a new run)."""
+
+    previous: RunRecord | None = None
+    """The run resumed (``--resume``)."""
+    parent: RunRecord | None = None
+    """The run whose failed test cases this run (or the resumed child run) sends again."""
+    scope: set[str] | None = None
+    """The ids of those test cases (None: every test case)."""
+
+    @property
+    def source(self) -> RunRecord | None:
+        """The stored run whose test files and engine this run uses unless given."""
+        return self.previous or self.parent
+
+
+def item_run_origin(
+    store: RunStore,
+    kind: str,
+    *,
+    rerun_failed: str | None,
+    resume: str | None,
+    field_prefix: str = "--",
+    any_ended: bool = False,
+) -> ItemRunOrigin:
+    """The one check of ``--rerun-failed RUN`` and ``--resume RUN`` for a run of items of
+    ``kind`` (E2E, stories, DUT): bad input raises InputError before anything is stored. A
+    resumed child run still sends only its parent's failed test cases."""
+    from nlu_tui.runner.item_run import run_to_resume  # the run kernel: only when a run starts
+
+    if rerun_failed:
+        if resume:
+            raise InputError(
+                "give --rerun-failed RUN or --resume RUN, not both", field=f"{field_prefix}resume"
+            )
+        parent, scope = rerun_items(store, rerun_failed, (kind,))
+        return ItemRunOrigin(parent=parent, scope=scope)
+    if resume:
+        previous = run_to_resume(
+            store, resume, kind, field=f"{field_prefix}resume", any_ended=any_ended
+        )
+        kept = rerun_scope(store, previous)
+        of = store.get_run(str(parent_of(previous))) if kept is not None else None
+        return ItemRunOrigin(previous=previous, parent=of, scope=kept)
+    return ItemRunOrigin()

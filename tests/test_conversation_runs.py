@@ -413,7 +413,7 @@ def test_diff_pairs_test_cases_of_a_run_stored_with_the_path_as_typed() -> None:
     """Runs stored before item ids named the file relative to the run's folder have ids like
     `tests/e2e.yml:3:greet`; a new run's `e2e.yml:3:greet` is the same test case (it used to
     come out as one test case new and one gone)."""
-    from nlu_tui.conversation.rundiff import diff_items
+    from nlu_tui.reports.item_diff import diff_items
     from nlu_tui.store.records import StoredItem
 
     def item(item_id: str, outcome: str, file: str) -> StoredItem:

@@ -1,6 +1,6 @@
 """The run kernel's guarantees, the same for every kind of run (issue 22).
 
-Each kind (NLU suite, E2E test cases, test stories, DUT test cases) runs against its real
+Each kind (NLU suite, E2E test cases, test stories, DUT test cases, simulated users) runs against its real
 loopback peer behind :class:`fault_proxy.FaultProxy`, which faults the message requests:
 
 - ``429`` with ``Retry-After: 3600``: the kernel waits at most ``retry_after_max`` per retry
@@ -27,7 +27,7 @@ from nlu_tui.runner.options import RunOptions
 from nlu_tui.store.records import RunRecord
 from nlu_tui.store.runstore import RunStore
 
-KINDS = ("suite", "e2e", "stories", "du")
+KINDS = ("suite", "e2e", "stories", "du", "simulate")
 T = TypeVar("T")
 
 E2E = """\
@@ -54,6 +54,19 @@ stories:
       - intent: goodbye
       - action: utter_goodbye
 """
+
+SCENARIOS = """\
+scenarios:
+  - name: greet
+    goal: Get greeted.
+    start: hello there
+    max_turns: 1
+  - name: book
+    goal: Book a table.
+    start: book a table
+    max_turns: 1
+"""
+"""Simulated users that need no LLM: each sends its ``start`` message, one turn."""
 
 
 @contextmanager
@@ -104,6 +117,16 @@ def run_kind(kind: str, url: str, tmp_path: Path, options: RunOptions) -> RunRec
         with RunStore(store_path) as store:
             run = open_conversation_run(
                 ConversationRequest(kind, path, engine=f"rasa:{url}"), store, options=options
+            )
+            return asyncio.run(_bounded(run.execute()))
+    if kind == "simulate":
+        from nlu_tui.conversation.simulate import SimulateRequest, open_simulate_run
+
+        path = tmp_path / "scenarios.yml"
+        path.write_text(SCENARIOS, encoding="utf-8")
+        with RunStore(store_path) as store:
+            run = open_simulate_run(
+                SimulateRequest(path, engine=f"rasa:{url}"), store, options=options
             )
             return asyncio.run(_bounded(run.execute()))
     from test_dut_rasa_pro import DUT

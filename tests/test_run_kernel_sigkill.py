@@ -1,5 +1,5 @@
 """``kill -9`` of the CLI in the middle of a run of every kind (``run``, ``test e2e``,
-``test stories``, ``test du``), then ``--resume``: nothing lost (every item stored once), nothing sent twice (an
+``test stories``, ``test du``, ``simulate``), then ``--resume``: nothing lost (every item stored once), nothing sent twice (an
 item stored before the kill is never sent again; one that was not is sent once more by the
 resume, plus once if it was in flight). The engine's requests are counted per item by
 :class:`fault_proxy.FaultProxy`, whose every item has its own text."""
@@ -65,6 +65,12 @@ def _write(kind: str, folder: Path) -> tuple[Path, dict[str, str]]:
             lines += [f"  - story: {name}", "    steps:", f"      - intent: {intent}"]
             lines += ["      - action: action_listen"]
         path = folder / "stories.yml"
+    elif kind == "simulate":  # each simulated user sends its start message, in one turn
+        lines = ["scenarios:"]
+        for name, text in texts.items():
+            lines += [f"  - name: {name}", "    goal: Get greeted.", f"    start: {text}"]
+            lines += ["    max_turns: 1"]
+        path = folder / "scenarios.yml"
     elif kind == "e2e":
         lines = ["test_cases:"]
         for name, text in texts.items():
@@ -86,6 +92,8 @@ def _command(kind: str, path: Path, engine: str) -> list[str]:
         return ["run", str(path), "--engine", f"rasa:{engine}", "--concurrency", "2"]
     if kind in ("e2e", "stories"):
         return ["test", kind, str(path), "--engine", f"rasa:{engine}", "--concurrency", "2"]
+    if kind == "simulate":
+        return ["simulate", str(path), "--engine", f"rasa:{engine}", "--concurrency", "2"]
     return [
         "test", "du", str(path), "--engine", f"rasa-pro:{engine}", "--concurrency", "2",
         "--no-output",
@@ -97,6 +105,8 @@ def _resume(kind: str, run_id: str) -> list[str]:
         return ["run", "--resume", run_id]
     if kind in ("e2e", "stories"):
         return ["test", kind, "--resume", run_id]
+    if kind == "simulate":
+        return ["simulate", "--resume", run_id]
     return ["test", "du", "--resume", run_id, "--no-output"]
 
 
@@ -107,7 +117,7 @@ def _stored_names(store: RunStore, kind: str, run_id: str) -> list[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("kind", ["suite", "e2e", "stories", "du"])
+@pytest.mark.parametrize("kind", ["suite", "e2e", "stories", "du", "simulate"])
 def test_kill_9_then_resume_loses_nothing_and_sends_nothing_twice(
     kind: str, tmp_path: Path
 ) -> None:

@@ -202,8 +202,8 @@ def finish(
 
 def print_diff(run: ConversationRun, final: RunRecord, args: argparse.Namespace) -> None:
     """``--diff-with RUN``: what changed since an earlier run of the same kind."""
-    from nlu_tui.conversation.rundiff import diff_items
     from nlu_tui.errors import InputError
+    from nlu_tui.reports.item_diff import diff_items
 
     if not args.diff_with:
         return

@@ -206,7 +206,9 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         help="what changed between two runs of a suite (broke, fixed, moved)",
         description="Compare an older run (BEFORE) with a newer one (AFTER) of the same suite, "
         "as the workbench's diff screen does: cases that broke, got fixed, changed intent or "
-        "moved confidence, by case id. Two runs with the same outcomes say 'no changes'.",
+        "moved confidence, by case id. Two runs with the same outcomes say 'no changes'. "
+        "Runs of E2E tests, test stories, DUT tests or simulated users are compared by test "
+        "case (broke, fixed, still failing; DUT: command F1; simulate: pass rates).",
     )
     p.add_argument("before", metavar="BEFORE", help="the older run's id (or a unique prefix)")
     p.add_argument("after", metavar="AFTER", help="the newer run's id (or a unique prefix)")
@@ -920,10 +922,19 @@ def cmd_diff(args: argparse.Namespace) -> int:
         raise InputError("must be a number from 0 to 1", field="--threshold")
     store = _store()
     runs = [store.get_run(args.before), store.get_run(args.after)]  # unknown: one line, exit 2
+    if runs[0].kind != runs[1].kind:
+        raise InputError(
+            f"run {runs[0].id} is a {runs[0].kind} run and run {runs[1].id} a {runs[1].kind} "
+            "run; diff compares two runs of one kind",
+            field="RUN_ID",
+        )
+    if runs[0].kind in ITEM_DIFF_KINDS:
+        return _diff_item_runs(store, runs[0], runs[1])
     for run in runs:
         if run.kind != "suite":
             raise InputError(
-                f"run {run.id} is a {run.kind} run; diff compares batch-test runs",
+                f"run {run.id} is a {run.kind} run; diff compares runs of test cases "
+                f"({', '.join(('suite', *ITEM_DIFF_KINDS))})",
                 field="RUN_ID",
             )
     result = compute_diff(store, runs[0].id, runs[1].id, threshold, None)
@@ -949,6 +960,38 @@ def cmd_diff(args: argparse.Namespace) -> int:
         )
     if diff.only_before or diff.only_after:
         say(f"cases only in AFTER: {len(diff.only_after)}, only in BEFORE: {len(diff.only_before)}")
+    return exitcodes.OK
+
+
+ITEM_DIFF_KINDS = ("e2e", "stories", "dut", "simulate")
+"""Kinds of run whose items ``diff`` pairs by id (as ``test e2e|stories --diff-with``,
+``test du --diff-with`` and ``simulate --diff-with`` do)."""
+
+
+def _diff_item_runs(store: Any, before: Any, after: Any) -> int:
+    """``nlu-tui diff`` of two runs of items of one kind: the lines its own ``--diff-with``
+    prints (test cases broke, fixed, still failing; DUT: command F1; simulate: pass rates)."""
+    from nlu_tui.rundiff import NO_CHANGES
+    from nlu_tui.textsafe import inert
+
+    items = [store.load_items(before.id), store.load_items(after.id)]
+    for label, run, rows in zip(("before", "after "), (before, after), items, strict=True):
+        name = inert(f"{run.suite_name} on {run.engine_name}", newlines=False)
+        passed = sum(1 for i in rows if i.outcome == "passed")
+        say(f"{label}  {run.id}  {name}  {passed} of {len(rows)} passed")
+    if after.kind == "simulate":
+        from nlu_tui.conversation.simulate_report import diff_lines
+
+        lines = diff_lines(items[0], items[1])
+    else:
+        from nlu_tui.reports.item_diff import diff_items
+
+        lines = diff_items(items[0], items[1]).lines()
+        if after.kind == "dut":
+            from nlu_tui.dut.service import diff_runs
+
+            lines += diff_runs(before.summary or {}, after.summary or {})
+    say("\n".join(inert(line, newlines=False) for line in lines) if lines else NO_CHANGES)
     return exitcodes.OK
 
 

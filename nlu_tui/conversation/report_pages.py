@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from nlu_tui.conversation.reports import assertion_accuracy, story_figures
-from nlu_tui.reports.common import iso_time
 from nlu_tui.reports.html_report import html_document, meta_table
 from nlu_tui.reports.item_diff import ItemDiff, item_diff_markdown
+from nlu_tui.reports.item_pages import markdown_heading, markdown_listed, run_facts
 from nlu_tui.store.records import RunRecord, StoredItem
 from nlu_tui.textsafe import inert_html as h
 from nlu_tui.textsafe import inert_markdown as md
@@ -30,17 +30,7 @@ LISTED = 20
 
 
 def _facts(run: RunRecord) -> list[tuple[str, str]]:
-    return [
-        ("run", run.id),
-        ("kind", {"e2e": "E2E tests", "stories": "test stories"}.get(run.kind, run.kind)),
-        ("tests", run.suite_name),
-        ("engine", run.engine_name),
-        ("status", run.status.value),
-        ("reason", run.reason or ""),
-        ("started", iso_time(run.started_at) or ""),
-        ("finished", iso_time(run.finished_at) or ""),
-        ("note", run.note),
-    ]
+    return run_facts(run, {"e2e": "E2E tests", "stories": "test stories"}.get(run.kind, run.kind))
 
 
 def _counts(items: Sequence[StoredItem]) -> tuple[int, int, int]:
@@ -255,13 +245,9 @@ def conversation_markdown(
 ) -> str:
     """The pull-request summary of an E2E or stories run."""
     passed, failed, errors = _counts(items)
-    status = f" ({md(run.status.value)})" if run.status.value != "success" else ""
     kind = "E2E tests" if run.kind == "e2e" else "test stories"
     lines = [
-        f"### nlu-tui run `{md(run.id)}`{status}",
-        "",
-        f"{kind} **{md(run.suite_name)}** on engine **{md(run.engine_name)}**",
-        "",
+        *markdown_heading(run, kind),
         "| test cases | passed | failed | errors |",
         "|---:|---:|---:|---:|",
         f"| {len(items)} | {passed} | {failed} | {errors} |",
@@ -277,16 +263,12 @@ def conversation_markdown(
         ]
     if run.note:
         lines += [f"> {md(run.note)}", ""]
-    bad = [i for i in items if i.outcome in ("failed", "error")]
-    if bad:
-        lines += ["**Failed**", "", "| test case | where | outcome |", "|---|---|---|"]
-        for item in bad[:LISTED]:
-            lines.append(
-                f"| {md(item.data.get('name', ''))} | {md(_where(item))} | {item.outcome} |"
-            )
-        if len(bad) > LISTED:
-            lines.append(f"| … | {len(bad) - LISTED} more | |")
-        lines.append("")
+    bad = [
+        [md(item.data.get("name", "")), md(_where(item)), item.outcome]
+        for item in items
+        if item.outcome in ("failed", "error")
+    ]
+    lines += markdown_listed("Failed", ("test case", "where", "outcome"), bad, LISTED)
     if diff is not None:
         lines += item_diff_markdown(diff, baseline)
     return "\n".join(lines)

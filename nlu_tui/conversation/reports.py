@@ -27,6 +27,7 @@ import yaml
 from nlu_tui.conversation.judge_agreement import step_line, steps_of
 from nlu_tui.conversation_model import Story
 from nlu_tui.fileio import atomic_write_text
+from nlu_tui.reports.item_pages import run_payload
 from nlu_tui.scoring.rasa_charts import ConfusionChart, confusion_chart
 from nlu_tui.store.records import RunRecord, StoredItem
 
@@ -312,14 +313,7 @@ def junit_xml(run: RunRecord, items: Sequence[StoredItem], suite_name: str) -> s
 def json_report(run: RunRecord, items: Sequence[StoredItem]) -> str:
     agreement = run.summary.get("judge_agreement") if run.summary else None
     payload = {
-        "run": run.id,
-        "kind": run.kind,
-        "engine": run.engine_name,
-        "status": run.status.value,
-        "total": run.total,
-        "passed": sum(1 for i in items if i.outcome == "passed"),
-        "failed": sum(1 for i in items if i.outcome == "failed"),
-        "errors": sum(1 for i in items if i.outcome == "error"),
+        **run_payload(run, items),
         "assertion_accuracy": assertion_accuracy(items),
         **({"judge_agreement": agreement} if agreement else {}),
         "results": [

@@ -24,7 +24,7 @@ import contextlib
 import logging
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -32,21 +32,11 @@ from typing import Any
 from nlu_tui.conversation_model import E2EFile, StoryFile, Turn
 from nlu_tui.engines.conversation import Conversation
 from nlu_tui.errors import InputError
-from nlu_tui.model import RunStatus, Suite
-from nlu_tui.repeats import MAX_REPEAT, ItemAttempts, is_attempt, repeat_of, stability_summary
+from nlu_tui.repeats import MAX_REPEAT
 from nlu_tui.run_kinds import RunKindInfo
 from nlu_tui.runner.answer_cache import AnswerCache
-from nlu_tui.runner.events import RunPhase
-from nlu_tui.runner.kernel import (
-    Ending,
-    Halt,
-    Kernel,
-    KernelRun,
-    KernelState,
-    Sender,
-    StoredItemWrites,
-    Work,
-)
+from nlu_tui.runner.item_run import ItemProgress, ItemRun, ids_base, unit_id
+from nlu_tui.runner.kernel import Halt, Kernel, Sender, Work
 from nlu_tui.runner.options import RunOptions
 from nlu_tui.store.records import RunRecord, StoredItem
 from nlu_tui.store.runstore import RunStore
@@ -83,17 +73,8 @@ class ConversationRequest:
     """Neither read nor write the profile's answer cache (``cache: true``) in this run."""
 
 
-@dataclass
-class Progress:
-    """A snapshot for the faces: counts so far and the item that just finished."""
-
-    total: int
-    done: int
-    passed: int
-    failed: int
-    errors: int
-    last: StoredItem | None = None
-    final: bool = False
+Progress = ItemProgress
+"""A snapshot for the faces: counts so far and the test case that just finished."""
 
 
 @dataclass
@@ -110,14 +91,8 @@ class Units:
     """What reading the files noticed for the user (a story file Rasa would skip, by its name)."""
 
     def item_id(self, unit: Any) -> str:
-        """A unit's id in the run's store: its file relative to :attr:`base`, line and name.
-        It must not depend on how the path was spelled: a run of ``tests/x.yml`` is resumed
-        from its stored absolute path, and ids that differed sent every test case again."""
-        file = str(unit.file or "")
-        if file and self.base is not None:
-            with contextlib.suppress(ValueError, OSError):
-                file = Path(file).resolve().relative_to(self.base).as_posix()
-        return f"{file}:{unit.line}:{unit.name}"
+        """A unit's id in the run's store: its file relative to :attr:`base`, line and name."""
+        return unit_id(unit.file, unit.line, unit.name, self.base)
 
     @property
     def digest(self) -> str:
@@ -134,7 +109,7 @@ def load_units(kind: str, path: Path, *, e2e: bool = False) -> Units:
         data = e2e_cases.read_path(path)
         if not data.test_cases:
             raise InputError("no test cases found", path=path, field="test_cases")
-        return Units(kind, e2e=data, order=list(data.test_cases), base=_base(path))
+        return Units(kind, e2e=data, order=list(data.test_cases), base=ids_base(path))
     if kind == STORIES_RUN:
         from nlu_tui.conversation.checkpoints import expand
         from nlu_tui.formats import rasa_stories
@@ -144,18 +119,11 @@ def load_units(kind: str, path: Path, *, e2e: bool = False) -> Units:
         order = expand(stories.stories)
         if not order:
             raise InputError("no test stories found", path=path, field="stories")
-        return Units(kind, stories=stories, order=order, base=_base(path), notes=notes)
+        return Units(kind, stories=stories, order=order, base=ids_base(path), notes=notes)
     raise InputError(f"unknown conversation test kind {kind!r}", field="kind")
 
 
-def _base(path: Path) -> Path | None:
-    with contextlib.suppress(OSError):
-        resolved = path.resolve()
-        return resolved if resolved.is_dir() else resolved.parent
-    return None
-
-
-class _DeadlinedConversation(Conversation):
+class DeadlinedConversation(Conversation):
     """A conversation whose every request runs under the kernel's attempt deadline."""
 
     def __init__(self, conversation: Conversation, sender: Sender) -> None:
@@ -188,9 +156,10 @@ class _DeadlinedProbe:
         return parsed
 
 
-class ConversationRun(KernelRun, StoredItemWrites):
+class ConversationRun(ItemRun):
     """One run (new or resumed) of E2E test cases or test stories: the strategy the run
-    kernel drives (:mod:`nlu_tui.runner.kernel`), and the handle the faces hold.
+    kernel drives (:mod:`nlu_tui.runner.kernel`, with the bookkeeping of
+    :class:`~nlu_tui.runner.item_run.ItemRun`), and the handle the faces hold.
     ``prepare()`` registers it; ``await execute()`` runs it; ``cancel()`` from anywhere."""
 
     def __init__(
@@ -205,69 +174,38 @@ class ConversationRun(KernelRun, StoredItemWrites):
         path: Path,
         cache: AnswerCache | None = None,
     ) -> None:
+        self._init_items(store, options, previous)
         self.kind = units.kind
         self.request = request
         self.units = units
         self.resolved = resolved
         self.engine = resolved.engine
-        self.store = store
-        self.options = options
-        self.previous = previous
         self.path = path
-        self.record: RunRecord | None = None
-        self.on_progress: Callable[[Progress], None] | None = None
+        self.note = request.note
         self.width = 1 if request.fail_fast else None
         """--fail-fast: one conversation at a time, in file order."""
-        self._pending: list[tuple[int, Any]] = []
-        self._buffer: list[StoredItem] = []
-        self._attempts = ItemAttempts(1)
-        self._fail_fast_hit = False
-        self._counts = {"done": 0, "passed": 0, "failed": 0, "errors": 0}
         self._domain: Any = None
         self._seq_of: dict[str, int] = {}
         self.kernel = Kernel(self, width=self.width, cache=cache)
 
-    # --- the faces' handle ------------------------------------------------------------------
-
     # --- the strategy -----------------------------------------------------------------------
 
-    def prepare(self) -> RunRecord:
-        if self.record is not None:
-            return self.record
-        units = self.units.order
-        if self.previous is not None:
-            self.record = self.store.resume_run(self.previous.id)
-            stored = self.store.load_items(self.record.id, attempts=True)
-            done = {i.item_id for i in stored if not is_attempt(i)}
-            for item in stored:
-                if not is_attempt(item):
-                    self._count(item.outcome)
-        else:
-            name = self.path.name if self.path.is_file() else self.path.resolve().name
-            options = self.options.public()
-            options.update(fail_fast=self.request.fail_fast, e2e=self.request.e2e)
-            self.record = self.store.create_run(
-                Suite(name=name, path=self.path, cases=[]),
-                engine_name=self.resolved.name,
-                engine_profile=dict(self.resolved.profile_public),
-                note=self.request.note,
-                options=options,
-                cases=[],
-                kind=self.units.kind,
-                total=len(units),
-                digest=self.units.digest,
-            )
-            stored, done = [], set()
-        # A resume repeats as the run was started, whatever the options say now.
-        self._attempts = ItemAttempts(repeat_of(self.record), stored)
-        self._pending = [
+    def digest(self) -> str:
+        return self.units.digest
+
+    def stored_options(self) -> dict[str, Any]:
+        return {"fail_fast": self.request.fail_fast, "e2e": self.request.e2e}
+
+    def pending(self, stored: list[StoredItem]) -> list[Work]:
+        done = {i.item_id for i in stored}
+        pending = [
             (i, u)
-            for i, u in enumerate(units)
+            for i, u in enumerate(self.units.order)
             # str(u.item_id): the ids of runs stored before ids were made relative
             if self.units.item_id(u) not in done and str(u.item_id) not in done
         ]
-        self._seq_of = {self.units.item_id(u): i for i, u in self._pending}
-        return self.record
+        self._seq_of = {self.units.item_id(u): i for i, u in pending}
+        return [Work(seq, self.units.item_id(unit), unit) for seq, unit in pending]
 
     def total(self) -> int:
         return len(self.units.order)
@@ -301,18 +239,6 @@ class ConversationRun(KernelRun, StoredItemWrites):
         data = {**found["data"], "cached": True}
         return StoredItem(item_id, self._seq_of.get(item_id, 0), str(found["outcome"]), None, data)
 
-    def work(self) -> list[Work]:
-        return [
-            Work(seq, self.units.item_id(unit), unit)
-            for seq, unit in self._pending
-            for _ in range(self._attempts.times(self.units.item_id(unit)))
-        ]
-
-    def _count(self, outcome: str) -> None:
-        self._counts["done"] += 1
-        key = {"passed": "passed", "failed": "failed"}.get(outcome, "errors")
-        self._counts[key] += 1
-
     async def open(self, client: Any) -> None:
         await self.engine.open(client)
         if self.units.kind == STORIES_RUN:
@@ -331,7 +257,7 @@ class ConversationRun(KernelRun, StoredItemWrites):
             from nlu_tui.conversation.e2e_run import run_case
 
             assert self.units.e2e is not None
-            conversation = _DeadlinedConversation(self.engine.conversation(sender_id), sender)
+            conversation = DeadlinedConversation(self.engine.conversation(sender_id), sender)
             result = await run_case(conversation, self.units.e2e, unit)
             data = result.as_dict()
             data.update(
@@ -382,50 +308,27 @@ class ConversationRun(KernelRun, StoredItemWrites):
             data={"name": unit.name, "file": unit.file, "line": unit.line, "error": reason},
         )
 
-    def arrive(self, work: Work, answer: StoredItem) -> tuple[Halt, str | None] | None:
-        placed = self._attempts.place(answer)
-        self._buffer.append(placed)
-        if placed is not answer:
-            return None  # an attempt #2..#N of a repeated run
-        self._count(answer.outcome)
-        self._emit(answer)
-        if self.request.fail_fast and answer.outcome != "passed":
-            self._fail_fast_hit = True
+    def arrived(self, work: Work, answer: Any, item: StoredItem) -> tuple[Halt, str | None] | None:
+        self.progress(item)
+        if self.request.fail_fast and item.outcome != "passed":
+            self.stopped_early = True
             return (Halt.STOP, None)
         return None
 
-    def emit(self, state: KernelState, *, final: bool, record: RunRecord | None) -> None:
-        if final or state.phase is RunPhase.RUNNING:
-            self._emit(None, final=final)
-
-    def _emit(self, item: StoredItem | None, *, final: bool = False) -> None:
-        if self.on_progress is None:
-            return
-        c = self._counts
-        total = len(self.units.order)
-        with contextlib.suppress(Exception):
-            self.on_progress(
-                Progress(total, c["done"], c["passed"], c["failed"], c["errors"], item, final)
-            )
-
-    def finish(self, ending: Ending) -> RunRecord:
+    def summary(self) -> dict[str, Any]:
         assert self.record is not None
-        c = self._counts
         summary: dict[str, Any] = {
-            "total": len(self.units.order),
-            "passed": c["passed"],
-            "failed": c["failed"],
-            "errors": c["errors"],
-            "fail_fast_stopped": self._fail_fast_hit,
+            **self.figures(),
+            "fail_fast_stopped": self.stopped_early,
         }
-        if self._attempts.repeat > 1:
+        if self.repeat > 1:
             with contextlib.suppress(Exception):
-                every = self.store.load_items(self.record.id, attempts=True)
-                summary["stability"] = stability_summary(every, self._attempts.repeat)
+                summary["stability"] = self.stability()
                 if self.units.kind == E2E_RUN:  # generative assertions: the judge's agreement
                     from nlu_tui.conversation.judge_agreement import judge_agreement
 
-                    agreement = judge_agreement(every, self._attempts.repeat)
+                    every = self.store.load_items(self.record.id, attempts=True)
+                    agreement = judge_agreement(every, self.repeat)
                     if agreement is not None:
                         summary["judge_agreement"] = agreement
         if self.options.rerun_of:  # what the tests now score: the parent's passes + ours
@@ -433,17 +336,7 @@ class ConversationRun(KernelRun, StoredItemWrites):
 
             with contextlib.suppress(Exception):
                 summary[MERGED] = merged_item_figures(merged_items(self.store, self.record))
-        with contextlib.suppress(Exception):
-            self.store.set_summary(self.record.id, summary)
-        run_id = self.record.id
-        if ending.failed_reason:
-            return self.store.finish_run(run_id, RunStatus.FAILED, ending.failed_reason)
-        if ending.canceled and not self._fail_fast_hit:
-            return self.store.finish_run(run_id, RunStatus.CANCELED, "canceled")
-        if c["errors"]:
-            reason = f"{c['errors']} test case(s) could not be run (engine errors)"
-            return self.store.finish_run(run_id, RunStatus.SUCCESS_WITH_WARNING, reason)
-        return self.store.finish_run(run_id, RunStatus.SUCCESS)
+        return summary
 
 
 E2E_RUN_KIND = RunKindInfo(
@@ -465,40 +358,20 @@ def open_conversation_run(
 
     if request.kind not in KINDS:
         raise InputError(f"unknown conversation test kind {request.kind!r}", field="kind")
-    previous: RunRecord | None = None
+    from nlu_tui.reruns import item_run_origin
+
+    origin = item_run_origin(
+        store, request.kind, rerun_failed=request.rerun_failed, resume=request.resume
+    )
+    previous, parent, scope = origin.previous, origin.parent, origin.scope
     path = request.path
     engine_spec = request.engine
-    parent: RunRecord | None = None
-    scope: set[str] | None = None  # the test cases a rerun holds (its parent's failed ones)
-    if request.rerun_failed:
-        from nlu_tui.reruns import rerun_items
-
-        if request.resume:
-            raise InputError("give --rerun-failed RUN or --resume RUN, not both", field="--resume")
-        parent, scope = rerun_items(store, request.rerun_failed, (request.kind,))
-        path = path or (Path(parent.suite_path) if parent.suite_path else None)
-        engine_spec = engine_spec or parent.engine_name
-        if parent.options.get("e2e"):  # stories scored with --e2e are rerun so
-            request = replace(request, e2e=True)
-    if request.resume:
-        previous = store.get_run(request.resume)
-        if previous.kind != request.kind:
-            raise InputError(
-                f"run {previous.id} is a {previous.kind} run, not {request.kind}", field="--resume"
-            )
-        if previous.status not in (RunStatus.CANCELED, RunStatus.INTERRUPTED, RunStatus.FAILED):
-            raise InputError(
-                f"run {previous.id} is {previous.status.value}; only a canceled, interrupted or "
-                "failed run can be resumed",
-                field="--resume",
-            )
-        path = path or (Path(previous.suite_path) if previous.suite_path else None)
-        engine_spec = engine_spec or previous.engine_name
-        from nlu_tui.reruns import parent_of, rerun_scope
-
-        scope = rerun_scope(store, previous)  # a resumed rerun still holds only its cases
-        if scope is not None:
-            parent = store.get_run(str(parent_of(previous)))
+    if origin.source is not None:
+        source = origin.source
+        path = path or (Path(source.suite_path) if source.suite_path else None)
+        engine_spec = engine_spec or source.engine_name
+    if previous is None and parent is not None and parent.options.get("e2e"):
+        request = replace(request, e2e=True)  # stories scored with --e2e are rerun so
     if path is None:
         raise InputError("give the test file or folder", field="PATH")
     if not engine_spec:
@@ -550,18 +423,10 @@ def open_conversation_run(
     if parent is not None:
         changes["rerun_of"] = parent.id
     opts = replace(base, secrets=(*base.secrets, *secrets), **changes)
-    cache = None
-    if resolved.settings.cache and not request.no_cache:
-        from nlu_tui.runner.answer_cache import AnswerCache
-
-        # a repeated run and a rerun of failures ask the engine again (they only write it)
-        cache = AnswerCache(
-            store,
-            resolved.name,
-            resolved.cache_identity(),
-            ttl=resolved.settings.cache_ttl,
-            read=opts.repeat < 2 and parent is None,
-        )
+    # a repeated run and a rerun of failures ask the engine again (they only write the cache)
+    cache = AnswerCache.of_profile(
+        store, resolved, off=request.no_cache, read=opts.repeat < 2 and parent is None
+    )
     return ConversationRun(
         request, units, resolved, store, opts, previous=previous, path=path, cache=cache
     )

@@ -26,7 +26,6 @@ import asyncio
 import contextlib
 import time
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -34,19 +33,9 @@ from typing import Any
 from nlu_tui.conversation_assertions import JudgeError
 from nlu_tui.errors import InputError, NluTuiError
 from nlu_tui.formats.scenarios import ResetHook, Scenario, ScenarioFile
-from nlu_tui.model import RunStatus, Suite
 from nlu_tui.run_kinds import RunKindInfo
-from nlu_tui.runner.events import RunPhase
-from nlu_tui.runner.kernel import (
-    Ending,
-    Halt,
-    Kernel,
-    KernelRun,
-    KernelState,
-    Sender,
-    StoredItemWrites,
-    Work,
-)
+from nlu_tui.runner.item_run import ItemProgress, ItemRun, ids_base, run_to_resume, unit_id
+from nlu_tui.runner.kernel import Kernel, Sender, Work
 from nlu_tui.runner.options import RunOptions
 from nlu_tui.store.records import RunRecord, StoredItem
 from nlu_tui.store.runstore import RunStore
@@ -73,19 +62,9 @@ class SimulateRequest:
     retries: int | None = None
 
 
-@dataclass
-class Progress:
-    """A snapshot for the faces: counts so far, the conversation that just finished, and the
-    turn just taken (``live``: scenario name, repeat and the turn's user/bot texts)."""
-
-    total: int
-    done: int
-    passed: int
-    failed: int
-    errors: int
-    last: StoredItem | None = None
-    final: bool = False
-    live: dict[str, Any] | None = None
+Progress = ItemProgress
+"""A snapshot for the faces: counts so far, the conversation that just finished, and the
+turn just taken (``live``: scenario name, repeat and the turn's user/bot texts)."""
 
 
 @dataclass
@@ -95,22 +74,11 @@ class Units:
     order: list[Scenario] = field(default_factory=list)
 
     def scenario_id(self, scenario: Scenario) -> str:
-        file = scenario.file
-        if self.base is not None:
-            with contextlib.suppress(ValueError, OSError):
-                file = Path(file).resolve().relative_to(self.base).as_posix()
-        return f"{file}:{scenario.line}:{scenario.name}"
+        return unit_id(scenario.file, scenario.line, scenario.name, self.base)
 
 
 def item_id(scenario_id: str, repeat: int) -> str:
     return f"{scenario_id}#{repeat}"
-
-
-def _base(path: Path) -> Path | None:
-    with contextlib.suppress(OSError):
-        resolved = path.resolve()
-        return resolved if resolved.is_dir() else resolved.parent
-    return None
 
 
 async def run_reset(hook: ResetHook, client: Any, timeout: float = RESET_TIMEOUT) -> str:
@@ -166,9 +134,10 @@ def _bot_texts(turn: Any) -> list[str]:
     return [e.text or "" for e in turn.bot_events() if e.text is not None]
 
 
-class SimulateRun(KernelRun, StoredItemWrites):
-    """One run (new or resumed) of simulated conversations: the run kernel's strategy and the
-    faces' handle. ``prepare()`` registers it; ``await execute()`` runs it."""
+class SimulateRun(ItemRun):
+    """One run (new or resumed) of simulated conversations: the run kernel's strategy (with
+    the bookkeeping of :class:`~nlu_tui.runner.item_run.ItemRun`) and the faces' handle.
+    ``prepare()`` registers it; ``await execute()`` runs it."""
 
     kind = SIMULATE_RUN
 
@@ -185,77 +154,46 @@ class SimulateRun(KernelRun, StoredItemWrites):
         previous: RunRecord | None = None,
         path: Path,
     ) -> None:
+        self._init_items(store, options, previous)
         self.request = request
         self.units = units
         self.resolved = resolved
         self.engine = resolved.engine
-        self.store = store
-        self.options = options
         self.runs = runs
         self.llm = llm
         """The LLMConfig of the simulated user and the judge (None: not needed)."""
-        self.previous = previous
         self.path = path
-        self.record: RunRecord | None = None
-        self.on_progress: Callable[[Progress], None] | None = None
-        self._pending: list[Work] = []
-        self._buffer: list[StoredItem] = []
-        self._counts = {"done": 0, "passed": 0, "failed": 0, "errors": 0}
+        self.note = request.note
         self._client: Any = None
         self._chat: Any = None
         self.kernel = Kernel(self)
 
     # --- the strategy -----------------------------------------------------------------------
 
-    def _all_work(self) -> list[Work]:
+    def digest(self) -> str:
+        return self.units.scenarios.digest
+
+    def stored_options(self) -> dict[str, Any]:
+        options: dict[str, Any] = {"runs": self.runs}
+        if self.llm is not None:
+            options["llm"] = self.llm.describe()
+        return options
+
+    def pending(self, stored: list[StoredItem]) -> list[Work]:
+        done = {i.item_id for i in stored}
         out = []
         for index, scenario in enumerate(self.units.order):
             sid = self.units.scenario_id(scenario)
             for repeat in range(1, self.runs + 1):
-                out.append(
-                    Work(index * self.runs + repeat - 1, item_id(sid, repeat), (scenario, repeat))
+                work = Work(
+                    index * self.runs + repeat - 1, item_id(sid, repeat), (scenario, repeat)
                 )
+                if work.item_id not in done:
+                    out.append(work)
         return out
-
-    def prepare(self) -> RunRecord:
-        if self.record is not None:
-            return self.record
-        done: set[str] = set()
-        if self.previous is not None:
-            self.record = self.store.resume_run(self.previous.id)
-            for stored in self.store.load_items(self.record.id):
-                done.add(stored.item_id)
-                self._count(stored.outcome)
-        else:
-            name = self.path.name if self.path.is_file() else self.path.resolve().name
-            options = self.options.public()
-            options["runs"] = self.runs
-            if self.llm is not None:
-                options["llm"] = self.llm.describe()
-            self.record = self.store.create_run(
-                Suite(name=name, path=self.path, cases=[]),
-                engine_name=self.resolved.name,
-                engine_profile=dict(self.resolved.profile_public),
-                note=self.request.note,
-                options=options,
-                cases=[],
-                kind=SIMULATE_RUN,
-                total=len(self.units.order) * self.runs,
-                digest=self.units.scenarios.digest,
-            )
-        self._pending = [w for w in self._all_work() if w.item_id not in done]
-        return self.record
 
     def total(self) -> int:
         return len(self.units.order) * self.runs
-
-    def work(self) -> list[Work]:
-        return list(self._pending)
-
-    def _count(self, outcome: str) -> None:
-        self._counts["done"] += 1
-        key = {"passed": "passed", "failed": "failed"}.get(outcome, "errors")
-        self._counts[key] += 1
 
     async def open(self, client: Any) -> None:
         self._client = client
@@ -274,7 +212,7 @@ class SimulateRun(KernelRun, StoredItemWrites):
     async def send(self, work: Work, sender: Sender) -> StoredItem:
         """Hold one simulated conversation. An engine failure escapes (the kernel retries the
         whole conversation); the simulated user, the judge or the reset failing is an ERROR."""
-        from nlu_tui.conversation.service import _DeadlinedConversation
+        from nlu_tui.conversation.service import DeadlinedConversation
         from nlu_tui.conversation.simulated_user import SimulatorError
 
         scenario, repeat = work.item
@@ -303,7 +241,7 @@ class SimulateRun(KernelRun, StoredItemWrites):
         try:
             if scenario.reset is not None:
                 data["reset"] = await run_reset(scenario.reset, self._client)
-            conversation = _DeadlinedConversation(self.engine.conversation(sender_id), sender)
+            conversation = DeadlinedConversation(self.engine.conversation(sender_id), sender)
             events = await self._converse(conversation, scenario, repeat, data)
             await self._check(scenario, events, data)
         except JudgeError as exc:
@@ -401,14 +339,8 @@ class SimulateRun(KernelRun, StoredItemWrites):
                 )
 
     def _live(self, scenario: Scenario, repeat: int, text: str, bot: list[str]) -> None:
-        if self.on_progress is None:
-            return
-        c = self._counts
         live = {"scenario": scenario.name, "repeat": repeat, "user": text, "bot": bot}
-        with contextlib.suppress(Exception):
-            self.on_progress(
-                Progress(self.total(), c["done"], c["passed"], c["failed"], c["errors"], live=live)
-            )
+        self.progress(None, live=live)
 
     def failed(self, work: Work, reason: str, latency_ms: float) -> StoredItem:
         scenario, repeat = work.item
@@ -431,52 +363,20 @@ class SimulateRun(KernelRun, StoredItemWrites):
             },
         )
 
-    def arrive(self, work: Work, answer: StoredItem) -> tuple[Halt, str | None] | None:
-        self._buffer.append(answer)
-        self._count(answer.outcome)
-        self._emit(answer)
-        return None
-
-    def emit(self, state: KernelState, *, final: bool, record: RunRecord | None) -> None:
-        if final or state.phase is RunPhase.RUNNING:
-            self._emit(None, final=final)
-
-    def _emit(self, item: StoredItem | None, *, final: bool = False) -> None:
-        if self.on_progress is None:
-            return
-        c = self._counts
-        with contextlib.suppress(Exception):
-            self.on_progress(
-                Progress(
-                    self.total(), c["done"], c["passed"], c["failed"], c["errors"], item, final
-                )
-            )
-
-    def finish(self, ending: Ending) -> RunRecord:
+    def summary(self) -> dict[str, Any]:
         from nlu_tui.conversation.simulate_report import scenario_summary
 
         assert self.record is not None
-        c = self._counts
         summary: dict[str, Any] = {
-            "total": self.total(),
-            "passed": c["passed"],
-            "failed": c["failed"],
-            "errors": c["errors"],
+            **self.figures(),
             "runs": self.runs,
         }
         with contextlib.suppress(Exception):
             summary["scenarios"] = scenario_summary(self.store.load_items(self.record.id))
-        with contextlib.suppress(Exception):
-            self.store.set_summary(self.record.id, summary)
-        run_id = self.record.id
-        if ending.failed_reason:
-            return self.store.finish_run(run_id, RunStatus.FAILED, ending.failed_reason)
-        if ending.canceled:
-            return self.store.finish_run(run_id, RunStatus.CANCELED, "canceled")
-        if c["errors"]:
-            reason = f"{c['errors']} conversation(s) ended in an error"
-            return self.store.finish_run(run_id, RunStatus.SUCCESS_WITH_WARNING, reason)
-        return self.store.finish_run(run_id, RunStatus.SUCCESS)
+        return summary
+
+    def error_reason(self, errors: int) -> str:
+        return f"{errors} conversation(s) ended in an error"
 
 
 def _turn_data(turn: Any) -> dict[str, Any]:
@@ -495,7 +395,7 @@ def load_units(path: Path) -> Units:
     from nlu_tui.formats import scenarios
 
     data = scenarios.read_path(path)
-    return Units(data, base=_base(path), order=list(data.scenarios))
+    return Units(data, base=ids_base(path), order=list(data.scenarios))
 
 
 def _llm_for(units: Units) -> Any:
@@ -547,17 +447,7 @@ def open_simulate_run(
     engine_spec = request.engine
     runs = request.runs
     if request.resume:
-        previous = store.get_run(request.resume)
-        if previous.kind != SIMULATE_RUN:
-            raise InputError(
-                f"run {previous.id} is a {previous.kind} run, not a simulate run", field="--resume"
-            )
-        if previous.status not in (RunStatus.CANCELED, RunStatus.INTERRUPTED, RunStatus.FAILED):
-            raise InputError(
-                f"run {previous.id} is {previous.status.value}; only a canceled, interrupted or "
-                "failed run can be resumed",
-                field="--resume",
-            )
+        previous = run_to_resume(store, request.resume, SIMULATE_RUN)
         path = path or (Path(previous.suite_path) if previous.suite_path else None)
         engine_spec = engine_spec or previous.engine_name
         runs = int(previous.options.get("runs") or 1)  # a resume repeats as it was started

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from nlu_tui.errors import InputError
+from nlu_tui.reports.item_pages import run_payload
 from nlu_tui.scoring.proportions import pass_rate
 from nlu_tui.store.records import RunRecord, StoredItem
 
@@ -165,14 +166,7 @@ def text_report(scenarios: Sequence[dict[str, Any]]) -> str:
 def json_report(run: RunRecord, items: Sequence[StoredItem]) -> str:
     scenarios = scenario_summary(items)
     payload = {
-        "run": run.id,
-        "kind": run.kind,
-        "engine": run.engine_name,
-        "status": run.status.value,
-        "total": run.total,
-        "passed": sum(1 for i in items if i.outcome == "passed"),
-        "failed": sum(1 for i in items if i.outcome == "failed"),
-        "errors": sum(1 for i in items if i.outcome == "error"),
+        **run_payload(run, items),
         "scenarios": scenarios,
         "conversations": [
             {"id": i.item_id, "outcome": i.outcome, "latency_ms": i.latency_ms, **i.data}

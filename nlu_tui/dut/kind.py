@@ -13,18 +13,15 @@ steps are in; the run's summary holds Rasa Pro's report dict and the gate failur
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nlu_tui.dut.model import DutCase, DutCaseResult, StepPrediction, normalise_output
-from nlu_tui.model import RunStatus, Suite
-from nlu_tui.repeats import ItemAttempts, repeat_of, stability_summary
 from nlu_tui.run_kinds import RunKindInfo
-from nlu_tui.runner.kernel import Ending, Halt, KernelState, Sender, StoredItemWrites, Work
+from nlu_tui.runner.item_run import ItemRun, ids_base, unit_id
+from nlu_tui.runner.kernel import Halt, Sender, Work
 from nlu_tui.runner.options import RunOptions
 from nlu_tui.runner.retry import Failure
 from nlu_tui.store.records import RunRecord, StoredItem
@@ -43,18 +40,7 @@ def item_id(case: DutCase, base: Path | None = None) -> str:
     """A test case's id in the run's store: its file relative to ``base`` (the run's folder, or
     its file's), line and name, so a run resumed with the path spelled otherwise (relative,
     absolute, from another folder) finds the test cases it stored."""
-    file = str(case.file)
-    if base is not None:
-        with contextlib.suppress(ValueError, OSError):
-            file = Path(file).resolve().relative_to(base).as_posix()
-    return f"{file}:{case.line}:{case.name}"
-
-
-def ids_base(path: Path) -> Path | None:
-    with contextlib.suppress(OSError):
-        resolved = path.resolve()
-        return resolved if resolved.is_dir() else resolved.parent
-    return None
+    return unit_id(case.file, case.line, case.name, base)
 
 
 def item_data(result: DutCaseResult) -> dict[str, Any]:
@@ -80,8 +66,9 @@ def outcome_of(result: DutCaseResult) -> str:
     return "error" if result.errored else ("passed" if result.passed else "failed")
 
 
-class DutKind(StoredItemWrites):
-    """DUT test cases as kernel items (see the module docstring)."""
+class DutKind(ItemRun):
+    """DUT test cases as kernel items (see the module docstring), with the bookkeeping of
+    :class:`~nlu_tui.runner.item_run.ItemRun`."""
 
     kind = DUT_RUN
 
@@ -101,68 +88,51 @@ class DutKind(StoredItemWrites):
         scope: set[str] | None = None,
         cache_context: dict[str, Any] | None = None,
     ) -> None:
+        self._init_items(store, options, previous)
         self.path = path
         self.suite = suite
         self.engine = engine
         self.resolved = resolved
-        self.store = store
-        self.options = options
         self.run_options = run_options
         self.requests = requests
         self.note = note
-        self.previous = previous
         self.scope = scope
+        """A rerun's test cases (its parent's failed and errored ones); None: all."""
         self.cache_context = cache_context or {}
         """What else shapes an answer besides the test files and the engine (the flows'
         content, the DSL, the commands removed or added): part of the answer cache's key."""
-        """A rerun's test cases (its parent's failed and errored ones); None: all."""
-        self.record: RunRecord | None = None
-        self.on_progress: CaseCallback | None = None
+        self.on_case: CaseCallback | None = None
+        """Told of each test case as it arrives (the result, how many are done, of how many)."""
         self.results: dict[str, DutCaseResult] = {}
         """Finished test cases (stored or arrived), by item id: the report reads them."""
-        self.ending: Ending | None = None
         self._base = ids_base(path)
-        self._todo: list[DutCase] = []
-        self._seq: dict[str, int] = {}
-        self._buffer: list[StoredItem] = []
-        self._attempts = ItemAttempts(1)
 
     def item_id(self, case: DutCase) -> str:
         return item_id(case, self._base)
 
-    def prepare(self) -> RunRecord:
-        if self.record is not None:
-            return self.record
+    def digest(self) -> str:
+        return self.suite.source.digest
+
+    def stored_options(self) -> dict[str, Any]:
+        return dict(self.run_options)
+
+    def run_name(self) -> str:
+        return self.path.name
+
+    def pending(self, stored: list[StoredItem]) -> list[Work]:
         cases = self._cases()
-        if self.previous is None:
-            options = self.options.public()
-            options.update(self.run_options)
-            self.record = self.store.create_run(
-                Suite(name=self.path.name, path=self.path, cases=[]),
-                engine_name=self.resolved.name,
-                engine_profile=dict(self.resolved.profile_public),
-                note=self.note,
-                options=options,
-                cases=[],
-                kind=DUT_RUN,
-                total=len(cases),
-                digest=self.suite.source.digest,
-            )
-            stored: list[StoredItem] = []
-        else:
-            self.record = self.store.resume_run(self.previous.id, pid=os.getpid())
-            stored = self.store.load_items(self.record.id, attempts=True)
-        # A resume repeats as the run was started, whatever the options say now.
-        self._attempts = ItemAttempts(repeat_of(self.record), stored)
         by_id = {i.item_id: i for i in stored}
         for case in cases:
             # item_id(case): the ids of runs stored before ids were made relative
             found = by_id.get(self.item_id(case)) or by_id.get(item_id(case))
             if found is not None:
                 self.results[self.item_id(case)] = result_from_item(case, found.data)
-        self._todo = [c for c in cases if self.item_id(c) not in self.results]
-        self._seq = {self.item_id(c): n for n, c in enumerate(cases)}
-        return self.record
+        seq = {self.item_id(c): n for n, c in enumerate(cases)}
+        return [
+            Work(seq[self.item_id(c)], self.item_id(c), c)
+            for c in cases
+            if self.item_id(c) not in self.results
+        ]
 
     def _cases(self) -> list[DutCase]:
         if self.scope is None:
@@ -171,13 +141,6 @@ class DutKind(StoredItemWrites):
 
     def total(self) -> int:
         return len(self._cases())
-
-    def work(self) -> list[Work]:
-        return [
-            Work(self._seq[self.item_id(c)], self.item_id(c), c)
-            for c in self._todo
-            for _ in range(self._attempts.times(self.item_id(c)))
-        ]
 
     # --- the answer cache (a profile's cache: true): a whole test case's answers ------------
 
@@ -236,25 +199,26 @@ class DutKind(StoredItemWrites):
             case, {i: StepPrediction(error=reason) for i in case.evaluated_steps()}
         )
 
-    def arrive(self, work: Work, answer: DutCaseResult) -> tuple[Halt, str | None] | None:
+    def stored_item(self, work: Work, answer: DutCaseResult) -> StoredItem:
         latencies = [
             p.output.latency_ms
             for p in answer.predictions.values()
             if p.output is not None and p.output.latency_ms is not None
         ]
-        item = StoredItem(
+        return StoredItem(
             work.item_id,
             work.seq,
             outcome_of(answer),
             sum(latencies) if latencies else None,
             item_data(answer),
         )
-        placed = self._attempts.place(item)
-        self._buffer.append(placed)
-        if placed is item:  # the item's own row (its last attempt)
-            self.results[work.item_id] = answer
-            if self.on_progress is not None:
-                self.on_progress(answer, len(self.results), self.total())
+
+    def arrived(
+        self, work: Work, answer: DutCaseResult, item: StoredItem
+    ) -> tuple[Halt, str | None] | None:
+        self.results[work.item_id] = answer
+        if self.on_case is not None:
+            self.on_case(answer, len(self.results), self.total())
         return None
 
     def ordered(self) -> list[DutCaseResult]:
@@ -264,31 +228,8 @@ class DutKind(StoredItemWrites):
             if self.item_id(c) in self.results
         ]
 
-    def finish(self, ending: Ending) -> RunRecord:
-        """The report is the service's (gates); here: the status and, for a repeated run,
-        the stability of each test case."""
-        assert self.record is not None
-        self.ending = ending
-        if ending.failed_reason:
-            return self.store.finish_run(self.record.id, RunStatus.FAILED, ending.failed_reason)
-        if ending.canceled:
-            return self.store.finish_run(self.record.id, RunStatus.CANCELED, "canceled")
-        errored = sum(1 for r in self.results.values() if r.errored)
-        if errored:
-            reason = f"{errored} test case(s) could not be run (engine errors)"
-            return self.store.finish_run(self.record.id, RunStatus.SUCCESS_WITH_WARNING, reason)
-        return self.store.finish_run(self.record.id, RunStatus.SUCCESS)
-
-    def stability(self) -> dict[str, Any] | None:
-        """Per-case stability of a repeated run (None for an ordinary run)."""
-        if self._attempts.repeat < 2 or self.record is None:
-            return None
-        return stability_summary(
-            self.store.load_items(self.record.id, attempts=True), self._attempts.repeat
-        )
-
-    def emit(self, state: KernelState, *, final: bool, record: RunRecord | None) -> None:
-        return None  # DUT reports each test case as it arrives (arrive)
+    # The report and the gates are the service's (run_dut): finish() records only the status,
+    # and emit() nothing (each test case is reported as it arrives).
 
 
 DUT_RUN_KIND = RunKindInfo(

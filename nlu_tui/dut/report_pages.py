@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from nlu_tui.reports.common import iso_time
 from nlu_tui.reports.html_report import html_document, meta_table
 from nlu_tui.reports.item_diff import ItemDiff, item_diff_markdown
+from nlu_tui.reports.item_pages import markdown_heading, markdown_listed, run_facts
 from nlu_tui.store.records import RunRecord
 from nlu_tui.textsafe import inert_html as h
 from nlu_tui.textsafe import inert_markdown as md
@@ -31,17 +31,7 @@ def _pct(value: Any) -> str:
 
 
 def _facts(run: RunRecord) -> list[tuple[str, str]]:
-    return [
-        ("run", run.id),
-        ("kind", "dialogue understanding tests"),
-        ("tests", run.suite_name),
-        ("engine", run.engine_name),
-        ("status", run.status.value),
-        ("reason", run.reason or ""),
-        ("started", iso_time(run.started_at) or ""),
-        ("finished", iso_time(run.finished_at) or ""),
-        ("note", run.note),
-    ]
+    return run_facts(run, "dialogue understanding tests")
 
 
 def dut_html(run: RunRecord) -> str:
@@ -172,14 +162,7 @@ def dut_markdown(
     """The pull-request summary of a DUT run; with ``diff`` (this run's test cases against
     ``baseline``'s, :func:`nlu_tui.reports.item_diff.diff_items`), what broke and was fixed."""
     report = run.summary
-    status = f" ({md(run.status.value)})" if run.status.value != "success" else ""
-    lines = [
-        f"### nlu-tui run `{md(run.id)}`{status}",
-        "",
-        f"Dialogue understanding tests **{md(run.suite_name)}** on engine "
-        f"**{md(run.engine_name)}**",
-        "",
-    ]
+    lines = markdown_heading(run, "Dialogue understanding tests")
     if "command_metrics" not in report:
         lines += ["No figures stored: the run ended before any test case.", ""]
         if diff is not None:
@@ -209,16 +192,11 @@ def dut_markdown(
         for score, name in weak[:5]:
             lines.append(f"| {md(name)} | {_f(score)} | {metrics[name].get('total_count', 0)} |")
         lines.append("")
-    steps = report.get("failed_test_steps") or []
-    if steps:
-        lines += ["**Failed steps**", "", "| test case | user message |", "|---|---|"]
-        for step in steps[:LISTED]:
-            lines.append(
-                f"| {md(step.get('test_case', ''))} | {md(step.get('failed_user_utterance', ''))} |"
-            )
-        if len(steps) > LISTED:
-            lines.append(f"| … | {len(steps) - LISTED} more |")
-        lines.append("")
+    steps = [
+        [md(step.get("test_case", "")), md(step.get("failed_user_utterance", ""))]
+        for step in report.get("failed_test_steps") or []
+    ]
+    lines += markdown_listed("Failed steps", ("test case", "user message"), steps, LISTED)
     if diff is not None:
         lines += item_diff_markdown(diff, baseline)
     return "\n".join(lines)

@@ -198,8 +198,8 @@ async def run_dut(
     from nlu_tui.dut.result import summarise
     from nlu_tui.engines.profiles import resolve_engine
     from nlu_tui.errors import EngineError
-    from nlu_tui.model import RunStatus
     from nlu_tui.repeats import MAX_REPEAT, flaky_ids
+    from nlu_tui.runner.answer_cache import AnswerCache
     from nlu_tui.runner.kernel import Kernel
     from nlu_tui.store.runstore import RunStore
 
@@ -208,41 +208,24 @@ async def run_dut(
         raise InputError(f"must be between 1 and {MAX_REPEAT}", field="repeat")
     store = RunStore(request.store_path)
     try:
-        previous: RunRecord | None = None
+        from nlu_tui.reruns import item_run_origin
+
+        origin = item_run_origin(
+            store,
+            DUT_RUN,
+            rerun_failed=request.rerun_failed,
+            resume=request.resume,
+            field_prefix="",
+            any_ended=True,
+        )
+        previous, parent, scope = origin.previous, origin.parent, origin.scope
         engine_spec = request.engine
-        parent: RunRecord | None = None
-        scope: set[str] | None = None  # the test cases a rerun sends (its parent's failed)
-        if request.rerun_failed:
-            from nlu_tui.reruns import rerun_items
-
-            if request.resume:
-                raise InputError(
-                    "give --rerun-failed RUN or --resume RUN, not both", field="resume"
-                )
-            parent, scope = rerun_items(store, request.rerun_failed, (DUT_RUN,))
-            engine_spec = engine_spec or parent.engine_name
-            opts = parent.options
+        if origin.source is not None:  # its engine, flows and DSL unless given here
+            engine_spec = engine_spec or origin.source.engine_name
+            opts = origin.source.options
             request.flows = request.flows or (Path(opts["flows"]) if opts.get("flows") else None)
             if opts.get("dsl") and request.spec.dsl == "auto":
                 request.spec.dsl = opts["dsl"]
-        if request.resume:
-            previous = store.get_run(request.resume)
-            if previous.kind != DUT_RUN:
-                raise InputError(
-                    f"run {previous.id} is a {previous.kind} run, not dut", field="resume"
-                )
-            if previous.status is RunStatus.RUNNING:
-                raise InputError(f"run {previous.id} is still running", field="resume")
-            engine_spec = engine_spec or previous.engine_name
-            opts = previous.options
-            request.flows = request.flows or (Path(opts["flows"]) if opts.get("flows") else None)
-            if opts.get("dsl") and request.spec.dsl == "auto":
-                request.spec.dsl = opts["dsl"]
-            from nlu_tui.reruns import parent_of, rerun_scope
-
-            scope = rerun_scope(store, previous)  # a resumed rerun still sends only its cases
-            if scope is not None:
-                parent = store.get_run(str(parent_of(previous)))
         if not engine_spec:
             raise InputError(
                 "give --engine (a profile, embedded:PATH, rasa-pro:URL...)", field="engine"
@@ -307,20 +290,12 @@ async def run_dut(
                 "flows": digest_bytes(flows_path.read_bytes()) if flows_path else None,
             },
         )
-        kind.on_progress = on_case
-        cache = None
-        if resolved.settings.cache and not request.no_cache:
-            from nlu_tui.runner.answer_cache import AnswerCache
-
-            # a repeated run and a rerun of failures ask the engine again (they only write)
-            cache = AnswerCache(
-                store,
-                resolved.name,
-                resolved.cache_identity(),
-                ttl=resolved.settings.cache_ttl,
-                read=options.repeat < 2 and parent is None,
-            )
-        kernel = Kernel(kind, cache=cache)
+        kind.on_case = on_case
+        # a repeated run and a rerun of failures ask the engine again (they only write the cache)
+        cache = AnswerCache.of_profile(
+            store, resolved, off=request.no_cache, read=options.repeat < 2 and parent is None
+        )
+        kernel = kind.kernel = Kernel(kind, cache=cache)
         kernel.prepare()
         canceled = False
         try:

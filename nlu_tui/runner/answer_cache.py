@@ -48,6 +48,19 @@ class AnswerCache:
         self.misses = 0
         """Items the cache did not answer (sent to the engine)."""
 
+    @classmethod
+    def of_profile(
+        cls, store: RunStore, resolved: Any, *, off: bool = False, read: bool = True
+    ) -> AnswerCache | None:
+        """The answer cache of the resolved engine's profile (``cache: true``, ``cache_ttl``),
+        or None when it has none or the run turns it ``off`` (``--no-cache``)."""
+        settings = resolved.settings
+        if off or not getattr(settings, "cache", False):
+            return None
+        return cls(
+            store, resolved.name, resolved.cache_identity(), ttl=settings.cache_ttl, read=read
+        )
+
     def key(self, request: dict[str, Any]) -> str:
         """The digest of the engine's identity and the request (its text and context)."""
         text = json.dumps(
