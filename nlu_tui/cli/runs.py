@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 from nlu_tui.cli import exitcodes
 from nlu_tui.cli.engine_options import add_strict_permissions
 from nlu_tui.cli.say import say, say_warning, write_json, write_machine
-from nlu_tui.run_pages import PAGE_KINDS
 
 if TYPE_CHECKING:
     from nlu_tui.runservice import RunJob, RunOutcome, RunRequest
@@ -718,6 +717,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
 def cmd_show(args: argparse.Namespace) -> int:
     from nlu_tui.cli.run_output import render, write
     from nlu_tui.repeats import run_stability
+    from nlu_tui.run_pages import PAGE_KINDS  # here, not at the top: keeps --help light
 
     store = _store()
     from nlu_tui.store.comparisons import is_comparison_id
