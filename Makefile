@@ -19,11 +19,22 @@ $(VENV)/.installed: pyproject.toml requirements.lock
 	touch $@ $(VENV)/.runtime
 
 # The runtime only; a venv that already has everything (`make setup`) is kept as it is.
+# The venv is filled from outside, so it carries no pip or setuptools (27 MB): by uv when it is on
+# PATH (several times faster), else by $(PYTHON)'s own pip (22.3 or later: `pip --python`); only
+# a Python with neither gets pip inside the venv. The wheels go in without byte-compiling, then
+# everything is compiled in parallel but the libraries' own test suites (37 MB of .pyc that
+# nlu-tui never imports), so that the first start compiles nothing. docs/guides/install.md.
+COMPILE_SKIP := '[/\\]tests?[/\\]'
 $(VENV)/.runtime: pyproject.toml requirements-runtime.lock
 	if [ -f $(VENV)/.installed ]; then $(MAKE) --no-print-directory setup; else \
-		$(PYTHON) -m venv $(VENV) && \
-		$(BIN)/pip install --quiet -r requirements-runtime.lock && \
-		$(BIN)/pip install --quiet --no-deps -e .; fi
+		$(PYTHON) -m venv --without-pip $(VENV) && \
+		if command -v uv >/dev/null 2>&1; then set -- uv pip install --python $(BIN)/python; \
+		elif $(PYTHON) -m pip --python $(BIN)/python --version >/dev/null 2>&1; then \
+			set -- $(PYTHON) -m pip --python $(BIN)/python install --no-compile; \
+		else $(BIN)/python -m ensurepip --upgrade >/dev/null && \
+			set -- $(BIN)/python -m pip install --no-compile; fi && \
+		"$$@" --quiet --no-deps -r requirements-runtime.lock -e . && \
+		$(BIN)/python -m compileall -q -j 0 -x $(COMPILE_SKIP) $(VENV)/lib nlu_tui; fi
 	touch $@
 
 setup: $(VENV)/.installed
@@ -66,12 +77,16 @@ bench: setup
 
 # Refresh requirements.lock after editing the dependencies in pyproject.toml: resolve them in a
 # throw-away venv and freeze the result (the lock's leading comment lines are kept).
+# LOCK_HOLD keeps pyarrow at 23.0.1: later releases add 21 MB to the runtime venv (163 MB unpacked
+# against 142) and nothing nlu-tui uses; textual-fastdatatable asks for >= 18.1 (>= 22 on
+# Python 3.14, which 23.0.1 has wheels for). bench/README.md, "Install".
 LOCK_VENV ?= .lock-venv
+LOCK_HOLD ?= pyarrow==23.0.1
 lock:
 	rm -rf $(LOCK_VENV)
 	$(PYTHON) -m venv $(LOCK_VENV)
 	$(LOCK_VENV)/bin/pip install --quiet --upgrade pip
-	$(LOCK_VENV)/bin/pip install --quiet -e '.[dev]'
+	$(LOCK_VENV)/bin/pip install --quiet -e '.[dev]' $(LOCK_HOLD)
 	{ grep '^#' requirements.lock; $(LOCK_VENV)/bin/pip freeze --exclude-editable; } > requirements.lock.new
 	rm -rf $(LOCK_VENV)
 	$(PYTHON) -m venv $(LOCK_VENV)
