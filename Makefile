@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 
 # `make start` installs the runtime only (requirements-runtime.lock); the others install everything.
-.PHONY: setup start test test-quick lint docs screenshots bench clean lock
+.PHONY: setup start extra test test-quick lint docs screenshots bench clean lock
 
 # Every dependency comes from a lock (exact versions, transitive ones included); nlu-tui itself
 # is then installed editable without resolving anything again. requirements.lock holds
@@ -25,17 +25,24 @@ $(VENV)/.installed: pyproject.toml requirements.lock
 # everything is compiled in parallel but the libraries' own test suites (37 MB of .pyc that
 # nlu-tui never imports), so that the first start compiles nothing. docs/guides/install.md.
 COMPILE_SKIP := '[/\\]tests?[/\\]'
+# Sets the shell's "$$@" to that installer's command (`install` included).
+PICK_INSTALLER = if command -v uv >/dev/null 2>&1; then set -- uv pip install --python $(BIN)/python; \
+	elif $(PYTHON) -m pip --python $(BIN)/python --version >/dev/null 2>&1; then \
+		set -- $(PYTHON) -m pip --python $(BIN)/python install --no-compile; \
+	else $(BIN)/python -m ensurepip --upgrade >/dev/null && \
+		set -- $(BIN)/python -m pip install --no-compile; fi
+COMPILE = $(BIN)/python -m compileall -q -j 0 -x $(COMPILE_SKIP) $(VENV)/lib nlu_tui
 $(VENV)/.runtime: pyproject.toml requirements-runtime.lock
 	if [ -f $(VENV)/.installed ]; then $(MAKE) --no-print-directory setup; else \
-		$(PYTHON) -m venv --without-pip $(VENV) && \
-		if command -v uv >/dev/null 2>&1; then set -- uv pip install --python $(BIN)/python; \
-		elif $(PYTHON) -m pip --python $(BIN)/python --version >/dev/null 2>&1; then \
-			set -- $(PYTHON) -m pip --python $(BIN)/python install --no-compile; \
-		else $(BIN)/python -m ensurepip --upgrade >/dev/null && \
-			set -- $(BIN)/python -m pip install --no-compile; fi && \
-		"$$@" --quiet --no-deps -r requirements-runtime.lock -e . && \
-		$(BIN)/python -m compileall -q -j 0 -x $(COMPILE_SKIP) $(VENV)/lib nlu_tui; fi
+		$(PYTHON) -m venv --without-pip $(VENV) && $(PICK_INSTALLER) && \
+		"$$@" --quiet --no-deps -r requirements-runtime.lock -e . && $(COMPILE); fi
 	touch $@
+
+# Add extras to the `make start` venv, at requirements.lock's versions: make extra NAME=plots
+# (NAME=lex,jwt for several; the extras are in pyproject.toml and docs/guides/install.md).
+extra: $(VENV)/.runtime
+	@[ -n "$(NAME)" ] || { echo "make extra NAME=EXTRA (lex, jwt, postgres, trackers, plots, all)"; exit 2; }
+	$(PICK_INSTALLER) && "$$@" --quiet -c requirements.lock -e '.[$(NAME)]' && $(COMPILE)
 
 setup: $(VENV)/.installed
 
