@@ -25,8 +25,11 @@ $(VENV)/.installed: pyproject.toml requirements.lock
 # everything is compiled in parallel but the libraries' own test suites (37 MB of .pyc that
 # nlu-tui never imports), so that the first start compiles nothing. docs/guides/install.md.
 COMPILE_SKIP := '[/\\]tests?[/\\]'
-# Sets the shell's "$$@" to that installer's command (`install` included).
-PICK_INSTALLER = if command -v uv >/dev/null 2>&1; then set -- uv pip install --python $(BIN)/python; \
+# Sets the shell's "$$@" to that installer's command (`install` included). `make start UV=` uses
+# pip even where uv is installed (uv reads its own settings, not pip.conf's index or mirrors).
+UV ?= uv
+PICK_INSTALLER = if [ -n "$(UV)" ] && command -v $(UV) >/dev/null 2>&1; then \
+		set -- $(UV) pip install --python $(BIN)/python; \
 	elif $(PYTHON) -m pip --python $(BIN)/python --version >/dev/null 2>&1; then \
 		set -- $(PYTHON) -m pip --python $(BIN)/python install --no-compile; \
 	else $(BIN)/python -m ensurepip --upgrade >/dev/null && \
