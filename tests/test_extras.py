@@ -110,6 +110,7 @@ def test_test_nlu_without_matplotlib_is_refused_before_training(tmp_path: Path) 
     proc = _without("matplotlib", *args, "--out", str(tmp_path / "r"), cwd=tmp_path)
     assert proc.returncode == 2 and "pip install 'nlu-tui[plots]'" in proc.stderr, proc.stderr
     assert "--no-plot" in proc.stderr and "training" not in proc.stderr, proc.stderr
+    assert "make extra NAME=plots" in proc.stderr, proc.stderr  # the venv of make start has no pip
     assert proc.stderr.count("\n") == 1 and not (tmp_path / "r").exists()
 
 
