@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 
 # `make start` installs the runtime only (requirements-runtime.lock); the others install everything.
-.PHONY: setup start test test-quick lint docs screenshots bench clean lock
+.PHONY: setup start extra test test-quick lint docs screenshots bench clean lock
 
 # Every dependency comes from a lock (exact versions, transitive ones included); nlu-tui itself
 # is then installed editable without resolving anything again. requirements.lock holds
@@ -19,12 +19,33 @@ $(VENV)/.installed: pyproject.toml requirements.lock
 	touch $@ $(VENV)/.runtime
 
 # The runtime only; a venv that already has everything (`make setup`) is kept as it is.
+# The venv is filled from outside, so it carries no pip or setuptools (27 MB): by uv when it is on
+# PATH (several times faster), else by $(PYTHON)'s own pip (22.3 or later: `pip --python`); only
+# a Python with neither gets pip inside the venv. The wheels go in without byte-compiling, then
+# everything is compiled in parallel but the libraries' own test suites (37 MB of .pyc that
+# nlu-tui never imports), so that the first start compiles nothing. docs/guides/install.md.
+COMPILE_SKIP := '[/\\]tests?[/\\]'
+# Sets the shell's "$$@" to that installer's command (`install` included). `make start UV=` uses
+# pip even where uv is installed (uv reads its own settings, not pip.conf's index or mirrors).
+UV ?= uv
+PICK_INSTALLER = if [ -n "$(UV)" ] && command -v $(UV) >/dev/null 2>&1; then \
+		set -- $(UV) pip install --python $(BIN)/python; \
+	elif $(PYTHON) -m pip --python $(BIN)/python --version >/dev/null 2>&1; then \
+		set -- $(PYTHON) -m pip --python $(BIN)/python install --no-compile; \
+	else $(BIN)/python -m ensurepip --upgrade >/dev/null && \
+		set -- $(BIN)/python -m pip install --no-compile; fi
+COMPILE = $(BIN)/python -m compileall -q -j 0 -x $(COMPILE_SKIP) $(VENV)/lib nlu_tui
 $(VENV)/.runtime: pyproject.toml requirements-runtime.lock
 	if [ -f $(VENV)/.installed ]; then $(MAKE) --no-print-directory setup; else \
-		$(PYTHON) -m venv $(VENV) && \
-		$(BIN)/pip install --quiet -r requirements-runtime.lock && \
-		$(BIN)/pip install --quiet --no-deps -e .; fi
+		$(PYTHON) -m venv --without-pip $(VENV) && $(PICK_INSTALLER) && \
+		"$$@" --quiet --no-deps -r requirements-runtime.lock -e . && $(COMPILE); fi
 	touch $@
+
+# Add extras to the `make start` venv, at requirements.lock's versions: make extra NAME=plots
+# (NAME=lex,jwt for several; the extras are in pyproject.toml and docs/guides/install.md).
+extra: $(VENV)/.runtime
+	@[ -n "$(NAME)" ] || { echo "make extra NAME=EXTRA (lex, jwt, postgres, trackers, plots, all)"; exit 2; }
+	$(PICK_INSTALLER) && "$$@" --quiet -c requirements.lock -e '.[$(NAME)]' && $(COMPILE)
 
 setup: $(VENV)/.installed
 
@@ -67,12 +88,16 @@ bench: setup
 
 # Refresh requirements.lock after editing the dependencies in pyproject.toml: resolve them in a
 # throw-away venv and freeze the result (the lock's leading comment lines are kept).
+# LOCK_HOLD keeps pyarrow at 23.0.1: later releases add 21 MB to the runtime venv (163 MB unpacked
+# against 142) and nothing nlu-tui uses; textual-fastdatatable asks for >= 18.1 (>= 22 on
+# Python 3.14, which 23.0.1 has wheels for). bench/README.md, "Install".
 LOCK_VENV ?= .lock-venv
+LOCK_HOLD ?= pyarrow==23.0.1
 lock:
 	rm -rf $(LOCK_VENV)
 	$(PYTHON) -m venv $(LOCK_VENV)
 	$(LOCK_VENV)/bin/pip install --quiet --upgrade pip
-	$(LOCK_VENV)/bin/pip install --quiet -e '.[dev]'
+	$(LOCK_VENV)/bin/pip install --quiet -e '.[dev]' $(LOCK_HOLD)
 	{ grep '^#' requirements.lock; $(LOCK_VENV)/bin/pip freeze --exclude-editable; } > requirements.lock.new
 	rm -rf $(LOCK_VENV)
 	$(PYTHON) -m venv $(LOCK_VENV)

@@ -55,6 +55,7 @@ def need(module: str, what: str, field: str | None = None) -> None:
     extra, dist = PACKAGES[module]
     raise MissingExtra(
         f"{what} needs the optional package {dist}, which is not installed: "
-        f"pip install 'nlu-tui[{extra}]' (or 'nlu-tui[all]')",
+        f"pip install 'nlu-tui[{extra}]' (or 'nlu-tui[all]'; "
+        f"in a clone's make start venv, which has no pip: make extra NAME={extra})",
         field=field,
     )

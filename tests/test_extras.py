@@ -101,6 +101,19 @@ def test_rasa_plots_without_matplotlib_are_refused_before_the_run(tmp_path: Path
     assert "--rasa-no-plot" in proc.stderr and not (tmp_path / "r").exists()
 
 
+def test_test_nlu_without_matplotlib_is_refused_before_training(tmp_path: Path) -> None:
+    """`make start` installs no matplotlib: `test nlu` on the sample bot stops before training,
+    not once the folds are trained (as it did), naming the extra and --no-plot."""
+    nlu = REPO / "sample_suites" / "banking_bot.nlu.yml"
+    args = ["--data-dir", str(tmp_path / "data"), "test", "nlu", "--nlu", str(nlu)]
+    args += ["--cross-validation", "--folds", "2"]
+    proc = _without("matplotlib", *args, "--out", str(tmp_path / "r"), cwd=tmp_path)
+    assert proc.returncode == 2 and "pip install 'nlu-tui[plots]'" in proc.stderr, proc.stderr
+    assert "--no-plot" in proc.stderr and "training" not in proc.stderr, proc.stderr
+    assert "make extra NAME=plots" in proc.stderr, proc.stderr  # the venv of make start has no pip
+    assert proc.stderr.count("\n") == 1 and not (tmp_path / "r").exists()
+
+
 def test_web_and_a_postgres_store_without_their_extras(tmp_path: Path) -> None:
     web = _without("textual_serve", "web", str(tmp_path), "--port", "8999", cwd=tmp_path)
     assert web.returncode == 2 and "pip install 'nlu-tui[web]'" in web.stderr, web.stderr

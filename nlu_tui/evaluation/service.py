@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from nlu_tui.engines.base import Engine, TrainingConfig
 from nlu_tui.errors import InputError
 from nlu_tui.evaluation.jobs import Progress, Unit, UnitResult, run_units
+from nlu_tui.extras import need
 from nlu_tui.model import Prediction, RunStatus, Suite, TestCase
 from nlu_tui.training import TrainingData
 
@@ -161,6 +162,8 @@ def plan(request: EvalRequest) -> Plan:
         raise InputError("must be at least 1", field="--runs")
     if request.jobs < 1:
         raise InputError("must be at least 1", field="--jobs")
+    if request.plots:  # `make start` installs no matplotlib: say so before training, not after
+        need("matplotlib", "the PNG plots (--no-plot skips them)")
     if request.mode == CROSS_VALIDATION and request.folds < 2:
         raise InputError("cross-validation needs at least 2 folds", field="--folds")
     if request.mode == COMPARISON:
