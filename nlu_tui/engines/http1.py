@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
@@ -143,6 +144,11 @@ class _Connection(asyncio.Protocol):
 
     def last_read(self) -> float:
         return self._last_read
+
+    def fail(self, error: Exception) -> None:
+        """End the awaited answer with ``error`` (the connection is closed by its user)."""
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_exception(error)
 
     def close(self) -> None:
         self.closed = True
@@ -276,15 +282,25 @@ class _Connection(asyncio.Protocol):
 
 class Http1Pool:
     """Kept connections per origin for one client, at most ``limit`` at once (as aiohttp's
-    connector), dropped after ``keepalive_expiry`` seconds idle. Close it with the client."""
+    connector), dropped after ``keepalive_expiry`` seconds idle. Close it with the client.
+
+    The read timeout costs no timer per request: one watcher task, while answers are awaited,
+    looks every quarter of the shortest read timeout (at most every second) for a connection
+    that has had no byte for its timeout, and fails that request with ``httpx.ReadTimeout``.
+    """
 
     def __init__(self, limit: int | None, keepalive_expiry: float | None = 5.0) -> None:
         self._limit = limit
         self._expiry = keepalive_expiry
         self._idle: dict[tuple[str, int], list[_Connection]] = {}
-        self._slots: asyncio.Semaphore | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._open: set[_Connection] = set()
+        self._active = 0
+        self._queue: deque[asyncio.Future[None]] = deque()
+        self._reading: dict[_Connection, float] = {}
+        """Connections awaiting an answer, and their read timeouts."""
+        self._tick = 1.0
+        self._watcher: asyncio.Task[None] | None = None
         self.closed = False
 
     def usable(self) -> bool:
@@ -299,6 +315,9 @@ class Http1Pool:
 
     async def aclose(self) -> None:
         self.closed = True
+        if self._watcher is not None:
+            self._watcher.cancel()
+            self._watcher = None
         for connection in list(self._open):
             connection.close()
         self._open.clear()
@@ -338,6 +357,30 @@ class Http1Pool:
         self._open.add(connection)
         return connection
 
+    async def _acquire(self, loop: asyncio.AbstractEventLoop) -> None:
+        """One of ``limit`` places (a counter: the run's workers rarely wait here)."""
+        while self._limit and self._active >= self._limit:
+            waiter: asyncio.Future[None] = loop.create_future()
+            self._queue.append(waiter)
+            try:
+                await waiter
+            except BaseException:
+                if waiter.done() and not waiter.cancelled():
+                    self._wake()  # woken, then canceled: hand the place on
+                raise
+        self._active += 1
+
+    def _release(self) -> None:
+        self._active -= 1
+        self._wake()
+
+    def _wake(self) -> None:
+        while self._queue:
+            waiter = self._queue.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                return
+
     async def exchange(
         self,
         key: tuple[str, int],
@@ -352,10 +395,7 @@ class Http1Pool:
         loop = asyncio.get_running_loop()
         if self._loop is None:
             self._loop = loop
-            self._slots = asyncio.Semaphore(self._limit) if self._limit else None
-        slots = self._slots
-        if slots is not None:
-            await slots.acquire()
+        await self._acquire(loop)
         try:
             for _ in range(2):  # a second time only when a kept connection was stale
                 connection = self._take(key) or await self._connect(key, connect_timeout, loop)
@@ -373,8 +413,7 @@ class Http1Pool:
                 return answer
             raise httpx.RemoteProtocolError("Server disconnected")
         finally:
-            if slots is not None:
-                slots.release()
+            self._release()
 
     async def _read(
         self,
@@ -384,26 +423,31 @@ class Http1Pool:
         no_body: bool,
         read_timeout: float | None,
     ) -> Answer:
-        loop = asyncio.get_running_loop()
-        waiter = connection.start(request, limit, no_body, loop)
+        waiter = connection.start(request, limit, no_body, asyncio.get_running_loop())
         if read_timeout is None:
             return await waiter
-        timer: list[asyncio.TimerHandle] = []
-
-        def check() -> None:  # one timer per request, moved on while bytes keep coming
-            if waiter.done():
-                return
-            quiet = time.monotonic() - connection.last_read()
-            if quiet >= read_timeout:
-                waiter.set_exception(httpx.ReadTimeout("read timed out"))
-            else:
-                timer[0] = loop.call_later(read_timeout - quiet, check)
-
-        timer.append(loop.call_later(read_timeout, check))
+        reading = self._reading
+        reading[connection] = read_timeout
+        if read_timeout / 4 < self._tick:
+            self._tick = max(read_timeout / 4, 0.01)
+        if self._watcher is None:
+            self._watcher = asyncio.get_running_loop().create_task(self._watch())
         try:
             return await waiter
         finally:
-            timer[0].cancel()
+            del reading[connection]
+
+    async def _watch(self) -> None:
+        """Fail the requests whose connection has had no byte for its read timeout."""
+        try:
+            while self._reading:
+                await asyncio.sleep(self._tick)
+                now = time.monotonic()
+                for connection, read_timeout in list(self._reading.items()):
+                    if now - connection.last_read() >= read_timeout:
+                        connection.fail(httpx.ReadTimeout("read timed out"))
+        finally:
+            self._watcher = None
 
 
 class Http1Route:

@@ -461,14 +461,14 @@ def _aiohttp_route(endpoint: Endpoint) -> _AiohttpRoute | _Http1Route | None:
     if client.cookies or _HTTPX_LOG.isEnabledFor(logging.INFO):
         return None
     transport = _direct_transport(client, endpoint.url)
-    if transport is None or getattr(transport, "proxy", None) is not None:
-        return None
-    from httpx_aiohttp import AiohttpTransport
-
-    if not isinstance(transport, AiohttpTransport):
+    if transport is None:
         return None
     routes = endpoint.routes
     if not routes or routes[0].transport is not transport:
+        from httpx_aiohttp import AiohttpTransport
+
+        if not isinstance(transport, AiohttpTransport) or transport.proxy is not None:
+            return None
         pool = getattr(transport, "http1_pool", None)
         route: _AiohttpRoute | _Http1Route
         if pool is not None and endpoint.url.scheme == "http" and not endpoint.url.userinfo:
