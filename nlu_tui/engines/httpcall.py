@@ -255,19 +255,21 @@ class HttpEngine(Engine):
         cookie, no compression): no ``httpx.Request``/``Response`` and no stream adapters are
         built for it. Anything else becomes the ``httpx.Response`` the transport would have
         made and takes ``_exchange``'s own path: same errors, cookies and messages."""
-        import httpx
-
-        from nlu_tui.engines.http1 import BodyTooLarge
-
         started = time.perf_counter()
         # an engine's cap on answers, where engines have one (the same as on the httpx path)
         limit: int = self.max_answer_bytes
         try:
             status, raw_headers, body, reason = await route.send(endpoint.method, content, limit)
-        except BodyTooLarge as exc:
-            raise _too_large(exc.limit, exc.size) from None
-        except httpx.TransportError as exc:  # mapped as the transport maps them
-            request = self._request(endpoint, content)
+        except Exception as exc:  # (imported here: the usual answer pays for no import)
+            import httpx
+
+            from nlu_tui.engines.http1 import BodyTooLarge
+
+            if isinstance(exc, BodyTooLarge):
+                raise _too_large(exc.limit, exc.size) from None
+            if not isinstance(exc, httpx.TransportError):
+                raise
+            request = self._request(endpoint, content)  # mapped as the transport maps them
             message = self._redact(str(exc) or "connection failed")
             raise type(exc)(f"{message} ({safe_url(request.url)})", request=request) from (
                 exc.__cause__ or exc
@@ -278,6 +280,8 @@ class HttpEngine(Engine):
                 return decode_json(body), latency
             except (ValueError, UnicodeDecodeError):
                 pass  # the error message is _exchange's
+        import httpx
+
         request = self._request(endpoint, content)
         extensions: dict[str, Any] = {"http_version": b"HTTP/1.1"}
         if reason:
