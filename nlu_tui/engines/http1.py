@@ -397,8 +397,10 @@ class Http1Pool:
             self._loop = loop
         await self._acquire(loop)
         try:
-            for _ in range(2):  # a second time only when a kept connection was stale
-                connection = self._take(key) or await self._connect(key, connect_timeout, loop)
+            for attempt in range(2):  # again, on a new connection, when a kept one was stale
+                connection = (self._take(key) if not attempt else None) or await self._connect(
+                    key, connect_timeout, loop
+                )
                 try:
                     answer = await self._read(connection, request, limit, no_body, read_timeout)
                 except _Stale:
