@@ -307,3 +307,36 @@ async def test_an_attempt_cut_by_its_deadline_closes_its_connection(
     assert server.connections == 2
     await wait_for(lambda: 1 in server.closed)
     await pool.aclose()
+
+
+async def test_the_run_client_sends_plain_http_through_its_pool_and_closes_it(
+    serve: Callable[[Handler], Awaitable[Server]],
+) -> None:
+    """``make_client`` (the run's client) carries the pool; an HTTP engine's request to an
+    ``http://`` address goes through it, and closing the client closes its connections."""
+    from nlu_tui.engines.base import ParseContext
+    from nlu_tui.engines.httpcall import HttpEngine
+    from nlu_tui.model import Prediction
+    from nlu_tui.runner.client import make_client
+
+    class Plain(HttpEngine):
+        async def parse(self, text: str, context: ParseContext) -> Prediction:
+            raise NotImplementedError
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
+        while await read_request(reader) is not None:
+            writer.write(answer(b'{"ok": true}', b"Content-Type: application/json"))
+
+    server = await serve(handler)
+    client = make_client(concurrency=2, timeout=5.0)
+    engine = Plain({})
+    await engine.open(client)
+    endpoint = await engine.endpoint("POST", server.url)
+    for _ in range(3):
+        body, _latency = await engine.send_json(endpoint, b"{}")
+        assert body == {"ok": True}
+    pool = client._transport.http1_pool  # type: ignore[attr-defined]
+    assert isinstance(pool, Http1Pool) and len(pool._open) == 1
+    assert server.connections == 1
+    await client.aclose()
+    await wait_for(lambda: server.closed == [1])
