@@ -340,3 +340,28 @@ async def test_the_run_client_sends_plain_http_through_its_pool_and_closes_it(
     assert server.connections == 1
     await client.aclose()
     await wait_for(lambda: server.closed == [1])
+
+
+async def test_a_server_that_speaks_first_gets_no_request(
+    serve: Callable[[Handler], Awaitable[Server]],
+) -> None:
+    """Bytes before any request (not an HTTP server) close the connection; the request fails
+    at once as a closed connection instead of waiting for its read timeout."""
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
+        writer.write(b"220 smtp.example ESMTP\r\n")
+        await writer.drain()
+        await asyncio.sleep(0.3)  # the client has read the greeting (and closed) by then
+
+    server = await serve(handler)
+    pool = Http1Pool(limit=1)
+    loop = asyncio.get_running_loop()
+    connection = await pool._connect(
+        ("127.0.0.1", int(server.url.split(":")[2].split("/")[0])), 5.0, loop
+    )
+    await wait_for(lambda: connection.closed)
+    began = loop.time()
+    with pytest.raises(httpx.RemoteProtocolError):
+        await pool._read(connection, b"GET / HTTP/1.1\r\n\r\n", 1000, False, 30.0)
+    assert loop.time() - began < 5.0
+    await pool.aclose()

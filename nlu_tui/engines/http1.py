@@ -135,6 +135,9 @@ class _Connection(asyncio.Protocol):
         self._limit = limit
         self._no_body = no_body
         self._head, self._keep, self._mode, self._need = None, True, "", 0
+        if self.closed:  # the server closed it, or sent bytes before any request
+            self._waiter.set_exception(httpx.RemoteProtocolError("Server disconnected"))
+            return self._waiter
         self.transport.write(request)
         return self._waiter
 
