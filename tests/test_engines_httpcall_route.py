@@ -80,9 +80,19 @@ async def server() -> AsyncIterator[tuple[str, list[dict[str, str]]]]:
         await runner.cleanup()
 
 
-async def _engine() -> Plain:
+@pytest.fixture(params=["http1", "aiohttp"])
+def route(request: pytest.FixtureRequest) -> str:
+    """Both direct routes: the run transport's HTTP/1.1 pool (plain http://) and aiohttp's
+    session (https://, or a transport without the pool)."""
+    return str(request.param)
+
+
+async def _engine(route: str) -> Plain:
     engine = Plain({})
-    await engine.open(make_client(concurrency=4, timeout=5.0))
+    client = make_client(concurrency=4, timeout=5.0)
+    if route == "aiohttp":
+        client._transport.http1_pool = None  # type: ignore[attr-defined]
+    await engine.open(client)
     return engine
 
 
@@ -92,10 +102,10 @@ async def _send(engine: Plain, url: str) -> tuple[Any, float]:
 
 
 async def test_usual_answer_builds_no_httpx_request_or_response(
-    server: tuple[str, list[dict[str, str]]], monkeypatch: pytest.MonkeyPatch
+    server: tuple[str, list[dict[str, str]]], route: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     url, seen = server
-    engine = await _engine()
+    engine = await _engine(route)
     built: list[str] = []
     for cls in (httpx.Request, httpx.Response):
         original = cls.__init__
@@ -123,9 +133,10 @@ async def test_usual_answer_builds_no_httpx_request_or_response(
 
 async def test_compressed_answer_and_cookies_behave_as_through_httpx(
     server: tuple[str, list[dict[str, str]]],
+    route: str,
 ) -> None:
     url, seen = server
-    engine = await _engine()
+    engine = await _engine(route)
     assert (await _send(engine, url + "/gzip"))[0] == ANSWER
     assert (await _send(engine, url + "/cookie"))[0] == ANSWER
     assert engine.client is not None and engine.client.cookies.get("session") == "s1"
@@ -136,9 +147,10 @@ async def test_compressed_answer_and_cookies_behave_as_through_httpx(
 
 async def test_errors_keep_httpx_types_status_headers_and_cause(
     server: tuple[str, list[dict[str, str]]],
+    route: str,
 ) -> None:
     url, _seen = server
-    engine = await _engine()
+    engine = await _engine(route)
     with pytest.raises(httpx.HTTPStatusError) as busy:
         await _send(engine, url + "/busy?token=sekrit")
     assert busy.value.response.status_code == 429
@@ -165,11 +177,12 @@ async def test_errors_keep_httpx_types_status_headers_and_cause(
 
 async def test_an_answer_cap_is_kept_on_the_direct_route(
     server: tuple[str, list[dict[str, str]]],
+    route: str,
 ) -> None:
     """An engine's ``max_answer_bytes`` (where engines have one) bounds this route too: a
     declared or streamed body over it is refused, and a body under it is read as usual."""
     url, _seen = server
-    engine = await _engine()
+    engine = await _engine(route)
     # set through vars(): the attribute is not declared on every branch of HttpEngine
     vars(engine)["max_answer_bytes"] = 2000
     with pytest.raises(BadResponseError, match=r"answer too large: 50\d\d bytes"):

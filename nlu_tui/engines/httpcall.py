@@ -119,7 +119,9 @@ class Endpoint:
     url: httpx.URL
     headers: httpx.Headers
     extensions: dict[str, Any]
-    routes: list[_AiohttpRoute] = field(default_factory=list, compare=False, repr=False)
+    routes: list[_AiohttpRoute | _Http1Route] = field(
+        default_factory=list, compare=False, repr=False
+    )
     """The aiohttp route worked out on first use (see :func:`_aiohttp_route`)."""
 
 
@@ -247,23 +249,27 @@ class HttpEngine(Engine):
         return request
 
     async def _exchange_aiohttp(
-        self, endpoint: Endpoint, route: _AiohttpRoute, content: bytes
+        self, endpoint: Endpoint, route: _AiohttpRoute | _Http1Route, content: bytes
     ) -> tuple[Any, float]:
         """``_exchange`` over aiohttp's session itself, for the usual answer (2xx, JSON, no
         cookie, no compression): no ``httpx.Request``/``Response`` and no stream adapters are
         built for it. Anything else becomes the ``httpx.Response`` the transport would have
         made and takes ``_exchange``'s own path: same errors, cookies and messages."""
-        import httpx
-
         started = time.perf_counter()
         # an engine's cap on answers, where engines have one (the same as on the httpx path)
         limit: int = self.max_answer_bytes
         try:
             status, raw_headers, body, reason = await route.send(endpoint.method, content, limit)
-        except _BodyTooLarge as exc:
-            raise _too_large(exc.limit, exc.size) from None
-        except httpx.TransportError as exc:  # mapped as the transport maps them
-            request = self._request(endpoint, content)
+        except Exception as exc:  # (imported here: the usual answer pays for no import)
+            import httpx
+
+            from nlu_tui.engines.http1 import BodyTooLarge
+
+            if isinstance(exc, BodyTooLarge):
+                raise _too_large(exc.limit, exc.size) from None
+            if not isinstance(exc, httpx.TransportError):
+                raise
+            request = self._request(endpoint, content)  # mapped as the transport maps them
             message = self._redact(str(exc) or "connection failed")
             raise type(exc)(f"{message} ({safe_url(request.url)})", request=request) from (
                 exc.__cause__ or exc
@@ -274,6 +280,8 @@ class HttpEngine(Engine):
                 return decode_json(body), latency
             except (ValueError, UnicodeDecodeError):
                 pass  # the error message is _exchange's
+        import httpx
+
         request = self._request(endpoint, content)
         extensions: dict[str, Any] = {"http_version": b"HTTP/1.1"}
         if reason:
@@ -382,7 +390,7 @@ class _AiohttpRoute:
     ) -> tuple[int, Any, bytes, str | None]:
         """(status, raw headers, body, reason) of one request, read in full; aiohttp's errors
         mapped to httpx's as the transport maps them. With ``limit``, a body over that many
-        bytes (declared or as it arrives) raises :class:`_BodyTooLarge` and is not read on."""
+        bytes (declared or as it arrives) raises :class:`BodyTooLarge` and is not read on."""
         from aiohttp import ClientSession
         from httpx_aiohttp.transport import map_aiohttp_exceptions
 
@@ -408,48 +416,74 @@ class _AiohttpRoute:
                 return response.status, response.raw_headers, body, response.reason
 
 
-class _BodyTooLarge(Exception):
-    """An answer's body is over the read limit (``size`` when its length was declared)."""
-
-    def __init__(self, limit: int, size: int | None) -> None:
-        super().__init__(limit, size)
-        self.limit = limit
-        self.size = size
-
-
 async def _read_limited(response: Any, limit: int) -> bytes:
     """An aiohttp response's body, refused past ``limit`` bytes without reading it all."""
+    from nlu_tui.engines.http1 import BodyTooLarge
+
     declared = response.content_length
     if declared is not None and declared > limit:
-        raise _BodyTooLarge(limit, declared)
+        raise BodyTooLarge(limit, declared)
     chunks: list[bytes] = []
     size = 0
     async for chunk in response.content.iter_chunked(64 * 1024):
         size += len(chunk)
         if size > limit:
-            raise _BodyTooLarge(limit, None)
+            raise BodyTooLarge(limit, None)
         chunks.append(chunk)
     return b"".join(chunks)
 
 
-def _aiohttp_route(endpoint: Endpoint) -> _AiohttpRoute | None:
-    """The aiohttp route of ``endpoint``, or None when httpx has work to do for this request:
+class _Http1Route:
+    """:class:`_AiohttpRoute`'s ``send`` on the run transport's own HTTP/1.1 pool
+    (:mod:`nlu_tui.engines.http1`: plain ``http://``, a fifth of aiohttp's CPU per request)."""
+
+    def __init__(self, transport: Any, pool: Any, endpoint: Endpoint) -> None:
+        from nlu_tui.engines.http1 import Http1Route
+
+        self.transport = transport
+        self.pool = pool
+        self.route = Http1Route(
+            pool,
+            endpoint.method,
+            endpoint.url,
+            endpoint.headers.raw,
+            endpoint.extensions.get("timeout", {}),
+        )
+
+    async def send(
+        self, method: str, content: bytes, limit: int | None = None
+    ) -> tuple[int, Any, bytes, str | None]:
+        return await self.route.send(content, MAX_ANSWER_BYTES if limit is None else limit)
+
+
+def _aiohttp_route(endpoint: Endpoint) -> _AiohttpRoute | _Http1Route | None:
+    """The direct route of ``endpoint``, or None when httpx has work to do for this request:
     another transport (a proxy, a mount), cookies to send, auth, redirects, hooks, or the
-    ``HTTP Request`` log line."""
+    ``HTTP Request`` log line. A plain ``http://`` endpoint on the run's transport, which
+    carries an HTTP/1.1 pool (``http1_pool``), takes that pool; any other, aiohttp's session."""
     client = endpoint.client
     if client.cookies or _HTTPX_LOG.isEnabledFor(logging.INFO):
         return None
     transport = _direct_transport(client, endpoint.url)
-    if transport is None or getattr(transport, "proxy", None) is not None:
-        return None
-    from httpx_aiohttp import AiohttpTransport
-
-    if not isinstance(transport, AiohttpTransport):
+    if transport is None:
         return None
     routes = endpoint.routes
     if not routes or routes[0].transport is not transport:
-        routes[:] = [_AiohttpRoute(transport, endpoint)]
-    return routes[0]
+        from httpx_aiohttp import AiohttpTransport
+
+        if not isinstance(transport, AiohttpTransport) or transport.proxy is not None:
+            return None
+        pool = getattr(transport, "http1_pool", None)
+        route: _AiohttpRoute | _Http1Route
+        if pool is not None and endpoint.url.scheme == "http" and not endpoint.url.userinfo:
+            route = _Http1Route(transport, pool, endpoint)
+        else:
+            route = _AiohttpRoute(transport, endpoint)
+        routes[:] = [route]
+    route = routes[0]
+    if isinstance(route, _Http1Route) and not route.pool.usable():
+        return None  # another event loop than the pool's, or a closed pool: httpx's path
+    return route
 
 
 def _direct_transport(client: httpx.AsyncClient, url: httpx.URL) -> httpx.AsyncBaseTransport | None:

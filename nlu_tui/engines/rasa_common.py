@@ -45,7 +45,16 @@ class RasaServer(HttpEngine):
 
 
 def _float(value: Any) -> float | None:
+    kind = type(value)  # the usual JSON number first: this runs for every score of every case
+    if kind is float:
+        return float(value)
+    if kind is int:
+        return float(value)
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def parse_rasa_answer(body: Any, text: str) -> Prediction:
@@ -70,10 +79,10 @@ def parse_rasa_answer(body: Any, text: str) -> Prediction:
         if isinstance(second, dict) and isinstance(second.get("name"), str):
             undone = (second["name"], _float(second.get("confidence")))
     for item in raw_ranking:
-        if isinstance(item, dict) and isinstance(item.get("name"), str):
-            if item["name"] == FALLBACK_INTENT:
-                continue
-            ranking.append(IntentScore(item["name"], _float(item.get("confidence")) or 0.0))
+        if isinstance(item, dict):
+            item_name = item.get("name")
+            if isinstance(item_name, str) and item_name != FALLBACK_INTENT:
+                ranking.append(IntentScore(item_name, _float(item.get("confidence")) or 0.0))
     intent: str | None = name if name and name != FALLBACK_INTENT else None
     confidence = _float(intent_obj.get("confidence"))
     if name == FALLBACK_INTENT and ranking:
@@ -83,26 +92,28 @@ def parse_rasa_answer(body: Any, text: str) -> Prediction:
         raise BadResponseError("Rasa answer: 'entities' is not a list")
     entities = []
     for ent in raw_entities:
-        if not isinstance(ent, dict) or not isinstance(ent.get("entity"), str):
+        entity = ent.get("entity") if isinstance(ent, dict) else None
+        if not isinstance(entity, str):
             raise BadResponseError("Rasa answer: an entity has no 'entity' name")
-        start, end = json_int(ent.get("start")), json_int(ent.get("end"))
-        surface = ent.get("text")
+        get = ent.get
+        start, end = json_int(get("start")), json_int(get("end"))
+        surface = get("text")
         if surface is None and start is not None and end is not None and 0 <= start <= end:
             surface = text[start:end]
-        conf = _float(ent.get("confidence_entity"))
+        conf = _float(get("confidence_entity"))
         if conf is None:
-            conf = _float(ent.get("confidence"))
+            conf = _float(get("confidence"))
         entities.append(
             PredictedEntity(
-                name=ent["entity"],
-                value=ent.get("value"),
-                text=surface if isinstance(surface, str) else None,
-                start=start,
-                end=end,
-                confidence=conf,
-                role=ent.get("role") if isinstance(ent.get("role"), str) else None,
-                group=ent.get("group") if isinstance(ent.get("group"), str) else None,
-                extractor=ent.get("extractor") if isinstance(ent.get("extractor"), str) else None,
+                entity,
+                get("value"),
+                _text(surface),
+                start,
+                end,
+                conf,
+                _text(get("role")),
+                _text(get("group")),
+                _text(get("extractor")),
             )
         )
     return Prediction(

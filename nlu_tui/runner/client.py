@@ -11,8 +11,11 @@ sees them.
 
 from __future__ import annotations
 
+import functools
 import logging
 import ssl
+from collections.abc import Callable
+from typing import Any
 
 import httpx
 
@@ -84,13 +87,37 @@ def preload_http() -> None:
         _preload = _Preload()
 
 
-def make_client(*, concurrency: int, timeout: float) -> httpx.AsyncClient:
+@functools.cache
+def _run_transport() -> Callable[..., httpx.AsyncBaseTransport]:
+    """The run's transport class: aiohttp's, carrying an HTTP/1.1 pool of its own that the
+    HTTP engines send plain ``http://`` requests through (:mod:`nlu_tui.engines.http1`).
+    Made on first use: aiohttp is imported only when a run starts."""
     from httpx_aiohttp import AiohttpTransport
 
+    from nlu_tui.engines.http1 import Http1Pool
+
+    class RunTransport(AiohttpTransport):
+        """aiohttp's transport plus the run's HTTP/1.1 pool (``http1_pool``), closed with it."""
+
+        def __init__(self, *, limits: httpx.Limits, **kwargs: Any) -> None:
+            super().__init__(limits=limits, **kwargs)
+            self.http1_pool: Http1Pool | None = Http1Pool(
+                limits.max_connections, limits.keepalive_expiry
+            )
+
+        async def aclose(self) -> None:
+            if self.http1_pool is not None:
+                await self.http1_pool.aclose()
+            await super().aclose()
+
+    return RunTransport
+
+
+def make_client(*, concurrency: int, timeout: float) -> httpx.AsyncClient:
     guard_http_logs()
     limits = httpx.Limits(
         max_connections=max(concurrency, 1), max_keepalive_connections=max(concurrency, 1)
     )
     context = _preload.ssl_context() if _preload is not None else None
-    transport = AiohttpTransport(limits=limits, verify=context if context is not None else True)
+    transport = _run_transport()(limits=limits, verify=context if context is not None else True)
     return httpx.AsyncClient(transport=transport, timeout=httpx.Timeout(timeout), limits=limits)
