@@ -95,6 +95,7 @@ _word = st.sampled_from(
      "-dash", "@at", "x:y", "a, b", "[x]", "{y}", "#c", "'q'", '"dq"', "\\back", "\t", "é"]
 )  # fmt: skip
 _any = _text | _word
+_check = st.sampled_from(["$.intent.name == greet", "$.text", "$.a >= 0.5", "intent == x", "$["])
 _entity = st.builds(
     ExpectedEntity,
     name=_any.filter(lambda s: s != ""),
@@ -120,6 +121,8 @@ _case = st.builds(
     entity_order=st.lists(_any, max_size=2),
     tags=st.lists(_any, max_size=3),
     id=st.text(alphabet="0123456789abcdef", min_size=0, max_size=12),
+    raw_checks=st.lists(_check, max_size=2),
+    origin=st.none() | _any,
 )
 _suite = st.builds(Suite, name=st.just("s"), cases=st.lists(_case, min_size=CHUNK + 1, max_size=9))
 
@@ -214,3 +217,32 @@ def test_what_json_and_yaml_might_read_apart_is_left_to_yaml(line: str) -> None:
         fast, slow = load_both(edited)
     assert fast == slow
     assert counts[1] >= 1  # the chunk holding the line was handed to YAML
+
+
+def test_origin_and_raw_checks_are_read_by_the_fast_path() -> None:
+    """``origin`` and ``raw`` were once read by the fast path and then dropped."""
+    cases = [
+        TestCase(
+            f"u{i}",
+            [ExpectedIntent("a")],
+            raw_checks=["$.intent.name == a", "$.text"] if i % 2 else [],
+            origin=f"{i:012d}" if i % 3 else None,
+        )
+        for i in range(8)
+    ]
+    text = dump_suite(Suite("s", cases=cases))
+    with counting() as counts:
+        fast, slow = load_both(text)
+    assert counts == [3, 0]
+    assert fast == slow
+    suite = fast[0]
+    assert isinstance(suite, Suite)
+    assert suite.cases[1].raw_checks == ["$.intent.name == a", "$.text"]
+    assert suite.cases[1].origin == "000000000001" and suite.cases[3].origin is None
+
+
+def test_a_raw_check_that_does_not_compile_is_the_yaml_readers_error() -> None:
+    cases = [TestCase(f"u{i}", raw_checks=["$.text"]) for i in range(8)]
+    text = dump_suite(Suite("s", cases=cases)).replace("$.text", "$[", 1)
+    fast, slow = load_both(text)
+    assert fast == slow and fast[0] == "error" and "does not parse" in str(fast[1])

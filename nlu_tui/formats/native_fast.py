@@ -32,6 +32,7 @@ from nlu_tui.formats.native_reader import (
 )
 from nlu_tui.formats.native_writer import _NOT_PRINTABLE, _PLAIN, _reads_as_text
 from nlu_tui.model import ExpectedEntity, ExpectedIntent, IntentKind, TestCase, ValueKind
+from nlu_tui.raw_checks import RawCheckError, compiled_check
 
 
 class NotCanonical(Exception):
@@ -262,6 +263,9 @@ class FastReader:
         lists: dict[str, list[str]] = {}
         for key in TEXT_LISTS:
             lists[key] = _texts(fields.get(key, []))
+        origin = fields.get("origin")
+        if origin is not None and not isinstance(origin, str):
+            raise NotCanonical
         return TestCase(
             utterance=utterance,
             intents=_intents(fields.get("intents", [])),
@@ -273,6 +277,8 @@ class FastReader:
             id=case_id,
             extra={},
             line=line,
+            raw_checks=_raw_checks(fields["raw"]) if "raw" in fields else [],
+            origin=origin,
         )
 
 
@@ -302,6 +308,18 @@ def _texts(value: Any) -> list[str]:
         if type(item) is not str:
             raise NotCanonical
     return items
+
+
+def _raw_checks(value: Any) -> list[str]:
+    """``raw:`` checks, each compiled as the YAML reader does; one that does not compile is
+    left to the YAML reader, which reports it at its line."""
+    checks = _texts(value)
+    for check in checks:
+        try:
+            compiled_check(check)
+        except RawCheckError:
+            raise NotCanonical from None
+    return checks
 
 
 def _intents(value: Any) -> list[ExpectedIntent]:
