@@ -344,9 +344,18 @@ _typed_words = st.sampled_from(
 )  # fmt: skip
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.text(min_size=1, max_size=12) | _typed_words)
 def test_the_plain_word_check_types_words_as_pyyaml_does(word: str) -> None:
     from nlu_tui.formats.native_writer import _reads_as_text
 
     assert native_fast._untyped(word) == _reads_as_text(word)
+
+
+def test_a_chunk_with_a_character_the_writer_escapes_is_left_to_yaml() -> None:
+    """The writer quotes words holding a non-printable character; the fast path checks for
+    those once a chunk (``_UNSAFE``), not once a word."""
+    from nlu_tui.formats.native_writer import _NOT_PRINTABLE
+
+    escaped = "".join(_NOT_PRINTABLE.findall("".join(map(chr, range(0x110000)))))
+    assert escaped and native_fast._UNSAFE.sub("", escaped) == ""

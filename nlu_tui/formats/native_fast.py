@@ -32,7 +32,7 @@ from nlu_tui.formats.native_reader import (
     case_id_for,
     kind_value,
 )
-from nlu_tui.formats.native_writer import _NOT_PRINTABLE, _PLAIN, _reads_as_text
+from nlu_tui.formats.native_writer import _PLAIN, _reads_as_text
 from nlu_tui.model import ExpectedEntity, ExpectedIntent, IntentKind, TestCase, ValueKind
 from nlu_tui.raw_checks import RawCheckError, compiled_check
 
@@ -41,9 +41,13 @@ class NotCanonical(Exception):
     """The chunk is not in the writer's layout: read it with the YAML reader."""
 
 
-_UNSAFE = re.compile("[\\x00-\\x09\\x0b-\\x1f\\x7f-\\x9f\\ud800-\\udfff\\ufeff\\ufffe\\uffff]")
-"""Characters the fast path leaves to YAML: tabs and other controls, C1, surrogates, BOMs and
-non-characters (PyYAML refuses some, treats others specially)."""
+_UNSAFE = re.compile(
+    "[\\x00-\\x09\\x0b-\\x1f\\x7f-\\x9f\\u2028\\u2029\\ud800-\\udfff\\ufeff\\ufffe\\uffff]"
+)
+"""Characters the fast path leaves to YAML: tabs and other controls, C1, line separators,
+surrogates, BOMs and non-characters (PyYAML refuses some, treats others specially). Every
+character the writer would not leave plain for being non-printable is among them, so a chunk
+that passes this check needs no per-word printability check."""
 _TOKEN = r'("(?:[^"\\]|\\.)*")|([^,\[\]{}:#" ][^,\[\]{}:#"]*)|, |: |[\[\]{}]'
 _FLOW_TOKEN = re.compile(_TOKEN)
 """A flow collection's tokens: a quoted scalar, a plain word, a separator or a bracket."""
@@ -58,10 +62,22 @@ an escape to every YAML reader. Both are left to YAML."""
 _RESOLVERS: dict[Any, list[tuple[str, re.Pattern[str]]]] = (
     yaml.resolver.Resolver.yaml_implicit_resolvers
 )
+
+
+def _one_pattern(found: list[tuple[str, re.Pattern[str]]]) -> tuple[re.Pattern[str], ...]:
+    """The patterns filed under one first character, as one alternation when they share their
+    flags (``match`` succeeds on the alternation exactly when it succeeds on one of them)."""
+    regexes = [regex for _, regex in found]
+    if len({regex.flags for regex in regexes}) != 1:
+        return tuple(regexes)
+    joined = "|".join(f"(?:{regex.pattern})" for regex in regexes)
+    return (re.compile(joined, regexes[0].flags),)
+
+
 _TYPED: dict[str, tuple[re.Pattern[str], ...]] | None = (
     None
     if None in _RESOLVERS  # a resolver for every first character: ask PyYAML every time
-    else {first: tuple(regex for _, regex in found) for first, found in _RESOLVERS.items()}
+    else {first: _one_pattern(found) for first, found in _RESOLVERS.items()}
 )
 """YAML's implicit types (int, float, bool, null, timestamp …) by the first character they are
 filed under, as PyYAML's ``Resolver.resolve`` tries them: a plain scalar starting with any
@@ -415,13 +431,9 @@ def _layout(indent: int) -> re.Pattern[str]:
 
 def _plain_ok(token: str) -> bool:
     """Whether the plain scalar ``token`` is written as the writer writes a plain word and YAML
-    reads it as this very string (see :func:`nlu_tui.formats.native_writer.yaml_scalar`)."""
-    return bool(
-        _PLAIN.fullmatch(token)
-        and token[-1] != " "
-        and not _NOT_PRINTABLE.search(token)
-        and _untyped(token)
-    )
+    reads it as this very string (see :func:`nlu_tui.formats.native_writer.yaml_scalar`; the
+    writer's printability check is the chunk's, :data:`_UNSAFE`)."""
+    return bool(_PLAIN.fullmatch(token) and token[-1] != " " and _untyped(token))
 
 
 def _untyped(token: str) -> bool:
@@ -429,7 +441,11 @@ def _untyped(token: str) -> bool:
     if _TYPED is None:
         return _reads_as_text(token)
     typed = _TYPED.get(token[0])
-    return typed is None or not any(regex.match(token) for regex in typed)
+    if typed is None:
+        return True
+    if len(typed) == 1:
+        return typed[0].match(token) is None
+    return not any(regex.match(token) for regex in typed)
 
 
 def _quoted(token: str) -> str:

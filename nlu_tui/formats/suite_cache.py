@@ -147,6 +147,7 @@ ENTITY_FIELDS = (
 _INTENT_KINDS: dict[str | None, model.IntentKind | None] = {k.value: k for k in model.IntentKind}
 _INTENT_KINDS[None] = None
 _VALUE_KINDS = {k.value: k for k in model.ValueKind}
+_VALUE_NAMES = {k: k.value for k in model.ValueKind}
 
 
 def _encode(suite: Suite) -> tuple[Any, ...]:
@@ -175,7 +176,7 @@ def _entity_row(e: model.ExpectedEntity) -> tuple[Any, ...]:
     return (
         e.name,
         e.value,
-        e.kind.value,
+        _VALUE_NAMES[e.kind],
         e.alternatives,
         e.text,
         e.start,
