@@ -363,7 +363,8 @@ def test_a_chunk_with_a_character_the_writer_escapes_is_left_to_yaml() -> None:
 
 def test_a_flow_line_that_is_not_tokens_is_refused_at_once() -> None:
     """An unclosed quote after a run of letters once made the token pattern try every way to
-    split the letters into words (2 s for 22 letters, doubling with each one more)."""
+    split the letters into words (2 s for 22 letters, doubling with each one more), and a long
+    flow mapping without a pair was searched for one from every position (quadratic)."""
     import time
 
     line = "[" + "a" * 26 + '"'
@@ -371,6 +372,11 @@ def test_a_flow_line_that_is_not_tokens_is_refused_at_once() -> None:
     with pytest.raises(native_fast.NotCanonical):
         native_fast.FastReader().value(line)
     assert time.process_time() - start < 1.0  # was about 40 s
+    # a mapping of plain words with no pair in it: each position once searched to the end
+    start = time.process_time()
+    with pytest.raises(native_fast.NotCanonical):
+        native_fast.FastReader().value("{" + "a" * 40_000 + "}")
+    assert time.process_time() - start < 1.0  # was about 10 s
     text = dump_suite(Suite("s", cases=[TestCase(f"u{i}", tags=["t"]) for i in range(8)]))
     fast, slow = load_both(text.replace("    tags: [t]", f"    tags: {line}", 1))
     assert fast == slow and fast[0] == "error"

@@ -56,7 +56,7 @@ line that is not made of tokens fails at once (with ``*``, ``[`` and 30 letters 
 tried every split of the letters: 2 s for 22 letters, doubling with each one more)."""
 _FLOW_ONLY = re.compile(f"(?:{_TOKEN})*")
 """A line made of those tokens only: no space, comma or colon where the layout has none."""
-_PLAIN_PAIR = re.compile(r"([^,\[\]{}:#\" ]+): (\[[^\[\]{}\"]*\]|[^,\[\]{}\"]*)(?:, |$)")
+_PLAIN_PAIR = re.compile(r"([^,\[\]{}:#\" ]++): (\[[^\[\]{}\"]*+\]|[^,\[\]{}\"]*+)(?:, |$)")
 """One ``key: value`` of a flow mapping of plain words, a value a word or a list of words."""
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]|\\/")
 """``\\ud83d\\ude00``: JSON joins the pair into one character, YAML keeps two; ``\\/`` is not
@@ -187,8 +187,9 @@ class FastReader:
         mapping: dict[str, Any] = {}
         inner = text[1:-1]
         at = 0
-        for match in _PLAIN_PAIR.finditer(inner):
-            if match.start() != at:
+        while at < len(inner):  # each pair where the last one ended (no search: that is O(n²))
+            match = _PLAIN_PAIR.match(inner, at)
+            if match is None:
                 raise NotCanonical
             key, value = match.group(1), match.group(2)
             if key in mapping:
