@@ -327,3 +327,72 @@ def test_peek_counts_a_big_suite_without_parsing_it(tmp_path: Path) -> None:
     load_suite(path)  # fills the cache: from then on the full summary is cheap
     info = Workspace(tmp_path).info(path)
     assert (info.case_count, info.partial, len(info.intents)) == (5000, False, 7)
+
+
+def test_an_entry_is_plain_data_in_the_models_field_order() -> None:
+    """Entries store each case as a row of :data:`suite_cache.CASE_FIELDS`: a field added to the
+    model must be added there too (and the stamp, which hashes the model's source, changes)."""
+    import dataclasses
+
+    assert tuple(f.name for f in dataclasses.fields(TestCase)) == suite_cache.CASE_FIELDS
+    assert tuple(f.name for f in dataclasses.fields(ExpectedEntity)) == suite_cache.ENTITY_FIELDS
+
+
+def test_cached_load_keeps_every_field(tmp_path: Path) -> None:
+    from nlu_tui.model import IntentKind, ValueKind
+
+    case = TestCase(
+        "move it",
+        [ExpectedIntent("pay", IntentKind.FAQ, "child"), ExpectedIntent("other")],
+        traits=["polite"],
+        parent_intents=["banking"],
+        entities=[
+            ExpectedEntity(
+                "amount",
+                "3 USD",
+                ValueKind.REGEX,
+                ["three"],
+                "3",
+                5,
+                6,
+                1,
+                "role",
+                "group",
+                {"a": [1, datetime.date(2024, 1, 2)]},
+            )
+        ],
+        entity_order=["amount"],
+        tags=["smoke"],
+        id="abc",
+        extra={"when": datetime.datetime(2024, 1, 2, 3, 4, 5), "n": [1, None, 2.5]},
+        raw_checks=["$.text"],
+        origin="def",
+    )
+    suite = Suite("every", "described", [case], {"synonym": {"USD": ["dollars"]}}, {"x": 1})
+    path = tmp_path / "every.suite.yaml"
+    path.write_text(dump_suite(suite), encoding="utf-8")
+    fresh = load_suite(path, use_cache=True)
+    assert entries() and fresh == suite
+    hit = suite_cache.get(fresh.loaded_digest or "", path)
+    assert hit is not None
+    same(hit, fresh)
+    assert hit.cases[0].raw_checks == ["$.text"] and hit.cases[0].origin == "def"
+
+
+def test_an_entry_holding_objects_is_not_loaded(tmp_path: Path) -> None:
+    """Only plain data and dates are read back: not the model's classes (the old entries), not
+    anything that could run code when built."""
+    path = tmp_path / "p.suite.yaml"
+    path.write_text(dump_suite(big_suite(4)), encoding="utf-8")
+    fresh = load_suite(path, use_cache=True)
+    digest = fresh.loaded_digest or ""
+    entry = suite_cache.entry_path(digest)
+    head = suite_cache._MAGIC + suite_cache.stamp()
+    for planted in (
+        pickle.dumps((digest, False, fresh)),  # a whole Suite object, as entries once were
+        pickle.dumps((digest, False, ("n", "", {}, {}, [(os.getcwd,)]))),
+        pickle.dumps((digest, False, ("n", "", {}, {}, [("u",) * 11]))),  # a row too short
+    ):
+        entry.write_bytes(head + planted)
+        assert suite_cache.get(digest, path) is None
+        same(load_suite(path, use_cache=True), fresh)

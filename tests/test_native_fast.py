@@ -95,6 +95,7 @@ _word = st.sampled_from(
      "-dash", "@at", "x:y", "a, b", "[x]", "{y}", "#c", "'q'", '"dq"', "\\back", "\t", "é"]
 )  # fmt: skip
 _any = _text | _word
+_check = st.sampled_from(["$.intent.name == greet", "$.text", "$.a >= 0.5", "intent == x", "$["])
 _entity = st.builds(
     ExpectedEntity,
     name=_any.filter(lambda s: s != ""),
@@ -120,6 +121,8 @@ _case = st.builds(
     entity_order=st.lists(_any, max_size=2),
     tags=st.lists(_any, max_size=3),
     id=st.text(alphabet="0123456789abcdef", min_size=0, max_size=12),
+    raw_checks=st.lists(_check, max_size=2),
+    origin=st.none() | _any,
 )
 _suite = st.builds(Suite, name=st.just("s"), cases=st.lists(_case, min_size=CHUNK + 1, max_size=9))
 
@@ -214,3 +217,166 @@ def test_what_json_and_yaml_might_read_apart_is_left_to_yaml(line: str) -> None:
         fast, slow = load_both(edited)
     assert fast == slow
     assert counts[1] >= 1  # the chunk holding the line was handed to YAML
+
+
+def test_origin_and_raw_checks_are_read_by_the_fast_path() -> None:
+    """``origin`` and ``raw`` were once read by the fast path and then dropped."""
+    cases = [
+        TestCase(
+            f"u{i}",
+            [ExpectedIntent("a")],
+            raw_checks=["$.intent.name == a", "$.text"] if i % 2 else [],
+            origin=f"{i:012d}" if i % 3 else None,
+        )
+        for i in range(8)
+    ]
+    text = dump_suite(Suite("s", cases=cases))
+    with counting() as counts:
+        fast, slow = load_both(text)
+    assert counts == [3, 0]
+    assert fast == slow
+    suite = fast[0]
+    assert isinstance(suite, Suite)
+    assert suite.cases[1].raw_checks == ["$.intent.name == a", "$.text"]
+    assert suite.cases[1].origin == "000000000001" and suite.cases[3].origin is None
+
+
+def test_a_raw_check_that_does_not_compile_is_the_yaml_readers_error() -> None:
+    cases = [TestCase(f"u{i}", raw_checks=["$.text"]) for i in range(8)]
+    text = dump_suite(Suite("s", cases=cases)).replace("$.text", "$[", 1)
+    fast, slow = load_both(text)
+    assert fast == slow and fast[0] == "error" and "does not parse" in str(fast[1])
+
+
+@contextmanager
+def layout_counts() -> Iterator[list[int]]:
+    """How many chunks the one-match-a-case reader took ([0]) and left to the line reader ([1])."""
+    original = native_fast.FastReader._layout_cases
+    counts = [0, 0]
+
+    def counted(self: native_fast.FastReader, *args: object) -> list[TestCase] | None:
+        found = original(self, *args)  # type: ignore[arg-type]
+        counts[0 if found is not None else 1] += 1
+        return found
+
+    native_fast.FastReader._layout_cases = counted  # type: ignore[method-assign]
+    try:
+        yield counts
+    finally:
+        native_fast.FastReader._layout_cases = original  # type: ignore[method-assign]
+
+
+def _every_key(i: int) -> TestCase:
+    return TestCase(
+        f"case {i}: move {i} dollars" if i % 2 else f"plain {i}",
+        [ExpectedIntent("transfer"), ExpectedIntent("pay")] if i % 3 else [],
+        traits=["polite"] if i % 4 == 0 else [],
+        parent_intents=["banking"] if i % 2 else [],
+        entities=[
+            ExpectedEntity("amount", f"{i} USD", start=5, end=9),
+            ExpectedEntity("payee", "Leo.*", ValueKind.REGEX, alternatives=["Leo", "L, eo"]),
+        ]
+        if i % 2
+        else [],
+        entity_order=["amount", "payee"] if i % 2 else [],
+        tags=["smoke", "t 1", "Ünï"],
+        id=f"{i:012d}" if i % 5 else "",
+        origin=f"o{i}" if i % 3 == 0 else None,
+    )
+
+
+def test_the_writers_one_line_layout_is_read_one_match_a_case() -> None:
+    text = dump_suite(Suite("s", cases=[_every_key(i) for i in range(10)]))
+    with layout_counts() as layout, counting() as counts:
+        fast, slow = load_both(text)
+    assert layout == [4, 0] and counts == [4, 0]
+    assert fast == slow
+
+
+def test_values_read_once_are_still_separate_objects() -> None:
+    text = dump_suite(Suite("s", cases=[_every_key(1), _every_key(5)]))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "s.suite.yaml"
+        path.write_text(text, encoding="utf-8")
+        one, two = native.load_suite(path, use_cache=False, chunk_size=1).cases
+    assert one.tags == two.tags and one.tags is not two.tags
+    assert one.entities[1] == two.entities[1] and one.entities[1] is not two.entities[1]
+    one.entities[1].alternatives.append("x")
+    one.intents[0].name = "changed"
+    assert two.entities[1].alternatives == ["Leo", "L, eo"] and two.intents[0].name == "transfer"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (  # keys in another order
+            '  - id: "000000000001"\n    utterance: "case 1: move 1 dollars"\n',
+            '  - utterance: "case 1: move 1 dollars"\n    id: "000000000001"\n',
+        ),
+        ('  - id: "000000000003"\n    utterance', "  - utterance"),  # no id
+        ("    intents: [transfer, pay]", "    intents:\n      - transfer\n      - pay"),
+        ("    tags: [smoke", '    raw:\n      - "$.text"\n    tags: [smoke'),
+        ("      - {name: amount", "      - name: amount\n        start: 5\n      - {name: amount"),
+        ("    tags: [smoke, t 1, Ünï]", "    tags: smoke"),  # one text, not a list
+    ],
+)
+def test_other_layouts_are_left_to_the_line_reader(old: str, new: str) -> None:
+    text = dump_suite(Suite("s", cases=[_every_key(i) for i in range(10)]))
+    assert old in text
+    edited = text.replace(old, new, 1)
+    with layout_counts() as layout, counting() as counts:
+        fast, slow = load_both(edited)
+    assert layout[1] >= 1 and counts[1] == 0  # one chunk read line by line, none by YAML
+    assert fast == slow
+
+
+def test_a_last_case_without_a_line_break_is_read() -> None:
+    text = dump_suite(Suite("s", cases=[_every_key(i) for i in range(10)])).rstrip("\n")
+    with layout_counts() as layout:
+        fast, slow = load_both(text)
+    assert layout == [4, 0]
+    assert fast == slow
+
+
+_typed_words = st.sampled_from(
+    ["1", "0x1f", "0o7", "1_000", "1:20", "1.5e3", ".inf", "-.5", "+1", "2024-01-01", "on",
+     "No", "NULL", "~", "<<", "=", "yes ", "1a", "12ab34cd56ef", "007", "1e3", "0b101"]
+)  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(min_size=1, max_size=12) | _typed_words)
+def test_the_plain_word_check_types_words_as_pyyaml_does(word: str) -> None:
+    from nlu_tui.formats.native_writer import _reads_as_text
+
+    assert native_fast._untyped(word) == _reads_as_text(word)
+
+
+def test_a_chunk_with_a_character_the_writer_escapes_is_left_to_yaml() -> None:
+    """The writer quotes words holding a non-printable character; the fast path checks for
+    those once a chunk (``_UNSAFE``), not once a word."""
+    from nlu_tui.formats.native_writer import _NOT_PRINTABLE
+
+    escaped = "".join(_NOT_PRINTABLE.findall("".join(map(chr, range(0x110000)))))
+    assert escaped and native_fast._UNSAFE.sub("", escaped) == ""
+
+
+def test_a_flow_line_that_is_not_tokens_is_refused_at_once() -> None:
+    """An unclosed quote after a run of letters once made the token pattern try every way to
+    split the letters into words (2 s for 22 letters, doubling with each one more), and a long
+    flow mapping without a pair was searched for one from every position (quadratic)."""
+    import time
+
+    line = "[" + "a" * 26 + '"'
+    start = time.process_time()
+    with pytest.raises(native_fast.NotCanonical):
+        native_fast.FastReader().value(line)
+    assert time.process_time() - start < 1.0  # was about 40 s
+    # a mapping of plain words with no pair in it: each position once searched to the end
+    start = time.process_time()
+    with pytest.raises(native_fast.NotCanonical):
+        native_fast.FastReader().value("{" + "a" * 40_000 + "}")
+    assert time.process_time() - start < 1.0  # was about 10 s
+    text = dump_suite(Suite("s", cases=[TestCase(f"u{i}", tags=["t"]) for i in range(8)]))
+    fast, slow = load_both(text.replace("    tags: [t]", f"    tags: {line}", 1))
+    assert fast == slow and fast[0] == "error"
