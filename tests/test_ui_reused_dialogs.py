@@ -1,0 +1,138 @@
+"""Dialogs built once in idle time and refilled on each use (issue 23, item 5: fast keys).
+
+The case editor is built after the first screen (``NluTuiApp.prebuild_dialogs``) and each
+``e``/``a`` refills it: these tests check that it is that one instance, that nothing of one case
+(fields, entity rows, problems, edits) shows in the next, and that keys typed right behind the
+key that opens it still land in it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+from textual.widgets import Input, Select, TextArea
+from ui_support import SIZE, cases_view, make_workspace, new_app, settle
+
+from nlu_tui.case_form import CaseForm, form_from_case
+from nlu_tui.ui.reuse import spare
+from nlu_tui.ui.screens.case_editor import CaseEditorScreen
+from nlu_tui.ui.widgets.entity_row import EntityRowWidget
+
+REGEX_CASE = "4c8abee9a7ff"  # transfer $75 to Priya: three entities, an order, two tags
+PLAIN_CASE = "9469054892a7"  # yo how much cash have i got: no entities, one tag
+
+
+async def _built_editor(pilot: Any) -> CaseEditorScreen:
+    """The editor built in idle time (polled with a generous deadline: a loaded machine)."""
+    await settle(pilot)
+    deadline = time.monotonic() + 60
+    while (editor := spare(pilot.app, CaseEditorScreen)) is None:
+        assert time.monotonic() < deadline, "the case editor was never built ahead"
+        await asyncio.sleep(0.02)
+    return editor
+
+
+async def _open(pilot: Any, case_id: str | None) -> CaseEditorScreen:
+    view = cases_view(pilot.app)
+    if case_id is None:
+        view.action_add()
+    else:
+        view.edit_case(case_id)
+    await pilot.pause()
+    editor = pilot.app.screen
+    assert isinstance(editor, CaseEditorScreen)
+    return editor
+
+
+def _shown_rows(editor: CaseEditorScreen) -> list[EntityRowWidget]:
+    return [row for row in editor.query(EntityRowWidget) if row.display]
+
+
+async def test_the_editor_is_built_once_and_shows_only_the_case_it_was_opened_on(
+    tmp_path: Path,
+) -> None:
+    app = new_app(make_workspace(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        built = await _built_editor(pilot)
+        suite = cases_view(app).suite
+        by_id = {case.id: case for case in suite.cases}
+
+        editor = await _open(pilot, REGEX_CASE)
+        assert editor is built
+        assert editor.read_form() == form_from_case(by_id[REGEX_CASE])
+        assert [row.value().name for row in _shown_rows(editor)] == [
+            "amount",
+            "payee",
+            "account_type",
+        ]
+        assert app.focused is editor.query_one("#utterances", TextArea)
+        # leave edits behind: a typed tag, an extra entity row, a kind; then discard them
+        editor.query_one("#tags", Input).value = "left-over"
+        editor.query_one("#kind", Select).value = "dialog"
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert len(_shown_rows(editor)) == 4
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("y")  # discard
+        await settle(pilot)
+        assert not isinstance(app.screen, CaseEditorScreen)
+
+        editor = await _open(pilot, PLAIN_CASE)
+        assert editor is built
+        assert editor.read_form() == form_from_case(by_id[PLAIN_CASE])
+        assert _shown_rows(editor) == []
+        assert not editor.query_one("#entity-labels").display
+        assert editor.query_one("#tags", Input).value == "hard"
+        assert not editor.edited
+        assert "left-over" not in str(editor.query_one("#problems").render())
+        assert "Edit case" in str(editor.query_one("#title").render())
+        assert app.focused is editor.query_one("#utterances", TextArea)
+        await pilot.press("escape")
+        await settle(pilot)
+
+        editor = await _open(pilot, None)  # "add": an empty form
+        assert editor is built
+        assert editor.read_form() == CaseForm()
+        assert "Add cases" in str(editor.query_one("#title").render())
+
+
+async def test_a_refilled_editor_saves_the_case_as_edited(tmp_path: Path) -> None:
+    """The rows kept hidden between uses are never saved; shown ones are, in their order."""
+    app = new_app(make_workspace(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        built = await _built_editor(pilot)
+        editor = await _open(pilot, PLAIN_CASE)
+        assert editor is built
+        await pilot.press("escape")
+        await settle(pilot)
+        editor = await _open(pilot, REGEX_CASE)
+        rows = _shown_rows(editor)
+        rows[1].query(Input).first().value = "recipient"
+        editor.query_one("#order", Input).value = "amount, recipient, account_type"
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert not isinstance(app.screen, CaseEditorScreen)
+        saved = next(c for c in cases_view(app).suite.cases if c.id == REGEX_CASE)
+        assert [e.name for e in saved.entities] == ["amount", "recipient", "account_type"]
+
+
+async def test_keys_typed_behind_e_land_in_the_built_editor(tmp_path: Path) -> None:
+    """The built editor is on top and focused at once; the keys the cases table read before
+    it was (they come back up unused) are typed into it, in order."""
+    from textual import events
+
+    app = new_app(make_workspace(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        built = await _built_editor(pilot)
+        await pilot.press("f3")
+        await settle(pilot)
+        for key in "esent":
+            app.post_message(events.Key(key, key))
+        await settle(pilot)
+        assert app.screen is built
+        assert built.query_one("#utterances", TextArea).text.endswith("sent")
