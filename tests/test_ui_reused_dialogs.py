@@ -136,3 +136,46 @@ async def test_keys_typed_behind_e_land_in_the_built_editor(tmp_path: Path) -> N
         await settle(pilot)
         assert app.screen is built
         assert built.query_one("#utterances", TextArea).text.endswith("sent")
+
+
+async def test_the_generate_dialog_is_built_once_and_starts_afresh(tmp_path: Path) -> None:
+    """G twice: the dialog built ahead both times, nothing of the first use in the second (the
+    count typed, the error shown, the intent picked)."""
+    from textual.widgets import Static
+
+    from nlu_tui.ui.screens.generate_dialog import GenerateScreen
+
+    app = new_app(make_workspace(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await _built_editor(pilot)  # built first, the generate dialog right after it
+        deadline = time.monotonic() + 60
+        while (built := spare(app, GenerateScreen)) is None:
+            assert time.monotonic() < deadline, "the generate dialog was never built ahead"
+            await asyncio.sleep(0.02)
+        view = cases_view(app)
+        view.action_generate()
+        await pilot.pause()
+        dialog = app.screen
+        assert dialog is built
+        first_intent = dialog.query_one("#gen-intent", Select).value
+        assert first_intent == "check_balance"  # the intent of the case under the cursor
+        dialog.query_one("#gen-count", Input).value = "3"
+        dialog.query_one("#gen-intent", Select).value = "transfer_money"
+        await pilot.press("ctrl+s")  # nothing generated: an error shows
+        await pilot.pause()
+        assert "generate some proposals first" in str(
+            dialog.query_one("#gen-error", Static).render()
+        )
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is not dialog
+
+        view.action_generate()
+        await pilot.pause()
+        assert app.screen is built
+        assert dialog.query_one("#gen-count", Input).value == "10"
+        assert dialog.query_one("#gen-intent", Select).value == "check_balance"
+        error = str(dialog.query_one("#gen-error", Static).render())
+        assert "generate some proposals first" not in error  # (no LLM here: it says so)
+        assert dialog.generator is None and dialog.query_one("#gen-list").option_count == 0
+        assert app.focused is dialog.query_one("#gen-intent", Select)

@@ -128,6 +128,7 @@ class CaseEdits(ReportsFailedWorkers, Vertical):
 
     def action_generate(self) -> None:
         """The "Generate…" dialog; the accepted cases are appended and saved like an add."""
+        from nlu_tui.ui.reuse import keep, spare
         from nlu_tui.ui.screens.generate_dialog import GenerateScreen
 
         suite = self._editable()
@@ -142,7 +143,13 @@ class CaseEdits(ReportsFailedWorkers, Vertical):
                 what = f"Added {len(result)} generated case{'s' if len(result) != 1 else ''}"
                 self.apply_change(what, [*suite.cases, *result], cursor=result[0].id)
 
-        self.app.push_screen(GenerateScreen(suite, intents, intent), done)
+        dialog = spare(self.app, GenerateScreen)
+        if dialog is None:
+            dialog = GenerateScreen(suite, intents, intent)
+            keep(self.app, dialog)
+        else:
+            dialog.refill(suite, intents, intent)
+        self.app.push_screen(dialog, done)
 
     def _training_intents(self) -> list[str]:
         return workbench(self).training_intents
