@@ -179,3 +179,69 @@ async def test_the_generate_dialog_is_built_once_and_starts_afresh(tmp_path: Pat
         assert "generate some proposals first" not in error  # (no LLM here: it says so)
         assert dialog.generator is None and dialog.query_one("#gen-list").option_count == 0
         assert app.focused is dialog.query_one("#gen-intent", Select)
+
+
+async def test_the_diff_screen_is_built_once_and_shows_only_the_runs_asked_for(
+    tmp_path: Path,
+) -> None:
+    """D on two pairs of runs: the screen built ahead both times; the second shows its own
+    runs with the controls (kind filter, threshold, tab) as a new screen has them."""
+    from textual.widgets import DataTable, TabbedContent
+    from ui_runs_support import predictions_v1, predictions_v2, stored_run
+
+    from nlu_tui.runsessions import store_for
+    from nlu_tui.ui.screens.run_diff import DiffScreen
+    from nlu_tui.ui.widgets.runs_pane import RunsPane
+
+    app = new_app(make_workspace(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.suite is not None
+        store = store_for(app)
+        ids = []
+        for predictions in (predictions_v1(), predictions_v2(), predictions_v1()):
+            ids.append(stored_run(store, app.suite, predictions))
+            time.sleep(0.01)  # distinct start times: the runs' order
+        pane = app.screen_stack[1].query_one(RunsPane)
+        pane.reload()
+        deadline = time.monotonic() + 60
+        while (built := spare(app, DiffScreen)) is None or len(pane.history) < 3:
+            assert time.monotonic() < deadline, "no diff screen built ahead, or no runs"
+            await asyncio.sleep(0.02)
+
+        async def diff(before: str, after: str) -> DiffScreen:
+            app.screen.query_one("#main-tabs", TabbedContent).active = "tab-runs"
+            await pilot.pause()
+            pane.marked[:] = [before, after]
+            pane.query_one("#runs-table", DataTable).focus()
+            await pilot.press("D")
+            screen = app.screen
+            assert isinstance(screen, DiffScreen)
+            deadline = time.monotonic() + 60
+            while screen.result is None:
+                assert time.monotonic() < deadline, "the diff was never computed"
+                await pilot.pause(0.05)
+            return screen
+
+        screen = await diff(ids[0], ids[1])
+        assert screen is built
+        assert (screen.before_id, screen.after_id) == (ids[0], ids[1])
+        screen.query_one("#diff-kind", Select).value = "broke"
+        screen.query_one("#diff-threshold", Input).value = "0.5"
+        screen.query_one("#diff-tabs", TabbedContent).active = "tab-diff-intents"
+        await pilot.pause()
+        await pilot.press("escape")
+        await settle(pilot)
+
+        screen = await diff(ids[1], ids[2])
+        assert screen is built
+        assert (screen.before_id, screen.after_id) == (ids[1], ids[2])
+        assert screen.result is not None
+        assert screen.result.before.record.id == ids[1]
+        assert screen.result.after.record.id == ids[2]
+        assert ids[0] not in str(screen.query_one("#diff-header").render())
+        assert screen.query_one("#diff-kind", Select).value == ""
+        assert screen.query_one("#diff-threshold", Input).value == str(screen.threshold)
+        assert screen.query_one("#diff-tabs", TabbedContent).active == "tab-diff-cases"
+        cases = screen.query_one("#diff-cases", DataTable)
+        assert cases.row_count == len(screen.result.diff.changes)

@@ -200,14 +200,16 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
         description="Preparing the dialogs",
     )
     async def prebuild_dialogs(self) -> None:
-        """Build the dialogs a key opens (the case editor, the generate dialog) once, now that the app is idle,
+        """Build the dialogs a key opens (the case editor, the generate dialog, the runs' diff) once, now that the app is idle,
         so the key only refills and shows them (:mod:`nlu_tui.ui.reuse`)."""
         from nlu_tui.ui.reuse import prebuild
         from nlu_tui.ui.screens.case_editor import CaseEditorScreen
         from nlu_tui.ui.screens.generate_dialog import GenerateScreen
+        from nlu_tui.ui.screens.run_diff import DiffScreen
 
         await prebuild(self, CaseEditorScreen.blank())
         await prebuild(self, GenerateScreen.blank())
+        await prebuild(self, DiffScreen.blank())
 
     @work(
         thread=True,
