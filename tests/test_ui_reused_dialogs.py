@@ -245,3 +245,38 @@ async def test_the_diff_screen_is_built_once_and_shows_only_the_runs_asked_for(
         assert screen.query_one("#diff-tabs", TabbedContent).active == "tab-diff-cases"
         cases = screen.query_one("#diff-cases", DataTable)
         assert cases.row_count == len(screen.result.diff.changes)
+
+
+async def test_the_built_editor_follows_the_theme_and_covers_a_small_terminal(
+    tmp_path: Path,
+) -> None:
+    """Its styles are not applied again on every push, but they are after a theme change; at
+    120x36 it covers the terminal (opaque, nothing drawn under it), on a bigger one it does not
+    (the dimmed screen shows around it)."""
+    from textual.color import Color
+    from textual.containers import Vertical
+
+    from nlu_tui.ui.reuse import COVERS_CLASS
+
+    app = new_app(make_workspace(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        built = await _built_editor(pilot)
+        editor = await _open(pilot, PLAIN_CASE)
+        assert editor is built and editor.has_class(COVERS_CLASS)
+        assert editor.styles.background.a == 1
+        await pilot.press("escape")
+        await settle(pilot)
+        other = next(name for name in app.nlu_theme_names if name != app.theme)
+        app.theme = other
+        await settle(pilot)
+        editor = await _open(pilot, PLAIN_CASE)
+        await settle(pilot)
+        frame = editor.query_one(Vertical)
+        assert frame.styles.background == Color.parse(app.current_theme.surface or "")
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.resize_terminal(160, 50)
+        await settle(pilot)
+        editor = await _open(pilot, PLAIN_CASE)
+        assert editor is built and not editor.has_class(COVERS_CLASS)
+        assert editor.styles.background.a < 1
