@@ -105,6 +105,9 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
         self._register_themes()
         self.key_hold = KeyHold(self, self._deliver_key)
         """Keys typed while their target is being built (a dialog, the cases table)."""
+        self._parks_long_lived = False
+        """Whether the app turned the collector, paused for start-up, back on (then what it
+        builds ahead is parked outside the collector too); never for a collector it found on."""
         self._keys_out: deque[tuple[events.Key, object]] = deque(maxlen=KEYS_OUT)
         """The last keys forwarded to a screen's focused widget, with that screen."""
 
@@ -189,7 +192,7 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
         self.push_screen(MainScreen())
         # after the first paint and the first suite's load have had their turn
         self.set_timer(0.5, self.load_training_intents)
-        self.set_timer(COLLECTOR_RESUMES_AFTER, resume_collector)
+        self.set_timer(COLLECTOR_RESUMES_AFTER, self._resume_collector)
         self.set_timer(PREBUILD_AFTER, self.prebuild_dialogs)
 
     @work(
@@ -210,6 +213,13 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
         await prebuild(self, CaseEditorScreen.blank())
         await prebuild(self, GenerateScreen.blank())
         await prebuild(self, DiffScreen.blank())
+        if self._parks_long_lived:  # they live as long as the app, as start-up's objects
+            import gc
+
+            gc.freeze()
+
+    def _resume_collector(self) -> None:
+        self._parks_long_lived = resume_collector()
 
     @work(
         thread=True,
@@ -567,14 +577,17 @@ PREBUILD_AFTER = 1.0
 is up by then)."""
 
 
-def resume_collector() -> None:
+def resume_collector() -> bool:
     """Park what start-up built (it lives as long as the app) outside the cyclic collector and
-    turn the collector back on; a no-op when it was never paused (tests, embedding)."""
+    turn the collector back on; a no-op when it was never paused (tests, embedding). True when
+    it was paused."""
     import gc
 
     if not gc.isenabled():
         gc.freeze()
         gc.enable()
+        return True
+    return False
 
 
 PRELOAD = ("nlu_tui.formats.native",)
