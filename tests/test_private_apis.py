@@ -443,3 +443,53 @@ def test_textual_serve_server_hooks_that_web_overrides() -> None:
     paths = {getattr(r, "canonical", None) for r in app.router.resources()}
     assert {"/", "/ws", "/static"} <= paths
     assert app.on_startup and app.on_startup[-1].__name__ == "on_startup"
+
+
+# --- textual screens built ahead: nlu_tui.ui.reuse -------------------------------------------
+
+
+async def test_textual_screens_can_be_mounted_styled_and_laid_out_off_the_stack() -> None:
+    """``reuse.prebuild`` mounts an installed screen with ``App._get_screen`` (what
+    ``push_screen`` does first) without showing it, lays it out with
+    ``Screen._refresh_layout(size)``, and ``reuse.spare`` reads ``App._screen_stacks``; a
+    ``ReusedScreen`` sets ``ScreenResume.refresh_styles`` in its own ``_on_screen_resume``,
+    which Textual runs before ``Screen``'s (subclass first), so a push without a style change
+    applies no stylesheet."""
+    from textual import events
+    from textual.screen import ModalScreen
+    from textual.widgets import Label
+
+    from nlu_tui.ui.reuse import ReusedScreen, prebuild, spare
+
+    class Dialog(ReusedScreen, ModalScreen[None]):
+        def compose(self) -> ComposeResult:
+            yield Label("built once")
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Label("host")
+
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert "refresh_styles" in inspect.signature(events.ScreenResume).parameters
+        assert isinstance(app._screen_stacks, dict)
+        dialog = Dialog()
+        await prebuild(app, dialog)
+        assert dialog.is_mounted and dialog not in app.screen_stack
+        assert dialog.query_one(Label).size.width > 0  # laid out, never shown
+        assert spare(app, Dialog) is dialog
+        restyled: list[object] = []
+        original = dialog.update_node_styles
+
+        def counted(animate: bool = True) -> None:
+            restyled.append(dialog)
+            original(animate)
+
+        dialog.update_node_styles = counted  # type: ignore[method-assign]
+        app.push_screen(dialog)
+        await pilot.pause()
+        assert app.screen is dialog and spare(app, Dialog) is None
+        assert restyled == []
+        app.pop_screen()
+        await pilot.pause()
+        assert spare(app, Dialog) is dialog  # installed: kept after it closed

@@ -40,7 +40,7 @@ async def test_removing_the_bad_entity_row_clears_its_error_and_enables_save(
         editor = await _open_editor(pilot)
         await pilot.press("ctrl+n")
         await pilot.pause()
-        row = list(editor.query(EntityRowWidget))[-1]
+        row = [w for w in editor.query(EntityRowWidget) if w.display][-1]  # hidden: spare rows
         name, value, _alt = row.query(Input).results()
         name.value = "payee"
         value.value = "Leo(nardo"

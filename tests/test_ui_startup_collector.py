@@ -37,3 +37,49 @@ async def test_a_collector_that_was_never_paused_is_left_alone(tmp_path: Path) -
         await pilot.pause(COLLECTOR_RESUMES_AFTER + 0.5)
         assert gc.isenabled()
         assert gc.get_freeze_count() == before
+
+
+async def _dialogs_built(pilot: object) -> None:
+    import asyncio
+    import time
+
+    from nlu_tui.ui.reuse import spare
+    from nlu_tui.ui.screens.run_diff import DiffScreen
+
+    app = pilot.app  # type: ignore[attr-defined]
+    deadline = time.monotonic() + 60
+    while spare(app, DiffScreen) is None or any(w.group == "prebuild" for w in app.workers):
+        assert time.monotonic() < deadline, "the dialogs were never built ahead"
+        await asyncio.sleep(0.02)
+
+
+async def test_the_dialogs_built_ahead_are_parked_too_when_start_up_paused_it(
+    tmp_path: Path,
+) -> None:
+    """The dialogs built after the first screen (ui/reuse.py) live as long as the app: when the
+    app turned the collector back on, they are parked outside it as start-up's objects are."""
+    root = make_workspace(tmp_path, SAMPLES / "banking_bot.suite.yaml")
+    gc.disable()
+    try:
+        app = new_app(root)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause(COLLECTOR_RESUMES_AFTER + 0.2)
+            while not gc.isenabled():
+                await pilot.pause(0.05)
+            after_start_up = gc.get_freeze_count()
+            await _dialogs_built(pilot)
+            assert gc.get_freeze_count() > after_start_up
+    finally:
+        gc.unfreeze()
+        gc.enable()
+
+
+async def test_a_collector_never_paused_is_left_alone_by_the_dialogs_built_ahead(
+    tmp_path: Path,
+) -> None:
+    root = make_workspace(tmp_path, SAMPLES / "banking_bot.suite.yaml")
+    before = gc.get_freeze_count()
+    app = new_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await _dialogs_built(pilot)
+        assert gc.get_freeze_count() == before

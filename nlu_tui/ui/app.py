@@ -8,6 +8,7 @@ imports (pyarrow, the formats, the store) happen in workers after the first pain
 from __future__ import annotations
 
 import contextlib
+from collections import deque
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -104,12 +105,19 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
         self._register_themes()
         self.key_hold = KeyHold(self, self._deliver_key)
         """Keys typed while their target is being built (a dialog, the cases table)."""
+        self._parks_long_lived = False
+        """Whether the app turned the collector, paused for start-up, back on (then what it
+        builds ahead is parked outside the collector too); never for a collector it found on."""
+        self._keys_out: deque[tuple[events.Key, object]] = deque(maxlen=KEYS_OUT)
+        """The last keys forwarded to a screen's focused widget, with that screen."""
 
     async def on_event(self, event: events.Event) -> None:
         """Hold the keys read while their target is being built (:mod:`nlu_tui.ui.keyhold`),
         except the app's priority keys (quit), then deliver keys as :meth:`_deliver_key` does.
         A key that bubbled back up unused from the old screen while a hold is open belongs
         to what is being built too."""
+        if isinstance(event, events.Key) and event.is_forwarded and self._came_back(event):
+            event = events.Key(event.key, event.character)  # as if typed now, on this screen
         if (
             isinstance(event, events.Key)
             and not self._bypasses_hold(event.key)
@@ -120,6 +128,17 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
             await self._deliver_key(event)
             return
         await super().on_event(event)
+
+    def _came_back(self, event: events.Key) -> bool:
+        """Whether ``event`` was forwarded to a screen that is no longer on top and came back
+        up unused: a key typed right behind the one that opened a dialog, read before the
+        dialog was on top. It belongs to the dialog (a dialog built beforehand is on top and
+        focused at once, with no hold open to take such keys)."""
+        for n, (sent, screen) in enumerate(self._keys_out):
+            if sent is event:
+                del self._keys_out[n]
+                return screen is not self.screen
+        return False
 
     def _bypasses_hold(self, key: str) -> bool:
         return any(b.priority for b in self._bindings.key_to_bindings.get(key, ()))
@@ -142,6 +161,7 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
             if not await self._check_bindings(event.key, priority=True):
                 await self.run_action(FOCUS_KEYS[event.key], self.screen)
             return
+        self._keys_out.append((event, self.screen))
         await super().on_event(event)
 
     def _tab_moves_focus(self, key: str) -> bool:
@@ -172,7 +192,34 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
         self.push_screen(MainScreen())
         # after the first paint and the first suite's load have had their turn
         self.set_timer(0.5, self.load_training_intents)
-        self.set_timer(COLLECTOR_RESUMES_AFTER, resume_collector)
+        self.set_timer(COLLECTOR_RESUMES_AFTER, self._resume_collector)
+        self.set_timer(PREBUILD_AFTER, self.prebuild_dialogs)
+
+    @work(
+        exclusive=True,
+        group="prebuild",
+        exit_on_error=False,
+        name="prebuild",
+        description="Preparing the dialogs",
+    )
+    async def prebuild_dialogs(self) -> None:
+        """Build the dialogs a key opens (the case editor, the generate dialog, the runs' diff) once, now that the app is idle,
+        so the key only refills and shows them (:mod:`nlu_tui.ui.reuse`)."""
+        from nlu_tui.ui.reuse import prebuild
+        from nlu_tui.ui.screens.case_editor import CaseEditorScreen
+        from nlu_tui.ui.screens.generate_dialog import GenerateScreen
+        from nlu_tui.ui.screens.run_diff import DiffScreen
+
+        await prebuild(self, CaseEditorScreen.blank())
+        await prebuild(self, GenerateScreen.blank())
+        await prebuild(self, DiffScreen.blank())
+        if self._parks_long_lived:  # they live as long as the app, as start-up's objects
+            import gc
+
+            gc.freeze()
+
+    def _resume_collector(self) -> None:
+        self._parks_long_lived = resume_collector()
 
     @work(
         thread=True,
@@ -502,6 +549,10 @@ def _decides_tab(widget: object) -> bool:
     return isinstance(widget, TextField)
 
 
+KEYS_OUT = 256
+"""How many forwarded keys are remembered to tell whether one came back from an old screen (a
+key a widget used never comes back; the oldest are forgotten)."""
+
 FOCUS_KEYS = {"tab": "app.focus_next", "shift+tab": "app.focus_previous"}
 """Tab's and Shift+Tab's focus moves (the actions of Textual's Screen bindings)."""
 
@@ -521,14 +572,22 @@ COLLECTOR_RESUMES_AFTER = 1.0
 ``cli.tui.open_workbench``, runs again: the first full screen is up by then."""
 
 
-def resume_collector() -> None:
+PREBUILD_AFTER = 1.0
+"""Seconds after mounting when the dialogs are built ahead of their keys (the first full screen
+is up by then)."""
+
+
+def resume_collector() -> bool:
     """Park what start-up built (it lives as long as the app) outside the cyclic collector and
-    turn the collector back on; a no-op when it was never paused (tests, embedding)."""
+    turn the collector back on; a no-op when it was never paused (tests, embedding). True when
+    it was paused."""
     import gc
 
     if not gc.isenabled():
         gc.freeze()
         gc.enable()
+        return True
+    return False
 
 
 PRELOAD = ("nlu_tui.formats.native",)

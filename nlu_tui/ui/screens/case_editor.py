@@ -5,6 +5,10 @@ and shows the problems under it; Save (button and Ctrl+S alike) is refused while
 error. A removed entity row leaves the form at once, so its problem goes with it. Escape with
 unsaved edits asks (Discard / Keep editing). The screen returns the new cases (one per
 utterance line) and never writes files itself.
+
+The editor is built once (in idle time, :func:`CaseEditorScreen.blank`) and refilled for each
+case (:meth:`CaseEditorScreen.refill`, which sets every field, so nothing of one case is left
+in the next): see :mod:`nlu_tui.ui.reuse`.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.geometry import Size
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static, TextArea
 
@@ -34,6 +39,7 @@ from nlu_tui.case_form import (
 from nlu_tui.model import MAX_INTENTS, IntentKind, Suite, TestCase
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.compact import make_compact
+from nlu_tui.ui.reuse import COVERS_CLASS, ReusedScreen
 from nlu_tui.ui.state import cursor_blinks
 from nlu_tui.ui.widgets.entity_row import EntityRowWidget
 from nlu_tui.ui.widgets.inert_fields import InertTextArea, NameSuggester, TextField
@@ -41,41 +47,48 @@ from nlu_tui.ui.widgets.inert_fields import InertTextArea, NameSuggester, TextFi
 KIND_CHOICES = [(k.value.replace("_", " "), k.value) for k in IntentKind]
 
 
-class CaseEditorScreen(ModalScreen[list[TestCase] | None]):
+SPARE_ENTITY_ROWS = 4
+"""Entity rows the editor built in idle time holds (hidden), so a case with entities opens
+without mounting rows."""
+
+
+class CaseEditorScreen(ReusedScreen, ModalScreen[list[TestCase] | None]):
     """Add cases (``case`` None) or edit one; returns the resulting cases or None."""
 
-    DEFAULT_CSS = """
-    CaseEditorScreen { align: center middle; }
-    CaseEditorScreen > Vertical {
+    DEFAULT_CSS = f"""
+    CaseEditorScreen {{ align: center middle; }}
+    CaseEditorScreen.{COVERS_CLASS} {{ background: $background; }}
+    CaseEditorScreen > Vertical {{
         width: 100%; max-width: 120; height: 100%; max-height: 44;
         border: round $primary; background: $surface; padding: 0 1;
-    }
-    CaseEditorScreen #form { height: 1fr; }
-    CaseEditorScreen .row > Input { margin-right: 1; }
-    CaseEditorScreen #form > TextArea, CaseEditorScreen #form > .row { margin-bottom: 1; }
-    CaseEditorScreen #form > #entity-labels { margin-bottom: 0; color: $text-muted; }
-    CaseEditorScreen #entity-labels > Label { margin-right: 1; }
-    CaseEditorScreen .field-label { width: 8; color: $text-muted; }
-    CaseEditorScreen .inline-label { width: 5; color: $text-muted; }
-    CaseEditorScreen #parent, CaseEditorScreen #tags { width: 1fr; }
-    CaseEditorScreen #entity-labels .ent-name { width: 18; }
-    CaseEditorScreen #entity-labels .ent-value { width: 1fr; }
-    CaseEditorScreen #entity-labels .ent-kind { width: 14; }
-    CaseEditorScreen #entity-labels .ent-alt { width: 16; margin-right: 6; }
-    CaseEditorScreen .title { text-style: bold; }
-    CaseEditorScreen .hint { color: $text-muted; }
-    CaseEditorScreen #utterances { height: 4; }
-    CaseEditorScreen .intent { width: 1fr; }
-    CaseEditorScreen #kind { width: 18; }
-    CaseEditorScreen .row { height: 1; }
-    CaseEditorScreen #entities { height: auto; }
-    CaseEditorScreen #order { width: 1fr; }
-    CaseEditorScreen #problems { color: $error; height: auto; max-height: 6; }
-    CaseEditorScreen #problems.ok { color: $success; }
-    CaseEditorScreen #buttons { dock: bottom; height: 1; align-horizontal: right; }
-    CaseEditorScreen #buttons Button { margin-left: 1; }
+    }}
+    CaseEditorScreen #form {{ height: 1fr; }}
+    CaseEditorScreen .row > Input {{ margin-right: 1; }}
+    CaseEditorScreen #form > TextArea, CaseEditorScreen #form > .row {{ margin-bottom: 1; }}
+    CaseEditorScreen #form > #entity-labels {{ margin-bottom: 0; color: $text-muted; }}
+    CaseEditorScreen #entity-labels > Label {{ margin-right: 1; }}
+    CaseEditorScreen .field-label {{ width: 8; color: $text-muted; }}
+    CaseEditorScreen .inline-label {{ width: 5; color: $text-muted; }}
+    CaseEditorScreen #parent, CaseEditorScreen #tags {{ width: 1fr; }}
+    CaseEditorScreen #entity-labels .ent-name {{ width: 18; }}
+    CaseEditorScreen #entity-labels .ent-value {{ width: 1fr; }}
+    CaseEditorScreen #entity-labels .ent-kind {{ width: 14; }}
+    CaseEditorScreen #entity-labels .ent-alt {{ width: 16; margin-right: 6; }}
+    CaseEditorScreen .title {{ text-style: bold; }}
+    CaseEditorScreen .hint {{ color: $text-muted; }}
+    CaseEditorScreen #utterances {{ height: 4; }}
+    CaseEditorScreen .intent {{ width: 1fr; }}
+    CaseEditorScreen #kind {{ width: 18; }}
+    CaseEditorScreen .row {{ height: 1; }}
+    CaseEditorScreen #entities {{ height: auto; }}
+    CaseEditorScreen #order {{ width: 1fr; }}
+    CaseEditorScreen #problems {{ color: $error; height: auto; max-height: 6; }}
+    CaseEditorScreen #problems.ok {{ color: $success; }}
+    CaseEditorScreen #buttons {{ dock: bottom; height: 1; align-horizontal: right; }}
+    CaseEditorScreen #buttons Button {{ margin-left: 1; }}
     """
     AUTO_FOCUS = "#utterances"
+    MAX_SIZE = Size(120, 44)
     BINDINGS = [
         Binding(
             "ctrl+s,f5",
@@ -116,12 +129,34 @@ class CaseEditorScreen(ModalScreen[list[TestCase] | None]):
         engine_intents: Iterable[str] = (),
     ) -> None:
         super().__init__()
+        self._intent_suggester = NameSuggester([])
+        self._entity_suggester = NameSuggester([])
+        self.spare_rows = 0
+        """Hidden entity rows composed besides the form's (:func:`blank`)."""
+        self._set_data(suite, case, extra_intents, engine_intents)
+
+    @classmethod
+    def blank(cls) -> CaseEditorScreen:
+        """An editor to build in idle time and :meth:`refill` for its first use."""
+        editor = cls(Suite(name="", cases=[]), None, [])
+        editor.spare_rows = SPARE_ENTITY_ROWS
+        return editor
+
+    def _set_data(
+        self,
+        suite: Suite,
+        case: TestCase | None,
+        extra_intents: list[str],
+        engine_intents: Iterable[str],
+    ) -> None:
         self.suite = suite
         self.case = case
         self.intent_names = known_intents(suite, [*extra_intents, *engine_intents])
         self._elsewhere = set(extra_intents) | set(engine_intents)
         """Intents known outside the suite: its training data's and the engine's."""
         self.entity_names = known_entities(suite)
+        self._intent_suggester.set_names(self.intent_names)
+        self._entity_suggester.set_names(self.entity_names)
         self.form = form_from_case(case) if case is not None else CaseForm()
         self.errors: list[str] = []
         self.warnings: list[str] = []
@@ -131,14 +166,15 @@ class CaseEditorScreen(ModalScreen[list[TestCase] | None]):
 
     # --- layout ---------------------------------------------------------------------------------
 
+    def _title(self) -> Text:
+        title = "Edit case" if self.case is not None else "Add cases"
+        return Text(inert(f"{title} · {self.suite.name}", newlines=False))
+
     def compose(self) -> ComposeResult:
         form = self.form
-        title = "Edit case" if self.case is not None else "Add cases"
-        intents = NameSuggester(self.intent_names)
+        intents = self._intent_suggester
         with Vertical():
-            yield Label(
-                Text(inert(f"{title} · {self.suite.name}", newlines=False)), classes="title"
-            )
+            yield Label(self._title(), classes="title", id="title")
             with VerticalScroll(id="form"):
                 yield Label("Utterances — one per line; each line becomes a case", classes="hint")
                 yield InertTextArea(form.utterances, id="utterances", soft_wrap=True)
@@ -182,14 +218,18 @@ class CaseEditorScreen(ModalScreen[list[TestCase] | None]):
                     yield Label("Or (others)", classes="ent-alt")
                 with Vertical(id="entities"):
                     for row in form.entities:
-                        yield EntityRowWidget(row, self.entity_names)
+                        yield EntityRowWidget(row, self._entity_suggester)
+                    for _ in range(self.spare_rows):
+                        spare = EntityRowWidget(EntityRow(), self._entity_suggester)
+                        spare.park()
+                        yield spare
                 with Horizontal(classes="row"):
                     yield Label("Order", classes="field-label")
                     yield TextField(
                         form.order,
                         placeholder="entity order: first, second (one intent only)",
                         id="order",
-                        suggester=NameSuggester(self.entity_names) if self.entity_names else None,
+                        suggester=self._entity_suggester,
                     )
                     yield Button("From entities", id="order-fill", compact=True)
                     yield Button("+ Entity (Ctrl+N)", id="add-entity", compact=True)
@@ -209,6 +249,55 @@ class CaseEditorScreen(ModalScreen[list[TestCase] | None]):
         self.query_one(TextArea).cursor_blink = blink
         self.revalidate()
         self._initial = self.read_form()
+
+    def refill(
+        self,
+        suite: Suite,
+        case: TestCase | None,
+        extra_intents: list[str],
+        engine_intents: Iterable[str] = (),
+    ) -> None:
+        """Show ``case`` of ``suite`` (None: add cases), as a new editor would: every field,
+        the entity rows, the problems, the scroll position and the focus are set anew."""
+        self._set_data(suite, case, extra_intents, engine_intents)
+        form = self.form
+        with self.app.batch_update():
+            self.query_one("#title", Label).update(self._title())
+            utterances = self.query_one("#utterances", InertTextArea)
+            utterances.load_text(form.utterances)
+            utterances.move_cursor(utterances.document.end)
+            utterances.scroll_home(animate=False)
+            for n in range(MAX_INTENTS):
+                field = self.query_one(f"#intent-{n + 1}", Input)
+                field.value = form.intents[n] if n < len(form.intents) else ""
+            self.query_one("#kind", Select).value = form.kind or Select.NULL
+            order = self.query_one("#order", Input)
+            order.disabled = False
+            for name, value in (
+                ("parent", form.parent),
+                ("order", form.order),
+                ("tags", form.tags),
+            ):
+                self.query_one(f"#{name}", Input).value = value
+            self._refill_entities(form.entities)
+            self.query_one("#form", VerticalScroll).scroll_home(animate=False)
+            self.revalidate()
+            self._initial = self.read_form()
+            self.set_focus(utterances, scroll_visible=False)
+
+    def _refill_entities(self, rows: list[EntityRow]) -> None:
+        """One row per entity of the form: the rows there are refilled (or parked, hidden, when
+        there are more), and only the missing ones mounted."""
+        widgets = [w for w in self.query(EntityRowWidget) if not w.removed or w.parked]
+        for widget, row in zip(widgets, rows, strict=False):
+            widget.unpark(row)
+        for widget in widgets[len(rows) :]:
+            widget.park()
+        missing = [EntityRowWidget(row, self._entity_suggester) for row in rows[len(widgets) :]]
+        if missing:
+            self.query_one("#entities").mount_all(missing)
+            for widget in missing:  # before their mount: the form reads their values now
+                widget.removed = False
 
     # --- reading the form ---------------------------------------------------------------------------
 
@@ -287,8 +376,13 @@ class CaseEditorScreen(ModalScreen[list[TestCase] | None]):
 
     @on(Button.Pressed, "#add-entity")
     def action_add_entity(self) -> None:
-        row = EntityRowWidget(EntityRow(), self.entity_names)
-        self.query_one("#entities").mount(row)
+        parked = [w for w in self.query(EntityRowWidget) if w.parked]
+        if parked:  # the first hidden row, right after the shown ones
+            row = parked[0]
+            row.unpark(EntityRow())
+        else:
+            row = EntityRowWidget(EntityRow(), self._entity_suggester)
+            self.query_one("#entities").mount(row)
         self.call_after_refresh(lambda: row.query_one(Input).focus())
         self.call_after_refresh(self.revalidate)
 

@@ -21,6 +21,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.geometry import Size
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
@@ -28,15 +29,20 @@ from textual.widgets.option_list import Option
 from nlu_tui.model import Suite
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.compact import make_compact
+from nlu_tui.ui.reuse import COVERS_CLASS, ReusedScreen
 from nlu_tui.ui.widgets.inert_fields import TextField
 from nlu_tui.ui.workers import ReportsFailedWorkers
 
 
-class GenerateScreen(ReportsFailedWorkers, ModalScreen[list[Any] | None]):
+class GenerateScreen(ReportsFailedWorkers, ReusedScreen, ModalScreen[list[Any] | None]):
     """Answers the accepted, checked cases (``TestCase`` s; for a flow, DUT ``E2ETestCase`` s),
-    or None when canceled."""
+    or None when canceled.
 
-    DEFAULT_CSS = """
+    The Cases tab's dialog is built once in idle time (:meth:`blank`) and refilled for each use
+    (:meth:`refill`; :mod:`nlu_tui.ui.reuse`); the DUT editor's (for flows) is built each time."""
+
+    DEFAULT_CSS = (
+        """
     GenerateScreen { align: center middle; }
     GenerateScreen > Vertical {
         width: 100; max-width: 100%; height: 100%; max-height: 34;
@@ -57,6 +63,9 @@ class GenerateScreen(ReportsFailedWorkers, ModalScreen[list[Any] | None]):
     GenerateScreen .dialog-buttons { dock: bottom; height: 1; align-horizontal: right; }
     GenerateScreen .dialog-buttons Button { margin-left: 1; }
     """
+        + f"GenerateScreen.{COVERS_CLASS} {{ background: $background; }}"
+    )
+    MAX_SIZE = Size(100, 34)
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="generate.cancel", tooltip="Close; add nothing."),
@@ -80,12 +89,15 @@ class GenerateScreen(ReportsFailedWorkers, ModalScreen[list[Any] | None]):
         dut_path: Path | None = None,
     ) -> None:
         super().__init__()
-        self.suite = suite
         self.flows = flows
         self.dut = dut
         self.dut_path = dut_path
         if flows is not None:
             intents = list(flows.flows)
+        self._set_data(suite, intents, intent)
+
+    def _set_data(self, suite: Suite | None, intents: list[str], intent: str | None) -> None:
+        self.suite = suite
         self.intents = intents
         self.initial_intent = intent if intent in intents else (intents[0] if intents else None)
         self.generator: Any = None
@@ -94,6 +106,33 @@ class GenerateScreen(ReportsFailedWorkers, ModalScreen[list[Any] | None]):
         self.training: Any = None
         self.training_path: Path | None = None
         self.busy = False
+        self._use = getattr(self, "_use", 0) + 1
+        """Counts the uses of a reused dialog: what a worker of an earlier use reads is dropped."""
+
+    @classmethod
+    def blank(cls) -> GenerateScreen:
+        """The Cases tab's dialog, to build in idle time and :meth:`refill` for its first use."""
+        return cls(Suite(name="", cases=[]), [])
+
+    def refill(self, suite: Suite, intents: list[str], intent: str | None = None) -> None:
+        """Show the dialog for ``suite`` as a new one would: no proposals, no generator, no
+        error or edit left from the last use; the LLM settings and training data read again."""
+        assert self.flows is None, "the flows' dialog is built for each use"
+        self.workers.cancel_node(self)  # a generation of the last use still under way
+        self._set_data(suite, intents, intent)
+        with self.app.batch_update():
+            select = self.query_one("#gen-intent", Select)
+            select.set_options([(name, name) for name in self.intents])
+            select.value = self.initial_intent if self.initial_intent else Select.NULL
+            self.query_one("#gen-count", Input).value = "10"
+            edit = self.query_one("#gen-edit", Input)
+            edit.value = ""
+            edit.remove_class("editing")
+            self.query_one("#gen-more", Button).disabled = False
+            self._show_error("")
+            self._refresh()
+            self.set_focus(select, scroll_visible=False)
+        self._load()
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -106,7 +145,7 @@ class GenerateScreen(ReportsFailedWorkers, ModalScreen[list[Any] | None]):
             with Horizontal(id="gen-top"):
                 yield Select(
                     [(name, name) for name in self.intents],
-                    value=self.initial_intent if self.initial_intent else Select.BLANK,
+                    value=self.initial_intent if self.initial_intent else Select.NULL,
                     prompt="flow" if self.flows is not None else "intent",
                     id="gen-intent",
                 )
@@ -153,6 +192,7 @@ class GenerateScreen(ReportsFailedWorkers, ModalScreen[list[Any] | None]):
         from nlu_tui.llm import LLMError, load_llm_config
         from nlu_tui.llm.generate import find_training, load_training
 
+        use = self._use
         config = error = training = path = None
         try:
             config = load_llm_config()
@@ -165,9 +205,13 @@ class GenerateScreen(ReportsFailedWorkers, ModalScreen[list[Any] | None]):
                 training = load_training(path)
         except Exception as exc:  # a broken training file: generate without it, say so
             error = (error + "\n" if error else "") + f"training data not used: {exc}"
-        self.app.call_from_thread(self._loaded, config, error, training, path)
+        self.app.call_from_thread(self._loaded, use, config, error, training, path)
 
-    def _loaded(self, config: Any, error: str | None, training: Any, path: Path | None) -> None:
+    def _loaded(
+        self, use: int, config: Any, error: str | None, training: Any, path: Path | None
+    ) -> None:
+        if use != self._use:  # read for an earlier use of the dialog
+            return
         self.config, self.config_error = config, error
         self.training, self.training_path = training, path
         if training is not None and self.flows is None:
@@ -236,10 +280,15 @@ class GenerateScreen(ReportsFailedWorkers, ModalScreen[list[Any] | None]):
     async def _ask(self, generator: Any) -> None:
         from nlu_tui.llm import ChatClient
 
+        use = self._use
         try:
             async with ChatClient(self.config) as client:
                 fresh = await generator.generate(client)
+            if use != self._use:  # the dialog was closed and opened again meanwhile
+                return
         except Exception as exc:
+            if use != self._use:
+                return
             self.busy = False
             self._show_error(str(exc))
             self._refresh()

@@ -29,6 +29,7 @@ from nlu_tui.rundiff import (
 from nlu_tui.runsessions import store_for
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.commands import PaletteCommand
+from nlu_tui.ui.reuse import ReusedScreen
 from nlu_tui.ui.state import workspace_root
 from nlu_tui.ui.widgets.footer import BudgetFooter
 from nlu_tui.ui.widgets.inert_fields import TextField
@@ -43,8 +44,11 @@ KIND_LABEL = {
 }
 
 
-class DiffScreen(ReportsFailedWorkers, Screen[None]):
-    """Compare an older run (before) with a newer one (after)."""
+class DiffScreen(ReportsFailedWorkers, ReusedScreen, Screen[None]):
+    """Compare an older run (before) with a newer one (after).
+
+    The Runs tab's ``D`` builds it once in idle time (:meth:`blank`) and refills it for each
+    pair of runs (:meth:`refill`; :mod:`nlu_tui.ui.reuse`)."""
 
     DEFAULT_CSS = """
     DiffScreen #diff-header { height: auto; padding: 0 1; background: $boost; }
@@ -86,17 +90,50 @@ class DiffScreen(ReportsFailedWorkers, Screen[None]):
     def __init__(self, before_id: str, after_id: str, result: DiffResult | None = None) -> None:
         """``result`` shows an already computed diff (no store access)."""
         super().__init__()
+        self._set_data(before_id, after_id, result)
+
+    def _set_data(self, before_id: str, after_id: str, result: DiffResult | None) -> None:
         self.before_id = before_id
         self.after_id = after_id
         self.result: DiffResult | None = result
         self.threshold = DEFAULT_CONFIDENCE_THRESHOLD
         self.thresholds_path: Path | None = None
         self.kind_filter: str = ""
+        self._use = getattr(self, "_use", 0) + 1
+        """Counts the uses of a reused screen: a diff computed for an earlier use is dropped."""
+
+    @classmethod
+    def blank(cls) -> DiffScreen:
+        """A diff screen to build in idle time and :meth:`refill` for its first use."""
+        return cls("", "")
+
+    def _header_waiting(self) -> Text:
+        return Text(f"Comparing run {self.before_id} with {self.after_id}…")
+
+    def refill(self, before_id: str, after_id: str) -> None:
+        """Compare ``before_id`` with ``after_id``, as a new screen would: the controls, the
+        tables, the tab and the focus are set anew, and the diff is computed again."""
+        self._set_data(before_id, after_id, None)
+        with self.app.batch_update():
+            self.query_one("#diff-header", Static).update(self._header_waiting())
+            with self.prevent(Select.Changed, Input.Changed):
+                kind = self.query_one("#diff-kind", Select)
+                kind.value = ""
+                self.query_one("#diff-threshold", Input).value = str(self.threshold)
+                self.query_one("#diff-gates-path", Input).value = ""
+            self.query_one("#diff-tabs", TabbedContent).active = "tab-diff-cases"
+            for table in self.query(DataTable):
+                table.clear()
+                table.scroll_home(animate=False)
+            self.query_one("#diff-gates-text", Static).update("")
+            none = self.query_one("#diff-none", Static)
+            none.display = False
+            self.query_one("#diff-cases", DataTable).display = True
+            self.set_focus(kind, scroll_visible=False)
+        self._recompute()
 
     def compose(self) -> ComposeResult:
-        yield Static(
-            Text(f"Comparing run {self.before_id} with {self.after_id}…"), id="diff-header"
-        )
+        yield Static(self._header_waiting(), id="diff-header")
         with Horizontal(id="diff-controls"):
             yield Select(
                 [("All changes", ""), *[(label, k.value) for k, (label, _) in KIND_LABEL.items()]],
@@ -166,6 +203,9 @@ class DiffScreen(ReportsFailedWorkers, Screen[None]):
         description="Comparing two runs",
     )
     def _compute(self, threshold: float, thresholds: Path | None) -> None:
+        if not self.before_id:  # built ahead, not used yet
+            return
+        use = self._use
         store = store_for(self.app)
         try:
             if thresholds is None and self.thresholds_path is None and self.result is None:
@@ -174,17 +214,21 @@ class DiffScreen(ReportsFailedWorkers, Screen[None]):
                 thresholds = default_thresholds(record.suite_path, workspace)
             result = compute_diff(store, self.before_id, self.after_id, threshold, thresholds)
         except Exception as exc:
-            self.app.call_from_thread(self._failed, exc)
+            self.app.call_from_thread(self._failed, use, exc)
             return
-        self.app.call_from_thread(self._show, result, thresholds)
+        self.app.call_from_thread(self._show, use, result, thresholds)
 
-    def _failed(self, exc: Exception) -> None:
+    def _failed(self, use: int, exc: Exception) -> None:
+        if use != self._use:  # computed for an earlier use of the screen
+            return
         self.query_one("#diff-header", Static).update(
             Text(inert(f"Cannot diff: {exc}"), style="red")
         )
         self.notify(escape(str(exc)), title="Cannot diff", severity="error")
 
-    def _show(self, result: DiffResult, thresholds: Path | None) -> None:
+    def _show(self, use: int, result: DiffResult, thresholds: Path | None) -> None:
+        if use != self._use:
+            return
         self.result = result
         if thresholds is not None:
             self.thresholds_path = thresholds

@@ -97,6 +97,7 @@ class CaseEdits(ReportsFailedWorkers, Vertical):
         self._open_editor(case_id)
 
     def _open_editor(self, case_id: str | None) -> None:
+        from nlu_tui.ui.reuse import keep, spare
         from nlu_tui.ui.screens.case_editor import CaseEditorScreen
 
         suite = self._editable()
@@ -118,10 +119,17 @@ class CaseEdits(ReportsFailedWorkers, Vertical):
             self.apply_change(what, cases, cursor=result[0].id)
 
         engine = workbench(self).engine_intents
-        self.app.push_screen(CaseEditorScreen(suite, case, self._training_intents(), engine), done)
+        editor = spare(self.app, CaseEditorScreen)
+        if editor is None:
+            editor = CaseEditorScreen(suite, case, self._training_intents(), engine)
+            keep(self.app, editor)
+        else:
+            editor.refill(suite, case, self._training_intents(), engine)
+        self.app.push_screen(editor, done)
 
     def action_generate(self) -> None:
         """The "Generate…" dialog; the accepted cases are appended and saved like an add."""
+        from nlu_tui.ui.reuse import keep, spare
         from nlu_tui.ui.screens.generate_dialog import GenerateScreen
 
         suite = self._editable()
@@ -136,7 +144,13 @@ class CaseEdits(ReportsFailedWorkers, Vertical):
                 what = f"Added {counted(len(result), 'generated case')}"
                 self.apply_change(what, [*suite.cases, *result], cursor=result[0].id)
 
-        self.app.push_screen(GenerateScreen(suite, intents, intent), done)
+        dialog = spare(self.app, GenerateScreen)
+        if dialog is None:
+            dialog = GenerateScreen(suite, intents, intent)
+            keep(self.app, dialog)
+        else:
+            dialog.refill(suite, intents, intent)
+        self.app.push_screen(dialog, done)
 
     def _training_intents(self) -> list[str]:
         return workbench(self).training_intents

@@ -41,20 +41,23 @@ class EntityRowWidget(Horizontal):
     EntityRowWidget Input, EntityRowWidget Select { margin-right: 1; }
     """
 
-    def __init__(self, row: EntityRow, names: list[str]) -> None:
+    def __init__(self, row: EntityRow, names: NameSuggester) -> None:
         super().__init__(classes="entity-row")
         self.row = row
         self.names = names
+        """The entity names the name field completes (shared by the editor's rows)."""
         self.removed = False
         """Set as soon as the row's ✕ is pressed: the form stops reading it before the DOM
-        removal (which is asynchronous) completes."""
+        removal (which is asynchronous) completes. Also set while the row is parked."""
+        self.parked = False
+        """Hidden and empty, kept for the next entity of a reused editor (:meth:`park`)."""
 
     def compose(self) -> ComposeResult:
         yield TextField(
             self.row.name,
             placeholder="entity",
             classes="ent-name",
-            suggester=NameSuggester(self.names) if self.names else None,
+            suggester=self.names,
         )
         yield TextField(
             self.row.value,
@@ -70,7 +73,32 @@ class EntityRowWidget(Horizontal):
     def on_mount(self) -> None:
         make_compact(self)
 
+    def park(self) -> None:
+        """Hide the row, out of the form, emptied, for :meth:`unpark` to show again."""
+        self.fill(EntityRow())
+        self.parked = self.removed = True
+        self.display = False
+
+    def unpark(self, row: EntityRow) -> None:
+        """Show the row again (or keep it shown) with ``row``'s fields."""
+        self.fill(row)
+        self.parked = self.removed = False
+        self.display = True
+
+    def fill(self, row: EntityRow) -> None:
+        """Set every field to ``row`` (before the mount: the fields are made with it)."""
+        self.row = row
+        inputs = list(self.query(Input))
+        if len(inputs) != 3:  # not composed yet
+            return
+        for field, text in zip(inputs, (row.name, row.value, row.alternatives), strict=True):
+            field.value = text
+        self.query_one(Select).value = row.kind
+        inputs[1].placeholder = VALUE_PLACEHOLDERS.get(row.kind, "value")
+
     def value(self) -> EntityRow:
+        if len(self.query(Input)) != 3:  # not composed yet: what it will show
+            return self.row
         name, value, alt = self.query(Input).results()
         kind = self.query_one(Select).value
         return EntityRow(

@@ -52,6 +52,10 @@ class NameSuggester(Suggester):
 
     def __init__(self, names: Iterable[str]) -> None:
         super().__init__(use_cache=False, case_sensitive=True)
+        self.set_names(names)
+
+    def set_names(self, names: Iterable[str]) -> None:
+        """Complete to ``names`` from now on (a reused dialog's new data)."""
         self.names = list(names)
         self._folded = [name.casefold() for name in self.names]
 

@@ -482,14 +482,20 @@ class ResultsPane(LiveResults):
     def action_focus_detail(self) -> None:
         """Focus the detail pane; when it is collapsed (a small terminal), show it over the
         table first (its Esc hides it again)."""
-        self.query_one("#results-tabs", TabbedContent).active = "tab-res-cases"
+        tabs = self.query_one("#results-tabs", TabbedContent)
+        shown = tabs.active == "tab-res-cases" and self.screen.maximized is None
+        tabs.active = "tab-res-cases"
         if self.screen.maximized is not None:
             self.screen.minimize()
-        if self.has_class("collapsed"):
+        if self.has_class("collapsed") and not self.has_class("detail-open"):
             self.add_class("detail-open")
+            shown = False
         detail = self.query_one(ResultDetail)
         detail.scroll_home(animate=False)
-        self.call_after_refresh(detail.focus)
+        if shown:  # on screen already: focused now (``focus()`` waits for the next turn)
+            self.screen.set_focus(detail)
+        else:  # once it is laid out (a hidden widget cannot take the focus)
+            self.call_after_refresh(detail.focus)
 
     def on_data_table_row_selected(self, event: Any) -> None:
         """Enter in the results table: the case's detail (the fastdatatable's message)."""

@@ -363,6 +363,7 @@ class RunsPane(RunLauncher):
         self._fill()
 
     def action_diff(self) -> None:
+        from nlu_tui.ui.reuse import keep, spare
         from nlu_tui.ui.screens.run_diff import DiffScreen
 
         ids = list(self.marked)
@@ -386,7 +387,13 @@ class RunsPane(RunLauncher):
             )
             return
         before, after = sorted(ids, key=lambda i: started.get(i, 0.0))
-        self.app.push_screen(DiffScreen(before, after))
+        screen = spare(self.app, DiffScreen)
+        if screen is None:
+            screen = DiffScreen(before, after)
+            keep(self.app, screen)
+        else:
+            screen.refill(before, after)
+        self.app.push_screen(screen)
 
     def action_compare_engines(self) -> None:
         """The matrix of engines side by side: the two marked runs, else the stored
