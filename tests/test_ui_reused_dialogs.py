@@ -54,7 +54,7 @@ def _shown_rows(editor: CaseEditorScreen) -> list[EntityRowWidget]:
 async def test_the_editor_is_built_once_and_shows_only_the_case_it_was_opened_on(
     tmp_path: Path,
 ) -> None:
-    app = new_app(make_workspace(tmp_path))
+    app = new_app(make_workspace(tmp_path), prebuild=True)
     async with app.run_test(size=SIZE) as pilot:
         built = await _built_editor(pilot)
         suite = cases_view(app).suite
@@ -102,7 +102,7 @@ async def test_the_editor_is_built_once_and_shows_only_the_case_it_was_opened_on
 
 async def test_a_refilled_editor_saves_the_case_as_edited(tmp_path: Path) -> None:
     """The rows kept hidden between uses are never saved; shown ones are, in their order."""
-    app = new_app(make_workspace(tmp_path))
+    app = new_app(make_workspace(tmp_path), prebuild=True)
     async with app.run_test(size=SIZE) as pilot:
         built = await _built_editor(pilot)
         editor = await _open(pilot, PLAIN_CASE)
@@ -126,7 +126,7 @@ async def test_keys_typed_behind_e_land_in_the_built_editor(tmp_path: Path) -> N
     it was (they come back up unused) are typed into it, in order."""
     from textual import events
 
-    app = new_app(make_workspace(tmp_path))
+    app = new_app(make_workspace(tmp_path), prebuild=True)
     async with app.run_test(size=SIZE) as pilot:
         built = await _built_editor(pilot)
         await pilot.press("f3")
@@ -145,7 +145,7 @@ async def test_the_generate_dialog_is_built_once_and_starts_afresh(tmp_path: Pat
 
     from nlu_tui.ui.screens.generate_dialog import GenerateScreen
 
-    app = new_app(make_workspace(tmp_path))
+    app = new_app(make_workspace(tmp_path), prebuild=True)
     async with app.run_test(size=SIZE) as pilot:
         await _built_editor(pilot)  # built first, the generate dialog right after it
         deadline = time.monotonic() + 60
@@ -193,7 +193,7 @@ async def test_the_diff_screen_is_built_once_and_shows_only_the_runs_asked_for(
     from nlu_tui.ui.screens.run_diff import DiffScreen
     from nlu_tui.ui.widgets.runs_pane import RunsPane
 
-    app = new_app(make_workspace(tmp_path))
+    app = new_app(make_workspace(tmp_path), prebuild=True)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert app.suite is not None
@@ -258,7 +258,7 @@ async def test_the_built_editor_follows_the_theme_and_covers_a_small_terminal(
 
     from nlu_tui.ui.reuse import COVERS_CLASS
 
-    app = new_app(make_workspace(tmp_path))
+    app = new_app(make_workspace(tmp_path), prebuild=True)
     async with app.run_test(size=SIZE) as pilot:
         built = await _built_editor(pilot)
         editor = await _open(pilot, PLAIN_CASE)

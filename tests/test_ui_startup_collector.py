@@ -18,7 +18,7 @@ async def test_the_collector_paused_for_start_up_runs_again(tmp_path: Path) -> N
     root = make_workspace(tmp_path, SAMPLES / "banking_bot.suite.yaml")
     gc.disable()
     try:
-        app = new_app(root)
+        app = new_app(root, prebuild=True)
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause(COLLECTOR_RESUMES_AFTER + 0.5)
             assert gc.isenabled()
@@ -32,7 +32,7 @@ async def test_a_collector_that_was_never_paused_is_left_alone(tmp_path: Path) -
     root = make_workspace(tmp_path, SAMPLES / "banking_bot.suite.yaml")
     assert gc.isenabled()
     before = gc.get_freeze_count()
-    app = new_app(root)
+    app = new_app(root, prebuild=True)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause(COLLECTOR_RESUMES_AFTER + 0.5)
         assert gc.isenabled()
@@ -61,14 +61,20 @@ async def test_the_dialogs_built_ahead_are_parked_too_when_start_up_paused_it(
     root = make_workspace(tmp_path, SAMPLES / "banking_bot.suite.yaml")
     gc.disable()
     try:
-        app = new_app(root)
+        app = new_app(root, prebuild=True)
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause(COLLECTOR_RESUMES_AFTER + 0.2)
             while not gc.isenabled():
                 await pilot.pause(0.05)
-            after_start_up = gc.get_freeze_count()
             await _dialogs_built(pilot)
-            assert gc.get_freeze_count() > after_start_up
+            # parked: out of the collector's generations, whether they were built before the
+            # collector resumed (parked with start-up's objects) or after (parked on their own)
+            from nlu_tui.ui.reuse import spare
+            from nlu_tui.ui.screens.run_diff import DiffScreen
+
+            dialog = spare(app, DiffScreen)
+            assert dialog is not None
+            assert not any(o is dialog for o in gc.get_objects())
     finally:
         gc.unfreeze()
         gc.enable()
@@ -79,7 +85,7 @@ async def test_a_collector_never_paused_is_left_alone_by_the_dialogs_built_ahead
 ) -> None:
     root = make_workspace(tmp_path, SAMPLES / "banking_bot.suite.yaml")
     before = gc.get_freeze_count()
-    app = new_app(root)
+    app = new_app(root, prebuild=True)
     async with app.run_test(size=SIZE) as pilot:
         await _dialogs_built(pilot)
         assert gc.get_freeze_count() == before

@@ -24,8 +24,14 @@ def make_workspace(tmp_path: Path, *files: Path) -> Path:
     return root
 
 
-def new_app(root: Path) -> NluTuiApp:
-    return NluTuiApp(open_workspace(root), cursor_blink=False, user_themes=False)
+def new_app(root: Path, *, prebuild: bool = False) -> NluTuiApp:
+    """The workbench on ``root``. Its dialogs are built on their keys unless ``prebuild``
+    (built ahead, a second after start-up, as the real app does: ``NluTuiApp.prebuild_after``);
+    building three dialogs in every UI test would cost CI minutes."""
+    app = NluTuiApp(open_workspace(root), cursor_blink=False, user_themes=False)
+    if not prebuild:
+        app.prebuild_after = None
+    return app
 
 
 LONG_LIVED_GROUPS = {"_loader"}

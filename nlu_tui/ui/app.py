@@ -36,6 +36,11 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
     """nlu-tui's workbench. ``suite`` is the suite open in the main screen (None before one is)."""
 
     TITLE = "nlu-tui"
+    prebuild_after: float | None = 1.0
+    """Seconds after mounting when the dialogs a key opens are built ahead of it
+    (:meth:`prebuild_dialogs`; the first full screen is up by then). ``None`` builds each on its
+    key instead: most of the test suite's apps, to keep CI within its time
+    (``tests/ui_support.new_app``); the tests of the reuse keep it."""
     CSS_PATH = "app.tcss"
     COMMANDS = App.COMMANDS | {NluCommands}
     ENABLE_COMMAND_PALETTE = True
@@ -193,7 +198,8 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
         # after the first paint and the first suite's load have had their turn
         self.set_timer(0.5, self.load_training_intents)
         self.set_timer(COLLECTOR_RESUMES_AFTER, self._resume_collector)
-        self.set_timer(PREBUILD_AFTER, self.prebuild_dialogs)
+        if self.prebuild_after is not None:
+            self.set_timer(self.prebuild_after, self.prebuild_dialogs)
 
     @work(
         exclusive=True,
@@ -570,11 +576,6 @@ def run_app(workspace: str | Path | None) -> int:
 COLLECTOR_RESUMES_AFTER = 1.0
 """Seconds after mounting when the cyclic collector, paused for start-up by
 ``cli.tui.open_workbench``, runs again: the first full screen is up by then."""
-
-
-PREBUILD_AFTER = 1.0
-"""Seconds after mounting when the dialogs are built ahead of their keys (the first full screen
-is up by then)."""
 
 
 def resume_collector() -> bool:
