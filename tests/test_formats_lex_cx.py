@@ -291,3 +291,53 @@ def test_lex_repeated_column_names_each_keep_their_cells(tmp_path: Path) -> None
     out = tmp_path / "out.csv"
     export_suite(result.suite, out, "lex-csv")
     assert out.read_bytes() == source.read_bytes()
+
+
+def test_lex_slot_values_with_equals_signs_read_back(tmp_path: Path) -> None:
+    # A slot cell is "SlotName = value", read up to its first '=' ("Creating a test set from a
+    # CSV file for Test Workbench"): an '=' in the value stays in the value.
+    values = ["x=y", "=", "= =", "a = b = c"]
+    suite = Suite(
+        "s",
+        cases=[
+            TestCase("u", entities=[ExpectedEntity("Expr", v)], id=f"c{n}")
+            for n, v in enumerate(values)
+        ],
+    )
+    out = tmp_path / "s.lex.csv"
+    assert export_suite(suite, out, "lex-csv") == []
+    back = import_suite(out, "lex-csv").suite
+    assert [[(e.name, e.value) for e in c.entities] for c in back.cases] == [
+        [("Expr", v)] for v in values
+    ]
+
+
+def test_lex_export_names_the_spaces_around_a_slot_value_it_loses(tmp_path: Path) -> None:
+    suite = Suite("s", cases=[TestCase("u", entities=[ExpectedEntity("Expr", "= = ")], id="c1")])
+    out = tmp_path / "s.lex.csv"
+    assert export_suite(suite, out, "lex-csv") == [
+        "case c1: a Lex test set cannot hold the spaces around the name or value of 'Expr'"
+    ]
+    (case,) = import_suite(out, "lex-csv").suite.cases
+    assert [(e.name, e.value) for e in case.entities] == [("Expr", "= =")]
+
+
+def test_lex_export_refuses_a_slot_name_with_an_equals_sign(tmp_path: Path) -> None:
+    # Lex slot names are letters, digits, '_' and '-' (UserTurnSlotOutput's key pattern, Lex V2
+    # API reference) and a slot cell has no escape for '=': "a=b = c" would read back as slot
+    # 'a'. The export is refused, naming the case and the field, and writes nothing.
+    suite = tmp_path / "s.suite.yaml"
+    suite.write_text(
+        "nlu_tui_suite: 1\nname: s\ncases:\n"
+        "  - id: c1\n    utterance: hello\n    intents: [greet]\n"
+        "  - id: c2\n    utterance: x\n    entities:\n      - {name: 'a=b', value: c}\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "s.lex.csv"
+    ran = _cli("export", str(suite), "--format", "lex-csv", "-o", str(out))
+    assert ran.returncode == 2
+    assert ran.stderr.strip().splitlines() == [
+        "nlu-tui: error: field 'entities.name': case c2: the slot name 'a=b' holds '=', which a "
+        "Lex test set cannot hold (a slot is written 'SlotName = value'); nothing written"
+    ]
+    assert not out.exists()

@@ -288,6 +288,7 @@ def dumps(suite: Suite) -> tuple[str, list[str]]:
         writer.writerow([*written, *columns[len(stored) :]])
     else:
         writer.writerow(columns)
+    _refuse_unreadable_slots(suite)
     line = 0
     for case in suite.cases:
         lex = case.extra.get(EXTRA) if isinstance(case.extra.get(EXTRA), dict) else {}
@@ -337,6 +338,21 @@ class _Shape:
         return [cells.get(column, "") for column in self.columns]
 
 
+def _refuse_unreadable_slots(suite: Suite) -> None:
+    """A slot cell is ``SlotName = value`` and is read up to its first ``=``: a name holding
+    ``=`` would read back as another slot (or none). Lex has no escape for it and its slot names
+    never hold one (letters, digits, ``_`` and ``-``: the key pattern of ``UserTurnSlotOutput``
+    in the Lex V2 API reference), so such a suite is refused before anything is written."""
+    for case in suite.cases:
+        for entity in case.entities:
+            if "=" in entity.name:
+                raise InputError(
+                    f"case {case.id}: the slot name {entity.name!r} holds '=', which a Lex test "
+                    "set cannot hold (a slot is written 'SlotName = value'); nothing written",
+                    field="entities.name",
+                )
+
+
 def _prompts(value: Any) -> list[dict[str, Any]]:
     """Stored Agent rows (a plain string is taken as the prompt)."""
     if not isinstance(value, list):
@@ -362,6 +378,8 @@ def _lost(case: TestCase) -> list[str]:
             lost.append(f"the value kind/alternatives of {e.name!r}")
         if e.role or e.group:
             lost.append(f"the role/group of {e.name!r}")
+        if e.name != e.name.strip() or e.value != e.value.strip():
+            lost.append(f"the spaces around the name or value of {e.name!r}")
     return lost
 
 
