@@ -341,3 +341,28 @@ def test_lex_export_refuses_a_slot_name_with_an_equals_sign(tmp_path: Path) -> N
         "Lex test set cannot hold (a slot is written 'SlotName = value'); nothing written"
     ]
     assert not out.exists()
+
+
+def test_flat_exports_name_every_case_field_they_cannot_hold_in_one_order(tmp_path: Path) -> None:
+    # The same words, in the same order, from each writer (nlu_tui/formats/case_losses.py); a CX
+    # test case holds tags (its "tags" list), the others do not.
+    case = TestCase(
+        "hello",
+        [ExpectedIntent("greet"), ExpectedIntent("hi"), ExpectedIntent("hey")],
+        traits=["Polite"],
+        parent_intents=["smalltalk"],
+        entity_order=["a"],
+        tags=["smoke"],
+        raw_checks=["$.intent.confidence >= 0.5"],
+        id="c1",
+    )
+    everything = "2 alternative intent(s), traits, parent intents, entity order"
+    said = {
+        fmt: export_suite(Suite("s", cases=[case]), tmp_path / name, fmt)
+        for fmt, name in (("lex-csv", "s.lex.csv"), ("dialogflow-cx", "s.json"), ("luis", "l.json"))
+    }
+    assert said == {
+        "lex-csv": [f"case c1: a Lex test set cannot hold {everything}, tags, raw checks"],
+        "dialogflow-cx": [f"case c1: a CX test case cannot hold {everything}, raw checks"],
+        "luis": [f"case c1: LUIS batch files cannot hold {everything}, tags, raw checks"],
+    }

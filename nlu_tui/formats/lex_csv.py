@@ -35,6 +35,7 @@ from typing import Any
 
 from nlu_tui.errors import InputError
 from nlu_tui.fileio import atomic_write_text
+from nlu_tui.formats.case_losses import case_fields_lost
 from nlu_tui.formats.native_reader import suite_stem
 from nlu_tui.formats.registry import ImportResult
 from nlu_tui.model import ExpectedEntity, ExpectedIntent, Suite, TestCase, ValueKind
@@ -361,18 +362,7 @@ def _prompts(value: Any) -> list[dict[str, Any]]:
 
 
 def _lost(case: TestCase) -> list[str]:
-    lost = []
-    if len(case.intents) > 1:
-        lost.append(f"{len(case.intents) - 1} alternative intent(s)")
-    for label, value in (
-        ("traits", case.traits),
-        ("parent intents", case.parent_intents),
-        ("entity order", case.entity_order),
-        ("tags", case.tags),
-        ("raw checks", case.raw_checks),
-    ):
-        if value:
-            lost.append(label)
+    lost = case_fields_lost(case)
     for e in case.entities:
         if e.kind in (ValueKind.REGEX, ValueKind.COMPOSITE) or e.alternatives:
             lost.append(f"the value kind/alternatives of {e.name!r}")
