@@ -104,8 +104,7 @@ def merge(parts: Sequence[E2EFile]) -> E2EFile:
 
 def read(path: Path, shown: str | None = None) -> E2EFile:
     """One E2E file; ``shown`` is how test cases name their file (default: ``path`` as given)."""
-    root = yn.read_root(path)
-    raw = path.read_bytes()
+    root, raw = yn.read_root_and_bytes(path)
     return _from_root(root, path, shown, digest_bytes(raw))
 
 

@@ -98,9 +98,9 @@ def read_path(path: Path, *, e2e: bool = False, notes: list[str] | None = None) 
 
 
 def read(path: Path) -> StoryFile:
-    root = yn.read_root(path)
+    root, raw = yn.read_root_and_bytes(path)
     shown = str(path.resolve())
-    out = StoryFile(paths=[shown], digest=digest_bytes(path.read_bytes()))
+    out = StoryFile(paths=[shown], digest=digest_bytes(raw))
     root = mapping_root(
         root,
         path,

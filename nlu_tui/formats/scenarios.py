@@ -162,8 +162,7 @@ def read_path(path: Path) -> ScenarioFile:
 
 
 def read(path: Path) -> ScenarioFile:
-    root = yn.read_root(path)
-    raw = path.read_bytes()
+    root, raw = yn.read_root_and_bytes(path)
     result = ScenarioFile(paths=[str(path)], digest=digest_bytes(raw))
     root = mapping_root(
         root,
