@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from nlu_tui.formats.native import dump_suite
 from nlu_tui.formats.registry import detect_format, export_suite, import_suite
 from nlu_tui.model import ExpectedEntity, ExpectedIntent, Suite, TestCase, ValueKind
 
@@ -327,12 +328,11 @@ def test_lex_export_refuses_a_slot_name_with_an_equals_sign(tmp_path: Path) -> N
     # API reference) and a slot cell has no escape for '=': "a=b = c" would read back as slot
     # 'a'. The export is refused, naming the case and the field, and writes nothing.
     suite = tmp_path / "s.suite.yaml"
-    suite.write_text(
-        "nlu_tui_suite: 1\nname: s\ncases:\n"
-        "  - id: c1\n    utterance: hello\n    intents: [greet]\n"
-        "  - id: c2\n    utterance: x\n    entities:\n      - {name: 'a=b', value: c}\n",
-        encoding="utf-8",
-    )
+    cases = [
+        TestCase("hello", [ExpectedIntent("greet")], id="c1"),
+        TestCase("x", entities=[ExpectedEntity("a=b", "c")], id="c2"),
+    ]
+    suite.write_text(dump_suite(Suite("s", cases=cases)), encoding="utf-8")
     out = tmp_path / "s.lex.csv"
     ran = _cli("export", str(suite), "--format", "lex-csv", "-o", str(out))
     assert ran.returncode == 2
