@@ -171,6 +171,7 @@ class Workspace:
         Big suite files come from the parsed-suite cache when unchanged on disk; ``on_progress``
         gets each chunk of cases as a big file is parsed (see :meth:`load_chunks`).
         """
+        from nlu_tui.formats import kore_ml_utterances
         from nlu_tui.formats.native import load_suite
 
         pending = self.unsaved_suite(path)
@@ -179,7 +180,7 @@ class Workspace:
                 on_progress(_whole(pending))
             return pending
         if path.name.endswith(KORE_UTTERANCES):
-            suite = kore_developer_suite(path)
+            suite = kore_ml_utterances.developer_suite(path)
             if on_progress is not None:
                 on_progress(_whole(suite))
             return suite
@@ -197,6 +198,7 @@ class Workspace:
         carries the complete ``suite`` (the one to edit and save). Errors are raised as by
         :meth:`load`, possibly after some chunks have arrived (the UI should then discard them).
         """
+        from nlu_tui.formats import kore_ml_utterances
         from nlu_tui.formats.native import iter_suite_chunks
 
         pending = self.unsaved_suite(path)
@@ -204,7 +206,7 @@ class Workspace:
             yield _whole(pending)
             return
         if path.name.endswith(KORE_UTTERANCES):
-            yield _whole(kore_developer_suite(path))
+            yield _whole(kore_ml_utterances.developer_suite(path))
             return
         if self.is_training_file(path):
             yield _whole(developer_suite(path, self._training_name(path)))
@@ -725,10 +727,3 @@ def _peek_big_suite(path: Path) -> tuple[str, int] | None:
     if suite_cache.entry_path(digest_bytes(data)).exists():
         return None
     return native.peek_suite(path, data)
-
-
-def kore_developer_suite(path: Path) -> Suite:
-    """The read-only "Developer defined utterances" suite of a Kore.ai ML utterances export."""
-    from nlu_tui.formats.kore_ml_utterances import developer_suite as kore_suite
-
-    return kore_suite(path)

@@ -8,9 +8,14 @@ variable (``monkeypatch.setenv``) with another.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from conversation_peer import BotState
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("NLU_TUI_SHARED") or REPO.parent / "shared")
@@ -50,3 +55,15 @@ def dataset(*parts: str) -> Path:
     if not path.exists():
         pytest.skip(f"dataset not available: {path}")
     return path
+
+
+@pytest.fixture
+def bot() -> Iterator[tuple[BotState, str]]:
+    """A Rasa-shaped conversation bot on 127.0.0.1 (tests/conversation_peer.py): its BotState
+    (messages received, delay, answers) and its URL."""
+    from conversation_peer import BotState, handler_for
+    from http_handler_server import serving
+
+    state = BotState()
+    with serving(handler_for(state)) as url:
+        yield state, url

@@ -7,23 +7,15 @@ a real SQLite store holds the cache.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conversation_peer import BotState, handler_for
+from conversation_peer import BotState
 from http_handler_server import serving
 from test_rerun_failed_items import E2E
 
 from nlu_tui.cli.main import run as cli
 from nlu_tui.store import RunStore
-
-
-@pytest.fixture
-def bot() -> Iterator[tuple[BotState, str]]:
-    state = BotState()
-    with serving(handler_for(state)) as url:
-        yield state, url
 
 
 def test_a_cached_profile_holds_no_conversation_twice(

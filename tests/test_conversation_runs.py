@@ -11,13 +11,12 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import yaml
-from conversation_peer import BotState, handler_for
-from http_handler_server import serving
+from child_runs import start_cli, wait_for_items
+from conversation_peer import BotState
 
 from nlu_tui.cli.main import run as cli
 from nlu_tui.conversation.service import ConversationRequest, open_conversation_run
@@ -89,13 +88,6 @@ test_cases:
 """
 
 PASSING = {"greet_new", "greet_member", "book"}
-
-
-@pytest.fixture
-def bot() -> Iterator[tuple[BotState, str]]:
-    state = BotState()
-    with serving(handler_for(state)) as url:
-        yield state, url
 
 
 def _write(tmp_path: Path, text: str = CASES) -> Path:
@@ -305,31 +297,8 @@ def test_sigkill_mid_run_then_resume_never_repeats_a_stored_conversation(
     state.delay = 0.1
     path = _write(tmp_path)
     store_path = Path(os.environ["NLU_TUI_DATA_DIR"]) / "runs.sqlite3"
-    child = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "nlu_tui",
-            "test",
-            "e2e",
-            str(path),
-            "--engine",
-            f"rasa:{url}",
-            "--concurrency",
-            "2",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    deadline = time.monotonic() + 30
-    done = 0
-    while time.monotonic() < deadline and done < 3:
-        time.sleep(0.05)
-        if store_path.exists():
-            runs = RunStore(store_path).list_runs()
-            done = runs[0].done if runs else 0
-    assert done >= 3, child.stderr.read() if child.stderr else ""
+    child = start_cli("test", "e2e", str(path), "--engine", f"rasa:{url}", "--concurrency", "2")
+    wait_for_items(child, store_path, 3, timeout=30)
     child.send_signal(signal.SIGKILL)
     child.wait(10)
     time.sleep(0.3)

@@ -67,7 +67,25 @@ def calm_reply(events: list[dict[str, Any]], text: str) -> list[dict[str, Any]]:
     return [user, *TURNS.get(text, []), {"event": "action", "name": "action_listen"}]
 
 
-CASES = """\
+JUDGED = """\
+  - test_case: luggage_is_relevant
+    steps:
+      - user: how much luggage can I take?
+        assertions:
+          - generative_response_is_relevant:
+              threshold: 0.7
+  - test_case: luggage_is_grounded
+    steps:
+      - user: how much luggage can I take?
+        assertions:
+          - generative_response_is_grounded:
+              threshold: 0.7
+              ground_truth: Economy passengers may bring one bag of 23 kg.
+"""
+"""The two test cases an LLM judges (relevance, groundedness)."""
+
+CASES = (
+    """\
 test_cases:
   - test_case: booking_passes
     steps:
@@ -101,24 +119,15 @@ test_cases:
         assertions:
           - flow_cancelled:
               flow_id: flight_booking
-  - test_case: luggage_is_relevant
-    steps:
-      - user: how much luggage can I take?
-        assertions:
-          - generative_response_is_relevant:
-              threshold: 0.7
-  - test_case: luggage_is_grounded
-    steps:
-      - user: how much luggage can I take?
-        assertions:
-          - generative_response_is_grounded:
-              threshold: 0.7
-              ground_truth: Economy passengers may bring one bag of 23 kg.
+"""
+    + JUDGED
+    + """\
   - test_case: step_style_still_works
     steps:
       - user: I want to book a flight
       - utter: utter_ask_destination
 """
+)
 
 
 def judge_answer(request: Any) -> Reply:
@@ -304,22 +313,7 @@ def test_a_judge_answering_nonsense_is_an_error_not_a_failure(
     assert results["booking_fails_on_slot"]["outcome"] == "failed"
 
 
-JUDGED_CASES = """\
-test_cases:
-  - test_case: luggage_is_relevant
-    steps:
-      - user: how much luggage can I take?
-        assertions:
-          - generative_response_is_relevant:
-              threshold: 0.7
-  - test_case: luggage_is_grounded
-    steps:
-      - user: how much luggage can I take?
-        assertions:
-          - generative_response_is_grounded:
-              threshold: 0.7
-              ground_truth: Economy passengers may bring one bag of 23 kg.
-"""
+JUDGED_CASES = "test_cases:\n" + JUDGED
 
 
 def test_repeat_reports_how_far_the_judge_agrees_with_itself(

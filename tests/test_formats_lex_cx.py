@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from nlu_tui.formats.native import dump_suite
 from nlu_tui.formats.registry import detect_format, export_suite, import_suite
 from nlu_tui.model import ExpectedEntity, ExpectedIntent, Suite, TestCase, ValueKind
 
@@ -291,3 +292,77 @@ def test_lex_repeated_column_names_each_keep_their_cells(tmp_path: Path) -> None
     out = tmp_path / "out.csv"
     export_suite(result.suite, out, "lex-csv")
     assert out.read_bytes() == source.read_bytes()
+
+
+def test_lex_slot_values_with_equals_signs_read_back(tmp_path: Path) -> None:
+    # A slot cell is "SlotName = value", read up to its first '=' ("Creating a test set from a
+    # CSV file for Test Workbench"): an '=' in the value stays in the value.
+    values = ["x=y", "=", "= =", "a = b = c"]
+    suite = Suite(
+        "s",
+        cases=[
+            TestCase("u", entities=[ExpectedEntity("Expr", v)], id=f"c{n}")
+            for n, v in enumerate(values)
+        ],
+    )
+    out = tmp_path / "s.lex.csv"
+    assert export_suite(suite, out, "lex-csv") == []
+    back = import_suite(out, "lex-csv").suite
+    assert [[(e.name, e.value) for e in c.entities] for c in back.cases] == [
+        [("Expr", v)] for v in values
+    ]
+
+
+def test_lex_export_names_the_spaces_around_a_slot_value_it_loses(tmp_path: Path) -> None:
+    suite = Suite("s", cases=[TestCase("u", entities=[ExpectedEntity("Expr", "= = ")], id="c1")])
+    out = tmp_path / "s.lex.csv"
+    assert export_suite(suite, out, "lex-csv") == [
+        "case c1: a Lex test set cannot hold the spaces around the name or value of 'Expr'"
+    ]
+    (case,) = import_suite(out, "lex-csv").suite.cases
+    assert [(e.name, e.value) for e in case.entities] == [("Expr", "= =")]
+
+
+def test_lex_export_refuses_a_slot_name_with_an_equals_sign(tmp_path: Path) -> None:
+    # Lex slot names are letters, digits, '_' and '-' (UserTurnSlotOutput's key pattern, Lex V2
+    # API reference) and a slot cell has no escape for '=': "a=b = c" would read back as slot
+    # 'a'. The export is refused, naming the case and the field, and writes nothing.
+    suite = tmp_path / "s.suite.yaml"
+    cases = [
+        TestCase("hello", [ExpectedIntent("greet")], id="c1"),
+        TestCase("x", entities=[ExpectedEntity("a=b", "c")], id="c2"),
+    ]
+    suite.write_text(dump_suite(Suite("s", cases=cases)), encoding="utf-8")
+    out = tmp_path / "s.lex.csv"
+    ran = _cli("export", str(suite), "--format", "lex-csv", "-o", str(out))
+    assert ran.returncode == 2
+    assert ran.stderr.strip().splitlines() == [
+        "nlu-tui: error: field 'entities.name': case c2: the slot name 'a=b' holds '=', which a "
+        "Lex test set cannot hold (a slot is written 'SlotName = value'); nothing written"
+    ]
+    assert not out.exists()
+
+
+def test_flat_exports_name_every_case_field_they_cannot_hold_in_one_order(tmp_path: Path) -> None:
+    # The same words, in the same order, from each writer (nlu_tui/formats/case_losses.py); a CX
+    # test case holds tags (its "tags" list), the others do not.
+    case = TestCase(
+        "hello",
+        [ExpectedIntent("greet"), ExpectedIntent("hi"), ExpectedIntent("hey")],
+        traits=["Polite"],
+        parent_intents=["smalltalk"],
+        entity_order=["a"],
+        tags=["smoke"],
+        raw_checks=["$.intent.confidence >= 0.5"],
+        id="c1",
+    )
+    everything = "2 alternative intent(s), traits, parent intents, entity order"
+    said = {
+        fmt: export_suite(Suite("s", cases=[case]), tmp_path / name, fmt)
+        for fmt, name in (("lex-csv", "s.lex.csv"), ("dialogflow-cx", "s.json"), ("luis", "l.json"))
+    }
+    assert said == {
+        "lex-csv": [f"case c1: a Lex test set cannot hold {everything}, tags, raw checks"],
+        "dialogflow-cx": [f"case c1: a CX test case cannot hold {everything}, raw checks"],
+        "luis": [f"case c1: LUIS batch files cannot hold {everything}, tags, raw checks"],
+    }

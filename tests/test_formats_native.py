@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from model_strategies import cases, intents
 
 from nlu_tui.errors import ConflictError, InputError
 from nlu_tui.formats import native
@@ -220,22 +221,15 @@ entity_st = st.builds(
     group=st.none() | text_st,
     json_value=st.none() | st.dictionaries(st.text(max_size=5), st.integers(), max_size=2),
 )
-intent_st = st.builds(
-    ExpectedIntent,
-    name=name_st,
-    kind=st.none() | st.sampled_from(list(IntentKind)),
-    bot=st.none() | name_st,
-)
-case_st = st.builds(
-    TestCase,
-    utterance=name_st,
-    intents=st.lists(intent_st, max_size=4),
-    traits=st.lists(name_st, max_size=2),
-    parent_intents=st.lists(name_st, max_size=2),
-    entities=st.lists(entity_st, max_size=3),
-    entity_order=st.lists(name_st, max_size=3),
-    tags=st.lists(name_st, max_size=2),
-    id=st.text(alphabet="0123456789abcdef", min_size=12, max_size=12),
+case_st = cases(
+    name_st,
+    name_st,
+    intents(name_st, name_st),
+    entity_st,
+    st.text(alphabet="0123456789abcdef", min_size=12, max_size=12),
+    max_intents=4,
+    max_entity_order=3,
+    max_tags=2,
     extra=st.dictionaries(
         st.text(min_size=1, max_size=5), st.integers() | st.text(max_size=5), max_size=2
     ),

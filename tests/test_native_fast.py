@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from model_strategies import cases, intents
 
 from nlu_tui.errors import InputError
 from nlu_tui.formats import native, native_fast
@@ -105,22 +106,15 @@ _entity = st.builds(
     start=st.none() | st.integers(0, 40),
     role=st.none() | _any,
 )
-_intent = st.builds(
-    ExpectedIntent,
-    name=_any.filter(lambda s: s != ""),
-    kind=st.none() | st.sampled_from(list(IntentKind)),
-    bot=st.none() | _any,
-)
-_case = st.builds(
-    TestCase,
-    utterance=_any,
-    intents=st.lists(_intent, max_size=3),
-    parent_intents=st.lists(_any, max_size=2),
-    traits=st.lists(_any, max_size=2),
-    entities=st.lists(_entity, max_size=3),
-    entity_order=st.lists(_any, max_size=2),
-    tags=st.lists(_any, max_size=3),
-    id=st.text(alphabet="0123456789abcdef", min_size=0, max_size=12),
+_case = cases(
+    _any,
+    _any,
+    intents(_any.filter(lambda s: s != ""), _any),
+    _entity,
+    st.text(alphabet="0123456789abcdef", min_size=0, max_size=12),
+    max_intents=3,
+    max_entity_order=2,
+    max_tags=3,
     raw_checks=st.lists(_check, max_size=2),
     origin=st.none() | _any,
 )

@@ -16,6 +16,7 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
+from child_runs import start_cli, wait_for_items
 from runner_loopback import LoopbackEngine, LoopbackNlu, Resolved, make_suite, write_suite
 
 from nlu_tui.cli.main import run as cli
@@ -226,21 +227,10 @@ def test_sigkill_mid_repeat_then_resume_sends_no_stored_attempt_again(tmp_path: 
     store_path = Path(os.environ["NLU_TUI_DATA_DIR"]) / "runs.sqlite3"
     with LoopbackNlu(latency=0.05, randomly=_random_answers(n)) as server:
         engine = f"rasa:{server.url}"
-        child = subprocess.Popen(
-            [sys.executable, "-m", "nlu_tui", "run", str(suite), "--engine", engine,
-             "--concurrency", "4", "--repeat", str(repeat)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )  # fmt: skip
-        deadline = time.monotonic() + 30
-        done = 0
-        while time.monotonic() < deadline and done < 8:
-            time.sleep(0.05)
-            if store_path.exists():
-                runs = RunStore(store_path).list_runs()
-                done = runs[0].done if runs else 0
-        assert done >= 8, child.stderr.read() if child.stderr else ""
+        child = start_cli(
+            "run", str(suite), "--engine", engine, "--concurrency", "4", "--repeat", str(repeat)
+        )
+        wait_for_items(child, store_path, 8, timeout=30)
         child.send_signal(signal.SIGKILL)
         child.wait(10)
         time.sleep(0.3)  # requests left in flight reach the server

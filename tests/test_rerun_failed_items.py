@@ -11,11 +11,10 @@ from __future__ import annotations
 import json
 import threading
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conversation_peer import BotState, handler_for
+from conversation_peer import BotState
 from http_handler_server import serving
 
 from nlu_tui.cli.main import run as cli
@@ -55,13 +54,6 @@ def _last_run(store: RunStore) -> str:
 
 def _outcomes(store: RunStore, run_id: str) -> list[tuple[str, str]]:
     return [(i.item_id, i.outcome) for i in merged_items(store, store.get_run(run_id))]
-
-
-@pytest.fixture
-def bot() -> Iterator[tuple[BotState, str]]:
-    state = BotState()
-    with serving(handler_for(state)) as url:
-        yield state, url
 
 
 def test_e2e_rerun_holds_exactly_the_failed_conversations_and_merges_to_a_clean_run(

@@ -15,14 +15,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conversation_peer import BotState, handler_for
-from http_handler_server import serving
+from child_runs import start_cli, wait_for_items
+from conversation_peer import BotState
 from llm_peer import LLMPeer
 from simulation_script import Goal, SimulationScript
 
@@ -67,13 +66,6 @@ def judge(criterion: str, transcript: str) -> tuple[float, str]:
 
 def script() -> SimulationScript:
     return SimulationScript({BOOK_GOAL: Goal([GOOD, GOOD, GOOD, BAD, BAD])}, judge)
-
-
-@pytest.fixture
-def bot() -> Iterator[tuple[BotState, str]]:
-    state = BotState()
-    with serving(handler_for(state)) as url:
-        yield state, url
 
 
 @pytest.fixture
@@ -382,19 +374,8 @@ def test_sigint_then_resume_sends_only_the_unfinished_conversations(
     state.delay = 0.15
     path = _file(tmp_path)
     store_path = Path(os.environ["NLU_TUI_DATA_DIR"]) / "runs.sqlite3"
-    child = subprocess.Popen(
-        [sys.executable, "-m", "nlu_tui", "simulate", str(path), "--engine", f"rasa:{url}",
-         "--runs", "5"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    deadline = time.monotonic() + 60
-    done = 0
-    while time.monotonic() < deadline and done < 3:
-        time.sleep(0.05)
-        if store_path.exists():
-            runs = RunStore(store_path).list_runs()
-            done = runs[0].done if runs else 0
-    assert done >= 3, child.stderr.read() if child.stderr else ""
+    child = start_cli("simulate", str(path), "--engine", f"rasa:{url}", "--runs", "5")
+    wait_for_items(child, store_path, 3, timeout=60)
     child.send_signal(signal.SIGINT)
     _, err = child.communicate(timeout=30)
     assert child.returncode == 130, err

@@ -21,13 +21,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from child_runs import start_cli, wait_for_items
 from llm_peer import LLMPeer, Reply, Request
 from rasa_peer import RASA, served
 from simulation_script import Goal, SimulationScript
@@ -160,19 +160,8 @@ def test_sigint_then_resume_holds_only_the_unfinished_conversations(
     path = tmp_path / "scenarios.yml"
     path.write_text(SCENARIOS, encoding="utf-8")
     store_path = Path(os.environ["NLU_TUI_DATA_DIR"]) / "runs.sqlite3"
-    child = subprocess.Popen(
-        [sys.executable, "-m", "nlu_tui", "simulate", str(path), "--engine", f"rasa:{bot}",
-         "--runs", "5"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    deadline = time.monotonic() + 120
-    done = 0
-    while time.monotonic() < deadline and done < 3:
-        time.sleep(0.05)
-        if store_path.exists():
-            runs = RunStore(store_path).list_runs()
-            done = runs[0].done if runs else 0
-    assert done >= 3
+    child = start_cli("simulate", str(path), "--engine", f"rasa:{bot}", "--runs", "5")
+    wait_for_items(child, store_path, 3, timeout=120)
     child.send_signal(signal.SIGINT)
     _, err = child.communicate(timeout=60)
     assert child.returncode == 130, err

@@ -6,15 +6,14 @@ counters equal a clean run's."""
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import psycopg
+from child_runs import start_cli
 from runner_loopback import LoopbackNlu, write_suite
 from store_backends import pg_server, pg_url  # noqa: F401  (fixtures)
 from tcp_cut_proxy import TcpCutProxy
@@ -22,16 +21,6 @@ from tcp_cut_proxy import TcpCutProxy
 # ruff: noqa: F811  (a fixture imported from store_backends is an argument of the tests)
 
 N = 240
-
-
-def _cli(*args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "nlu_tui", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ},
-    )
 
 
 def _via(url: str, port: int) -> str:
@@ -89,7 +78,7 @@ def test_a_store_that_comes_back_loses_nothing(pg_url: str, tmp_path: Path) -> N
     suite = write_suite(tmp_path / "s.suite.yaml", N)
     with LoopbackNlu(latency=0.02) as engine, TcpCutProxy(_pg_address(pg_url)) as proxy:
         store = _via(pg_url, proxy.port)
-        proc = _cli("--store", store, "run", str(suite), "-e", f"rasa:{engine.url}",
+        proc = start_cli("--store", store, "run", str(suite), "-e", f"rasa:{engine.url}",
                     "--concurrency", "4")  # fmt: skip
         _wait_for_results(pg_url, 20, proc)
         proxy.cut()  # the server is gone: writes fail, reconnecting fails
@@ -113,7 +102,7 @@ def test_a_store_that_stays_away_interrupts_and_resume_stores_each_result_once(
     suite = write_suite(tmp_path / "s.suite.yaml", N)
     with LoopbackNlu(latency=0.02) as engine, TcpCutProxy(_pg_address(pg_url)) as proxy:
         store = _via(pg_url, proxy.port)
-        proc = _cli("--store", store, "run", str(suite), "-e", f"rasa:{engine.url}",
+        proc = start_cli("--store", store, "run", str(suite), "-e", f"rasa:{engine.url}",
                     "--concurrency", "4", "--store-retry", "2")  # fmt: skip
         _wait_for_results(pg_url, 20, proc)
         proxy.cut()
@@ -125,11 +114,11 @@ def test_a_store_that_stays_away_interrupts_and_resume_stores_each_result_once(
         stored, distinct = _stored(pg_url)
         assert stored == distinct and 20 <= stored < N
         proxy.restore()
-        resumed = _cli("--store", store, "run", "--resume", run_id)
+        resumed = start_cli("--store", store, "run", "--resume", run_id)
         out, err = resumed.communicate(timeout=180)
         assert resumed.returncode in (0, 1), err
         # the whole suite again, in one clean run, for the figures to compare with
-        clean = _cli("--store", store, "run", str(suite), "-e", f"rasa:{engine.url}")
+        clean = start_cli("--store", store, "run", str(suite), "-e", f"rasa:{engine.url}")
         _clean_out, clean_err = clean.communicate(timeout=180)
         assert clean.returncode in (0, 1), clean_err
     with psycopg.connect(pg_url) as conn:

@@ -7,14 +7,16 @@ import time
 from pathlib import Path
 
 import pytest
-from test_ui_runs_flow import open_runs_tab, wait_for
 from ui_runs_support import (
+    history_shows,
+    open_runs_tab,
     predictions_v1,
     predictions_v2,
     screen_text,
     settle,
-    small_suite,
     stored_run,
+    suite_of,
+    wait_for,
 )
 from ui_support import SAMPLE, SIZE, make_workspace, new_app
 
@@ -30,17 +32,14 @@ async def test_a_runs_comparison_and_two_marked_runs_open_the_matrix(tmp_path: P
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_runs_tab(pilot)
         store = store_for(app)
-        suite = small_suite()
-        suite.name = app.suite.name if app.suite else suite.name
+        suite = suite_of(app)
         first = stored_run(store, suite, predictions_v1(), engine="engine-a")
         time.sleep(0.01)
         second = stored_run(store, suite, predictions_v2(), engine="engine-b")
         comparison = create_comparison(store, suite.name, None)
         add_run(store, comparison.id, first)
         add_run(store, comparison.id, second)
-        pane.reload()
-        await settle(pilot)
-        await wait_for(pilot, lambda: len(pane.history) == 2)
+        await history_shows(pilot, pane, 2)
         table = pane.query_one("#runs-table")
         table.focus()
         table.move_cursor(row=0)
@@ -87,12 +86,9 @@ async def test_a_run_outside_any_comparison_says_so(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_runs_tab(pilot)
         store = store_for(app)
-        suite = small_suite()
-        suite.name = app.suite.name if app.suite else suite.name
+        suite = suite_of(app)
         stored_run(store, suite, predictions_v1())
-        pane.reload()
-        await settle(pilot)
-        await wait_for(pilot, lambda: len(pane.history) == 1)
+        await history_shows(pilot, pane, 1)
         pane.query_one("#runs-table").focus()
         await pilot.press("c")
         said = lambda: [str(n.message) for n in app._notifications]  # noqa: E731

@@ -4,12 +4,11 @@ suite and offered to the workspace's other suites."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
 from runner_loopback import LoopbackNlu, write_suite
-from ui_runs_support import screen_text
+from ui_runs_support import open_runs_tab, wait_for
 from ui_support import SIZE, new_app, settle
 
 from nlu_tui.engines.choices import StartChoice, load_last_choice, workspace_engines
@@ -17,15 +16,6 @@ from nlu_tui.model import RunStatus
 from nlu_tui.runsessions import sessions, store_for
 from nlu_tui.ui.screens.dialogs import ConfirmDialog
 from nlu_tui.ui.screens.run_start import OTHER, StartRunDialog
-from nlu_tui.ui.widgets.runs_pane import RunsPane
-
-
-async def wait_for(pilot: Any, predicate: Any, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for the app:\n{screen_text(pilot.app)}")
-        await pilot.pause(0.05)
 
 
 def _profile(root: Path, url: str) -> None:
@@ -33,17 +23,6 @@ def _profile(root: Path, url: str) -> None:
         f"engines:\n  slow:\n    type: rasa\n    url: {url}\n    concurrency: 2\n",
         encoding="utf-8",
     )
-
-
-async def _runs_tab(pilot: Any) -> RunsPane:
-    app = pilot.app
-    await settle(pilot)
-    app.screen.query_one("#main-tabs").active = "tab-runs"
-    await pilot.pause()
-    pane = app.screen_stack[1].query_one(RunsPane)
-    pane.query_one("#runs-table").focus()
-    await pilot.pause()
-    return pane
 
 
 async def _dialog(pilot: Any) -> StartRunDialog:
@@ -65,7 +44,7 @@ async def test_the_dialog_checks_the_engine_and_keeps_a_wrong_spec(tmp_path: Pat
         _profile(root, server.url)
         app = new_app(root)
         async with app.run_test(size=SIZE) as pilot:
-            await _runs_tab(pilot)
+            await open_runs_tab(pilot)
             dialog = await _dialog(pilot)
             # the preselected profile's server answers: a green line before Start
             line = dialog.query_one("#start-check")
@@ -105,7 +84,7 @@ async def test_a_resumed_run_that_succeeds_is_remembered(tmp_path: Path) -> None
         app = new_app(root)
         async with app.run_test(size=SIZE) as pilot:
             await wait_for(pilot, lambda: app.suite is not None)
-            await _runs_tab(pilot)
+            await open_runs_tab(pilot)
             suite = app.suite
             assert suite is not None and suite.path is not None
             key = str(suite.path.resolve())

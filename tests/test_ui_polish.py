@@ -4,12 +4,11 @@ F3/F4/F6 and the palette, the footer fits one line, and training intents reach t
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from ui_runs_support import screen_text
+from ui_runs_support import screen_text, wait_for
 from ui_support import SAMPLE, make_workspace, new_app, settle
 
 from nlu_tui.model import RunStatus
@@ -19,14 +18,6 @@ from nlu_tui.ui.screens.run_start import StartRunDialog
 
 TRAINING = SAMPLE.parent / "banking_bot.nlu.yml"
 SMALL = (80, 24)
-
-
-async def wait_for(pilot: Any, predicate: Any, timeout: float = 120.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting for the app")
-        await pilot.pause(0.05)
 
 
 def assert_buttons_visible(app: Any) -> None:
@@ -69,14 +60,16 @@ async def test_start_run_from_keyboard_at_80x24(tmp_path: Path) -> None:
         await pilot.press("enter")  # Enter in a field starts
         await pilot.pause()
         assert not isinstance(app.screen, StartRunDialog)
-        await wait_for(pilot, lambda: any(s.finished for s in sessions(app).values()))
+        await wait_for(pilot, lambda: any(s.finished for s in sessions(app).values()), timeout=120)
         await settle(pilot)
         session = next(iter(sessions(app).values()))
         assert session.status is RunStatus.SUCCESS, session.record
         assert app.screen.query_one("#main-tabs").active == "tab-results"
         records = store_for(app).list_runs()
         assert len(records) == 1 and records[0].note == "smoke run"
-        await wait_for(pilot, lambda: "F1 0.9348" in screen_text(app))  # header repainted
+        await wait_for(
+            pilot, lambda: "F1 0.9348" in screen_text(app), timeout=120
+        )  # header repainted
 
 
 @pytest.mark.slow

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ui_runs_support import PaneApp, predictions_v1, settle, small_suite, stored_run
+from ui_runs_support import PaneApp, predictions_v1, settle, show_run, small_suite, stored_run
 
 from nlu_tui.model import Prediction
 from nlu_tui.perturbation import PerturbOptions, perturb_suite
@@ -31,9 +31,7 @@ async def test_per_intent_tab_shows_the_robustness_table(tmp_path: Path) -> None
     async with app.run_test(size=SIZE) as pilot:
         pane = app.query_one(ResultsPane)
         for run_id in (clean, broken):
-            pane.show_run(run_id)
-            await app.workers.wait_for_complete()
-            await pilot.pause()
+            await show_run(pilot, pane, run_id)
             table = pane.query_one("#results-robustness", DataTable)
             assert table.display
             rows = {
@@ -42,9 +40,7 @@ async def test_per_intent_tab_shows_the_robustness_table(tmp_path: Path) -> None
             assert str(rows[f"(run {broken} vs {clean})"][5]) == "1"  # one case broke
             balance = rows["balance"]  # clean F1 0.6667 (TP + an FP), perturbed 0
             assert [str(c) for c in balance[1:]] == ["1", "0.6667", "0.0000", "-0.6667", "1", "0"]
-        pane.show_run(lonely)  # no perturbed run on its engine: no table
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await show_run(pilot, pane, lonely)  # no perturbed run on its engine: no table
         assert not pane.query_one("#results-robustness", DataTable).display
 
 
@@ -57,14 +53,10 @@ async def test_results_table_has_a_raw_column_for_a_run_with_checks(tmp_path: Pa
     app = PaneApp(ResultsPane, store)
     async with app.run_test(size=SIZE) as pilot:
         pane = app.query_one(ResultsPane)
-        pane.show_run(run_id)
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await show_run(pilot, pane, run_id)
         assert ("raw", "Raw") in pane.table.columns
         assert pane.table.column_values("raw")[0] == "1/2"
-        pane.show_run(plain)
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await show_run(pilot, pane, plain)
         assert ("raw", "Raw") not in pane.table.columns
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from runner_loopback import LoopbackNlu, write_suite
-from ui_runs_support import screen_text, settle
+from ui_runs_support import history_shows, open_runs_tab, screen_text, settle, suite_of, wait_for
 from ui_support import REPO, SAMPLE, SIZE, make_workspace, new_app
 
 from nlu_tui.model import RunStatus
@@ -27,27 +27,8 @@ TRAINING = SAMPLE.parent / "banking_bot.nlu.yml"
 HISTORY_KEYS = [key for key, _ in HISTORY_COLUMNS]
 
 
-async def wait_for(pilot: Any, predicate: Any, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting for the app")
-        await pilot.pause(0.05)
-
-
 def runs_pane(app: Any) -> RunsPane:
     return app.screen_stack[1].query_one(RunsPane)
-
-
-async def open_runs_tab(pilot: Any) -> RunsPane:
-    app = pilot.app
-    await settle(pilot)
-    app.screen.query_one("#main-tabs").active = "tab-runs"
-    await pilot.pause()
-    pane = runs_pane(app)
-    pane.query_one("#runs-table").focus()
-    await pilot.pause()
-    return pane
 
 
 def slow_profile(root: Path, url: str, concurrency: int | None = None) -> None:
@@ -395,7 +376,7 @@ def test_session_seed_keeps_each_case_once() -> None:
 
 @pytest.mark.slow
 async def test_diff_two_runs_from_history(tmp_path: Path) -> None:
-    from ui_runs_support import predictions_v1, predictions_v2, small_suite, stored_run
+    from ui_runs_support import predictions_v1, predictions_v2, stored_run
 
     from nlu_tui.rundiff import ChangeKind
     from nlu_tui.ui.screens.run_diff import DiffScreen
@@ -405,14 +386,11 @@ async def test_diff_two_runs_from_history(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_runs_tab(pilot)
         store = store_for(app)
-        suite = small_suite()
-        suite.name = app.suite.name if app.suite else suite.name
+        suite = suite_of(app)
         first = stored_run(store, suite, predictions_v1())
         time.sleep(0.01)
         second = stored_run(store, suite, predictions_v2())
-        pane.reload()
-        await settle(pilot)
-        await wait_for(pilot, lambda: len(pane.history) == 2)
+        await history_shows(pilot, pane, 2)
         table = pane.query_one("#runs-table")
         table.focus()
         table.move_cursor(row=0)
@@ -509,9 +487,7 @@ async def test_problems_first_second_run_asks_history_sort_and_delete(tmp_path: 
             small.name = "Flaky"
             worse = stored_run(store, small, predictions_v1())
             better = stored_run(store, small, predictions_v2())
-            pane.reload()
-            await settle(pilot)
-            await wait_for(pilot, lambda: len(pane.history) == 3)
+            await history_shows(pilot, pane, 3)
             table = pane.query_one("#runs-table", DataTable)
 
             def column(key: str) -> list[str]:
@@ -538,19 +514,16 @@ async def test_problems_first_second_run_asks_history_sort_and_delete(tmp_path: 
 async def test_enter_in_the_runs_table_opens_the_results(tmp_path: Path) -> None:
     """The Runs tab's title says "enter: results": Enter on the history row (the DataTable
     has focus, and consumes Enter as its own select key) opens that run in Results, as `o` does."""
-    from ui_runs_support import predictions_v1, small_suite, stored_run
+    from ui_runs_support import predictions_v1, stored_run
 
     root = make_workspace(tmp_path, SAMPLE)
     app = new_app(root)
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_runs_tab(pilot)
         store = store_for(app)
-        suite = small_suite()
-        suite.name = app.suite.name if app.suite else suite.name
+        suite = suite_of(app)
         run_id = stored_run(store, suite, predictions_v1())
-        pane.reload()
-        await settle(pilot)
-        await wait_for(pilot, lambda: len(pane.history) == 1)
+        await history_shows(pilot, pane, 1)
         assert "enter: results" in screen_text(app)
         table = pane.query_one("#runs-table")
         table.focus()

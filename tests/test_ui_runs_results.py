@@ -11,6 +11,7 @@ from ui_runs_support import (
     PaneApp,
     predictions_v1,
     screen_text,
+    show_run,
     small_suite,
     stored_run,
 )
@@ -28,9 +29,7 @@ async def test_table_sorts_by_every_column_and_filters(tmp_path: Path) -> None:
     app = PaneApp(ResultsPane, store)
     async with app.run_test(size=SIZE) as pilot:
         pane = app.query_one(ResultsPane)
-        pane.show_run(run_id)
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await show_run(pilot, pane, run_id)
         table = pane.table
         assert table.view_count == 6
         assert table.column_values("result") == ["TP", "TP", "FP", "FN", "TN", "ERROR"]
@@ -77,9 +76,7 @@ async def test_detail_pane_shows_ranking_entities_and_raw_json_literally(tmp_pat
     app = PaneApp(ResultsPane, store)
     async with app.run_test(size=SIZE) as pilot:
         pane = app.query_one(ResultsPane)
-        pane.show_run(run_id)
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await show_run(pilot, pane, run_id)
         assert pane.table.select_case("c1")
         await pilot.pause()
         text = screen_text(app)
@@ -106,9 +103,7 @@ async def test_intent_report_confusion_cell_and_charts(tmp_path: Path) -> None:
     app = PaneApp(ResultsPane, store)
     async with app.run_test(size=SIZE) as pilot:
         pane = app.query_one(ResultsPane)
-        pane.show_run(run_id)
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await show_run(pilot, pane, run_id)
         data = pane.data
         assert data is not None
         from textual.widgets import DataTable, OptionList, TabbedContent
@@ -169,9 +164,7 @@ async def test_export_every_registry_format(tmp_path: Path) -> None:
     app = PaneApp(ResultsPane, store)
     async with app.run_test(size=SIZE) as pilot:
         pane = app.query_one(ResultsPane)
-        pane.show_run(run_id)
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await show_run(pilot, pane, run_id)
         for name, fmt in REPORT_FORMATS.items():
             pane.table.data_table.focus()
             await pilot.press("x")
@@ -209,9 +202,7 @@ async def test_export_dialog_has_the_rasa_switches(tmp_path: Path) -> None:
     app = PaneApp(ResultsPane, store)
     async with app.run_test(size=(80, 24)) as pilot:
         pane = app.query_one(ResultsPane)
-        pane.show_run(run_id)
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await show_run(pilot, pane, run_id)
         pane.table.data_table.focus()
         await pilot.press("x")
         await pilot.pause()
@@ -288,9 +279,7 @@ async def test_results_per_intent_type_under_the_per_intent_report(tmp_path: Pat
     app = PaneApp(ResultsPane, store)
     async with app.run_test(size=SIZE) as pilot:
         pane = app.query_one(ResultsPane)
-        pane.show_run(typed)
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await show_run(pilot, pane, typed)
         table = pane.query_one("#results-types", DataTable)
         rows = {str(k.value): [str(c) for c in table.get_row(k)] for k in table.rows}
         assert table.display
@@ -306,7 +295,5 @@ async def test_results_per_intent_type_under_the_per_intent_report(tmp_path: Pat
             # intent stays in the "(no intent)" slice
             "": ["(no intent)", "1", "0.0000", "0.0000", "0.0000", "0", "1", "0", "0", "0"],
         }  # fmt: skip
-        pane.show_run(plain)
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await show_run(pilot, pane, plain)
         assert not table.display

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from ui_runs_support import PaneApp, predictions_v1, screen_text, small_suite, stored_run
+from ui_runs_support import PaneApp, predictions_v1, screen_text, show_run, small_suite, stored_run
 
 from nlu_tui.store import RunStore
 from nlu_tui.ui.screens.slices_dialog import SlicesScreen
@@ -25,9 +25,7 @@ async def test_slices_of_the_run_shown(tmp_path: Path) -> None:
     app = PaneApp(ResultsPane, store)
     async with app.run_test(size=SIZE) as pilot:
         pane = app.query_one(ResultsPane)
-        pane.show_run(run_id)
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await show_run(pilot, pane, run_id)
         names = [c.name for c in pane.palette_commands()]
         assert "results: Slices" in names
         pane.action_slices()
@@ -62,9 +60,7 @@ async def test_slices_fit_and_scroll_at_80x24(tmp_path: Path) -> None:
     app = PaneApp(ResultsPane, store)
     async with app.run_test(size=(80, 24)) as pilot:
         pane = app.query_one(ResultsPane)
-        pane.show_run(run_id)
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await show_run(pilot, pane, run_id)
         pane.action_slices()
         await pilot.pause()
         assert isinstance(app.screen, SlicesScreen)
@@ -92,9 +88,7 @@ async def test_palette_opens_each_results_tab(tmp_path: Path) -> None:
     app = PaneApp(ResultsPane, store)
     async with app.run_test(size=(80, 24)) as pilot:
         pane = app.query_one(ResultsPane)
-        pane.show_run(run_id)
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await show_run(pilot, pane, run_id)
         commands = {c.name: c for c in pane.palette_commands()}
         tabs = pane.query_one("#results-tabs", TabbedContent)
         for name, tab in [

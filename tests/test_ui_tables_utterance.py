@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 from runner_loopback import LoopbackNlu
-from test_ui_runs_flow import open_runs_tab, slow_profile, start_run, wait_for
-from ui_runs_support import screen_text
+from test_ui_runs_flow import slow_profile, start_run
+from ui_runs_support import open_runs_tab, screen_text, wait_for
 from ui_support import FIXTURES, SAMPLE, make_workspace, new_app, settle
 
 from nlu_tui.formats.native import load_suite

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ui_runs_support import PaneApp, predictions_v1, screen_text, small_suite, stored_run
+from ui_runs_support import PaneApp, predictions_v1, screen_text, show_run, small_suite, stored_run
 
 from nlu_tui.model import IntentScore, Prediction
 from nlu_tui.store import RunStore
@@ -25,9 +25,7 @@ async def test_thresholds_tab_shows_the_analysis_of_the_run(tmp_path: Path) -> N
     app = PaneApp(ResultsPane, store)
     async with app.run_test(size=SIZE) as pilot:
         pane = app.query_one(ResultsPane)
-        pane.show_run(run_id)
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await show_run(pilot, pane, run_id)
         await app.workers.wait_for_complete()
         await pilot.pause()
         view = pane.query_one(ThresholdView)
@@ -56,9 +54,7 @@ async def test_opening_another_run_replaces_the_analysis(tmp_path: Path) -> None
     async with app.run_test(size=SIZE) as pilot:
         pane = app.query_one(ResultsPane)
         for run_id in (first, second):
-            pane.show_run(run_id)
-            await app.workers.wait_for_complete()
-            await pilot.pause()
+            await show_run(pilot, pane, run_id)
             await app.workers.wait_for_complete()
             await pilot.pause()
         analysis = pane.query_one(ThresholdView).analysis

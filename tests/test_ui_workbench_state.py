@@ -3,13 +3,12 @@ what it shows is what runs, and a suite is told apart by its file (not its conte
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
 from runner_loopback import LoopbackNlu, write_suite
 from textual.widgets import Input, OptionList, Select, Static
-from ui_runs_support import screen_text, settle
+from ui_runs_support import open_runs_tab, screen_text, settle, wait_for
 from ui_support import SIZE, cases_view, new_app
 
 from nlu_tui.engines.choices import StartChoice, load_last_choice, save_last_choice
@@ -21,25 +20,6 @@ from nlu_tui.ui.widgets.runs_pane import RunsPane
 
 REPO = Path(__file__).resolve().parent.parent
 TRAINING = REPO / "sample_suites" / "banking_bot.nlu.yml"
-
-
-async def wait_for(pilot: Any, predicate: Any, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting for the app")
-        await pilot.pause(0.05)
-
-
-async def open_runs_tab(pilot: Any) -> RunsPane:
-    app = pilot.app
-    await settle(pilot)
-    app.screen.query_one("#main-tabs").active = "tab-runs"
-    await pilot.pause()
-    pane = app.screen_stack[1].query_one(RunsPane)
-    pane.query_one("#runs-table").focus()
-    await pilot.pause()
-    return pane
 
 
 def profile(root: Path, url: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -119,6 +120,51 @@ class PaneApp(App[None]):
 
     def compose(self) -> ComposeResult:
         yield self._factory()
+
+
+async def wait_for(pilot: Any, predicate: Any, timeout: float = 60.0) -> None:
+    """Poll the app until ``predicate()`` holds; past ``timeout`` seconds, fail showing the
+    screen (a generous deadline: these tests run on a loaded machine)."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for the app:\n{screen_text(pilot.app)}")
+        await pilot.pause(0.05)
+
+
+async def open_runs_tab(pilot: Any) -> Any:
+    """Switch the workbench to its Runs tab and focus the run history; returns the RunsPane."""
+    from nlu_tui.ui.widgets.runs_pane import RunsPane
+
+    app = pilot.app
+    await settle(pilot)
+    app.screen.query_one("#main-tabs").active = "tab-runs"
+    await pilot.pause()
+    pane = app.screen_stack[1].query_one(RunsPane)
+    pane.query_one("#runs-table").focus()
+    await pilot.pause()
+    return pane
+
+
+def suite_of(app: Any) -> Suite:
+    """:func:`small_suite` named as the workbench's open suite, so its runs list under it."""
+    suite = small_suite()
+    suite.name = app.suite.name if app.suite else suite.name
+    return suite
+
+
+async def history_shows(pilot: Any, pane: Any, runs: int) -> None:
+    """Reload the Runs tab's history and wait until it lists ``runs`` runs."""
+    pane.reload()
+    await settle(pilot)
+    await wait_for(pilot, lambda: len(pane.history) == runs)
+
+
+async def show_run(pilot: Any, pane: Any, run_id: str) -> None:
+    """Open ``run_id`` in a Results pane and wait for its workers and their callbacks."""
+    pane.show_run(run_id)
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
 
 
 async def settle(pilot: Any, rounds: int = 4) -> None:

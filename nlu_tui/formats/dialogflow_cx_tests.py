@@ -30,6 +30,7 @@ from typing import Any
 
 from nlu_tui.errors import InputError
 from nlu_tui.fileio import atomic_write_text
+from nlu_tui.formats.case_losses import case_fields_lost
 from nlu_tui.formats.native_reader import suite_stem
 from nlu_tui.formats.registry import ImportResult
 from nlu_tui.model import ExpectedEntity, ExpectedIntent, Suite, TestCase, ValueKind
@@ -229,17 +230,7 @@ def _param_value(entity: ExpectedEntity) -> Any:
 
 
 def _lost(case: TestCase) -> list[str]:
-    lost = []
-    if len(case.intents) > 1:
-        lost.append(f"{len(case.intents) - 1} alternative intent(s)")
-    for label, value in (
-        ("traits", case.traits),
-        ("parent intents", case.parent_intents),
-        ("entity order", case.entity_order),
-        ("raw checks", case.raw_checks),
-    ):
-        if value:
-            lost.append(label)
+    lost = case_fields_lost(case, held=("tags",))  # a CX test case has tags
     for e in case.entities:
         if e.kind in (ValueKind.REGEX, ValueKind.COMPOSITE, ValueKind.MULTI) or e.alternatives:
             lost.append(f"the value kind/alternatives of {e.name!r} (written as its text)")

@@ -31,6 +31,7 @@ from nlu_tui.fileio import atomic_write_text
 from nlu_tui.formats import e2e_assertions, yaml_loader
 from nlu_tui.formats import yaml_nodes as yn
 from nlu_tui.formats.conversation_limits import max_cases, max_steps
+from nlu_tui.formats.yaml_files import joined_digest, mapping_root, yaml_files
 from nlu_tui.model import digest_bytes
 
 NAME = "e2e"
@@ -59,19 +60,7 @@ def sniff(path: Path, head: str) -> bool:
 def test_files(path: Path) -> list[Path]:
     """The E2E files of ``path``: the file itself, or the YAML files under a directory that
     have ``test_cases:`` (sorted, as Rasa discovers them)."""
-    if path.is_dir():
-        found = []
-        for candidate in sorted(p for p in path.rglob("*") if p.suffix in EXTENSIONS):
-            try:
-                head = candidate.read_text(encoding="utf-8-sig", errors="replace")
-            except OSError:
-                continue
-            if sniff(candidate, head):
-                found.append(candidate)
-        return found
-    if not path.exists():
-        raise InputError("no such file or directory", path=path)
-    return [path]
+    return yaml_files(path, lambda head: sniff(path, head))
 
 
 def read_path(path: Path) -> E2EFile:
@@ -109,14 +98,13 @@ def merge(parts: Sequence[E2EFile]) -> E2EFile:
                     )
                 target[key] = value  # type: ignore[assignment]
         out.stub_custom_actions.update(part.stub_custom_actions)
-    out.digest = digest_bytes("\n".join(digests).encode())
+    out.digest = joined_digest(digests)
     return out
 
 
 def read(path: Path, shown: str | None = None) -> E2EFile:
     """One E2E file; ``shown`` is how test cases name their file (default: ``path`` as given)."""
-    root = yn.read_root(path)
-    raw = path.read_bytes()
+    root, raw = yn.read_root_and_bytes(path)
     return _from_root(root, path, shown, digest_bytes(raw))
 
 
@@ -130,14 +118,12 @@ def parse_text(text: str, path: Path, shown: str | None = None) -> E2EFile:
 def _from_root(root: yaml.Node | None, path: Path, shown: str | None, digest: str) -> E2EFile:
     file_name = shown if shown is not None else str(path)
     result = E2EFile(paths=[file_name], digest=digest)
-    if root is None:
-        raise InputError("empty file: no 'test_cases:' key", path=path)
-    if not isinstance(root, yaml.MappingNode):
-        raise InputError(
-            "an E2E test file is a mapping with a 'test_cases:' key",
-            path=path,
-            line=yn.line_of(root),
-        )
+    root = mapping_root(
+        root,
+        path,
+        empty="empty file: no 'test_cases:' key",
+        not_mapping="an E2E test file is a mapping with a 'test_cases:' key",
+    )
     cases_node: yaml.Node | None = None
     for key, key_node, value in yn.pairs(root, path, "test_cases"):
         if key == "test_cases":

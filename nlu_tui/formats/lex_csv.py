@@ -35,6 +35,7 @@ from typing import Any
 
 from nlu_tui.errors import InputError
 from nlu_tui.fileio import atomic_write_text
+from nlu_tui.formats.case_losses import case_fields_lost
 from nlu_tui.formats.native_reader import suite_stem
 from nlu_tui.formats.registry import ImportResult
 from nlu_tui.model import ExpectedEntity, ExpectedIntent, Suite, TestCase, ValueKind
@@ -288,6 +289,7 @@ def dumps(suite: Suite) -> tuple[str, list[str]]:
         writer.writerow([*written, *columns[len(stored) :]])
     else:
         writer.writerow(columns)
+    _refuse_unreadable_slots(suite)
     line = 0
     for case in suite.cases:
         lex = case.extra.get(EXTRA) if isinstance(case.extra.get(EXTRA), dict) else {}
@@ -337,6 +339,21 @@ class _Shape:
         return [cells.get(column, "") for column in self.columns]
 
 
+def _refuse_unreadable_slots(suite: Suite) -> None:
+    """A slot cell is ``SlotName = value`` and is read up to its first ``=``: a name holding
+    ``=`` would read back as another slot (or none). Lex has no escape for it and its slot names
+    never hold one (letters, digits, ``_`` and ``-``: the key pattern of ``UserTurnSlotOutput``
+    in the Lex V2 API reference), so such a suite is refused before anything is written."""
+    for case in suite.cases:
+        for entity in case.entities:
+            if "=" in entity.name:
+                raise InputError(
+                    f"case {case.id}: the slot name {entity.name!r} holds '=', which a Lex test "
+                    "set cannot hold (a slot is written 'SlotName = value'); nothing written",
+                    field="entities.name",
+                )
+
+
 def _prompts(value: Any) -> list[dict[str, Any]]:
     """Stored Agent rows (a plain string is taken as the prompt)."""
     if not isinstance(value, list):
@@ -345,23 +362,14 @@ def _prompts(value: Any) -> list[dict[str, Any]]:
 
 
 def _lost(case: TestCase) -> list[str]:
-    lost = []
-    if len(case.intents) > 1:
-        lost.append(f"{len(case.intents) - 1} alternative intent(s)")
-    for label, value in (
-        ("traits", case.traits),
-        ("parent intents", case.parent_intents),
-        ("entity order", case.entity_order),
-        ("tags", case.tags),
-        ("raw checks", case.raw_checks),
-    ):
-        if value:
-            lost.append(label)
+    lost = case_fields_lost(case)
     for e in case.entities:
         if e.kind in (ValueKind.REGEX, ValueKind.COMPOSITE) or e.alternatives:
             lost.append(f"the value kind/alternatives of {e.name!r}")
         if e.role or e.group:
             lost.append(f"the role/group of {e.name!r}")
+        if e.name != e.name.strip() or e.value != e.value.strip():
+            lost.append(f"the spaces around the name or value of {e.name!r}")
     return lost
 
 

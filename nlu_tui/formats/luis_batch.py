@@ -14,6 +14,7 @@ from typing import Any
 
 from nlu_tui.errors import InputError
 from nlu_tui.fileio import atomic_write_text
+from nlu_tui.formats.case_losses import case_fields_lost
 from nlu_tui.formats.luis_positions import luis_match, occurrence_start
 from nlu_tui.formats.registry import ImportResult
 from nlu_tui.model import ExpectedEntity, ExpectedIntent, Suite, TestCase, ValueKind
@@ -118,17 +119,7 @@ def write(suite: Suite, path: Path) -> list[str]:
                 lost.append(f"value of {e.name!r}")
             if e.alternatives or e.kind is not ValueKind.AUTO:
                 lost.append(f"value kind/alternatives of {e.name!r}")
-        if len(case.intents) > 1:
-            lost.append(f"{len(case.intents) - 1} alternative intent(s)")
-        for label, value in (
-            ("traits", case.traits),
-            ("parent intents", case.parent_intents),
-            ("entity order", case.entity_order),
-            ("tags", case.tags),
-            ("raw checks", case.raw_checks),
-        ):
-            if value:
-                lost.append(label)
+        lost += case_fields_lost(case)
         if lost:
             warnings.append(f"case {case.id}: LUIS batch files cannot hold {', '.join(lost)}")
         item: dict[str, Any] = {

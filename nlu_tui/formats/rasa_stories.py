@@ -21,6 +21,7 @@ from nlu_tui.errors import InputError
 from nlu_tui.formats import yaml_nodes as yn
 from nlu_tui.formats.conversation_limits import max_cases, max_steps
 from nlu_tui.formats.rasa_markup import MarkupError, parse_example
+from nlu_tui.formats.yaml_files import joined_digest, mapping_root, yaml_files
 from nlu_tui.model import digest_bytes
 
 NAME = "rasa-stories"
@@ -59,15 +60,10 @@ def story_files(path: Path, *, e2e: bool = False, notes: list[str] | None = None
     file left out is named in ``notes``. A file named on the command line is read whatever
     its name, with a note that Rasa would skip it.
     """
+    found = yaml_files(path, lambda head: sniff(path, head))
     if path.is_dir():
-        found = []
-        for candidate in sorted(p for p in path.rglob("*") if p.suffix in EXTENSIONS):
-            try:
-                head = candidate.read_text(encoding="utf-8-sig", errors="replace")
-            except OSError:
-                continue
-            if not sniff(candidate, head):
-                continue
+        kept = []
+        for candidate in found:
             if e2e and not candidate.name.startswith(TEST_PREFIX):
                 if notes is not None:
                     notes.append(
@@ -75,16 +71,14 @@ def story_files(path: Path, *, e2e: bool = False, notes: list[str] | None = None
                         f"does not start with '{TEST_PREFIX}')"
                     )
                 continue
-            found.append(candidate)
-        return found
-    if not path.exists():
-        raise InputError("no such file or directory", path=path)
+            kept.append(candidate)
+        return kept
     if e2e and not path.name.startswith(TEST_PREFIX) and notes is not None:
         notes.append(
             f"{path}: read, although rasa test core --e2e would skip it (its name does not "
             f"start with '{TEST_PREFIX}')"
         )
-    return [path]
+    return found
 
 
 def read_path(path: Path, *, e2e: bool = False, notes: list[str] | None = None) -> StoryFile:
@@ -99,22 +93,20 @@ def read_path(path: Path, *, e2e: bool = False, notes: list[str] | None = None) 
         out.stories.extend(part.stories)
         out.paths.extend(part.paths)
         digests.append(part.digest)
-    out.digest = digests[0] if len(digests) == 1 else digest_bytes("\n".join(digests).encode())
+    out.digest = joined_digest(digests)
     return out
 
 
 def read(path: Path) -> StoryFile:
-    root = yn.read_root(path)
+    root, raw = yn.read_root_and_bytes(path)
     shown = str(path.resolve())
-    out = StoryFile(paths=[shown], digest=digest_bytes(path.read_bytes()))
-    if root is None:
-        raise InputError("empty file: no 'stories:' key", path=path)
-    if not isinstance(root, yaml.MappingNode):
-        raise InputError(
-            "a test stories file is a mapping with a 'stories:' key",
-            path=path,
-            line=yn.line_of(root),
-        )
+    out = StoryFile(paths=[shown], digest=digest_bytes(raw))
+    root = mapping_root(
+        root,
+        path,
+        empty="empty file: no 'stories:' key",
+        not_mapping="a test stories file is a mapping with a 'stories:' key",
+    )
     found = False
     for key, _, value in yn.pairs(root, path, "stories"):
         if key != "stories":

@@ -23,6 +23,7 @@ import yaml
 from nlu_tui.errors import InputError
 from nlu_tui.fileio import atomic_write_text
 from nlu_tui.formats import yaml_loader
+from nlu_tui.formats import yaml_nodes as yn
 from nlu_tui.formats.rasa_markup import MarkupError, format_example, parse_example
 from nlu_tui.formats.yaml_loader import SafeLoader as _Loader
 from nlu_tui.model import (
@@ -65,33 +66,9 @@ _TOP_LEVEL_NLU = re.compile(r"^nlu\s*:", re.MULTILINE)
 # --- reading ------------------------------------------------------------------------------------
 
 
-def _line(node: yaml.Node) -> int:
-    return int(node.start_mark.line) + 1
-
-
 def _to_python(node: yaml.Node, path: Path | None, depth: int) -> Any:
     """Free-form data (metadata) at ``depth`` in the document, within the loader's limits."""
     return yaml_loader.construct(node, path, depth=depth)
-
-
-def _scalar(node: yaml.Node, path: Path, field: str) -> str:
-    if not isinstance(node, yaml.ScalarNode):
-        raise InputError(
-            f"'{field}' must be a text value", path=path, line=_line(node), field=field
-        )
-    return str(node.value)
-
-
-def _compose(path: Path) -> tuple[yaml.Node | None, bytes]:
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror}", path=path) from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text (byte {exc.start})", path=path) from None
-    return yaml_loader.compose(text, path, _Loader, prefix="invalid YAML"), data
 
 
 def _example_lines(
@@ -103,7 +80,7 @@ def _example_lines(
     ``{text: ..., metadata: ...}`` mappings. Both are accepted.
     """
     if isinstance(node, yaml.ScalarNode):
-        first = _line(node) + 1 if node.style == "|" else _line(node)
+        first = yn.line_of(node) + 1 if node.style == "|" else yn.line_of(node)
         literal = node.style == "|"
         for offset, raw in enumerate(str(node.value).splitlines()):
             line = first + offset if literal else first
@@ -121,36 +98,36 @@ def _example_lines(
     if isinstance(node, yaml.SequenceNode):
         for item in node.value:
             if isinstance(item, yaml.ScalarNode):
-                yield str(item.value).strip(), _line(item), None
+                yield str(item.value).strip(), yn.line_of(item), None
                 continue
             if not isinstance(item, yaml.MappingNode):
                 raise InputError(
                     "an example must be text or a mapping with 'text'",
                     path=path,
-                    line=_line(item),
+                    line=yn.line_of(item),
                     field="examples",
                 )
             text: str | None = None
             meta: Any = None
             for key_node, value_node in item.value:
-                key = _scalar(key_node, path, "examples")
+                key = yn.text(key_node, path, "examples")
                 if key == "text":
-                    text = _scalar(value_node, path, "text").strip()
+                    text = yn.text(value_node, path, "text").strip()
                 elif key == "metadata":
                     meta = _to_python(value_node, path, 6)
             if text is None:
                 raise InputError(
                     "example mapping has no 'text'",
                     path=path,
-                    line=_line(item),
+                    line=yn.line_of(item),
                     field="examples",
                 )
-            yield text, _line(item), meta
+            yield text, yn.line_of(item), meta
         return
     raise InputError(
         "'examples' must be a block of '- ' lines",
         path=path,
-        line=_line(node),
+        line=yn.line_of(node),
         field="examples",
     )
 
@@ -185,14 +162,14 @@ def _add_unique(target: dict[str, list[str]], key: str, items: list[str]) -> Non
 
 
 def _read_file_into(path: Path, data: TrainingData, *, require_nlu: bool) -> bytes:
-    root, raw = _compose(path)
+    root, raw = yn.read_root_and_bytes(path)
     if root is None:
         if require_nlu:
             raise InputError("empty file: no 'nlu:' section", path=path)
         return raw
     if not isinstance(root, yaml.MappingNode):
         raise InputError(
-            "a Rasa training file is a mapping with an 'nlu:' key", path=path, line=_line(root)
+            "a Rasa training file is a mapping with an 'nlu:' key", path=path, line=yn.line_of(root)
         )
     nlu_node: yaml.Node | None = None
     for key_node, value_node in root.value:
@@ -209,7 +186,7 @@ def _read_file_into(path: Path, data: TrainingData, *, require_nlu: bool) -> byt
         raise InputError(
             "'nlu' must be a list of intent/synonym/regex/lookup items",
             path=path,
-            line=_line(nlu_node),
+            line=yn.line_of(nlu_node),
             field="nlu",
         )
     for item in nlu_node.value:
@@ -218,7 +195,7 @@ def _read_file_into(path: Path, data: TrainingData, *, require_nlu: bool) -> byt
 
 
 def _read_item(item: yaml.Node, path: Path, data: TrainingData) -> None:
-    line = _line(item)
+    line = yn.line_of(item)
     if not isinstance(item, yaml.MappingNode):
         raise InputError(
             "each 'nlu' item must be a mapping such as 'intent: greet'",
@@ -228,7 +205,7 @@ def _read_item(item: yaml.Node, path: Path, data: TrainingData) -> None:
         )
     fields: dict[str, yaml.Node] = {}
     for key_node, value_node in item.value:
-        fields[_scalar(key_node, path, "nlu")] = value_node
+        fields[yn.text(key_node, path, "nlu")] = value_node
     sections = [k for k in SECTION_KEYS if k in fields]
     if len(sections) != 1:
         found = ", ".join(sections) or "none"
@@ -239,7 +216,7 @@ def _read_item(item: yaml.Node, path: Path, data: TrainingData) -> None:
             field="nlu",
         )
     section = sections[0]
-    name = _scalar(fields[section], path, section).strip()
+    name = yn.text(fields[section], path, section).strip()
     if not name:
         raise InputError(f"'{section}' needs a name", path=path, line=line, field=section)
     extra = sorted(set(fields) - {section, "examples", "metadata"})
@@ -255,7 +232,7 @@ def _read_item(item: yaml.Node, path: Path, data: TrainingData) -> None:
     if section == "intent":
         if "metadata" in fields:
             meta = _check_metadata(
-                _to_python(fields["metadata"], path, 4), path, _line(fields["metadata"])
+                _to_python(fields["metadata"], path, 4), path, yn.line_of(fields["metadata"])
             )
             if meta:
                 data.intent_metadata.setdefault(name, {}).update(meta)

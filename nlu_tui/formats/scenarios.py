@@ -44,6 +44,7 @@ from nlu_tui import conversation_assertions as ca
 from nlu_tui.errors import InputError
 from nlu_tui.formats import e2e_assertions
 from nlu_tui.formats import yaml_nodes as yn
+from nlu_tui.formats.yaml_files import joined_digest, mapping_root, yaml_files
 from nlu_tui.model import digest_bytes
 
 EXTENSIONS = (".yml", ".yaml")
@@ -138,19 +139,7 @@ def sniff(head: str) -> bool:
 
 def scenario_files(path: Path) -> list[Path]:
     """The file itself, or the YAML files under a folder with ``scenario:`` / ``scenarios:``."""
-    if path.is_dir():
-        found = []
-        for candidate in sorted(p for p in path.rglob("*") if p.suffix in EXTENSIONS):
-            try:
-                head = candidate.read_text(encoding="utf-8-sig", errors="replace")
-            except OSError:
-                continue
-            if sniff(head):
-                found.append(candidate)
-        return found
-    if not path.exists():
-        raise InputError("no such file or directory", path=path)
-    return [path]
+    return yaml_files(path, sniff)
 
 
 def read_path(path: Path) -> ScenarioFile:
@@ -168,18 +157,19 @@ def read_path(path: Path) -> ScenarioFile:
         digests.append(part.digest)
         if len(out.scenarios) > MAX_SCENARIOS:
             raise InputError(f"more than {MAX_SCENARIOS:,} scenarios", path=path, field="scenarios")
-    out.digest = digests[0] if len(digests) == 1 else digest_bytes("\n".join(digests).encode())
+    out.digest = joined_digest(digests)
     return out
 
 
 def read(path: Path) -> ScenarioFile:
-    root = yn.read_root(path)
-    raw = path.read_bytes()
+    root, raw = yn.read_root_and_bytes(path)
     result = ScenarioFile(paths=[str(path)], digest=digest_bytes(raw))
-    if root is None:
-        raise InputError("empty file: no 'scenarios:' or 'scenario:' key", path=path)
-    if not isinstance(root, yaml.MappingNode):
-        raise InputError("a scenario file is a mapping", path=path, line=yn.line_of(root))
+    root = mapping_root(
+        root,
+        path,
+        empty="empty file: no 'scenarios:' or 'scenario:' key",
+        not_mapping="a scenario file is a mapping",
+    )
     reset: ResetHook | None = None
     scenario_nodes: list[tuple[yaml.Node, bool]] = []
     for key, key_node, value in yn.pairs(root, path, "scenarios"):

@@ -32,6 +32,11 @@ def line_of(node: yaml.Node) -> int:
 
 def read_root(path: Path) -> yaml.Node | None:
     """The file's node tree (None when empty); unreadable or invalid YAML is an InputError."""
+    return read_root_and_bytes(path)[0]
+
+
+def read_root_and_bytes(path: Path) -> tuple[yaml.Node | None, bytes]:
+    """:func:`read_root` and the bytes it was read from (for the file's digest)."""
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -40,7 +45,7 @@ def read_root(path: Path) -> yaml.Node | None:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(f"not UTF-8 text (byte {exc.start})", path=path) from None
-    return yaml_loader.compose(text, path, prefix="invalid YAML")
+    return yaml_loader.compose(text, path, prefix="invalid YAML"), data
 
 
 def scalar_value(node: yaml.ScalarNode) -> Any:
