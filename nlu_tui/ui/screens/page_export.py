@@ -8,11 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from rich.markup import escape
+from textual.app import App
+from textual.dom import DOMNode
 
 EXPORT_TOOLTIP = "Write the shown run as an HTML page or a Markdown summary (as `nlu-tui show`)."
 
 
-def export_run_page(host: Any, run_id: str, suite_path: str | Path | None) -> None:
+def export_run_page(host: DOMNode, run_id: str, suite_path: str | Path | None) -> None:
     """Ask for a format and a path (the Export dialog, with the pages of this kind of run),
     then write the page off the UI thread and say where it went (or why it could not)."""
     from nlu_tui.run_pages import PAGE_FORMATS
@@ -39,7 +41,7 @@ def export_run_page(host: Any, run_id: str, suite_path: str | Path | None) -> No
     app.push_screen(dialog, chosen)
 
 
-def _write(app: Any, run_id: str, fmt: str, path: Path) -> None:
+def _write(app: App[Any], run_id: str, fmt: str, path: Path) -> None:
     from nlu_tui.run_pages import write_page
     from nlu_tui.runsessions import store_for
 
