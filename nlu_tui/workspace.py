@@ -171,7 +171,6 @@ class Workspace:
         Big suite files come from the parsed-suite cache when unchanged on disk; ``on_progress``
         gets each chunk of cases as a big file is parsed (see :meth:`load_chunks`).
         """
-        from nlu_tui.formats import kore_ml_utterances
         from nlu_tui.formats.native import load_suite
 
         pending = self.unsaved_suite(path)
@@ -180,6 +179,9 @@ class Workspace:
                 on_progress(_whole(pending))
             return pending
         if path.name.endswith(KORE_UTTERANCES):
+            # here, not above: it imports orjson, which the first screen does not need
+            from nlu_tui.formats import kore_ml_utterances
+
             suite = kore_ml_utterances.developer_suite(path)
             if on_progress is not None:
                 on_progress(_whole(suite))
@@ -198,7 +200,6 @@ class Workspace:
         carries the complete ``suite`` (the one to edit and save). Errors are raised as by
         :meth:`load`, possibly after some chunks have arrived (the UI should then discard them).
         """
-        from nlu_tui.formats import kore_ml_utterances
         from nlu_tui.formats.native import iter_suite_chunks
 
         pending = self.unsaved_suite(path)
@@ -206,6 +207,8 @@ class Workspace:
             yield _whole(pending)
             return
         if path.name.endswith(KORE_UTTERANCES):
+            from nlu_tui.formats import kore_ml_utterances  # (orjson: not for the first screen)
+
             yield _whole(kore_ml_utterances.developer_suite(path))
             return
         if self.is_training_file(path):

@@ -449,8 +449,8 @@ async def test_problems_first_second_run_asks_history_sort_and_delete(tmp_path: 
         app = new_app(root)
         async with app.run_test(size=SIZE) as pilot:
             pane = await open_runs_tab(pilot)
-            await pilot.press("r")
-            await pilot.pause()
+            await pilot.press("f5")  # (r on a listed run reruns its failures)
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
             assert isinstance(app.screen, ConfirmDialog)  # the validation problems come first
             assert "validation problem" in screen_text(app)
             await pilot.press("y")
@@ -464,8 +464,8 @@ async def test_problems_first_second_run_asks_history_sort_and_delete(tmp_path: 
             app.screen.query_one("#main-tabs").active = "tab-runs"
             await pilot.pause()
             pane.query_one("#runs-table").focus()
-            await pilot.press("r")
-            await pilot.pause()
+            await pilot.press("f5")  # r would rerun the listed run's failures (it has none)
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
             await pilot.press("y")  # past the validation problems again
             await wait_for(pilot, lambda: isinstance(app.screen, StartRunDialog))
             await pilot.press("ctrl+s")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 from pathlib import Path
 from typing import Any
@@ -46,8 +47,8 @@ async def settle(pilot: Any, rounds: int = 4) -> None:
             for w in pilot.app.workers
             if w.group not in LONG_LIVED_GROUPS and type(w.node).__name__ != "DirectoryTree"
         ]
-        if workers:
-            await pilot.app.workers.wait_for_complete(workers)
+        if workers:  # one replaced by a newer one of its exclusive group ends as cancelled
+            await asyncio.gather(*(w.wait() for w in workers), return_exceptions=True)
         await pilot.pause()
 
 
