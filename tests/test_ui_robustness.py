@@ -6,7 +6,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ui_runs_support import PaneApp, predictions_v1, settle, show_run, small_suite, stored_run
+from ui_runs_support import (
+    PaneApp,
+    predictions_v1,
+    settle,
+    show_run,
+    small_suite,
+    stored_run,
+    wait_for,
+)
 
 from nlu_tui.model import Prediction
 from nlu_tui.perturbation import PerturbOptions, perturb_suite
@@ -91,16 +99,11 @@ async def test_a_live_run_with_raw_checks_shows_the_raw_column(tmp_path: Path) -
         await pilot.press("f5")  # (r on the Runs tab reruns a listed run's failures)
         from nlu_tui.ui.screens.run_start import StartRunDialog
 
-        deadline = time.monotonic() + 60
-        while not isinstance(app.screen, StartRunDialog):  # slow to open on a loaded machine
-            assert time.monotonic() < deadline, "the start dialog did not open"
-            await pilot.pause(0.01)
+        # slow to open and to close on a loaded machine
+        await wait_for(pilot, lambda: isinstance(app.screen, StartRunDialog))
         await pilot.pause()
         await pilot.press("ctrl+s")
-        deadline = time.monotonic() + 60
-        while isinstance(app.screen, StartRunDialog):
-            assert time.monotonic() < deadline, "the start dialog did not close"
-            await pilot.pause(0.01)
+        await wait_for(pilot, lambda: not isinstance(app.screen, StartRunDialog))
         results = app.screen.query_one(ResultsPane)
         deadline = time.monotonic() + 60
         # attached: the live view of the new run (on a loaded machine the whole run may end
@@ -111,11 +114,5 @@ async def test_a_live_run_with_raw_checks_shows_the_raw_column(tmp_path: Path) -
         if results.session is not None:
             assert results.data is None  # live, not the stored run
             assert ("raw", "Raw") in results.table.columns
-        deadline = time.monotonic() + 120
-        while not any(s.finished for s in sessions(app).values()):
-            assert time.monotonic() < deadline, "the run did not finish"
-            await pilot.pause(0.05)
-        deadline = time.monotonic() + 30
-        while "1/2" not in (results.table.column_values("raw") or []):
-            assert time.monotonic() < deadline, results.table.column_values("raw")
-            await pilot.pause(0.1)
+        await wait_for(pilot, lambda: any(s.finished for s in sessions(app).values()), 120)
+        await wait_for(pilot, lambda: "1/2" in (results.table.column_values("raw") or []), 30)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections.abc import Sequence
 from typing import Any
 
 from textual.app import App, ComposeResult
+from ui_support import settle as settle  # one settle for every Pilot test
 
 from nlu_tui.model import (
     ExpectedEntity,
@@ -165,14 +165,3 @@ async def show_run(pilot: Any, pane: Any, run_id: str) -> None:
     pane.show_run(run_id)
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
-
-
-async def settle(pilot: Any, rounds: int = 4) -> None:
-    """Wait for workers and their callbacks; a worker cancelled by a newer exclusive one (the
-    run history reloads that way) is fine here."""
-    from textual.worker import WorkerCancelled
-
-    for _ in range(rounds):
-        with contextlib.suppress(WorkerCancelled):
-            await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
