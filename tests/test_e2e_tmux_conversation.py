@@ -9,7 +9,7 @@ from pathlib import Path
 
 from conversation_peer import BotState, handler_for
 from http_handler_server import serving
-from tmux_support import app_in_tmux, needs_tmux, tmux, wait_for_screen
+from tmux_support import app_in_tmux, needs_tmux, palette_command, tmux, wait_for_screen
 
 pytestmark = needs_tmux
 
@@ -44,11 +44,7 @@ def test_failed_step_diff_is_on_screen(tmp_path: Path) -> None:
         session = app.session
         wait_for_screen(session, r"\^p palette")
         time.sleep(0.5)
-        keys(session, "C-p")
-        wait_for_screen(session, r"Search for commands")
-        keys(session, "-l", "conversation: Tests")
-        wait_for_screen(session, r"conversation: Tests")
-        keys(session, "Enter")
+        palette_command(session, "conversation: Tests", "conversation: Tests")
         wait_for_screen(session, r"shop\.e2e\.yml")
         keys(session, "e")
         keys(session, "C-u")

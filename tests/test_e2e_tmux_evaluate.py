@@ -9,7 +9,15 @@ import re
 import time
 from pathlib import Path
 
-from tmux_support import SAMPLES, app_in_tmux, capture, needs_tmux, tmux, wait_for_screen
+from tmux_support import (
+    SAMPLES,
+    app_in_tmux,
+    capture,
+    needs_tmux,
+    palette_command,
+    tmux,
+    wait_for_screen,
+)
 
 pytestmark = needs_tmux
 FILES = ("banking_bot.nlu.yml", "embedded_default.config.yml", "embedded_words_nb.config.yml")
@@ -26,11 +34,7 @@ def test_compare_configurations_in_tmux(tmp_path: Path) -> None:
         session = app.session
         wait_for_screen(session, r"\^p palette")
         time.sleep(0.5)
-        _keys(session, "C-p")
-        wait_for_screen(session, r"Search for commands")
-        tmux("send-keys", "-t", session, "-l", "Evaluate training")
-        wait_for_screen(session, r"run: Evaluate training data")
-        _keys(session, "Enter")
+        palette_command(session, "Evaluate training", "run: Evaluate training data")
         wait_for_screen(session, r"Evaluate banking_bot\.nlu\.yml")
         _keys(session, "Enter", "Down", "Enter")  # the mode list: Compare configs
         wait_for_screen(session, r"configs to compare")

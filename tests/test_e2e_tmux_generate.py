@@ -7,7 +7,7 @@ import json
 import time
 from pathlib import Path
 
-from tmux_support import SAMPLES, app_in_tmux, needs_tmux, tmux, wait_for_screen
+from tmux_support import SAMPLES, app_in_tmux, needs_tmux, palette_command, tmux, wait_for_screen
 
 from nlu_tui.formats.native import load_suite
 from tests.llm_peer import LLMPeer, Reply
@@ -76,11 +76,7 @@ def test_generate_dut_cases_for_a_flow_in_tmux(tmp_path: Path) -> None:
             session = app.session
             wait_for_screen(session, r"\^p palette")
             time.sleep(0.5)
-            tmux("send-keys", "-t", session, "C-p")
-            wait_for_screen(session, r"Search for commands")
-            tmux("send-keys", "-t", session, "-l", "dut: Edit DUT")
-            wait_for_screen(session, r"Edit DUT test cases")
-            tmux("send-keys", "-t", session, "Enter")
+            palette_command(session, "dut: Edit DUT", "dut: Edit DUT test cases")
             wait_for_screen(session, r"start flow add_contact")
             tmux("send-keys", "-t", session, "C-g")
             wait_for_screen(session, r"Generate DUT test cases for a flow")

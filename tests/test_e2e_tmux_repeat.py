@@ -12,7 +12,15 @@ import time
 from pathlib import Path
 
 from runner_loopback import LoopbackNlu, make_suite, write_suite
-from tmux_support import NLU_TUI, app_in_tmux, capture, needs_tmux, tmux, wait_for_screen
+from tmux_support import (
+    NLU_TUI,
+    app_in_tmux,
+    capture,
+    needs_tmux,
+    palette_command,
+    tmux,
+    wait_for_screen,
+)
 
 pytestmark = needs_tmux
 RANDOM_AT = (2, 5, 9, 14)
@@ -43,11 +51,7 @@ def test_repeat_run_from_the_start_dialog_in_tmux(tmp_path: Path) -> None:
             found = wait_for_screen(
                 session, r"Stability (\d+\.\d)% over 5 attempts: (\d+) flaky of 20", timeout=60
             )
-            tmux("send-keys", "-t", session, "C-p")
-            wait_for_screen(session, r"Search for commands")
-            tmux("send-keys", "-t", session, "-l", "Show flaky only")
-            wait_for_screen(session, r"results: Show flaky only")
-            tmux("send-keys", "-t", session, "Enter")
+            palette_command(session, "Show flaky only", "results: Show flaky only")
             wait_for_screen(session, r"Flaky only")
             screen = capture(session)
             tmux("send-keys", "-t", session, "C-q")

@@ -17,6 +17,7 @@ from tmux_support import (
     app_in_tmux,
     capture,
     needs_tmux,
+    palette_command,
     tmux,
     wait_for_screen,
 )
@@ -30,11 +31,7 @@ def test_run_sample_suite_in_tmux(tmp_path: Path) -> None:
         session = app.session
         wait_for_screen(session, r"54 cases")
         time.sleep(0.5)
-        tmux("send-keys", "-t", session, "C-p")
-        wait_for_screen(session, r"Search for commands")
-        tmux("send-keys", "-t", session, "-l", "run: Start")
-        wait_for_screen(session, r"run: Start")
-        tmux("send-keys", "-t", session, "Enter")
+        palette_command(session, "run: Start", "run: Start")
         wait_for_screen(session, r"Run Banking bot")
         wait_for_screen(session, r"embedded \(banking_bot\.nlu\.yml\)")
         tmux("send-keys", "-t", session, "C-s")

@@ -49,6 +49,42 @@ def wait_for_screen(session: str, pattern: str, timeout: float = 60.0) -> re.Mat
     raise AssertionError(f"{pattern!r} never appeared; the screen was:\n{screen}")
 
 
+def palette_command(session: str, typed: str, command: str, timeout: float = 60.0) -> None:
+    """Open the command palette, type ``typed`` and press Enter once ``command`` heads the list.
+
+    The palette searches as keys arrive and shows each search's hits when they come in: right after
+    typing, the list on screen can still be a shorter prefix's, headed by another command (the
+    typed text itself also matches a pattern looked for anywhere on the screen). Enter runs the
+    highlighted command, the list's first, so wait until that is the one wanted.
+    """
+    tmux("send-keys", "-t", session, "C-p")
+    wait_for_screen(session, r"Search for commands", timeout)
+    tmux("send-keys", "-t", session, "-l", typed)
+    deadline = time.monotonic() + timeout
+    screen = ""
+    while time.monotonic() < deadline:
+        screen = capture(session)
+        if _first_palette_hit(screen, typed) == command:
+            tmux("send-keys", "-t", session, "Enter")
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"{command!r} never headed the palette for {typed!r}:\n{screen}")
+
+
+def _first_palette_hit(screen: str, typed: str) -> str | None:
+    """The first command listed under the palette's input line, when that line shows ``typed``."""
+    lines = screen.splitlines()
+    for index, line in enumerate(lines):
+        if "\N{RIGHT-POINTING MAGNIFYING GLASS}" in line:
+            if line.split("\N{RIGHT-POINTING MAGNIFYING GLASS}", 1)[1].strip() != typed:
+                return None
+            for below in lines[index + 1 :]:
+                if below.strip():
+                    return below.strip()
+            return None
+    return None
+
+
 @dataclass
 class TmuxApp:
     session: str
