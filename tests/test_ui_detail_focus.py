@@ -46,7 +46,7 @@ async def test_d_focuses_a_shown_detail_pane_at_once(tmp_path: Path) -> None:
         assert app.suite is not None
         stored_run(store_for(app), app.suite, predictions_v1())
         results = await _results_of_a_run(pilot, app)
-        assert not results.has_class("collapsed")
+        assert not results.split.has_class("collapsed")
         results.table.focus_table()
         await pilot.pause()
         detail = results.query_one(ResultDetail)

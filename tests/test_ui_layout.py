@@ -247,7 +247,7 @@ async def test_detail_pane_scrolls_from_keyboard(tmp_path: Path) -> None:
         await pilot.pause()
         await pilot.pause()
         assert app.focused is pane.table.data_table
-        assert not pane.has_class("detail-open")
+        assert not pane.split.has_class("detail-open")
         await pilot.press("enter")  # Enter opens it too, at its top
         await pilot.pause()
         await pilot.pause()

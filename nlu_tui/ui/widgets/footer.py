@@ -65,7 +65,22 @@ class BudgetFooter(Footer):
         if not screen.app.app_focus or not self.is_attached or screen is not self.screen:
             return
         if self._signature(self._pick()) != self._shown:
-            self.call_after_refresh(self.recompose)
+            self._recompose_soon()
+
+    _recompose_queued = False
+
+    def _recompose_soon(self) -> None:
+        """Recompose after the next refresh, once however many changes come before it (a
+        key that moves the focus and switches tabs changes the bindings three or four times
+        in one step; each queued a recompose of its own)."""
+        if not self._recompose_queued:
+            self._recompose_queued = True
+            self.call_after_refresh(self._recompose_if_changed)
+
+    async def _recompose_if_changed(self) -> None:
+        self._recompose_queued = False
+        if self.is_attached and self._signature(self._pick()) != self._shown:
+            await self.recompose()
 
     def compose(self) -> ComposeResult:
         if not self._bindings_ready:
@@ -74,13 +89,17 @@ class BudgetFooter(Footer):
         self._shown = self._signature(shown)
         self.styles.grid_size_columns = len(shown)
         for binding, enabled, tooltip in shown:
-            yield FooterKey(
-                binding.key,
-                self.app.get_key_display(binding),
-                binding.description,
-                binding.action,
-                disabled=not enabled,
-                tooltip=tooltip,
+            yield born_compact(
+                FooterKey(
+                    binding.key,
+                    self.app.get_key_display(binding),
+                    binding.description,
+                    binding.action,
+                    classes="-compact" if self.compact else "",
+                    disabled=not enabled,
+                    tooltip=tooltip,
+                ),
+                self.compact,
             ).data_bind(compact=Footer.compact)
         if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
             try:
@@ -89,14 +108,17 @@ class BudgetFooter(Footer):
                 ]
             except KeyError:
                 return
-            yield FooterKey(
-                binding.key,
-                self.app.get_key_display(binding),
-                binding.description,
-                binding.action,
-                classes="-command-palette",
-                disabled=not enabled,
-                tooltip=binding.tooltip or binding.description,
+            yield born_compact(
+                FooterKey(
+                    binding.key,
+                    self.app.get_key_display(binding),
+                    binding.description,
+                    binding.action,
+                    classes="-command-palette -compact",
+                    disabled=not enabled,
+                    tooltip=binding.tooltip or binding.description,
+                ),
+                True,  # Textual's default for a FooterKey not bound to the footer
             )
 
     def _width(self, binding: Binding) -> int:
@@ -105,4 +127,15 @@ class BudgetFooter(Footer):
     def on_resize(self) -> None:
         """A wider or narrower terminal fits a different number of keys."""
         if self._bindings_ready and self._signature(self._pick()) != self._shown:
-            self.call_after_refresh(self.recompose)
+            self._recompose_soon()
+
+
+def born_compact(key: FooterKey, compact: bool) -> FooterKey:
+    """``key`` with its ``compact`` state set before it is mounted (its classes must match).
+
+    A FooterKey starts compact and its watcher sets the ``-compact`` class when it is mounted,
+    then once more when bound to a non-compact footer: each is a restyle of the key, and a
+    footer change (every focus move that shows other keys) paid two per key, most of its
+    cost (issue 23, fast keys). Set here, the watcher has nothing to change."""
+    key.set_reactive(FooterKey.compact, compact)
+    return key

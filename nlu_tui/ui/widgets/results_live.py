@@ -58,7 +58,7 @@ class LiveResults(ReportsFailedWorkers, Vertical):
         self._seen_rows = 0
         self._seen_version = -1
         self._seen_generation = -1
-        self.add_class("live")
+        self._show_live_bar(True)
         self.refresh_bindings()
         self.table.clear_rows()
         plan = getattr(session.run, "plan", None)
@@ -79,8 +79,13 @@ class LiveResults(ReportsFailedWorkers, Vertical):
             self._timer.stop()
             self._timer = None
         self.session = None
-        self.remove_class("live")
+        self._show_live_bar(False)
         self.refresh_bindings()
+
+    def _show_live_bar(self, on: bool) -> None:
+        """Show the progress bar row (a live run) or hide it. Set on the row itself: a class
+        on the pane would restyle every widget of its six tabs, most of a key's time."""
+        self.query_one("#results-live").display = on
 
     def _tick(self) -> None:
         session = self.session

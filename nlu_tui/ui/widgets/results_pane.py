@@ -26,6 +26,7 @@ from textual.widgets import (
     Static,
     TabbedContent,
     TabPane,
+    Tabs,
 )
 
 from nlu_tui.model import ResultType, Suite
@@ -89,7 +90,6 @@ class ResultsPane(LiveResults):
     ResultsPane { height: 1fr; }
     ResultsPane #results-header { height: auto; padding: 0 1; background: $boost; }
     ResultsPane #results-live { height: 1; padding: 0 1; display: none; }
-    ResultsPane.live #results-live { display: block; }
     ResultsPane #results-live ProgressBar { width: 1fr; }
     ResultsPane #results-live Bar { width: 1fr; }
     ResultsPane #results-rate { width: auto; margin-left: 1; }
@@ -97,18 +97,18 @@ class ResultsPane(LiveResults):
     ResultsPane #results-filters Input { width: 2fr; min-width: 14; }
     ResultsPane #results-filters Select { width: 1fr; max-width: 30; min-width: 12; }
     ResultsPane #results-tabs { height: 1fr; }
-    ResultsPane.compact-tabs #results-tabs Tab { padding: 0 0 0 1; }
+    ResultsPane #results-tabs Tabs.compact-tabs Tab { padding: 0 0 0 1; }
     ResultsPane #results-split { height: 1fr; }
     ResultsPane ResultsTable { width: 3fr; }
     ResultsPane ResultDetail { width: 2fr; }
-    ResultsPane.stacked #results-split { layout: vertical; }
-    ResultsPane.stacked ResultsTable { width: 1fr; height: 3fr; }
-    ResultsPane.stacked ResultDetail {
+    ResultsPane #results-split.stacked { layout: vertical; }
+    ResultsPane #results-split.stacked ResultsTable { width: 1fr; height: 3fr; }
+    ResultsPane #results-split.stacked ResultDetail {
         width: 1fr; height: 2fr; border-left: none; border-top: solid $primary;
     }
-    ResultsPane.collapsed ResultDetail { display: none; }
-    ResultsPane.collapsed.detail-open ResultsTable { display: none; }
-    ResultsPane.collapsed.detail-open ResultDetail { display: block; height: 1fr; }
+    ResultsPane #results-split.collapsed ResultDetail { display: none; }
+    ResultsPane #results-split.collapsed.detail-open ResultsTable { display: none; }
+    ResultsPane #results-split.collapsed.detail-open ResultDetail { display: block; height: 1fr; }
     ResultsPane #results-intents { height: 1fr; }
     ResultsPane #results-types { height: auto; max-height: 7; border-top: solid $primary; }
     ResultsPane #results-confusion { height: 1fr; min-height: 4; }
@@ -219,10 +219,20 @@ class ResultsPane(LiveResults):
     (at 80 columns with the suites panel, "Thresholds  Tre" was cut and the bar scrolled)."""
 
     def on_resize(self) -> None:
+        # The classes go on the widgets their rules style, not on the pane: a class changed
+        # on the pane restyles every widget of its six tabs (the first show of the tab).
+        split = self.split
         stacked = self.size.width < self.STACK_BELOW
-        self.set_class(stacked, "stacked")
-        self.set_class(stacked and self.size.height < self.COLLAPSE_BELOW, "collapsed")
-        self.set_class(self.size.width < self.TAB_LABELS_WIDTH, "compact-tabs")
+        split.set_class(stacked, "stacked")
+        split.set_class(stacked and self.size.height < self.COLLAPSE_BELOW, "collapsed")
+        tabs = self.query_one("#results-tabs", TabbedContent).query_children(Tabs).first()
+        tabs.set_class(self.size.width < self.TAB_LABELS_WIDTH, "compact-tabs")
+
+    @property
+    def split(self) -> Horizontal:
+        """The table and the detail pane: ``stacked``, ``collapsed`` (a small terminal: the
+        detail is hidden) and ``detail-open`` (then shown over the table) are set on it."""
+        return self.query_one("#results-split", Horizontal)
 
     def compose(self) -> ComposeResult:
         yield RunHeader()
@@ -487,8 +497,9 @@ class ResultsPane(LiveResults):
         tabs.active = "tab-res-cases"
         if self.screen.maximized is not None:
             self.screen.minimize()
-        if self.has_class("collapsed") and not self.has_class("detail-open"):
-            self.add_class("detail-open")
+        split = self.split
+        if split.has_class("collapsed") and not split.has_class("detail-open"):
+            split.add_class("detail-open")
             shown = False
         detail = self.query_one(ResultDetail)
         detail.scroll_home(animate=False)
@@ -510,7 +521,7 @@ class ResultsPane(LiveResults):
             screen.minimize()
             return
         self.query_one("#results-tabs", TabbedContent).active = "tab-res-cases"
-        self.remove_class("detail-open")
+        self.split.remove_class("detail-open")
         if screen.maximize(self.table, container=False):
             self.table.focus_table()
 

@@ -18,6 +18,7 @@ from rich.markup import escape
 from rich.text import Text
 from textual import on, work
 from textual.containers import Vertical
+from textual.widget import Widget
 
 from nlu_tui.model import RunStatus, Suite
 from nlu_tui.runsessions import (
@@ -35,6 +36,18 @@ from nlu_tui.ui.state import hosting_workbench, workspace_root
 from nlu_tui.ui.widgets.run_progress import RunEnded, RunUpdated
 from nlu_tui.ui.workers import ReportsFailedWorkers, describe
 from nlu_tui.views.counts import counted
+
+PAINT_WAIT_S = 0.5
+"""At most this long a run's start waits for the screen showing it to be painted (a screen
+not on top may not refresh)."""
+
+
+async def painted(widget: Widget) -> None:
+    """Wait until the screen has refreshed once more (at most :data:`PAINT_WAIT_S`)."""
+    done = asyncio.Event()
+    widget.screen.call_after_refresh(done.set)
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(done.wait(), PAINT_WAIT_S)
 
 
 class RunLauncher(ReportsFailedWorkers, Vertical):
@@ -254,12 +267,16 @@ class RunLauncher(ReportsFailedWorkers, Vertical):
 
         job.on_progress = progress
         sessions(self.app)[session.run_id] = session
-        if job.resumed:
-            self._seed_session(session)
         self.post_message(RunUpdated(session.run_id))
         self._open_in_results(session.run_id)
         show_main_tab(self, "tab-results")
         self._focus_results()
+        # The run on screen first: its engine's opening (an embedded model's load) and a
+        # resumed run's stored rows go in threads that hold the interpreter lock for long
+        # stretches, and started now they delayed this paint by up to half a second.
+        await painted(self)
+        if job.resumed:
+            self._seed_session(session)
         try:
             session.record = (await job.execute()).record
         except Exception as exc:

@@ -40,6 +40,26 @@ from nlu_tui.ui.widgets.store_watch import runs_changed
 __all__ = ["HISTORY_COLUMNS", "RunProgressPanel", "RunsPane", "history_row"]
 
 
+RUN_MODULES = (
+    "nlu_tui.runservice",
+    "nlu_tui.run_kinds",
+    "nlu_tui.runner.run",
+    "nlu_tui.runner.kernel",
+    "nlu_tui.runner.kore_batch",
+    "nlu_tui.runner.client",
+    "nlu_tui.engines.http1",
+    "nlu_tui.engines.profiles",
+    "nlu_tui.engines.embedded.engine",
+    "nlu_tui.engines.kore",
+    "nlu_tui.plugins",
+    "nlu_tui.reruns",
+    "nlu_tui.repeats",
+    "nlu_tui.scoring",
+)
+"""What opening a run imports on its way (the run service imports most of its parts when
+first used): imported ahead by :meth:`RunsPane._prepare_run_service`, and checked against
+what a resume really imports by tests/test_ui_resume_fast.py."""
+
 RUN_KEYS = ("note", "open_results", "mark", "diff", "resume", "delete_run", "sort")
 """Keys that act on a run of the history: shown only when there is one."""
 
@@ -153,6 +173,40 @@ class RunsPane(RunLauncher):
             if host.suite is not None:
                 self.set_suite(host.suite)
             self.watch(host, "suite", self.set_suite, init=False)
+
+    def on_show(self) -> None:
+        if not self._run_service_ready:
+            self._run_service_ready = True
+            self._prepare_run_service()
+
+    _run_service_ready = False
+    """The run service and the HTTP stack were imported ahead (see :meth:`_prepare_run_service`)."""
+
+    @work(
+        thread=True,
+        exclusive=True,
+        group="runs-prepare",
+        exit_on_error=False,
+        name="runs-prepare",
+        description="Preparing the run service",
+    )
+    def _prepare_run_service(self) -> None:
+        """Import what starting or resuming a run needs, while the user reads the runs.
+
+        Imported on ``u`` (or ``r``, F5), the run service took a tenth of a second in the run's
+        thread, and the runner's HTTP client imported aiohttp on the UI thread, after the run
+        had been opened: the run showed most of a second after the key (issue 23, fast keys).
+        The HTTP stack is loaded as the command line loads it, in its own thread."""
+        import importlib
+
+        from nlu_tui.runner.client import preload_http
+
+        preload_http()
+        for name in RUN_MODULES:
+            importlib.import_module(name)
+        from nlu_tui.engines.base import engine_types
+
+        engine_types()  # the installed engine plug-ins, read once (~50 ms of package metadata)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Cancel is offered (and shown in the footer) only while this suite has a run going."""
