@@ -30,7 +30,25 @@ def gc_paused(*, promote: bool = False) -> Iterator[None]:
         if was_enabled:
             # (not when objects are frozen already, by the workbench's start-up: unfreeze
             # would put them all back under the collector)
-            if promote and gc.get_freeze_count() == 0:
+            if promote and not _anything_frozen():
                 gc.freeze()
                 gc.unfreeze()
             gc.enable()
+
+
+_frozen_seen = False
+"""Objects were seen frozen: nothing in nlu-tui unfreezes what it did not freeze itself, so
+they stay frozen for the life of the process."""
+
+
+def _anything_frozen() -> bool:
+    """Whether objects are frozen (``gc.freeze``), asked of CPython once they are.
+
+    ``gc.get_freeze_count()`` counts the frozen objects one by one: 40–90 ms, holding the
+    interpreter lock, once the workbench has frozen what its start-up built. Asked on every
+    suite load and every run opened (its cases), it stalled the UI thread that long on each
+    (issue 23: ``u`` in the Runs tab); the answer cannot go back to "none" (see above)."""
+    global _frozen_seen
+    if not _frozen_seen and gc.get_freeze_count() > 0:
+        _frozen_seen = True
+    return _frozen_seen

@@ -108,7 +108,10 @@ async def test_an_intent_known_nowhere_is_a_warning_not_ready_to_save(tmp_path: 
         assert "ready to save" not in shown
         editor.query_one("#intent-1", Input).value = "transfer_money"
         await pilot.pause()
-        assert "ready to save 1 case" in _problems(editor)
+        assert _problems(editor) == "✔ ready to save 1 case"  # views.counts: not "1 case(s)"
+        editor.query_one("#utterances", TextArea).text = "send money to mum\npay my sister"
+        await pilot.pause()
+        assert _problems(editor) == "✔ ready to save 2 cases"
 
 
 async def test_keys_typed_while_the_editor_opens_land_in_it(tmp_path: Path) -> None:

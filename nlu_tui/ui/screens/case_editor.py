@@ -43,6 +43,7 @@ from nlu_tui.ui.reuse import COVERS_CLASS, ReusedScreen
 from nlu_tui.ui.state import cursor_blinks
 from nlu_tui.ui.widgets.entity_row import EntityRowWidget
 from nlu_tui.ui.widgets.inert_fields import InertTextArea, NameSuggester, TextField
+from nlu_tui.views.counts import counted
 
 KIND_CHOICES = [(k.value.replace("_", " "), k.value) for k in IntentKind]
 
@@ -347,7 +348,9 @@ class CaseEditorScreen(ReusedScreen, ModalScreen[list[TestCase] | None]):
         status = self.query_one("#problems", Static)
         lines = [f"✖ {e}" for e in errors] + [f"⚠ {w}" for w in warnings]
         count = len(cases_from_form(form, self.case)) if not errors else 0
-        status.update(inert("\n".join(lines)) if lines else f"✔ ready to save {count} case(s)")
+        status.update(
+            inert("\n".join(lines)) if lines else f"✔ ready to save {counted(count, 'case')}"
+        )
         status.set_class(not errors, "ok")
         self.query_one("#save", Button).disabled = bool(errors)
 

@@ -49,6 +49,7 @@ RUN_MODULES = (
     "nlu_tui.runner.client",
     "nlu_tui.engines.http1",
     "nlu_tui.engines.profiles",
+    "nlu_tui.engines.profile_keys",
     "nlu_tui.engines.embedded.engine",
     "nlu_tui.engines.kore",
     "nlu_tui.plugins",
