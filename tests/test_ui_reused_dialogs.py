@@ -280,3 +280,33 @@ async def test_the_built_editor_follows_the_theme_and_covers_a_small_terminal(
         editor = await _open(pilot, PLAIN_CASE)
         assert editor is built and not editor.has_class(COVERS_CLASS)
         assert editor.styles.background.a < 1
+
+
+async def test_the_generate_dialog_covers_120x36_like_the_editor(tmp_path: Path) -> None:
+    """``G`` at 120x36: the dialog's frame fills the terminal on an opaque background, so the
+    workbench under it is not drawn and dimmed on each paint (issue 23, fast keys); on a
+    bigger terminal the dimmed workbench shows around it."""
+    from textual.containers import Vertical
+
+    from nlu_tui.ui.reuse import COVERS_CLASS
+    from nlu_tui.ui.screens.generate_dialog import GenerateScreen
+
+    app = new_app(make_workspace(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f3")
+        await settle(pilot)
+        await pilot.press("G")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, GenerateScreen)
+        assert dialog.has_class(COVERS_CLASS) and dialog.styles.background.a == 1
+        assert dialog.query_one(Vertical).region == dialog.region  # nothing shows around it
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.resize_terminal(160, 50)
+        await settle(pilot)
+        await pilot.press("G")
+        await settle(pilot)
+        assert app.screen is dialog
+        assert not dialog.has_class(COVERS_CLASS) and dialog.styles.background.a < 1
