@@ -12,6 +12,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+from runner_loopback import LoopbackNlu, write_suite
 from ui_runs_support import open_runs_tab, settle, wait_for
 from ui_support import REPO, SAMPLE, new_app
 
@@ -113,32 +114,40 @@ def test_frozen_objects_are_counted_once_not_on_every_load(tmp_path: Path) -> No
 
 
 async def test_u_shows_the_resumed_run_live_and_stores_each_result_once(tmp_path: Path) -> None:
-    root = _workspace(tmp_path)
-    app = new_app(root)
-    async with app.run_test() as pilot:
-        await settle(pilot)
-        suite = load_suite(root / "banking_bot.suite.yaml")
-        store = store_for(app)
-        run = store.create_run(suite, engine_name=f"embedded:{root / 'banking_bot.nlu.yml'}")
-        store.finish_run(run.id, RunStatus.CANCELED)
-        pane = await open_runs_tab(pilot)
-        pane.reload()
-        await wait_for(pilot, lambda: any(r.record.id == run.id for r in pane.history))
-        await settle(pilot)
-        assert pane.selected_run_id() == run.id
-        results = app.screen.query_one(ResultsPane)
-        await pilot.press("u")
-        await wait_for(pilot, lambda: run.id in sessions(app))
-        session = sessions(app)[run.id]
-        # in the same step as the session: the Results tab follows it, with its live bar
-        assert app.screen.query_one("#main-tabs").active == "tab-results"
-        assert results.session is session
-        assert results.query_one("#results-live").display
-        await wait_for(pilot, lambda: session.finished, 60)
-        await settle(pilot)
-        record = store.get_run(run.id)
-        assert record.status is RunStatus.SUCCESS, record.reason
-        ids = [r.case_id for _, _, r in store.load_results(run.id)]
-        assert len(ids) == len(set(ids)) == len(suite.cases) == record.done
-        await wait_for(pilot, lambda: results.data is not None)
-        assert not results.query_one("#results-live").display  # ended: the bar goes
+    root = tmp_path / "ws"
+    root.mkdir()
+    suite_file = write_suite(root / "slow.suite.yaml", 20)
+    with LoopbackNlu(latency=0.2) as server:  # 20 cases one at a time: ~4 s of run to watch
+        (root / "engines.yaml").write_text(
+            f"engines:\n  slow:\n    type: rasa\n    url: {server.url}\n    concurrency: 1\n",
+            encoding="utf-8",
+        )
+        app = new_app(root)
+        async with app.run_test() as pilot:
+            await settle(pilot)
+            suite = load_suite(suite_file)
+            store = store_for(app)
+            run = store.create_run(suite, engine_name="slow")
+            store.finish_run(run.id, RunStatus.CANCELED)
+            pane = await open_runs_tab(pilot)
+            pane.reload()
+            await wait_for(pilot, lambda: any(r.record.id == run.id for r in pane.history))
+            await settle(pilot)
+            assert pane.selected_run_id() == run.id
+            results = app.screen.query_one(ResultsPane)
+            await pilot.press("u")
+            await wait_for(pilot, lambda: run.id in sessions(app))
+            session = sessions(app)[run.id]
+            # in the same step as the session: the Results tab follows it, with its live bar
+            assert not session.finished
+            assert app.screen.query_one("#main-tabs").active == "tab-results"
+            assert results.session is session
+            assert results.query_one("#results-live").display
+            await wait_for(pilot, lambda: session.finished, 60)
+            await settle(pilot)
+            record = store.get_run(run.id)
+            assert record.status is RunStatus.SUCCESS, record.reason
+            ids = [r.case_id for _, _, r in store.load_results(run.id)]
+            assert len(ids) == len(set(ids)) == len(suite.cases) == record.done
+            await wait_for(pilot, lambda: results.data is not None)
+            assert not results.query_one("#results-live").display  # ended: the bar goes
