@@ -220,9 +220,9 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
         await prebuild(self, GenerateScreen.blank())
         await prebuild(self, DiffScreen.blank())
         if self._parks_long_lived:  # they live as long as the app, as start-up's objects
-            import gc
+            from nlu_tui.gcpause import park_long_lived
 
-            gc.freeze()
+            park_long_lived()
 
     def _resume_collector(self) -> None:
         self._parks_long_lived = resume_collector()
@@ -582,13 +582,9 @@ def resume_collector() -> bool:
     """Park what start-up built (it lives as long as the app) outside the cyclic collector and
     turn the collector back on; a no-op when it was never paused (tests, embedding). True when
     it was paused."""
-    import gc
+    from nlu_tui.gcpause import end_start_up_pause
 
-    if not gc.isenabled():
-        gc.freeze()
-        gc.enable()
-        return True
-    return False
+    return end_start_up_pause()
 
 
 PRELOAD = ("nlu_tui.formats.native",)
