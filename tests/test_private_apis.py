@@ -493,3 +493,45 @@ async def test_textual_screens_can_be_mounted_styled_and_laid_out_off_the_stack(
         app.pop_screen()
         await pilot.pause()
         assert spare(app, Dialog) is dialog  # installed: kept after it closed
+
+
+async def test_textual_routes_an_uncaught_handler_error_to_handle_exception_and_exit_flags() -> (
+    None
+):
+    """``NluTuiApp._handle_exception`` overrides Textual's hook for an exception no handler
+    caught (``ui.app.teardown_race``), which reads ``App._exit`` (set by ``exit()``) and
+    ``App.is_running`` (cleared when the app shuts down)."""
+    import asyncio
+
+    from textual.css.query import NoMatches
+    from textual.message import Message
+    from textual.widgets import Static
+
+    seen: list[Exception] = []
+
+    class Boom(Message):
+        pass
+
+    class Child(Static):
+        def on_boom(self) -> None:
+            self.query_one("#nowhere")
+
+    class Hooked(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Child("child")
+
+        def _handle_exception(self, error: Exception) -> None:
+            seen.append(error)
+            assert not self._exit and self.is_running
+
+    app = Hooked()
+    async with app.run_test():
+        app.query_one(Child).post_message(Boom())
+        for _ in range(500):
+            if seen:
+                break
+            await asyncio.sleep(0.01)
+        assert len(seen) == 1 and isinstance(seen[0], NoMatches)
+        app.exit()
+        assert app._exit
+    assert not app.is_running

@@ -547,6 +547,30 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
                 commands.extend(provider())
         return commands
 
+    def _handle_exception(self, error: Exception) -> None:
+        # Textual's hook for an exception no handler caught: it ends the app with a traceback
+        # and exit code 1 (a private API: tests/test_private_apis.py).
+        if teardown_race(self, error):
+            return
+        super()._handle_exception(error)
+
+
+def teardown_race(app: App[Any], error: Exception) -> bool:
+    """Whether ``error`` is a widget's handler finding its children gone while the app closes.
+
+    Textual removes a closing app's widgets children first and still delivers what their
+    parents had queued: a pane's ``on_mount`` after its table was removed, a tab bar's resize
+    after its underline was, a select's value watcher after its label was. Quitting within a
+    second of start-up (while panes mount and dialogs are built ahead) printed such a
+    traceback, with exit code 1, after every edit was already saved. A query or mount that
+    fails then has nothing left to act on; any other error, and any error while the app runs,
+    is reported as before."""
+    from textual.css.query import NoMatches
+    from textual.widget import MountError
+
+    closing = app._exit or not app.is_running
+    return closing and isinstance(error, (NoMatches, MountError))
+
 
 def _decides_tab(widget: object) -> bool:
     """Whether ``widget`` handles Tab itself (a :class:`TextField`: completion, then focus)."""
