@@ -113,8 +113,8 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
         self._parks_long_lived = False
         """Whether the app turned the collector, paused for start-up, back on (then what it
         builds ahead is parked outside the collector too); never for a collector it found on."""
-        self._keys_out: deque[tuple[events.Key, object]] = deque(maxlen=KEYS_OUT)
-        """The last keys forwarded to a screen's focused widget, with that screen."""
+        self._keys_out: deque[tuple[events.Key, object, object]] = deque(maxlen=KEYS_OUT)
+        """The last keys forwarded to a screen's focused widget, with that screen and widget."""
 
     async def on_event(self, event: events.Event) -> None:
         """Hold the keys read while their target is being built (:mod:`nlu_tui.ui.keyhold`),
@@ -132,17 +132,29 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
         if isinstance(event, events.Key) and not event.is_forwarded:
             await self._deliver_key(event)
             return
+        if isinstance(event, events.Key):
+            # Back from the focused widget unused: the app's own binding runs now (F3 focuses
+            # the cases table). What it moves, the focus, moves only once the messages queued
+            # meanwhile are handled: the keys read behind it wait until then, to land where it
+            # moved (F3 then G, typed at once, opened nothing: G went to the suites list).
+            self.key_hold.hold("binding", FIELD_HOLD_SECONDS)
+            try:
+                await super().on_event(event)
+            finally:
+                self.call_later(self.key_hold.release, "binding")
+            return
         await super().on_event(event)
 
     def _came_back(self, event: events.Key) -> bool:
-        """Whether ``event`` was forwarded to a screen that is no longer on top and came back
-        up unused: a key typed right behind the one that opened a dialog, read before the
-        dialog was on top. It belongs to the dialog (a dialog built beforehand is on top and
-        focused at once, with no hold open to take such keys)."""
-        for n, (sent, screen) in enumerate(self._keys_out):
+        """Whether ``event`` was forwarded to a screen that is no longer on top, or to a widget
+        that no longer has the focus, and came back up unused: a key typed right behind the
+        one that opened a dialog (or moved the focus), read before the dialog was on top. It
+        belongs to the dialog (a dialog built beforehand is on top and focused at once, with
+        no hold open to take such keys), or to the widget focused now."""
+        for n, (sent, screen, focused) in enumerate(self._keys_out):
             if sent is event:
                 del self._keys_out[n]
-                return screen is not self.screen
+                return screen is not self.screen or focused is not self.focused
         return False
 
     def _bypasses_hold(self, key: str) -> bool:
@@ -166,7 +178,7 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
             if not await self._check_bindings(event.key, priority=True):
                 await self.run_action(FOCUS_KEYS[event.key], self.screen)
             return
-        self._keys_out.append((event, self.screen))
+        self._keys_out.append((event, self.screen, self.focused))
         await super().on_event(event)
 
     def _tab_moves_focus(self, key: str) -> bool:
