@@ -2,7 +2,8 @@
 
 Commands come from :meth:`Workbench.palette_commands`, which asks the app and every mounted
 widget that has a ``palette_commands()`` method, so panes (cases, runs, results) list only
-what makes sense in their current state.
+what makes sense in their current state. The palette itself is Textual's, dimming the screen
+below once per change (:class:`NluCommandPalette`).
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Protocol, runtime_checkable
 
-from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Provider
 
 from nlu_tui.textsafe import inert_markup
+from nlu_tui.ui.backdrop import CachedBackdrop
 
 
 @dataclass(frozen=True)
@@ -58,3 +60,8 @@ class NluCommands(Provider):
 
 def _call(cmd: PaletteCommand) -> None:
     cmd.callback()
+
+
+class NluCommandPalette(CachedBackdrop, CommandPalette):
+    """Textual's command palette; the screen below it is rendered and dimmed once per change
+    instead of on every redraw while the palette fills in (:mod:`nlu_tui.ui.backdrop`)."""
