@@ -182,3 +182,25 @@ async def test_modals_render_the_screen_below_once_yet_show_its_changes_and_resi
         await main.mount(probe)
         await _until(lambda: "CHANGED BELOW" in _screen_text(app), "the change never showed", pilot)
         await _close(pilot, main)
+
+
+async def test_the_palette_looks_as_textuals_own(tmp_path: Path) -> None:
+    """NluCommandPalette skips the stylesheet pass Textual makes again when a palette it has
+    just mounted comes on top: what it paints is what Textual's own palette paints."""
+    from nlu_tui.ui.commands import NluCommandPalette
+
+    app = new_app(make_workspace(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        main = app.screen
+        painted = []
+        for palette in (CommandPalette(id="--command-palette"), NluCommandPalette()):
+            app.push_screen(palette)
+            await _until(lambda p=palette: p.has_class("-ready"), "no palette", pilot)  # type: ignore[misc]
+            await settle(pilot)
+            painted.append(app.screen._compositor.render_strips())
+            await _close(pilot, main)
+            await settle(pilot)
+        text = "\n".join(strip.text for strip in painted[1])
+        assert "Search for commands" in text and "app: Help" in text
+        assert painted[0] == painted[1]
