@@ -50,15 +50,12 @@ class DimmedPicture(Visual):
         self.background = background
         self._visual = RichVisual(owner, background)
         self._strips: tuple[tuple[int, int | None, Style], list[Strip]] | None = None
-        self.renders = 0
-        """How many times the screen below was rendered for this picture (tests)."""
 
     def render_strips(
         self, width: int, height: int | None, style: Style, options: RenderOptions
     ) -> list[Strip]:
         key = (width, height, style)
         if self._strips is None or self._strips[0] != key:
-            self.renders += 1
             self._strips = (key, self._visual.render_strips(width, height, style, options))
         return self._strips[1]
 
@@ -114,11 +111,11 @@ class CachedBackdrop(_Base):
         # screen, which repaints it all and so drops the picture). The screens below that
         # already have that size are left alone; a real resize (a new terminal size) still goes
         # to Textual's handler. (Breakpoint classes are set by that handler: none in nlu-tui.)
-        below = [s for s in self.app.screen_stack if s is not self]
         if self.app.HORIZONTAL_BREAKPOINTS or self.app.VERTICAL_BREAKPOINTS:
             return
         if self.HORIZONTAL_BREAKPOINTS or self.VERTICAL_BREAKPOINTS:
             return
+        below = [screen for screen in self.app.screen_stack if screen is not self]
         if all(screen.outer_size == event.size for screen in below):
             event.stop()
             event.prevent_default()
