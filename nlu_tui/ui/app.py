@@ -221,16 +221,19 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
         description="Preparing the dialogs",
     )
     async def prebuild_dialogs(self) -> None:
-        """Build the dialogs a key opens (the case editor, the generate dialog, the runs' diff) once, now that the app is idle,
+        """Build the dialogs a key opens (the case editor, the generate dialog, the runs' diff,
+        help) once, now that the app is idle,
         so the key only refills and shows them (:mod:`nlu_tui.ui.reuse`)."""
         from nlu_tui.ui.reuse import prebuild
         from nlu_tui.ui.screens.case_editor import CaseEditorScreen
         from nlu_tui.ui.screens.generate_dialog import GenerateScreen
+        from nlu_tui.ui.screens.help import prebuild_help
         from nlu_tui.ui.screens.run_diff import DiffScreen
 
         await prebuild(self, CaseEditorScreen.blank())
         await prebuild(self, GenerateScreen.blank())
         await prebuild(self, DiffScreen.blank())
+        await prebuild_help(self)
         if self._parks_long_lived:  # they live as long as the app, as start-up's objects
             from nlu_tui.gcpause import park_long_lived
 
@@ -441,11 +444,26 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
             for view in screen.query(CasesView):
                 view.refresh_status()
 
+    def action_command_palette(self) -> None:
+        """Textual's palette (as ``App.action_command_palette``), dimming the screen below
+        once per change (:class:`~nlu_tui.ui.commands.NluCommandPalette`)."""
+        from nlu_tui.ui.commands import NluCommandPalette
+
+        if self.use_command_palette and not isinstance(self.screen, CommandPalette):
+            self.push_screen(NluCommandPalette(id="--command-palette"))
+
     def action_help(self) -> None:
+        from nlu_tui.ui.reuse import keep, spare
         from nlu_tui.ui.screens.help import HelpScreen
 
-        if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+        if isinstance(self.screen, HelpScreen):
+            return
+        screen = spare(self, HelpScreen)
+        if screen is None:
+            screen = HelpScreen()
+            keep(self, screen)
+        screen.refill(self.screen)  # the keys of the screen it opens over
+        self.push_screen(screen)
 
     def use_theme(self, name: str) -> None:
         self.theme = name
