@@ -179,6 +179,7 @@ async def workbench(root: Path, rounds: int) -> dict[str, list[float]]:
     from textual.command import CommandPalette
     from textual.widgets import DataTable
 
+    from nlu_tui.gcpause import is_parked, pause_for_start_up
     from nlu_tui.ui.app import NluTuiApp
     from nlu_tui.ui.screens.case_editor import CaseEditorScreen
     from nlu_tui.ui.screens.generate_dialog import GenerateScreen
@@ -189,8 +190,6 @@ async def workbench(root: Path, rounds: int) -> dict[str, list[float]]:
     from nlu_tui.ui.widgets.results_detail import ResultDetail
     from nlu_tui.ui.widgets.runs_pane import RunsPane
     from nlu_tui.workspace import open_workspace
-
-    from nlu_tui.gcpause import is_parked, pause_for_start_up
 
     pause_for_start_up()  # as cli/tui.open_workbench does: the app turns it on after start-up
     app = NluTuiApp(open_workspace(root), cursor_blink=False, user_themes=False)
