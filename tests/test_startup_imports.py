@@ -13,6 +13,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_suites"
 
@@ -288,3 +289,39 @@ async def test_remembered_theme_is_applied_before_the_first_frame_without_a_writ
         assert app.theme_failures == []
     assert settings.stat().st_mtime_ns == before
     assert settings.read_text(encoding="utf-8") == "theme: nlu-light\n"
+
+
+async def test_the_stylesheet_is_parsed_once_for_the_remembered_theme(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """Setting the remembered theme while the app is built queues Textual's refresh of the CSS,
+    which parsed every rule again and applied it to every node before the first frame: the app
+    skips that one (the stylesheet already has the theme's colours). The screen still has the
+    theme's colours, and a theme switched later is applied in full."""
+    from textual.css.stylesheet import Stylesheet
+
+    from nlu_tui import paths
+    from nlu_tui.ui.app import NluTuiApp
+    from nlu_tui.workspace import open_workspace
+
+    settings = paths.config_dir() / "settings.yaml"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text("theme: nlu-light\n", encoding="utf-8")
+    reparsed: list[int] = []
+    reparse = Stylesheet.reparse
+
+    def counted(self: Stylesheet) -> None:
+        reparsed.append(1)
+        reparse(self)
+
+    monkeypatch.setattr(Stylesheet, "reparse", counted)
+    app = NluTuiApp(open_workspace(tmp_path / "workspace"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert reparsed == []
+        assert app.screen.styles.background.hex.upper() == "#F7F8FA"  # nlu-light's
+        app.action_next_theme()
+        await pilot.pause()
+        assert app.theme != "nlu-light"
+        assert reparsed
+        assert app.screen.styles.background.hex.upper() != "#F7F8FA"

@@ -259,3 +259,68 @@ async def test_f5_pressed_before_the_panes_are_there_opens_the_start_dialog(
         keys.append("f5")
         await pilot.press("f5")
         await _wait_for(pilot, lambda: isinstance(app.screen, StartRunDialog))
+
+
+PLAIN_VALUES: list[Any] = [
+    None,
+    0,
+    7,
+    -12,
+    123456,
+    "",
+    " ",
+    "a",
+    "how much money is in my account",
+    "trailing space ",
+    "  leading",
+    "ends with dot.",
+    "x" * 40,
+    "two\nlines",
+    "tab\there",
+    "bell\x07 and cr\r",
+    "café au lait",
+    "日本語のテキスト",
+    "emoji 🙂 text",
+    "combining e\u0301",
+    "[bold]not markup[/] :smile:",
+    "␛]52;c;ZXZpbA==␇",
+]
+"""Cell values of every kind the preview meets: numbers, empty cells, plain text of every
+length, and what only Rich lays out right (tabs, control characters, wide and combining
+characters, markup-like and inerted text)."""
+
+
+async def test_the_preview_lays_plain_cells_out_as_rich_does(tmp_path: Path) -> None:
+    """The preview draws plain ASCII cells without Rich's layout (the first screen's rows):
+    each cell, at every width, in the header and in the rows, with the cursor's colours on
+    top, is what Rich draws (the cases table's own renderer, pinned against the preview by
+    the test above); anything else is left to Rich."""
+    from rich.segment import Segment
+    from textual.strip import Strip
+
+    from nlu_tui.ui.widgets.table_preview import plain_cell, rich_cell
+
+    app = new_app(make_workspace(tmp_path))
+    async with app.run_test(size=SIZE):
+        console = app.console
+        styles = [
+            (Style(color="white", bgcolor="black"), Style.null()),
+            (Style(color="red", bgcolor="blue", bold=True), Style(color="yellow")),
+        ]
+        fast = 0
+        for value in PLAIN_VALUES:
+            for header in (False, True):
+                for content in range(1, 14):
+                    for style, post in styles:
+                        want = _cells(
+                            Strip(rich_cell(console, value, content, header, style, post)), 99
+                        )
+                        text = plain_cell(value, content, header=header)
+                        if text is None:
+                            continue
+                        fast += 1
+                        got = _cells(Strip([Segment(text, style + post)]), 99)
+                        assert got == want, (value, content, header)
+        assert fast > 500  # most cells take the plain path
+        for value in ("tab\there", "bell\x07", "日本語", "emoji 🙂", "e\u0301", 123456):
+            assert plain_cell(value, 3, header=False) is None  # Rich's
