@@ -56,8 +56,12 @@ FIRST_PAINT_NEVER = (
     # httpx's command line (click, Pygments): no engine is called for the first screen
     "click",
     "pygments",
+    # the training data reader: the developer utterances of the training files are listed
+    # once the first screen is up (the suites and the first cases come first)
+    "nlu_tui.formats.rasa_yaml",
 )
-"""What the workbench's first screen (the suites list) must not have imported."""
+"""What the workbench's first screen (the suites list) must not have imported; the run store
+(:data:`HEAVY`) too, even when it holds runs: the last runs are read after that screen."""
 
 
 def _loaded(names: list[str], prefixes: tuple[str, ...]) -> list[str]:
@@ -82,12 +86,24 @@ def _python(code: str, tmp_path: Path) -> str:
 
 def test_first_paint_of_the_workbench_imports_nothing_heavy(tmp_path: Path) -> None:
     """Snapshot ``sys.modules`` when the suites list is put on screen: the Runs and Results
-    panes, pyarrow (the cases table's, loaded by a worker) and the engines wait."""
+    panes, pyarrow (the cases table's, loaded by a worker), the engines, the training data
+    beside the suite and the run store (which holds a run of it) wait."""
     workspace = tmp_path / "workspace"
     workspace.mkdir()
-    (workspace / "banking_bot.suite.yaml").write_bytes(
-        (SAMPLE / "banking_bot.suite.yaml").read_bytes()
+    for name in ("banking_bot.suite.yaml", "banking_bot.nlu.yml"):
+        (workspace / name).write_bytes((SAMPLE / name).read_bytes())
+    _python(  # a run of the suite in the store (every case errors: no engine there)
+        f"""
+        import contextlib, io
+        from nlu_tui.cli.main import run
+        with contextlib.redirect_stdout(io.StringIO()):
+            code = run(["run", {str(workspace / "banking_bot.suite.yaml")!r},
+                        "-e", "rasa:http://127.0.0.1:9", "--retries", "0"])
+        assert code == 3, code
+        """,
+        tmp_path,
     )
+    assert (tmp_path / "data").is_dir()
     out = _python(
         f"""
         import asyncio, json, sys

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from rich.style import Style
 from textual.widgets import Label, TabbedContent
+from ui_support import SAMPLE as SAMPLE_SUITE
 from ui_support import SIZE, make_workspace, new_app, settle
 
 from nlu_tui.formats import suite_cache
@@ -324,3 +325,58 @@ async def test_the_preview_lays_plain_cells_out_as_rich_does(tmp_path: Path) -> 
         assert fast > 500  # most cells take the plain path
         for value in ("tab\there", "bell\x07", "日本語", "emoji 🙂", "e\u0301", 123456):
             assert plain_cell(value, 3, header=False) is None  # Rich's
+
+
+async def test_training_files_and_last_runs_follow_the_first_cases(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The suites panel's first listing reads the suites only: the developer utterances of the
+    training files (a parse of their training data each) and the last runs (the run store) come
+    once the first screen is up, the training file's entry after the suites as in any listing."""
+    from nlu_tui import workspace as workspace_module
+    from nlu_tui.store import RunStore
+    from nlu_tui.store_location import configured
+    from nlu_tui.ui.widgets.cases_shown import CasesShown
+    from nlu_tui.ui.widgets.suites_panel import SuitesPanel
+
+    root = make_workspace(tmp_path, SAMPLE_SUITE, SAMPLE_SUITE.with_name("banking_bot.nlu.yml"))
+    with RunStore(configured().url):  # a run store (empty): the panel reads its last runs
+        pass
+    events: list[str] = []
+    info = workspace_module.Workspace.info
+    last_runs = workspace_module.last_runs_by_suite
+    preview = CasesShown.show_preview
+
+    def read_info(self: Any, path: Path, runs: Any = None) -> Any:
+        events.append(f"info {path.name}")
+        return info(self, path, runs)
+
+    def read_runs() -> Any:
+        events.append("runs")
+        return last_runs()
+
+    def show_preview(self: Any, *args: Any) -> None:
+        events.append("preview")
+        preview(self, *args)
+
+    monkeypatch.setattr(workspace_module.Workspace, "info", read_info)
+    monkeypatch.setattr(workspace_module, "last_runs_by_suite", read_runs)
+    monkeypatch.setattr(CasesShown, "show_preview", show_preview)
+    app = new_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        panel = app.screen.query_one(SuitesPanel)
+        await _wait_for(pilot, lambda: len(panel.infos) == 2, timeout=60)
+        await settle(pilot)
+        assert events.index("info banking_bot.suite.yaml") < events.index("preview")
+        assert events.index("preview") < events.index("info banking_bot.nlu.yml")
+        assert events.index("preview") < events.index("runs")
+        assert [Path(key).name for key in panel.infos] == [
+            "banking_bot.suite.yaml",
+            "banking_bot.nlu.yml",
+        ]
+        developer = panel.infos[str(root / "banking_bot.nlu.yml")]
+        assert developer.read_only and developer.case_count > 0
+        assert panel.border_title == "Suites (2)"
+        options = panel.query_one("#suite-list")
+        assert options.option_count == 2  # type: ignore[attr-defined]
+        assert options.highlighted == 0  # type: ignore[attr-defined]
