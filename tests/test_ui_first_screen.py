@@ -380,3 +380,40 @@ async def test_training_files_and_last_runs_follow_the_first_cases(
         options = panel.query_one("#suite-list")
         assert options.option_count == 2  # type: ignore[attr-defined]
         assert options.highlighted == 0  # type: ignore[attr-defined]
+
+
+async def test_a_sentence_replaces_the_sentence_on_show_in_place(tmp_path: Path) -> None:
+    """ "No suite" then "Loading …" (the first screen) change the sentence's text in place: no
+    widget removed and mounted (a new layout and a full repaint before the first rows), the
+    text shown literally, and the swap announced as any swap is."""
+    from textual.message import Message
+    from textual.widgets import Static
+
+    from nlu_tui.ui.widgets.cases_area import CasesArea
+
+    root = tmp_path / "empty"
+    root.mkdir()
+    app = new_app(root)
+    swaps: list[tuple[bool, bool]] = []
+    seen: set[int] = set()
+
+    def hook(message: Message) -> None:  # each message once (it is seen at every bubble)
+        if isinstance(message, CasesArea.Swapped) and id(message) not in seen:
+            seen.add(id(message))
+            swaps.append((message.table, message.final))
+
+    async with app.run_test(size=SIZE, message_hook=hook) as pilot:
+        area = app.screen.query_one(CasesArea)
+        await settle(pilot)
+        before = area.children[0]
+        assert isinstance(before, Static) and before.has_class("placeholder")
+        swaps.clear()
+        area.show_text("Loading [b]x[/b].suite.yaml…", loading=True)
+        await _wait_for(pilot, lambda: len(swaps) == 1)
+        assert area.children[0] is before and before.has_class("loading")
+        assert str(before.render()) == "Loading [b]x[/b].suite.yaml…"
+        area.show_text("x.suite.yaml: cannot read")
+        await _wait_for(pilot, lambda: len(swaps) == 2)
+        assert area.children[0] is before and not before.has_class("loading")
+        assert str(before.render()) == "x.suite.yaml: cannot read"
+        assert swaps == [(False, False), (False, True)]
