@@ -59,6 +59,9 @@ FIRST_PAINT_NEVER = (
     # the training data reader: the developer utterances of the training files are listed
     # once the first screen is up (the suites and the first cases come first)
     "nlu_tui.formats.rasa_yaml",
+    # Textual's TextArea (about 10 ms): the dialogs' multi-line fields, not the cases filter
+    "textual.widgets._text_area",
+    "textual.document",
 )
 """What the workbench's first screen (the suites list) must not have imported; the run store
 (:data:`HEAVY`) too, even when it holds runs: the last runs are read after that screen."""
@@ -341,3 +344,65 @@ async def test_the_stylesheet_is_parsed_once_for_the_remembered_theme(
         assert app.theme != "nlu-light"
         assert reparsed
         assert app.screen.styles.background.hex.upper() != "#F7F8FA"
+
+
+def test_the_workbench_words_are_read_as_argparse_reads_them() -> None:
+    """``nlu-tui [WORKSPACE] [--data-dir DIR] [--store URL]`` is read without argparse (about
+    5 ms of the workbench's start-up); anything else is left to argparse (None)."""
+    import argparse
+
+    from nlu_tui.cli.main import workbench_words
+
+    parser = argparse.ArgumentParser(prog="nlu-tui", add_help=False)
+    parser.add_argument("workspace", nargs="?")
+    parser.add_argument("--data-dir", metavar="DIR")
+    parser.add_argument("--store", metavar="URL")
+    plain = [
+        [],
+        ["ws"],
+        [""],
+        ["my folder"],
+        ["ws", "--data-dir", "d"],
+        ["--data-dir", "d", "ws"],
+        ["--data-dir=d", "--store=sqlite:///x.db", "ws"],
+        ["--store", "postgresql://u@h/db", "--data-dir="],
+        ["ws", "--data-dir", "a=b"],
+    ]
+    for argv in plain:
+        args, unknown = parser.parse_known_args(argv)
+        assert unknown == []
+        assert workbench_words(argv) == (args.workspace, args.data_dir, args.store), argv
+    for argv in (
+        ["a", "b"],
+        ["--data", "d"],  # an abbreviation
+        ["--data-dir"],
+        ["--data-dir", "-x"],
+        ["--data-dir", "a", "--data-dir", "b"],
+        ["--", "ws"],
+        ["-v"],
+        ["ws", "--stor=x"],
+    ):
+        assert workbench_words(argv) is None, argv
+
+
+def test_the_workbench_start_imports_no_argparse(tmp_path: Path) -> None:
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    out = _python(
+        f"""
+        import json, os, sys
+        os.environ["TEXTUAL_DRIVER"] = "textual.drivers.web_driver:WebDriver"  # no tty needed
+        import nlu_tui.cli.tui as tui
+
+        def opened(workspace):
+            print(json.dumps([workspace, "argparse" in sys.modules, "difflib" in sys.modules]))
+            return 0
+
+        tui.open_workbench = opened
+        from nlu_tui.cli.main import run
+
+        assert run([{str(workspace)!r}, "--data-dir", {str(tmp_path / "d")!r}]) == 0
+        """,
+        tmp_path,
+    )
+    assert json.loads(out) == [str(workspace), False, False]
