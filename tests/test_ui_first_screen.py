@@ -417,3 +417,26 @@ async def test_a_sentence_replaces_the_sentence_on_show_in_place(tmp_path: Path)
         assert area.children[0] is before and not before.has_class("loading")
         assert str(before.render()) == "x.suite.yaml: cannot read"
         assert swaps == [(False, False), (False, True)]
+
+
+async def test_a_remembered_training_file_is_listed_and_opened_at_once(tmp_path: Path) -> None:
+    """When the suite to reopen is a training file's developer utterances, the first listing
+    reads the training files too (it would otherwise have nothing to select)."""
+    from nlu_tui import ui_state
+    from nlu_tui.ui.app import NluTuiApp
+    from nlu_tui.ui.widgets.suites_panel import SuitesPanel
+    from nlu_tui.workspace import open_workspace
+
+    root = make_workspace(tmp_path, SAMPLE_SUITE, SAMPLE_SUITE.with_name("banking_bot.nlu.yml"))
+    ui_state.remember_workspace(root, suite="banking_bot.nlu.yml")
+    app = NluTuiApp(open_workspace(root), cursor_blink=False, user_themes=True)
+    app.prebuild_after = None
+    async with app.run_test(size=SIZE) as pilot:
+        panel = app.screen.query_one(SuitesPanel)
+        await _wait_for(pilot, lambda: app.suite is not None, timeout=60)
+        assert app.suite is not None and app.suite.read_only  # the developer utterances
+        assert panel.selected_path == root / "banking_bot.nlu.yml"
+        assert len(panel.infos) == 2
+        # the Runs pane follows the first screen: let it finish mounting before quitting
+        await _wait_for(pilot, lambda: bool(app.screen.query("#runs-table")), timeout=60)
+        await settle(pilot)
