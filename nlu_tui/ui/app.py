@@ -108,6 +108,12 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
         # colours. Set from on_mount, the theme made Textual parse and apply it all again
         # before the first frame (a fifth of the start-up's own work).
         self._register_themes()
+        self._startup_css: dict[str, str] | None = self.get_css_variables()
+        """The theme's CSS variables, given to the stylesheet before its first parse; setting
+        the theme above also queued Textual's refresh of the CSS, which would clear the parsed
+        rules and parse and apply them all again before the first frame (:meth:`refresh_css`
+        skips that one when the variables are the same)."""
+        self.stylesheet.set_variables(self._startup_css)
         self.key_hold = KeyHold(self, self._deliver_key)
         """Keys typed while their target is being built (a dialog, the cases table)."""
         self._parks_long_lived = False
@@ -192,6 +198,16 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
                 if not binding.priority:
                     return binding.action in (FOCUS_KEYS[key], FOCUS_KEYS[key].removeprefix("app."))
         return False
+
+    def refresh_css(self, animate: bool = True) -> None:
+        """Textual's refresh of the CSS, except the one queued by setting the remembered theme
+        in ``__init__`` (the first one), when the stylesheet still has that theme's variables:
+        it would only parse the same rules again and apply them to the same styles. Every later
+        refresh, a theme switched with F9 included, runs in full."""
+        startup, self._startup_css = self._startup_css, None
+        if startup is not None and startup == self.get_css_variables():
+            return
+        super().refresh_css(animate)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         """Fallbacks so Textual's own themes work with our CSS too."""
