@@ -49,6 +49,31 @@ def _isolated_dirs(
     monkeypatch.setenv("NLU_TUI_CONFIG_DIR", str(base / "config"))
 
 
+@pytest.fixture(autouse=True)
+def _collector_as_it_was() -> Iterator[None]:
+    """Give every test Python's cyclic collector as the one before found it.
+
+    Commands run in-process (``nlu-tui run`` through ``cli.main``) park what they built outside
+    the collector for the rest of their process (``gcpause.park_long_lived``) and raise its
+    young threshold, which is right for a process that ends with the run; left in a test worker,
+    the parked objects piled up test after test and every collection and freeze count walked
+    them (hypothesis tests ran 10 to 60 times slower late in a CI run than alone).
+    """
+    import gc
+
+    from nlu_tui import gcpause
+
+    threshold = gc.get_threshold()
+    enabled = gc.isenabled()
+    yield
+    gcpause.end_start_up_pause()  # a workbench stopped before its first screen was up
+    if gcpause.is_parked() or gc.get_freeze_count():
+        gcpause.release_parked()
+    gc.set_threshold(*threshold)
+    if enabled and not gc.isenabled():
+        gc.enable()
+
+
 def dataset(*parts: str) -> Path:
     """A file under shared/datasets, or skip the test when the folder is absent."""
     path = DATASETS.joinpath(*parts)

@@ -35,7 +35,7 @@ def _deep(shape: str, levels: int, indent: int) -> str:
 
 
 def _read_dut(path: Path) -> Any:
-    from nlu_tui.dut.commands import CommandSpec
+    from nlu_tui.dialogue_understanding.commands import CommandSpec
     from nlu_tui.dut.reader import read_dut
 
     return read_dut(path, CommandSpec())

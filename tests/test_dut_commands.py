@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nlu_tui.dut.commands import (
+from nlu_tui.dialogue_understanding.commands import (
     CommandSet,
     CustomCommand,
     clarify,
@@ -15,7 +15,7 @@ from nlu_tui.dut.commands import (
     set_slot,
     start_flow,
 )
-from nlu_tui.dut.compare import are_command_lists_equal
+from nlu_tui.dialogue_understanding.compare import are_command_lists_equal
 
 V1, V2, V3 = CommandSet(version="v1"), CommandSet(version="v2"), CommandSet(version="v3")
 

@@ -7,8 +7,14 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from nlu_tui.dut.commands import CANCEL_FLOW, Command, clarify, set_slot, start_flow
-from nlu_tui.dut.flows import load_flows
+from nlu_tui.dialogue_understanding.commands import (
+    CANCEL_FLOW,
+    Command,
+    clarify,
+    set_slot,
+    start_flow,
+)
+from nlu_tui.dialogue_understanding.flows import load_flows
 from nlu_tui.engines.command_api import CommandRequest, Turn
 from nlu_tui.engines.command_nlu import NluCommandGenerator
 from nlu_tui.engines.embedded.engine import EmbeddedEngine

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from nlu_tui.dut.commands import CommandSet, parse_commands
-from nlu_tui.dut.compare import (
+from nlu_tui.dialogue_understanding.commands import CommandSet, parse_commands
+from nlu_tui.dialogue_understanding.compare import (
     CaseOutcome,
     StepOutcome,
     are_command_lists_equal,

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from nlu_tui.cli.main import run as cli
-from nlu_tui.dut.commands import (
+from nlu_tui.dialogue_understanding.commands import (
     CommandSet,
     CustomCommand,
     command_from_json,
@@ -25,7 +25,7 @@ from nlu_tui.dut.commands import (
     parse_commands,
     remember_custom,
 )
-from nlu_tui.dut.compare import are_command_lists_equal
+from nlu_tui.dialogue_understanding.compare import are_command_lists_equal
 from nlu_tui.store.runstore import RunStore
 from tests.http_handler_server import QuietHandler, serving
 from tests.rasa_pro_peer import rasa_pro_server
@@ -705,8 +705,8 @@ def test_d7_embedded_generator_follows_the_expected_commands() -> None:
     add_contact``, so ``add_contact`` is active and asking for it again starts nothing."""
     import asyncio
 
-    from nlu_tui.dut.commands import start_flow
-    from nlu_tui.dut.flows import load_flows
+    from nlu_tui.dialogue_understanding.commands import start_flow
+    from nlu_tui.dialogue_understanding.flows import load_flows
     from nlu_tui.engines.base import ParseContext
     from nlu_tui.engines.command_api import CommandRequest, Turn
     from nlu_tui.engines.command_nlu import NluCommandGenerator

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from nlu_tui.cli.main import run as cli
-from nlu_tui.dut.commands import CommandSpec, CustomCommand, set_slot, start_flow
+from nlu_tui.dialogue_understanding.commands import CommandSpec, CustomCommand, set_slot, start_flow
 from nlu_tui.dut.reader import load_custom_commands, read_dut
 from nlu_tui.store.runstore import RunStore
 

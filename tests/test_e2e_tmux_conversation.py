@@ -4,6 +4,7 @@ and read its diff (expected ``+``, actual ``-``) and its failing line on screen.
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -77,6 +78,8 @@ def test_f5_runs_the_suite_and_a_failed_step_is_fixed_in_the_editor(tmp_path: Pa
         wait_for_screen(session, r"⇄ shop\.e2e\.yml")
         keys(session, "C-u")
         keys(session, "-l", f"rasa:{url}")
+        # in the field before Enter runs it (read back: a slow machine delivers it late)
+        wait_for_screen(session, re.escape(f"rasa:{url}"))
         keys(session, "Enter")
         wait_for_screen(session, r"1 passed, 1 failed.*success")
         keys(session, "Down")

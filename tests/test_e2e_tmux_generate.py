@@ -32,7 +32,7 @@ def test_generate_reject_one_add_the_rest_in_tmux(tmp_path: Path) -> None:
             # before the table is built focuses nothing; see issue 23, keys typed early)
             wait_for_screen(session, r"54 of 54 cases")
             tmux("send-keys", "-t", session, "F3")
-            time.sleep(0.3)
+            wait_for_screen(session, r"a Add\s+e Edit")  # the table's keys: it has the focus
             tmux("send-keys", "-t", session, "G")
             wait_for_screen(session, r"Generate test cases with an LLM")
             wait_for_screen(session, r"model loop-model")

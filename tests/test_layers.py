@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,6 +33,24 @@ def test_the_import_contracts_are_kept() -> None:
     done = _lint_imports(ROOT)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Contracts: 5 kept, 0 broken." in done.stdout
+
+
+def test_the_layers_and_the_engines_hold_without_exceptions() -> None:
+    """The layers contract lists no ignored import, and no contract lets an engine reach up: the
+    DU command model the command-predicting engines use sits below them
+    (``nlu_tui/dialogue_understanding``), not in the DUT service."""
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"][
+        "importlinter"
+    ]["contracts"]
+    by_id = {contract["id"]: contract for contract in contracts}
+    assert by_id["layers"].get("ignore_imports", []) == []
+    from_engines = [
+        (contract["id"], entry)
+        for contract in contracts
+        for entry in contract.get("ignore_imports", [])
+        if entry.startswith("nlu_tui.engines")
+    ]
+    assert from_engines == []
 
 
 def test_an_upward_import_breaks_the_layers(tmp_path: Path) -> None:

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from nlu_tui.dut.commands import CommandSpec
-from nlu_tui.dut.flows import load_flows
+from nlu_tui.dialogue_understanding.commands import CommandSpec
+from nlu_tui.dialogue_understanding.flows import load_flows
 from nlu_tui.dut.reader import read_dut
 from nlu_tui.errors import InputError
 from nlu_tui.formats.rasa_yaml import load_training_data

@@ -20,7 +20,13 @@ from pathlib import Path
 import pytest
 
 from nlu_tui import plugins
-from nlu_tui.engines.base import BUILTIN_ENGINES, create_engine, engine_factory, engine_types
+from nlu_tui.engines.base import (
+    BUILTIN_ENGINES,
+    Engine,
+    create_engine,
+    engine_factory,
+    engine_types,
+)
 from nlu_tui.engines.rasa import RasaEngine
 from nlu_tui.errors import InputError
 from nlu_tui.formats.registry import FORMAT_MODULES, format_names, import_suite
@@ -408,6 +414,77 @@ def test_a_native_file_is_detected_without_importing_any_format_plugin(
 
 
 # --- start-up --------------------------------------------------------------------------------
+
+
+def _no_discovery(group: str) -> tuple[tuple[str, str, str], ...]:
+    raise AssertionError(f"plug-ins of {group} discovered")
+
+
+def test_a_run_on_a_builtin_engine_and_format_discovers_no_plugin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Discovery (importlib.metadata, the entry points of every installed distribution: ~80 ms
+    of CPU) is for names the code does not know: ``--engine rasa:URL``, a profile of a built-in
+    type and a native suite file (detected or named) never call it (issue 27, item 3)."""
+    from nlu_tui.engines.profiles import resolve_engine
+
+    plugins.refresh()
+    monkeypatch.setattr(plugins, "_discover", _no_discovery)
+    assert isinstance(resolve_engine("rasa:http://127.0.0.1:9").engine, RasaEngine)
+    (tmp_path / "engines.yaml").write_text(
+        "engines:\n  r:\n    url: http://127.0.0.1:9\n    type: rasa\n", encoding="utf-8"
+    )
+    assert isinstance(resolve_engine("r", workspace=tmp_path).engine, RasaEngine)
+    assert isinstance(create_engine("rasa-pro", {"url": "http://127.0.0.1:9"}), Engine)
+    suite = tmp_path / "x.suite.yaml"
+    suite.write_bytes((REPO / "sample_suites" / "banking_bot.suite.yaml").read_bytes())
+    assert import_suite(suite).suite.cases
+    assert import_suite(suite, "native").suite.cases
+
+
+def test_a_builtin_engine_spec_does_not_import_importlib_metadata(tmp_path: Path) -> None:
+    """In a fresh process: resolving ``--engine rasa:URL`` and a profile of a built-in type,
+    and reading a native suite, leave ``importlib.metadata`` unimported."""
+    (tmp_path / "engines.yaml").write_text(
+        "engines:\n  r:\n    url: http://127.0.0.1:9\n    type: rasa\n", encoding="utf-8"
+    )
+    suite = REPO / "sample_suites" / "banking_bot.suite.yaml"
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from nlu_tui.engines.profiles import resolve_engine\n"
+        "from nlu_tui.formats.registry import import_suite\n"
+        "resolve_engine('rasa:http://127.0.0.1:9')\n"
+        f"resolve_engine('r', workspace=Path({str(tmp_path)!r}))\n"
+        f"assert import_suite(Path({str(suite)!r})).suite.cases\n"
+        "print(','.join(m for m in ('importlib.metadata',) if m in sys.modules))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == ""
+
+
+def test_a_plugin_engine_and_format_are_still_discovered_by_name(
+    site: Site, tmp_path: Path
+) -> None:
+    """The other side of skipping discovery for built-ins: a profile of a plug-in's type, and
+    a file no built-in format reads, still find their plug-ins."""
+    from nlu_tui.engines.profiles import resolve_engine
+
+    site.add(
+        "nlu-echo",
+        {"nlu_tui.engines": {"echo": "nlu_echo:Echo"}, "nlu_tui.formats": {"lines": "nlu_lines"}},
+        {"nlu_echo": ENGINE_MODULE, "nlu_lines": LINES_FORMAT},
+    )
+    (tmp_path / "engines.yaml").write_text("engines:\n  e:\n    type: echo\n", encoding="utf-8")
+    resolved = resolve_engine("e", workspace=tmp_path)
+    assert type(resolved.engine).__name__ == "Echo"
+    source = tmp_path / "cases.lines"
+    source.write_text("greet hello there\n", encoding="utf-8")
+    assert [c.utterance for c in import_suite(source).suite.cases] == ["hello there"]
 
 
 def test_help_does_not_discover_plugins(tmp_path: Path) -> None:

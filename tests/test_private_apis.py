@@ -493,3 +493,99 @@ async def test_textual_screens_can_be_mounted_styled_and_laid_out_off_the_stack(
         app.pop_screen()
         await pilot.pause()
         assert spare(app, Dialog) is dialog  # installed: kept after it closed
+
+
+async def test_textual_routes_an_uncaught_handler_error_to_handle_exception_and_exit_flags() -> (
+    None
+):
+    """``NluTuiApp._handle_exception`` overrides Textual's hook for an exception no handler
+    caught (``ui.app.teardown_race``), which reads ``App._exit`` (set by ``exit()``) and
+    ``App.is_running`` (cleared when the app shuts down)."""
+    import asyncio
+
+    from textual.css.query import NoMatches
+    from textual.message import Message
+    from textual.widgets import Static
+
+    seen: list[Exception] = []
+
+    class Boom(Message):
+        pass
+
+    class Child(Static):
+        def on_boom(self) -> None:
+            self.query_one("#nowhere")
+
+    class Hooked(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Child("child")
+
+        def _handle_exception(self, error: Exception) -> None:
+            seen.append(error)
+            assert not self._exit and self.is_running
+
+    app = Hooked()
+    async with app.run_test():
+        app.query_one(Child).post_message(Boom())
+        for _ in range(500):
+            if seen:
+                break
+            await asyncio.sleep(0.01)
+        assert len(seen) == 1 and isinstance(seen[0], NoMatches)
+        app.exit()
+        assert app._exit
+    assert not app.is_running
+
+
+# --- textual: the dimmed screen behind a modal (nlu_tui.ui.backdrop) -------------------------
+
+
+async def test_textual_modal_backdrop_hooks_that_cached_backdrop_relies_on() -> None:
+    """``CachedBackdrop`` keeps the ``BackgroundScreen`` a translucent modal's ``render``
+    returns, and drops it when Textual forwards a screen below's changed regions to the top
+    screen's ``refresh(*regions)`` (``Screen._compositor_refresh``); its ``_on_resize`` runs
+    before ``Screen._on_resize`` (subclass first), stops it with ``prevent_default`` and lays
+    out only the modal itself with ``Screen._screen_resized``. ``App.action_command_palette``
+    pushes ``CommandPalette(id="--command-palette")``, which the app's override copies."""
+    from textual.command import CommandPalette
+    from textual.renderables.background_screen import BackgroundScreen
+    from textual.screen import ModalScreen, Screen
+    from textual.widgets import Label
+
+    from nlu_tui.ui.backdrop import CachedBackdrop, DimmedPicture
+
+    assert "app.screen.refresh(*self._compositor._dirty_regions)" in inspect.getsource(
+        Screen._compositor_refresh
+    )
+    assert "_screen_resized" in inspect.getsource(Screen._on_resize)
+    assert 'CommandPalette(id="--command-palette")' in inspect.getsource(App.action_command_palette)
+    assert "-ready" in CommandPalette.DEFAULT_CSS  # the palette's box shows once it is filled
+
+    class Modal(CachedBackdrop, ModalScreen[None]):
+        DEFAULT_CSS = "Modal { align: center middle; }"
+
+        def compose(self) -> ComposeResult:
+            yield Label("over")
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Label("below")
+
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        below = app.screen
+        modal = Modal()
+        app.push_screen(modal)
+        await pilot.pause()
+        first = modal._picture
+        assert isinstance(first, DimmedPicture)
+        assert isinstance(first.background, BackgroundScreen)
+        assert first.background.screen is below
+        below.query_one(Label).update("CHANGED")  # forwarded to the modal: a new picture
+        for _ in range(100):
+            if modal._picture is not first and modal._picture is not None:
+                break
+            await pilot.pause(0.02)
+        assert modal._picture is not first
+        assert "CHANGED" in app.export_screenshot()
+        assert below.outer_size == (80, 24)

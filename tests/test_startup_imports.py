@@ -13,6 +13,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_suites"
 
@@ -55,8 +56,15 @@ FIRST_PAINT_NEVER = (
     # httpx's command line (click, Pygments): no engine is called for the first screen
     "click",
     "pygments",
+    # the training data reader: the developer utterances of the training files are listed
+    # once the first screen is up (the suites and the first cases come first)
+    "nlu_tui.formats.rasa_yaml",
+    # Textual's TextArea (about 10 ms): the dialogs' multi-line fields, not the cases filter
+    "textual.widgets._text_area",
+    "textual.document",
 )
-"""What the workbench's first screen (the suites list) must not have imported."""
+"""What the workbench's first screen (the suites list) must not have imported; the run store
+(:data:`HEAVY`) too, even when it holds runs: the last runs are read after that screen."""
 
 
 def _loaded(names: list[str], prefixes: tuple[str, ...]) -> list[str]:
@@ -81,12 +89,24 @@ def _python(code: str, tmp_path: Path) -> str:
 
 def test_first_paint_of_the_workbench_imports_nothing_heavy(tmp_path: Path) -> None:
     """Snapshot ``sys.modules`` when the suites list is put on screen: the Runs and Results
-    panes, pyarrow (the cases table's, loaded by a worker) and the engines wait."""
+    panes, pyarrow (the cases table's, loaded by a worker), the engines, the training data
+    beside the suite and the run store (which holds a run of it) wait."""
     workspace = tmp_path / "workspace"
     workspace.mkdir()
-    (workspace / "banking_bot.suite.yaml").write_bytes(
-        (SAMPLE / "banking_bot.suite.yaml").read_bytes()
+    for name in ("banking_bot.suite.yaml", "banking_bot.nlu.yml"):
+        (workspace / name).write_bytes((SAMPLE / name).read_bytes())
+    _python(  # a run of the suite in the store (every case errors: no engine there)
+        f"""
+        import contextlib, io
+        from nlu_tui.cli.main import run
+        with contextlib.redirect_stdout(io.StringIO()):
+            code = run(["run", {str(workspace / "banking_bot.suite.yaml")!r},
+                        "-e", "rasa:http://127.0.0.1:9", "--retries", "0"])
+        assert code == 3, code
+        """,
+        tmp_path,
     )
+    assert (tmp_path / "data").is_dir()
     out = _python(
         f"""
         import asyncio, json, sys
@@ -288,3 +308,126 @@ async def test_remembered_theme_is_applied_before_the_first_frame_without_a_writ
         assert app.theme_failures == []
     assert settings.stat().st_mtime_ns == before
     assert settings.read_text(encoding="utf-8") == "theme: nlu-light\n"
+
+
+async def test_the_stylesheet_is_parsed_once_for_the_remembered_theme(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """Setting the remembered theme while the app is built queues Textual's refresh of the CSS,
+    which parsed every rule again and applied it to every node before the first frame: the app
+    skips that one (the stylesheet already has the theme's colours). The screen still has the
+    theme's colours, and a theme switched later is applied in full."""
+    from textual.css.stylesheet import Stylesheet
+
+    from nlu_tui import paths
+    from nlu_tui.ui.app import NluTuiApp
+    from nlu_tui.workspace import open_workspace
+
+    settings = paths.config_dir() / "settings.yaml"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text("theme: nlu-light\n", encoding="utf-8")
+    reparsed: list[int] = []
+    reparse = Stylesheet.reparse
+
+    def counted(self: Stylesheet) -> None:
+        reparsed.append(1)
+        reparse(self)
+
+    monkeypatch.setattr(Stylesheet, "reparse", counted)
+    app = NluTuiApp(open_workspace(tmp_path / "workspace"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert reparsed == []
+        assert app.screen.styles.background.hex.upper() == "#F7F8FA"  # nlu-light's
+        app.action_next_theme()
+        await pilot.pause()
+        assert app.theme != "nlu-light"
+        assert reparsed
+        assert app.screen.styles.background.hex.upper() != "#F7F8FA"
+
+
+def test_the_workbench_words_are_read_as_argparse_reads_them() -> None:
+    """``nlu-tui [WORKSPACE] [--data-dir DIR] [--store URL]`` is read without argparse (about
+    5 ms of the workbench's start-up); anything else is left to argparse (None)."""
+    import argparse
+
+    from nlu_tui.cli.main import workbench_words
+
+    parser = argparse.ArgumentParser(prog="nlu-tui", add_help=False)
+    parser.add_argument("workspace", nargs="?")
+    parser.add_argument("--data-dir", metavar="DIR")
+    parser.add_argument("--store", metavar="URL")
+    plain = [
+        [],
+        ["ws"],
+        [""],
+        ["my folder"],
+        ["ws", "--data-dir", "d"],
+        ["--data-dir", "d", "ws"],
+        ["--data-dir=d", "--store=sqlite:///x.db", "ws"],
+        ["--store", "postgresql://u@h/db", "--data-dir="],
+        ["ws", "--data-dir", "a=b"],
+    ]
+    for argv in plain:
+        args, unknown = parser.parse_known_args(argv)
+        assert unknown == []
+        assert workbench_words(argv) == (args.workspace, args.data_dir, args.store), argv
+    for argv in (
+        ["a", "b"],
+        ["--data", "d"],  # an abbreviation
+        ["--data-dir"],
+        ["--data-dir", "-x"],
+        ["--data-dir", "a", "--data-dir", "b"],
+        ["--", "ws"],
+        ["-v"],
+        ["ws", "--stor=x"],
+    ):
+        assert workbench_words(argv) is None, argv
+
+
+def test_the_workbench_start_imports_no_argparse(tmp_path: Path) -> None:
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    out = _python(
+        f"""
+        import json, os, sys
+        os.environ["TEXTUAL_DRIVER"] = "textual.drivers.web_driver:WebDriver"  # no tty needed
+        import nlu_tui.cli.tui as tui
+
+        def opened(workspace):
+            print(json.dumps([workspace, "argparse" in sys.modules, "difflib" in sys.modules]))
+            return 0
+
+        tui.open_workbench = opened
+        from nlu_tui.cli.main import run
+
+        assert run([{str(workspace)!r}, "--data-dir", {str(tmp_path / "d")!r}]) == 0
+        """,
+        tmp_path,
+    )
+    assert json.loads(out) == [str(workspace), False, False]
+
+
+def test_a_built_in_engine_type_needs_no_plug_in_discovery(monkeypatch: Any) -> None:
+    """A run on a built-in engine type does not scan the installed distributions' entry points
+    (about 80 ms): a built-in name always wins over a plug-in's. Any other type still looks."""
+    import pytest
+
+    from nlu_tui import plugins
+    from nlu_tui.engines import base
+    from nlu_tui.errors import EngineError
+
+    looked: list[str] = []
+
+    def discover(group: str) -> tuple[tuple[str, str, str], ...]:
+        looked.append(group)
+        return ()
+
+    monkeypatch.setattr(plugins, "_discover", discover)
+    factory = base.engine_factory("rasa")
+    assert getattr(factory, "__name__", "") == "RasaEngine"
+    assert base.loaded_engine_factory("rasa") is factory
+    assert looked == []
+    with pytest.raises(EngineError, match="unknown engine type 'no-such'"):
+        base.engine_factory("no-such")
+    assert looked and set(looked) == {base.ENGINE_GROUP}

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from rich.style import Style
 from textual.widgets import Label, TabbedContent
+from ui_support import SAMPLE as SAMPLE_SUITE
 from ui_support import SIZE, make_workspace, new_app, settle
 
 from nlu_tui.formats import suite_cache
@@ -259,3 +260,183 @@ async def test_f5_pressed_before_the_panes_are_there_opens_the_start_dialog(
         keys.append("f5")
         await pilot.press("f5")
         await _wait_for(pilot, lambda: isinstance(app.screen, StartRunDialog))
+
+
+PLAIN_VALUES: list[Any] = [
+    None,
+    0,
+    7,
+    -12,
+    123456,
+    "",
+    " ",
+    "a",
+    "how much money is in my account",
+    "trailing space ",
+    "  leading",
+    "ends with dot.",
+    "x" * 40,
+    "two\nlines",
+    "tab\there",
+    "bell\x07 and cr\r",
+    "café au lait",
+    "日本語のテキスト",
+    "emoji 🙂 text",
+    "combining e\u0301",
+    "[bold]not markup[/] :smile:",
+    "␛]52;c;ZXZpbA==␇",
+]
+"""Cell values of every kind the preview meets: numbers, empty cells, plain text of every
+length, and what only Rich lays out right (tabs, control characters, wide and combining
+characters, markup-like and inerted text)."""
+
+
+async def test_the_preview_lays_plain_cells_out_as_rich_does(tmp_path: Path) -> None:
+    """The preview draws plain ASCII cells without Rich's layout (the first screen's rows):
+    each cell, at every width, in the header and in the rows, with the cursor's colours on
+    top, is what Rich draws (the cases table's own renderer, pinned against the preview by
+    the test above); anything else is left to Rich."""
+    from rich.segment import Segment
+    from textual.strip import Strip
+
+    from nlu_tui.ui.widgets.table_preview import plain_cell, rich_cell
+
+    app = new_app(make_workspace(tmp_path))
+    async with app.run_test(size=SIZE):
+        console = app.console
+        styles = [
+            (Style(color="white", bgcolor="black"), Style.null()),
+            (Style(color="red", bgcolor="blue", bold=True), Style(color="yellow")),
+        ]
+        fast = 0
+        for value in PLAIN_VALUES:
+            for header in (False, True):
+                for content in range(1, 14):
+                    for style, post in styles:
+                        want = _cells(
+                            Strip(rich_cell(console, value, content, header, style, post)), 99
+                        )
+                        text = plain_cell(value, content, header=header)
+                        if text is None:
+                            continue
+                        fast += 1
+                        got = _cells(Strip([Segment(text, style + post)]), 99)
+                        assert got == want, (value, content, header)
+        assert fast > 500  # most cells take the plain path
+        for value in ("tab\there", "bell\x07", "日本語", "emoji 🙂", "e\u0301", 123456):
+            assert plain_cell(value, 3, header=False) is None  # Rich's
+
+
+async def test_training_files_and_last_runs_follow_the_first_cases(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The suites panel's first listing reads the suites only: the developer utterances of the
+    training files (a parse of their training data each) and the last runs (the run store) come
+    once the first screen is up, the training file's entry after the suites as in any listing."""
+    from nlu_tui import workspace as workspace_module
+    from nlu_tui.store import RunStore
+    from nlu_tui.store_location import configured
+    from nlu_tui.ui.widgets.cases_shown import CasesShown
+    from nlu_tui.ui.widgets.suites_panel import SuitesPanel
+
+    root = make_workspace(tmp_path, SAMPLE_SUITE, SAMPLE_SUITE.with_name("banking_bot.nlu.yml"))
+    with RunStore(configured().url):  # a run store (empty): the panel reads its last runs
+        pass
+    events: list[str] = []
+    info = workspace_module.Workspace.info
+    last_runs = workspace_module.last_runs_by_suite
+    preview = CasesShown.show_preview
+
+    def read_info(self: Any, path: Path, runs: Any = None) -> Any:
+        events.append(f"info {path.name}")
+        return info(self, path, runs)
+
+    def read_runs() -> Any:
+        events.append("runs")
+        return last_runs()
+
+    def show_preview(self: Any, *args: Any) -> None:
+        events.append("preview")
+        preview(self, *args)
+
+    monkeypatch.setattr(workspace_module.Workspace, "info", read_info)
+    monkeypatch.setattr(workspace_module, "last_runs_by_suite", read_runs)
+    monkeypatch.setattr(CasesShown, "show_preview", show_preview)
+    app = new_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        panel = app.screen.query_one(SuitesPanel)
+        await _wait_for(pilot, lambda: len(panel.infos) == 2, timeout=60)
+        await settle(pilot)
+        assert events.index("info banking_bot.suite.yaml") < events.index("preview")
+        assert events.index("preview") < events.index("info banking_bot.nlu.yml")
+        assert events.index("preview") < events.index("runs")
+        assert [Path(key).name for key in panel.infos] == [
+            "banking_bot.suite.yaml",
+            "banking_bot.nlu.yml",
+        ]
+        developer = panel.infos[str(root / "banking_bot.nlu.yml")]
+        assert developer.read_only and developer.case_count > 0
+        assert panel.border_title == "Suites (2)"
+        options = panel.query_one("#suite-list")
+        assert options.option_count == 2  # type: ignore[attr-defined]
+        assert options.highlighted == 0  # type: ignore[attr-defined]
+
+
+async def test_a_sentence_replaces_the_sentence_on_show_in_place(tmp_path: Path) -> None:
+    """ "No suite" then "Loading …" (the first screen) change the sentence's text in place: no
+    widget removed and mounted (a new layout and a full repaint before the first rows), the
+    text shown literally, and the swap announced as any swap is."""
+    from textual.message import Message
+    from textual.widgets import Static
+
+    from nlu_tui.ui.widgets.cases_area import CasesArea
+
+    root = tmp_path / "empty"
+    root.mkdir()
+    app = new_app(root)
+    swaps: list[tuple[bool, bool]] = []
+    seen: set[int] = set()
+
+    def hook(message: Message) -> None:  # each message once (it is seen at every bubble)
+        if isinstance(message, CasesArea.Swapped) and id(message) not in seen:
+            seen.add(id(message))
+            swaps.append((message.table, message.final))
+
+    async with app.run_test(size=SIZE, message_hook=hook) as pilot:
+        area = app.screen.query_one(CasesArea)
+        await settle(pilot)
+        before = area.children[0]
+        assert isinstance(before, Static) and before.has_class("placeholder")
+        swaps.clear()
+        area.show_text("Loading [b]x[/b].suite.yaml…", loading=True)
+        await _wait_for(pilot, lambda: len(swaps) == 1)
+        assert area.children[0] is before and before.has_class("loading")
+        assert str(before.render()) == "Loading [b]x[/b].suite.yaml…"
+        area.show_text("x.suite.yaml: cannot read")
+        await _wait_for(pilot, lambda: len(swaps) == 2)
+        assert area.children[0] is before and not before.has_class("loading")
+        assert str(before.render()) == "x.suite.yaml: cannot read"
+        assert swaps == [(False, False), (False, True)]
+
+
+async def test_a_remembered_training_file_is_listed_and_opened_at_once(tmp_path: Path) -> None:
+    """When the suite to reopen is a training file's developer utterances, the first listing
+    reads the training files too (it would otherwise have nothing to select)."""
+    from nlu_tui import ui_state
+    from nlu_tui.ui.app import NluTuiApp
+    from nlu_tui.ui.widgets.suites_panel import SuitesPanel
+    from nlu_tui.workspace import open_workspace
+
+    root = make_workspace(tmp_path, SAMPLE_SUITE, SAMPLE_SUITE.with_name("banking_bot.nlu.yml"))
+    ui_state.remember_workspace(root, suite="banking_bot.nlu.yml")
+    app = NluTuiApp(open_workspace(root), cursor_blink=False, user_themes=True)
+    app.prebuild_after = None
+    async with app.run_test(size=SIZE) as pilot:
+        panel = app.screen.query_one(SuitesPanel)
+        await _wait_for(pilot, lambda: app.suite is not None, timeout=60)
+        assert app.suite is not None and app.suite.read_only  # the developer utterances
+        assert panel.selected_path == root / "banking_bot.nlu.yml"
+        assert len(panel.infos) == 2
+        # the Runs pane follows the first screen: let it finish mounting before quitting
+        await _wait_for(pilot, lambda: bool(app.screen.query("#runs-table")), timeout=60)
+        await settle(pilot)

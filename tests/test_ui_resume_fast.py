@@ -1,7 +1,6 @@
 """``u`` on a canceled run (issue 23, item 5: fast keys): what opening the run needs is imported
-while the Runs tab is read, the run is on screen before its engine's work starts, the frozen
-start-up objects are not counted on every run opened, and the resumed run still stores each
-result once."""
+while the Runs tab is read, the run is on screen before its engine's work starts, and the
+resumed run still stores each result once."""
 
 from __future__ import annotations
 
@@ -53,7 +52,7 @@ def _child(code: str, tmp_path: Path) -> str:
 
 
 def test_runs_tab_imports_all_a_resume_opens(tmp_path: Path) -> None:
-    """After what the Runs tab prepares (``RUN_MODULES``, the engine plug-ins), opening a
+    """After what the Runs tab prepares (``RUN_MODULES``), opening a
     resumed run imports no module of nlu-tui: none is left to import in the run's thread."""
     root = _workspace(tmp_path)
     out = _child(
@@ -71,8 +70,6 @@ def test_runs_tab_imports_all_a_resume_opens(tmp_path: Path) -> None:
         store.finish_run(run.id, RunStatus.CANCELED)
         for name in RUN_MODULES:  # what RunsPane._prepare_run_service does
             importlib.import_module(name)
-        from nlu_tui.engines.base import engine_types
-        engine_types()
         before = set(sys.modules)
         from nlu_tui.runservice import RunRequest, open_run
         job = open_run(RunRequest(suite=suite, engine=run.engine_name, resume=run.id,
@@ -83,34 +80,6 @@ def test_runs_tab_imports_all_a_resume_opens(tmp_path: Path) -> None:
         tmp_path,
     )
     assert out == "[]", f"opening a resumed run imported {out}: add them to RUN_MODULES"
-
-
-def test_frozen_objects_are_counted_once_not_on_every_load(tmp_path: Path) -> None:
-    """Once the workbench froze its start-up objects, a suite load (or a run's cases) under
-    ``gc_paused(promote=True)`` no longer asks CPython to count them each time (a walk of
-    every frozen object), and still never unfreezes them."""
-    out = _child(
-        """
-        import gc
-        from nlu_tui import gcpause
-        calls = []
-        count = gc.get_freeze_count
-        gc.get_freeze_count = lambda: calls.append(1) or count()  # the real count, counted
-        with gcpause.gc_paused(promote=True):  # nothing frozen yet: promoted
-            pass
-        assert count() == 0
-        gc.freeze()  # the workbench's start-up
-        frozen = count()
-        calls.clear()
-        for _ in range(5):
-            with gcpause.gc_paused(promote=True):
-                pass
-        assert count() == frozen and gc.isenabled()
-        print(len(calls))
-        """,
-        tmp_path,
-    )
-    assert out == "1"
 
 
 async def test_u_shows_the_resumed_run_live_and_stores_each_result_once(tmp_path: Path) -> None:

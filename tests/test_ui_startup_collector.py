@@ -10,13 +10,14 @@ from pathlib import Path
 
 from ui_support import SIZE, make_workspace, new_app
 
+from nlu_tui import gcpause
 from nlu_tui.ui.app import COLLECTOR_RESUMES_AFTER
 from tests.conftest import SAMPLES
 
 
 async def test_the_collector_paused_for_start_up_runs_again(tmp_path: Path) -> None:
     root = make_workspace(tmp_path, SAMPLES / "banking_bot.suite.yaml")
-    gc.disable()
+    gcpause.pause_for_start_up()
     try:
         app = new_app(root, prebuild=True)
         async with app.run_test(size=SIZE) as pilot:
@@ -24,7 +25,7 @@ async def test_the_collector_paused_for_start_up_runs_again(tmp_path: Path) -> N
             assert gc.isenabled()
             assert gc.get_freeze_count() > 0  # start-up's objects were parked
     finally:
-        gc.unfreeze()
+        gcpause.release_parked()
         gc.enable()
 
 
@@ -59,7 +60,7 @@ async def test_the_dialogs_built_ahead_are_parked_too_when_start_up_paused_it(
     """The dialogs built after the first screen (ui/reuse.py) live as long as the app: when the
     app turned the collector back on, they are parked outside it as start-up's objects are."""
     root = make_workspace(tmp_path, SAMPLES / "banking_bot.suite.yaml")
-    gc.disable()
+    gcpause.pause_for_start_up()
     try:
         app = new_app(root, prebuild=True)
         async with app.run_test(size=SIZE) as pilot:
@@ -76,7 +77,7 @@ async def test_the_dialogs_built_ahead_are_parked_too_when_start_up_paused_it(
             assert dialog is not None
             assert not any(o is dialog for o in gc.get_objects())
     finally:
-        gc.unfreeze()
+        gcpause.release_parked()
         gc.enable()
 
 

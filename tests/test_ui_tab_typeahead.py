@@ -78,3 +78,31 @@ async def test_tab_in_a_text_area_that_indents_still_indents(tmp_path: Path) -> 
         await pilot.pause()
         assert area.has_focus and area.text.startswith("a") and area.text.endswith("b")
         assert "\t" in area.text or "  " in area.text
+
+
+async def test_a_key_right_behind_one_that_moves_the_focus_lands_where_it_moved(
+    tmp_path: Path,
+) -> None:
+    """F3 then G read at once from the suites list: F3 (the app's binding) focuses the cases
+    table only once the messages queued meanwhile are handled, and G was forwarded to the suites
+    list before that (the generate dialog never opened; seen in tmux on a busy machine)."""
+    from textual.widgets import OptionList
+
+    from nlu_tui.ui.screens.generate_dialog import GenerateScreen
+
+    root = make_workspace(tmp_path)
+    app = new_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.screen.query_one("#suite-list", OptionList).focus()
+        await pilot.pause()
+        await burst(pilot, "f3", "G")
+        await settle(pilot)
+        assert isinstance(app.screen, GenerateScreen)
+        await pilot.press("escape")
+        await settle(pilot)
+        # and the letters typed behind "/" (the cases table's filter key) go to the filter
+        assert app.focused is app.screen.query_one("#cases-table")
+        await burst(pilot, "slash", *"balance")
+        await settle(pilot)
+        assert app.focused is not None and getattr(app.focused, "value", None) == "balance"

@@ -262,21 +262,19 @@ async def test_training_picker_takes_a_typed_path_outside_its_trees(tmp_path: Pa
     app = new_app(root)
     async with app.run_test(size=SIZE) as pilot:
         await open_runs_tab(pilot)
-        await pilot.press("r")
-        await pilot.pause()
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: isinstance(app.screen, StartRunDialog))
         dialog = app.screen
         engine = dialog.query_one("#start-engine", Select)
         engine.value = "\0pick"
-        await pilot.pause()
-        assert isinstance(app.screen, TrainingFilePicker)
+        await wait_for(pilot, lambda: isinstance(app.screen, TrainingFilePicker))
         field = app.screen.query_one("#picker-path", Input)
-        assert field.has_focus
+        await wait_for(pilot, lambda: field.has_focus)
         field.value = str(tmp_path / "nope.yml")
         await pilot.press("enter")
-        await pilot.pause()
-        assert isinstance(app.screen, TrainingFilePicker) and "No such file" in screen_text(app)
+        await wait_for(pilot, lambda: "No such file" in screen_text(app))
+        assert isinstance(app.screen, TrainingFilePicker)
         field.value = str(elsewhere)
         await pilot.press("enter")
-        await pilot.pause()
-        assert app.screen is dialog
+        await wait_for(pilot, lambda: app.screen is dialog)
         assert engine.value == f"embedded:{elsewhere.resolve()}"

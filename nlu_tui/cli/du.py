@@ -285,7 +285,7 @@ def _dsl(args: argparse.Namespace) -> str:
 
 
 def _spec(args: argparse.Namespace) -> Any:
-    from nlu_tui.dut.commands import CommandSpec
+    from nlu_tui.dialogue_understanding.commands import CommandSpec
     from nlu_tui.dut.reader import load_custom_commands
 
     custom = load_custom_commands(args.additional_commands) if args.additional_commands else []

@@ -83,7 +83,7 @@ def _session(args: argparse.Namespace) -> tuple[Any, str]:
         )
     training = load_training(training_path)
     if args.flow is not None:
-        from nlu_tui.dut.flows import load_flows
+        from nlu_tui.dialogue_understanding.flows import load_flows
         from nlu_tui.llm.generate_flow import FlowCaseGenerator, find_flows_for, load_dut_file
 
         flows_path = find_flows_for(args.suite, args.flows, training_path)

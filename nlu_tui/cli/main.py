@@ -6,12 +6,15 @@ they need when they run, so ``nlu-tui --help`` stays fast.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
+from typing import TYPE_CHECKING
 
 from nlu_tui import __version__
 from nlu_tui.cli import exitcodes
+
+if TYPE_CHECKING:
+    import argparse
 
 COMMANDS: dict[str, tuple[str, ...]] = {
     "nlu_tui.cli.suites": ("import", "export", "validate"),
@@ -50,6 +53,8 @@ EPILOG = """exit codes:
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole command line, or with ``only`` just the module that registers that command."""
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="nlu-tui",
         description="Batch-test NLU engines. With no command, open the workbench on WORKSPACE.",
@@ -88,19 +93,25 @@ def _usage_error(parser: argparse.ArgumentParser, message: str) -> int:
 def _open_workbench(argv: list[str], commands: set[str]) -> int:
     """Only an existing folder (or none: the default workspace) opens the workbench, and only
     in a terminal: a mistyped command must not create a folder, and a CI job must not hang."""
-    import difflib
     import os
     from pathlib import Path
 
-    words = argparse.ArgumentParser(prog="nlu-tui", add_help=False)
-    words.add_argument("workspace", nargs="?")
-    words.add_argument("--data-dir", metavar="DIR")
-    words.add_argument("--store", metavar="URL")
-    args, unknown = words.parse_known_args(argv)
-    if unknown:
-        return _usage_error(build_parser(), f"unrecognized arguments: {' '.join(unknown)}")
-    workspace: str | None = args.workspace
+    words = workbench_words(argv)
+    if words is None:  # anything else than the plain words: argparse reads it
+        import argparse
+
+        parser = argparse.ArgumentParser(prog="nlu-tui", add_help=False)
+        parser.add_argument("workspace", nargs="?")
+        parser.add_argument("--data-dir", metavar="DIR")
+        parser.add_argument("--store", metavar="URL")
+        args, unknown = parser.parse_known_args(argv)
+        if unknown:
+            return _usage_error(build_parser(), f"unrecognized arguments: {' '.join(unknown)}")
+        words = (args.workspace, args.data_dir, args.store)
+    workspace, data_dir, store = words
     if workspace is not None and not Path(workspace).expanduser().is_dir():
+        import difflib
+
         close = difflib.get_close_matches(workspace, sorted(commands), n=1, cutoff=0.6)
         hint = f" (did you mean {close[0]}?)" if close else ""
         what = "a file, not a folder" if Path(workspace).exists() else "no such folder"
@@ -116,11 +127,35 @@ def _open_workbench(argv: list[str], commands: set[str]) -> int:
             "use a command such as `nlu-tui run` in scripts (see nlu-tui --help)"
         )
         return exitcodes.BAD_INPUT
-    _apply_data_dir(args.data_dir)
-    _apply_store(args.store)
+    _apply_data_dir(data_dir)
+    _apply_store(store)
     from nlu_tui.cli.tui import open_workbench
 
     return open_workbench(workspace)
+
+
+def workbench_words(argv: list[str]) -> tuple[str | None, str | None, str | None] | None:
+    """``(WORKSPACE, --data-dir, --store)`` when ``argv`` holds only those, each option once
+    and spelled in full (``--data-dir DIR`` or ``--data-dir=DIR``), read as argparse reads
+    them, without importing argparse (the workbench's start-up); None for anything else
+    (abbreviations, ``--``, a missing value, unknown words), which argparse then reads."""
+    workspace: str | None = None
+    options: dict[str, str] = {}
+    words = iter(argv)
+    for word in words:
+        name, equals, value = word.partition("=")
+        if name in ("--data-dir", "--store") and name not in options:
+            if not equals:
+                following = next(words, None)
+                if following is None or following.startswith("-"):
+                    return None
+                value = following
+            options[name] = value
+        elif word.startswith("-") or workspace is not None:
+            return None
+        else:
+            workspace = word
+    return workspace, options.get("--data-dir"), options.get("--store")
 
 
 def _apply_data_dir(data_dir: str | None) -> None:

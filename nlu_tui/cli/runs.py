@@ -322,7 +322,9 @@ def _quiet_collector() -> None:
     """
     import gc
 
-    gc.freeze()
+    from nlu_tui.gcpause import park_long_lived
+
+    park_long_lived()
     threshold0, threshold1, threshold2 = gc.get_threshold()
     gc.set_threshold(max(threshold0, 5000), threshold1, threshold2)
 

@@ -8,13 +8,13 @@ without tearing the interpreter down (:func:`leave_now`)."""
 
 
 def open_workbench(workspace: str | None) -> int:
-    import gc
-
     global workbench_ran
     # Start-up builds long-lived objects (modules, styles, widgets): the cyclic collector
     # would walk them again and again, a full pass of ~70 ms landing before the first full
     # screen. The app turns it back on, with those objects parked, once the screen is up.
-    gc.disable()
+    from nlu_tui.gcpause import pause_for_start_up
+
+    pause_for_start_up()
     from nlu_tui.ui.app import run_app
 
     try:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from nlu_tui.conversation_model import E2EFile, E2ETestCase, StepKind
-from nlu_tui.dut.commands import command_from_json
+from nlu_tui.dialogue_understanding.commands import command_from_json
 from nlu_tui.errors import InputError
 
 

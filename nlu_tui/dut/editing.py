@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from nlu_tui.conversation_model import E2EFile, E2ETestCase, StepKind
-from nlu_tui.dut.commands import CommandSet, detect_version, parse_commands
-from nlu_tui.dut.flows import Flows
+from nlu_tui.dialogue_understanding.commands import CommandSet, detect_version, parse_commands
+from nlu_tui.dialogue_understanding.flows import Flows
 
 FIXED = (
     "cancel flow",

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from nlu_tui.dut.commands import Command, command_from_json, dedupe
-from nlu_tui.dut.compare import CaseOutcome, StepOutcome, are_command_lists_equal
+from nlu_tui.dialogue_understanding.commands import Command, command_from_json, dedupe
+from nlu_tui.dialogue_understanding.compare import CaseOutcome, StepOutcome, are_command_lists_equal
 from nlu_tui.engines.command_api import CommandOutput, Turn
 
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from nlu_tui.conversation_model import E2EFile, StepKind
-from nlu_tui.dut.commands import (
+from nlu_tui.dialogue_understanding.commands import (
     DEFAULT_CLASS_NAMES,
     DSL_VERSIONS,
     CommandSet,

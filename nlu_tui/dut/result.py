@@ -12,7 +12,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from nlu_tui.dut.compare import (
+from nlu_tui.dialogue_understanding.compare import (
     CommandMetrics,
     calculate_command_metrics,
     f1_macro,

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from nlu_tui.dut.commands import CommandSpec
+from nlu_tui.dialogue_understanding.commands import CommandSpec
 from nlu_tui.dut.kind import DUT_RUN, DutKind
 from nlu_tui.dut.model import DutCase, DutCaseResult
 from nlu_tui.dut.runner import DutRunSettings, build_request
@@ -24,7 +24,7 @@ from nlu_tui.model import digest_bytes
 from nlu_tui.runner.options import RunOptions
 
 if TYPE_CHECKING:
-    from nlu_tui.dut.flows import Flows
+    from nlu_tui.dialogue_understanding.flows import Flows
     from nlu_tui.dut.reader import DutSuite
     from nlu_tui.engines.base import Engine
     from nlu_tui.runner.answer_cache import AnswerCache
@@ -193,7 +193,7 @@ async def run_dut(
     anything is stored; an engine that cannot be opened raises EngineError (run failed)."""
     import asyncio
 
-    from nlu_tui.dut.flows import load_flows
+    from nlu_tui.dialogue_understanding.flows import load_flows
     from nlu_tui.dut.reader import read_dut
     from nlu_tui.dut.result import summarise
     from nlu_tui.engines.profiles import resolve_engine

@@ -212,6 +212,19 @@ def builtin_engine_type(type_name: str) -> bool:
     return type_name in BUILTIN_ENGINES
 
 
+def known_engine_type(type_name: str) -> bool:
+    """Whether ``type_name`` is an engine type; discovers plug-ins only for a non-built-in."""
+    return type_name in BUILTIN_ENGINES or type_name in _REGISTRY or type_name in engine_plugins()
+
+
+def _engine_plugin(type_name: str) -> plugins.Plugin | None:
+    """The plug-in entry of ``type_name``: a built-in's from the table in code, without
+    discovery (a run on a built-in engine never reads the installed distributions' metadata);
+    any other name's from discovery."""
+    found = plugins.builtin_plugin(ENGINE_GROUP, type_name, BUILTIN_ENGINES)
+    return found if found is not None else engine_plugins().get(type_name)
+
+
 def _engine_problem(found: Any) -> str | None:
     """What keeps ``found`` from being an engine factory (None: nothing)."""
     if isinstance(found, type):
@@ -232,7 +245,7 @@ def engine_factory(type_name: str) -> EngineFactory:
     EngineError for an unknown type; PluginError (one line, naming the plug-in and its
     distribution) when a plug-in fails to import or is not an engine factory.
     """
-    plugin = engine_plugins().get(type_name)
+    plugin = _engine_plugin(type_name)
     if plugin is not None:
         factory: EngineFactory = plugin.load(_engine_problem)
         return factory
@@ -243,7 +256,7 @@ def engine_factory(type_name: str) -> EngineFactory:
 
 def loaded_engine_factory(type_name: str) -> EngineFactory | None:
     """The factory of ``type_name`` if it is already imported (imports nothing), else None."""
-    plugin = engine_plugins().get(type_name)
+    plugin = _engine_plugin(type_name)
     if plugin is not None:
         loaded: EngineFactory | None = plugin.loaded
         return loaded
@@ -253,7 +266,7 @@ def loaded_engine_factory(type_name: str) -> EngineFactory | None:
 def create_engine(type_name: str, settings: Mapping[str, Any]) -> Engine:
     """Build an engine from a resolved profile (secrets already substituted)."""
     factory = engine_factory(type_name)
-    plugin = engine_plugins().get(type_name)
+    plugin = _engine_plugin(type_name)
     if plugin is None or plugin.builtin:
         return factory(settings)
     try:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from nlu_tui.dut.commands import Command
+    from nlu_tui.dialogue_understanding.commands import Command
 
 
 @dataclass(frozen=True)

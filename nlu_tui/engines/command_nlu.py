@@ -1,7 +1,7 @@
 """The embedded command generator: commands derived from an intent classifier and entity
 extractor (the embedded engine, or any engine that parses an utterance) plus a flows file.
 
-Rules, in order, for one user message (flows: :mod:`nlu_tui.dut.flows`):
+Rules, in order, for one user message (flows: :mod:`nlu_tui.dialogue_understanding.flows`):
 
 - a cancel intent gives ``cancel flow``; chitchat, knowledge and handoff intents give
   ``offtopic reply``, ``provide info`` and ``hand over``;
@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from nlu_tui.dut.commands import (
+from nlu_tui.dialogue_understanding.commands import (
     CANCEL_FLOW,
     CHITCHAT,
     HUMAN_HANDOFF,
@@ -36,7 +36,7 @@ from nlu_tui.engines.command_api import CommandEngine, CommandOutput, CommandReq
 if TYPE_CHECKING:
     import httpx
 
-    from nlu_tui.dut.flows import Flow, Flows
+    from nlu_tui.dialogue_understanding.flows import Flow, Flows
     from nlu_tui.model import Prediction
 
 COMPONENT = "NLUCommandAdapter"

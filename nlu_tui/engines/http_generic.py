@@ -208,7 +208,11 @@ class GenericHttpEngine(HttpEngine, CommandEngine):
 
     async def predict_commands(self, request: CommandRequest) -> CommandOutput:
         """DUT: one request with the conversation so far; commands read at ``commands``."""
-        from nlu_tui.dut.commands import command_from_json, command_syntax, parse_commands
+        from nlu_tui.dialogue_understanding.commands import (
+            command_from_json,
+            command_syntax,
+            parse_commands,
+        )
 
         if self.commands_path is None:
             raise EngineError("http engine: set 'commands' (a JSON path) to run DUT")

@@ -3,7 +3,8 @@
 The prompt follows the layout of Rasa Pro's compact (V2 DSL) command prompt — the task, the
 flows with their slots as JSON, the commands allowed, the current state, the conversation so
 far and the last message — written in our own words. The answer is read with the V2 parser
-(:func:`nlu_tui.dut.commands.parse_commands`), one command per line, like Rasa Pro reads it.
+(:func:`nlu_tui.dialogue_understanding.commands.parse_commands`), one command per line, like
+Rasa Pro reads it.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from nlu_tui.dut.commands import Command, command_syntax, parse_commands
-from nlu_tui.dut.flows import Flows
+from nlu_tui.dialogue_understanding.commands import Command, command_syntax, parse_commands
+from nlu_tui.dialogue_understanding.flows import Flows
 from nlu_tui.engines.command_api import Turn
 
 _ACTIONS = """\

@@ -34,7 +34,7 @@ from nlu_tui.errors import EngineError, InputError
 if TYPE_CHECKING:
     import httpx
 
-    from nlu_tui.dut.flows import Flows
+    from nlu_tui.dialogue_understanding.flows import Flows
     from nlu_tui.model import Prediction
 
 COMPONENT = "LLMCommandGenerator"
@@ -70,7 +70,7 @@ class LLMCommandGenerator(Engine, CommandEngine):
 
     async def open(self, client: httpx.AsyncClient | None) -> None:
         if self.flows is None and self.flows_path is not None:
-            from nlu_tui.dut.flows import load_flows
+            from nlu_tui.dialogue_understanding.flows import load_flows
 
             try:
                 self.flows = load_flows(self.flows_path)

@@ -32,6 +32,7 @@ from nlu_tui.engines.base import (
     create_engine,
     engine_factory,
     engine_types,
+    known_engine_type,
 )
 from nlu_tui.engines.httpcall import SECRET_VALUES_KEY, redact
 from nlu_tui.errors import EngineError, InputError, NluTuiError
@@ -217,7 +218,7 @@ def _check_profile(profile: _Profile) -> None:
     kind = body.get("type")
     if not isinstance(kind, str) or not kind:
         raise _fail(profile, "missing 'type'", "type")
-    if kind not in engine_types():
+    if not known_engine_type(kind):
         raise _fail(
             profile, f"unknown engine type {kind!r}; known: {', '.join(engine_types())}", "type"
         )
@@ -536,7 +537,7 @@ def _adhoc_plugin(
     spec: str, kind: str, value: str, workspace: Path | None
 ) -> ResolvedEngine | None:
     """``--engine TYPE:VALUE`` for a plug-in engine that declares ``adhoc_setting``."""
-    if builtin_engine_type(kind) or kind not in engine_types():
+    if builtin_engine_type(kind) or not known_engine_type(kind):
         return None
     try:
         factory = engine_factory(kind)

@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from nlu_tui.dut.commands import SET_SLOT, command_from_json
+from nlu_tui.dialogue_understanding.commands import SET_SLOT, command_from_json
 from nlu_tui.engines.answer_shapes import RASA_PRO_PARSE
 from nlu_tui.engines.base import Capabilities, register
 from nlu_tui.engines.command_api import CommandEngine, CommandOutput, CommandRequest, Turn
@@ -48,7 +48,7 @@ from nlu_tui.engines.httpcall import BadResponseError
 from nlu_tui.engines.rasa import RasaEngine
 
 if TYPE_CHECKING:
-    from nlu_tui.dut.commands import Command
+    from nlu_tui.dialogue_understanding.commands import Command
 
 DEFAULT_COMPONENT = "CommandGenerator"
 """The component named when the server reports only ``parse_data.commands``."""
@@ -202,7 +202,7 @@ class RasaProEngine(RasaEngine, CommandEngine):
     async def _replay(self, sim: _Simulation, user: Turn, bots: list[Turn]) -> None:
         """Send one earlier user message, record the expected commands in its user event and
         check the bot's responses against the test's bot steps."""
-        from nlu_tui.dut.compare import are_command_lists_equal
+        from nlu_tui.dialogue_understanding.compare import are_command_lists_equal
 
         text = user.text or ""
         await sim.conversation.send(text, dict(user.metadata) or None)

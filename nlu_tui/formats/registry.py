@@ -89,7 +89,10 @@ def _format_problem(found: Any) -> str | None:
 
 def format_module(name: str) -> FormatModule:
     """The format named ``name``, imported on first use (PluginError for a broken plug-in)."""
-    plugin = format_plugins().get(name)
+    # a built-in from the table in code, without discovery (no installed metadata is read)
+    plugin = plugins.builtin_plugin(FORMAT_GROUP, name, FORMAT_MODULES)
+    if plugin is None:
+        plugin = format_plugins().get(name)
     if plugin is None:
         raise InputError(
             f"unknown format {name!r}; known: {', '.join(format_names())}", field="--format"
@@ -104,9 +107,12 @@ def detect_format(path: Path) -> str:
         head = path.read_text(encoding="utf-8-sig", errors="replace")[:4096]
     except OSError as exc:
         raise InputError(f"cannot read file: {exc.strerror}", path=path) from None
+    # the built-ins first, in detection order; plug-ins are discovered only when none matches
+    for name in FORMAT_MODULES:
+        if format_module(name).sniff(path, head):
+            return name
     for name in format_names():
-        module = format_module(name)
-        if module.sniff(path, head):
+        if name not in FORMAT_MODULES and format_module(name).sniff(path, head):
             return name
     raise InputError(
         f"cannot tell the format of this file; pass --format ({', '.join(format_names())})",

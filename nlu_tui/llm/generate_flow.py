@@ -42,7 +42,7 @@ from nlu_tui.model import TestCase
 
 if TYPE_CHECKING:
     from nlu_tui.conversation_model import E2EFile, E2ETestCase
-    from nlu_tui.dut.flows import Flow, Flows
+    from nlu_tui.dialogue_understanding.flows import Flow, Flows
     from nlu_tui.training import TrainingData
 
 
@@ -79,7 +79,7 @@ class FlowProposal(Proposal):
         return "; ".join(self.commands_of_opening(self.version, self.flow))
 
     def commands_of_opening(self, version: str, flow: str) -> list[str]:
-        from nlu_tui.dut.commands import set_slot, start_flow, to_dsl
+        from nlu_tui.dialogue_understanding.commands import set_slot, start_flow, to_dsl
 
         out = [to_dsl(start_flow(flow), version)] if flow else []
         out += [to_dsl(set_slot(k, v), version) for k, v in self.slots.items()]
@@ -233,7 +233,7 @@ class FlowCaseGenerator(ProposalSession):
         return proposal
 
     def check(self, proposal: FlowProposal) -> None:
-        from nlu_tui.dut.commands import CommandSet, parse_commands
+        from nlu_tui.dialogue_understanding.commands import CommandSet, parse_commands
 
         proposal.flags, proposal.errors = [], []
         probe = [TestCase(utterance=proposal.utterance, id="probe")]
@@ -286,7 +286,7 @@ class FlowCaseGenerator(ProposalSession):
 
     def case_of(self, proposal: FlowProposal, name: str) -> E2ETestCase:
         from nlu_tui.conversation_model import E2EStep, E2ETestCase, StepKind
-        from nlu_tui.dut.commands import set_slot, to_dsl
+        from nlu_tui.dialogue_understanding.commands import set_slot, to_dsl
 
         steps = [
             E2EStep(

@@ -108,13 +108,19 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
         # colours. Set from on_mount, the theme made Textual parse and apply it all again
         # before the first frame (a fifth of the start-up's own work).
         self._register_themes()
+        self._startup_css: dict[str, str] | None = self.get_css_variables()
+        """The theme's CSS variables, given to the stylesheet before its first parse; setting
+        the theme above also queued Textual's refresh of the CSS, which would clear the parsed
+        rules and parse and apply them all again before the first frame (:meth:`refresh_css`
+        skips that one when the variables are the same)."""
+        self.stylesheet.set_variables(self._startup_css)
         self.key_hold = KeyHold(self, self._deliver_key)
         """Keys typed while their target is being built (a dialog, the cases table)."""
         self._parks_long_lived = False
         """Whether the app turned the collector, paused for start-up, back on (then what it
         builds ahead is parked outside the collector too); never for a collector it found on."""
-        self._keys_out: deque[tuple[events.Key, object]] = deque(maxlen=KEYS_OUT)
-        """The last keys forwarded to a screen's focused widget, with that screen."""
+        self._keys_out: deque[tuple[events.Key, object, object]] = deque(maxlen=KEYS_OUT)
+        """The last keys forwarded to a screen's focused widget, with that screen and widget."""
 
     async def on_event(self, event: events.Event) -> None:
         """Hold the keys read while their target is being built (:mod:`nlu_tui.ui.keyhold`),
@@ -132,17 +138,29 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
         if isinstance(event, events.Key) and not event.is_forwarded:
             await self._deliver_key(event)
             return
+        if isinstance(event, events.Key):
+            # Back from the focused widget unused: the app's own binding runs now (F3 focuses
+            # the cases table). What it moves, the focus, moves only once the messages queued
+            # meanwhile are handled: the keys read behind it wait until then, to land where it
+            # moved (F3 then G, typed at once, opened nothing: G went to the suites list).
+            self.key_hold.hold("binding", FIELD_HOLD_SECONDS)
+            try:
+                await super().on_event(event)
+            finally:
+                self.call_later(self.key_hold.release, "binding")
+            return
         await super().on_event(event)
 
     def _came_back(self, event: events.Key) -> bool:
-        """Whether ``event`` was forwarded to a screen that is no longer on top and came back
-        up unused: a key typed right behind the one that opened a dialog, read before the
-        dialog was on top. It belongs to the dialog (a dialog built beforehand is on top and
-        focused at once, with no hold open to take such keys)."""
-        for n, (sent, screen) in enumerate(self._keys_out):
+        """Whether ``event`` was forwarded to a screen that is no longer on top, or to a widget
+        that no longer has the focus, and came back up unused: a key typed right behind the
+        one that opened a dialog (or moved the focus), read before the dialog was on top. It
+        belongs to the dialog (a dialog built beforehand is on top and focused at once, with
+        no hold open to take such keys), or to the widget focused now."""
+        for n, (sent, screen, focused) in enumerate(self._keys_out):
             if sent is event:
                 del self._keys_out[n]
-                return screen is not self.screen
+                return screen is not self.screen or focused is not self.focused
         return False
 
     def _bypasses_hold(self, key: str) -> bool:
@@ -166,7 +184,7 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
             if not await self._check_bindings(event.key, priority=True):
                 await self.run_action(FOCUS_KEYS[event.key], self.screen)
             return
-        self._keys_out.append((event, self.screen))
+        self._keys_out.append((event, self.screen, self.focused))
         await super().on_event(event)
 
     def _tab_moves_focus(self, key: str) -> bool:
@@ -180,6 +198,16 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
                 if not binding.priority:
                     return binding.action in (FOCUS_KEYS[key], FOCUS_KEYS[key].removeprefix("app."))
         return False
+
+    def refresh_css(self, animate: bool = True) -> None:
+        """Textual's refresh of the CSS, except the one queued by setting the remembered theme
+        in ``__init__`` (the first one), when the stylesheet still has that theme's variables:
+        it would only parse the same rules again and apply them to the same styles. Every later
+        refresh, a theme switched with F9 included, runs in full."""
+        startup, self._startup_css = self._startup_css, None
+        if startup is not None and startup == self.get_css_variables():
+            return
+        super().refresh_css(animate)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         """Fallbacks so Textual's own themes work with our CSS too."""
@@ -209,20 +237,23 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
         description="Preparing the dialogs",
     )
     async def prebuild_dialogs(self) -> None:
-        """Build the dialogs a key opens (the case editor, the generate dialog, the runs' diff) once, now that the app is idle,
+        """Build the dialogs a key opens (the case editor, the generate dialog, the runs' diff,
+        help) once, now that the app is idle,
         so the key only refills and shows them (:mod:`nlu_tui.ui.reuse`)."""
         from nlu_tui.ui.reuse import prebuild
         from nlu_tui.ui.screens.case_editor import CaseEditorScreen
         from nlu_tui.ui.screens.generate_dialog import GenerateScreen
+        from nlu_tui.ui.screens.help import prebuild_help
         from nlu_tui.ui.screens.run_diff import DiffScreen
 
         await prebuild(self, CaseEditorScreen.blank())
         await prebuild(self, GenerateScreen.blank())
         await prebuild(self, DiffScreen.blank())
+        await prebuild_help(self)
         if self._parks_long_lived:  # they live as long as the app, as start-up's objects
-            import gc
+            from nlu_tui.gcpause import park_long_lived
 
-            gc.freeze()
+            park_long_lived()
 
     def _resume_collector(self) -> None:
         self._parks_long_lived = resume_collector()
@@ -429,11 +460,26 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
             for view in screen.query(CasesView):
                 view.refresh_status()
 
+    def action_command_palette(self) -> None:
+        """Textual's palette (as ``App.action_command_palette``), dimming the screen below
+        once per change (:class:`~nlu_tui.ui.commands.NluCommandPalette`)."""
+        from nlu_tui.ui.commands import NluCommandPalette
+
+        if self.use_command_palette and not isinstance(self.screen, CommandPalette):
+            self.push_screen(NluCommandPalette(id="--command-palette"))
+
     def action_help(self) -> None:
+        from nlu_tui.ui.reuse import keep, spare
         from nlu_tui.ui.screens.help import HelpScreen
 
-        if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+        if isinstance(self.screen, HelpScreen):
+            return
+        screen = spare(self, HelpScreen)
+        if screen is None:
+            screen = HelpScreen()
+            keep(self, screen)
+        screen.refill(self.screen)  # the keys of the screen it opens over
+        self.push_screen(screen)
 
     def use_theme(self, name: str) -> None:
         self.theme = name
@@ -547,6 +593,30 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
                 commands.extend(provider())
         return commands
 
+    def _handle_exception(self, error: Exception) -> None:
+        # Textual's hook for an exception no handler caught: it ends the app with a traceback
+        # and exit code 1 (a private API: tests/test_private_apis.py).
+        if teardown_race(self, error):
+            return
+        super()._handle_exception(error)
+
+
+def teardown_race(app: App[Any], error: Exception) -> bool:
+    """Whether ``error`` is a widget's handler finding its children gone while the app closes.
+
+    Textual removes a closing app's widgets children first and still delivers what their
+    parents had queued: a pane's ``on_mount`` after its table was removed, a tab bar's resize
+    after its underline was, a select's value watcher after its label was. Quitting within a
+    second of start-up (while panes mount and dialogs are built ahead) printed such a
+    traceback, with exit code 1, after every edit was already saved. A query or mount that
+    fails then has nothing left to act on; any other error, and any error while the app runs,
+    is reported as before."""
+    from textual.css.query import NoMatches
+    from textual.widget import MountError
+
+    closing = app._exit or not app.is_running
+    return closing and isinstance(error, (NoMatches, MountError))
+
 
 def _decides_tab(widget: object) -> bool:
     """Whether ``widget`` handles Tab itself (a :class:`TextField`: completion, then focus)."""
@@ -582,13 +652,9 @@ def resume_collector() -> bool:
     """Park what start-up built (it lives as long as the app) outside the cyclic collector and
     turn the collector back on; a no-op when it was never paused (tests, embedding). True when
     it was paused."""
-    import gc
+    from nlu_tui.gcpause import end_start_up_pause
 
-    if not gc.isenabled():
-        gc.freeze()
-        gc.enable()
-        return True
-    return False
+    return end_start_up_pause()
 
 
 PRELOAD = ("nlu_tui.formats.native",)

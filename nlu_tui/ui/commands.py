@@ -2,7 +2,8 @@
 
 Commands come from :meth:`Workbench.palette_commands`, which asks the app and every mounted
 widget that has a ``palette_commands()`` method, so panes (cases, runs, results) list only
-what makes sense in their current state.
+what makes sense in their current state. The palette itself is Textual's, dimming the screen
+below once per change (:class:`NluCommandPalette`).
 """
 
 from __future__ import annotations
@@ -12,9 +13,12 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Protocol, runtime_checkable
 
-from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual import events
+from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Provider
 
 from nlu_tui.textsafe import inert_markup
+from nlu_tui.ui.backdrop import CachedBackdrop
+from nlu_tui.ui.reuse import style_key
 
 
 @dataclass(frozen=True)
@@ -58,3 +62,24 @@ class NluCommands(Provider):
 
 def _call(cmd: PaletteCommand) -> None:
     cmd.callback()
+
+
+class NluCommandPalette(CachedBackdrop, CommandPalette):
+    """Textual's command palette; the screen below it is rendered and dimmed once per change
+    instead of on every redraw while the palette fills in (:mod:`nlu_tui.ui.backdrop`).
+
+    A palette is mounted (every widget styled) right before it comes on top, and Textual then
+    applies the stylesheet to all of it once more; that second pass is skipped when the theme
+    and the stylesheet are those it was mounted with (:func:`nlu_tui.ui.reuse.style_key`).
+    The palette restyles itself anyway when its list is filled in (its ``-ready`` class)."""
+
+    _styled_for: tuple[object, ...] | None = None
+
+    def on_mount(self) -> None:
+        self._styled_for = style_key(self.app)
+
+    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        # runs before Textual's Screen handler (subclass first; tests/test_private_apis.py)
+        if self._styled_for == style_key(self.app):
+            event.refresh_styles = False
+        self._styled_for = None  # only the first time it comes on top

@@ -69,8 +69,8 @@ class DutEditorScreen(Screen[None]):
             self._open(self.files[0])
 
     def _open(self, path: Path) -> None:
+        from nlu_tui.dialogue_understanding.flows import load_flows
         from nlu_tui.dut.editing import file_version
-        from nlu_tui.dut.flows import load_flows
         from nlu_tui.dut.service import DutRequest, find_flows
         from nlu_tui.errors import InputError
         from nlu_tui.formats.e2e_cases import read

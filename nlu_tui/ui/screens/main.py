@@ -147,6 +147,8 @@ class MainScreen(ReportsFailedWorkers, Screen[None]):
         suite_name = remembered.get("suite")
         root = workbench(self).workspace.root
         panel.reload(select=root / suite_name if isinstance(suite_name, str) else None)
+        # what the suites panel left for after the first screen, at the latest by then
+        self.set_timer(EXTRA_PANES_AT_LATEST, panel.first_screen_shown)
         if self._restore_tab is not None:  # reopened on Runs or Results: they are the screen
             self.call_after_refresh(self.ensure_extra_panes)
         else:
@@ -173,6 +175,7 @@ class MainScreen(ReportsFailedWorkers, Screen[None]):
     @on(CasesView.FirstShown)
     def _first_screen_shown(self) -> None:
         self.call_after_refresh(self.ensure_extra_panes)
+        self.call_after_refresh(self.query_one(SuitesPanel).first_screen_shown)
 
     def ensure_extra_panes(self) -> list[AwaitMount]:
         """Mount the Runs and Results panes, once: after the first full screen, or earlier when

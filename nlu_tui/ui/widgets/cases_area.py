@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from textual.containers import Vertical
+from textual.content import Content
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
@@ -55,8 +56,20 @@ class CasesArea(Vertical):
         return found.first() if found else None
 
     def show_text(self, text: str, *, loading: bool = False) -> None:
-        """A sentence instead of the table (why there is none, or what is being read)."""
+        """A sentence instead of the table (why there is none, or what is being read).
+
+        When a sentence is on show already and no swap is queued, its text is replaced in
+        place: no widget removed and mounted, no new layout, and only its line repainted
+        (the workbench's first screen goes from "No suite" to "Loading …" to the first rows;
+        a swap there cost a full repaint before those rows)."""
         classes = "placeholder loading" if loading else "placeholder"
+        shown = self.children[0] if len(self.children) == 1 else None
+        if isinstance(shown, Static) and shown.has_class("placeholder") and not self.pending:
+            shown.update(Content(inert(text)))  # literally, never markup
+            shown.set_classes(classes)
+            self.previewing = False
+            self.post_message(self.Swapped(table=False, final=not loading))
+            return
         self.show(Static(inert(text), classes=classes, markup=False))
 
     def show(

@@ -13,16 +13,30 @@ the completion it shows before moving on (a second ``Tab`` moves on).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.highlighter import Highlighter
 from rich.text import Text
 from textual import events
 from textual.suggester import Suggester
-from textual.widgets import DirectoryTree, Input, TextArea
+from textual.widgets import DirectoryTree, Input
 
 from nlu_tui.textsafe import inert, inert_chars
 from nlu_tui.ui.keyhold import release_keys
+
+if TYPE_CHECKING:
+    from nlu_tui.ui.widgets.inert_text_area import InertTextArea as InertTextArea
+
+
+def __getattr__(name: str) -> Any:
+    """``InertTextArea`` lives in :mod:`nlu_tui.ui.widgets.inert_text_area`: importing Textual's
+    ``TextArea`` costs about 10 ms, which the workbench's first screen (a :class:`TextField`,
+    the cases filter) does without. Imported from here on first use."""
+    if name == "InertTextArea":
+        from nlu_tui.ui.widgets.inert_text_area import InertTextArea
+
+        return InertTextArea
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class InertHighlighter(Highlighter):
@@ -125,21 +139,6 @@ class TextField(Input):
         if not self.accept_completion():
             self.screen.focus_next()
         release_keys(self, "field-tab")
-
-
-class InertTextArea(TextArea):
-    """A ``TextArea`` whose lines are drawn with their control characters made visible; the
-    cursor starts at the end of the text, so typing adds to it (Textual's starts at 0, 0)."""
-
-    def on_mount(self) -> None:
-        self.move_cursor(self.document.end)
-
-    def get_line(self, line_index: int) -> Text:
-        line = super().get_line(line_index)
-        shown = inert_chars(line.plain)
-        if shown != line.plain:
-            line.plain = shown
-        return line
 
 
 class InertDirectoryTree(DirectoryTree):

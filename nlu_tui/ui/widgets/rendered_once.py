@@ -33,6 +33,17 @@ class RenderedOnce(ReportsFailedWorkers, Widget):
         self._width = -1
         self._asked = -1
         self._lines: list[Strip] = []
+        self._shown = 0
+        """How many times :meth:`show` replaced the renderable (a late render of an older one
+        is dropped)."""
+
+    def show(self, renderable: RenderableType) -> None:
+        """Show ``renderable`` instead (drawn again, off the UI thread, for the width)."""
+        self.renderable = renderable
+        self._shown += 1
+        self._width = self._asked = -1
+        self._lines = []
+        self.refresh(layout=True)
 
     @property
     def ready(self) -> bool:
@@ -46,7 +57,7 @@ class RenderedOnce(ReportsFailedWorkers, Widget):
     def _ask(self, width: int) -> None:
         if width > 0 and width != self._width and width != self._asked:
             self._asked = width
-            self._render_lines(width)
+            self._render_lines(width, self.renderable, self._shown)
 
     @work(
         thread=True,
@@ -56,15 +67,17 @@ class RenderedOnce(ReportsFailedWorkers, Widget):
         name="rendered-once",
         description="Drawing a table",
     )
-    def _render_lines(self, width: int) -> None:
+    def _render_lines(self, width: int, renderable: RenderableType, shown: int) -> None:
         console = self.app.console
         options = console.options.update_width(width)
         style = self.rich_style
-        rendered = console.render_lines(self.renderable, options, style=style)
+        rendered = console.render_lines(renderable, options, style=style)
         lines = [Strip(line).adjust_cell_length(width, style) for line in rendered]
-        self.app.call_from_thread(self._rendered, width, lines)
+        self.app.call_from_thread(self._rendered, width, lines, shown)
 
-    def _rendered(self, width: int, lines: list[Strip]) -> None:
+    def _rendered(self, width: int, lines: list[Strip], shown: int) -> None:
+        if shown != self._shown:
+            return  # drawn for a renderable replaced meanwhile: its own render is under way
         self._width, self._lines = width, lines
         self.refresh(layout=True)
 

@@ -205,9 +205,6 @@ class RunsPane(RunLauncher):
         preload_http()
         for name in RUN_MODULES:
             importlib.import_module(name)
-        from nlu_tui.engines.base import engine_types
-
-        engine_types()  # the installed engine plug-ins, read once (~50 ms of package metadata)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Cancel is offered (and shown in the footer) only while this suite has a run going."""

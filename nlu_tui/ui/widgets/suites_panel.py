@@ -177,6 +177,12 @@ class SuitesPanel(ReportsFailedWorkers, Vertical):
         self._watching = False
         self._runs_loading = False
         self._runs_again = False
+        self._first_listing = True
+        """The first listing shows the suites without what the first screen can do without
+        (:meth:`_list_suites`); the rest follows :meth:`first_screen_shown`."""
+        self._rest_left: list[Path] = []
+        """Training files the first listing left out, listed once the first screen is up."""
+        self._first_screen_up = False
 
     @property
     def workspace(self) -> Workspace:
@@ -214,8 +220,60 @@ class SuitesPanel(ReportsFailedWorkers, Vertical):
         description="Listing the suites of the workspace",
     )
     def _list_suites(self, select: Path | None) -> None:
-        infos = self.workspace.list_suites()
+        workspace = self.workspace
+        if self._first_listing:
+            # the workbench's first screen: the suites (each read: its name and counts) come
+            # first, the open suite's first cases right behind them; the developer utterances
+            # of the training files (each a parse of its training data) and the last runs (the
+            # run store) wait until that screen is up. Unless a training file is what opens.
+            self._first_listing = False
+            first = [*workspace.suite_paths(), *workspace.conversation_paths()]
+            training = workspace.training_paths()
+            if first and (select is None or select not in training):
+                infos = [workspace.info(path) for path in first]
+                self._rest_left = training
+                self.app.call_from_thread(self._show, infos, select)
+                return
+        infos = workspace.list_suites()
         self.app.call_from_thread(self._show, infos, select)
+
+    def first_screen_shown(self) -> None:
+        """The first full screen is up (or a second has passed): list the training files the
+        first listing left out, then read the suites' last runs."""
+        if self._first_screen_up:
+            return
+        self._first_screen_up = True
+        if self._watching:  # else when the first listing is shown
+            self._after_first_screen()
+
+    def _after_first_screen(self) -> None:
+        rest, self._rest_left = self._rest_left, []
+        if rest:
+            self._list_rest(rest)  # then the runs
+        else:
+            self._load_runs()
+
+    @work(
+        thread=True,
+        group="suites-rest",
+        exit_on_error=False,
+        name="suites-rest",
+        description="Listing the training files of the workspace",
+    )
+    def _list_rest(self, paths: list[Path]) -> None:
+        infos = [self.workspace.info(path) for path in paths]
+        self.app.call_from_thread(self._add_rest, infos)
+
+    def _add_rest(self, infos: list[SuiteInfo]) -> None:
+        """Add the entries the first listing left out, after the others (as a full listing
+        orders them), unless a listing since has them; then the last runs of every entry."""
+        options = self.query_one(OptionList)
+        added = [info for info in infos if str(info.path) not in self.infos]
+        for info in added:
+            self.infos[str(info.path)] = info
+        options.add_options([Option(self._prompt(i), id=str(i.path)) for i in added])
+        self.border_title = f"Suites ({len(self.infos)})"
+        self._load_runs()
 
     def _show(self, infos: list[SuiteInfo], select: Path | None) -> None:
         options = self.query_one(OptionList)
@@ -226,7 +284,8 @@ class SuitesPanel(ReportsFailedWorkers, Vertical):
         if not self._watching:  # after the first paint: it needs no store
             self._watching = True
             runs_changed(self).subscribe(self, self._runs_changed)
-        self._load_runs()  # the sparklines, after a run of this app too
+        if self._first_screen_up:  # else once the first screen is up (first_screen_shown)
+            self._after_first_screen()  # the last runs and sparklines (after a run too)
         self.border_title = f"Suites ({len(infos)})"
         if not infos:
             return

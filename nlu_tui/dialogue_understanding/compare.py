@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from nlu_tui.dut.commands import CLARIFY, Command
+from nlu_tui.dialogue_understanding.commands import CLARIFY, Command
 
 
 def are_commands_equal(command_1: Command, command_2: Command) -> bool:

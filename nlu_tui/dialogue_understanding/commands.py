@@ -78,7 +78,7 @@ class Command:
 
     def same_as(self, other: Command) -> bool:
         """Rasa's ``__eq__`` of the command classes (not the DUT comparison: see
-        :func:`nlu_tui.dut.compare.are_commands_equal`)."""
+        :func:`nlu_tui.dialogue_understanding.compare.are_commands_equal`)."""
         if self.name != other.name or self.compared_as != other.compared_as:
             return False
         if self.name == SET_SLOT:
