@@ -228,6 +228,9 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
         self.set_timer(COLLECTOR_RESUMES_AFTER, self._resume_collector)
         if self.prebuild_after is not None:
             self.set_timer(self.prebuild_after, self.prebuild_dialogs)
+        from nlu_tui.ui.hangup import watch_terminal
+
+        watch_terminal(self)
 
     @work(
         exclusive=True,
@@ -640,7 +643,9 @@ def run_app(workspace: str | Path | None) -> int:
     app = NluTuiApp(open_workspace(workspace))
     _preload_in_background()
     result = app.run()
-    return int(result or 0)
+    # the app's own exit code first: 1 after a crash (Textual's traceback), 129 when the
+    # terminal was hung up (ui/hangup.py); run() returns only the value given to exit()
+    return app.return_code or int(result or 0)
 
 
 COLLECTOR_RESUMES_AFTER = 1.0
