@@ -179,6 +179,9 @@ async def test_modals_render_the_screen_below_once_yet_show_its_changes_and_resi
         assert "CHANGED BELOW" not in _screen_text(app)
         probe = Static("CHANGED BELOW", id="probe")
         probe.styles.dock = "top"
+        # not while Textual holds updates (the palette closed above calls delay_update: a screen
+        # laid out in that window waits for its next message, which this test never sends)
+        await _until(lambda: not app._batch_count, "Textual kept holding updates", pilot)
         await main.mount(probe)
         await _until(lambda: "CHANGED BELOW" in _screen_text(app), "the change never showed", pilot)
         await _close(pilot, main)

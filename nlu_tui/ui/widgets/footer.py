@@ -89,17 +89,9 @@ class BudgetFooter(Footer):
         self._shown = self._signature(shown)
         self.styles.grid_size_columns = len(shown)
         for binding, enabled, tooltip in shown:
+            classes = "-compact" if self.compact else ""
             yield born_compact(
-                FooterKey(
-                    binding.key,
-                    self.app.get_key_display(binding),
-                    binding.description,
-                    binding.action,
-                    classes="-compact" if self.compact else "",
-                    disabled=not enabled,
-                    tooltip=tooltip,
-                ),
-                self.compact,
+                self._key(binding, enabled, tooltip, classes), self.compact
             ).data_bind(compact=Footer.compact)
         if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
             try:
@@ -108,18 +100,20 @@ class BudgetFooter(Footer):
                 ]
             except KeyError:
                 return
-            yield born_compact(
-                FooterKey(
-                    binding.key,
-                    self.app.get_key_display(binding),
-                    binding.description,
-                    binding.action,
-                    classes="-command-palette -compact",
-                    disabled=not enabled,
-                    tooltip=binding.tooltip or binding.description,
-                ),
-                True,  # Textual's default for a FooterKey not bound to the footer
-            )
+            tooltip = binding.tooltip or binding.description
+            palette = self._key(binding, enabled, tooltip, "-command-palette -compact")
+            yield born_compact(palette, True)  # Textual's default for a key not bound to it
+
+    def _key(self, binding: Binding, enabled: bool, tooltip: str, classes: str) -> FooterKey:
+        return FooterKey(
+            binding.key,
+            self.app.get_key_display(binding),
+            binding.description,
+            binding.action,
+            classes=classes,
+            disabled=not enabled,
+            tooltip=tooltip,
+        )
 
     def _width(self, binding: Binding) -> int:
         return len(self.app.get_key_display(binding)) + len(binding.description) + 3
