@@ -141,22 +141,47 @@ def _count_renders(screen: Screen[Any]) -> list[int]:
     return calls
 
 
+def _count_changes(screen: Screen[Any]) -> list[int]:
+    """Count the changes ``screen``, below a modal, tells the modal about (its repaints forwarded
+    by ``Screen._compositor_refresh``): each one rightly costs the modal a new picture."""
+    calls = [0]
+    refresh = screen._compositor_refresh
+
+    def counted() -> None:
+        if screen is not screen.app.screen and screen._compositor._dirty_regions:
+            calls[0] += 1
+        refresh()
+
+    screen._compositor_refresh = counted  # type: ignore[method-assign]
+    return calls
+
+
 async def test_modals_render_the_screen_below_once_yet_show_its_changes_and_resizes(
     tmp_path: Path,
 ) -> None:
+    from nlu_tui.ui.widgets.suites_panel import SuitesPanel
+
     app = new_app(make_workspace(tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         main = app.screen
+        # nothing changes below while it is counted: the suites panel lists the training files
+        # and the last runs once the first screen is up (up to a second after mounting)
+        panel = main.query_one(SuitesPanel)
+        await _until(lambda: panel._first_screen_up, "the first screen never came up", pilot)
+        await settle(pilot)
         renders = _count_renders(main)
+        changes = _count_changes(main)
         await _open_help(pilot)
         await settle(pilot)
-        # Textual alone renders it 3 times: on top, on its first Resize, once it settles
-        assert renders[0] == 1, renders
+        # Textual alone renders it 3 times: on top, on its first Resize, once it settles; here
+        # once, and once more for each change of the screen below (main repaints once after it
+        # is covered, sooner or later: when later, the first picture is already drawn)
+        assert renders[0] <= 1 + changes[0] and renders[0] <= 2, (renders, changes)
         await _close(pilot, main)
         await settle(pilot)
 
-        renders[0] = 0
+        renders[0] = changes[0] = 0
         await pilot.press("ctrl+p")
         await _until(
             lambda: isinstance(app.screen, CommandPalette) and app.screen.has_class("-ready"),
@@ -164,7 +189,8 @@ async def test_modals_render_the_screen_below_once_yet_show_its_changes_and_resi
             pilot,
         )
         await settle(pilot)
-        assert renders[0] == 1, renders  # Textual alone: 2 (its first Resize lays main out)
+        # Textual alone: 2 (its first Resize lays main out), whatever changed below
+        assert renders[0] <= 1 + changes[0] and renders[0] <= 2, (renders, changes)
 
         # a resize under the palette still lays the main screen out for the new size
         await pilot.resize_terminal(90, 30)
