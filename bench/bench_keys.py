@@ -12,7 +12,7 @@ palette once its list of commands is (Textual hides the palette's box until the 
 
 The app is started as ``nlu-tui`` starts it (``cli/tui.open_workbench``): the cyclic collector
 is paused before the app is built and the app turns it back on a second after its first screen,
-parking start-up's objects outside it (``gc.freeze``; ``NluTuiApp._resume_collector``). Without
+parking start-up's objects outside it (``gc.freeze``; ``gcpause.end_start_up_pause``). Without
 that, a full collection over start-up's objects (tens of ms) fell inside one key in a few and
 was a p95 the user never sees.
 

@@ -4,7 +4,6 @@ parked outside it for the process's life (the workbench after start-up, a CLI ru
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
 
 import pytest
 
@@ -16,7 +15,7 @@ SUITE = SAMPLES / "banking_bot.suite.yaml"
 
 
 @pytest.fixture
-def no_freeze_count(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def no_freeze_count(monkeypatch: pytest.MonkeyPatch) -> None:
     """``gc.get_freeze_count`` walks every parked object (~25 ms a million): a read must not
     ask it (it did on every suite chunk, and the workbench parks its whole start-up)."""
 
@@ -24,8 +23,6 @@ def no_freeze_count(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         raise AssertionError("gc.get_freeze_count() walked the parked objects")
 
     monkeypatch.setattr(gc, "get_freeze_count", walked)
-    yield
-    monkeypatch.undo()
 
 
 def test_a_read_after_parking_leaves_the_parked_objects_parked(no_freeze_count: None) -> None:

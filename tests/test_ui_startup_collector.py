@@ -1,6 +1,6 @@
 """The workbench pauses Python's cyclic collector for its start-up (``cli.tui.open_workbench``)
 and the app turns it back on once the first screen is up, with what start-up built parked
-outside it (``ui.app.resume_collector``): a collector left off would let cyclic garbage grow
+outside it (``gcpause.end_start_up_pause``): a collector left off would let cyclic garbage grow
 for the whole session."""
 
 from __future__ import annotations

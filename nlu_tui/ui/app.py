@@ -20,9 +20,10 @@ from textual.command import CommandPalette
 from textual.notifications import SeverityLevel
 from textual.theme import Theme
 
+from nlu_tui.gcpause import end_start_up_pause, is_parked, park_long_lived
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.commands import NluCommands, PaletteCommand
-from nlu_tui.ui.keyhold import FIELD_HOLD_SECONDS, KeyHold
+from nlu_tui.ui.keyhold import BINDING_HOLD_SECONDS, FIELD_HOLD_SECONDS, KeyHold
 from nlu_tui.ui.state import Workbench
 from nlu_tui.ui.workers import ReportsFailedWorkers
 from nlu_tui.workspace import Workspace
@@ -116,9 +117,6 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
         self.stylesheet.set_variables(self._startup_css)
         self.key_hold = KeyHold(self, self._deliver_key)
         """Keys typed while their target is being built (a dialog, the cases table)."""
-        self._parks_long_lived = False
-        """Whether the app turned the collector, paused for start-up, back on (then what it
-        builds ahead is parked outside the collector too); never for a collector it found on."""
         self._keys_out: deque[tuple[events.Key, object, object]] = deque(maxlen=KEYS_OUT)
         """The last keys forwarded to a screen's focused widget, with that screen and widget."""
 
@@ -143,7 +141,7 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
             # the cases table). What it moves, the focus, moves only once the messages queued
             # meanwhile are handled: the keys read behind it wait until then, to land where it
             # moved (F3 then G, typed at once, opened nothing: G went to the suites list).
-            self.key_hold.hold("binding", FIELD_HOLD_SECONDS)
+            self.key_hold.hold("binding", BINDING_HOLD_SECONDS)
             try:
                 await super().on_event(event)
             finally:
@@ -225,7 +223,7 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
         self.push_screen(MainScreen())
         # after the first paint and the first suite's load have had their turn
         self.set_timer(0.5, self.load_training_intents)
-        self.set_timer(COLLECTOR_RESUMES_AFTER, self._resume_collector)
+        self.set_timer(COLLECTOR_RESUMES_AFTER, end_start_up_pause)
         if self.prebuild_after is not None:
             self.set_timer(self.prebuild_after, self.prebuild_dialogs)
         from nlu_tui.ui.hangup import watch_terminal
@@ -253,13 +251,8 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
         await prebuild(self, GenerateScreen.blank())
         await prebuild(self, DiffScreen.blank())
         await prebuild_help(self)
-        if self._parks_long_lived:  # they live as long as the app, as start-up's objects
-            from nlu_tui.gcpause import park_long_lived
-
+        if is_parked():  # start-up's objects are: these live as long as the app, as they do
             park_long_lived()
-
-    def _resume_collector(self) -> None:
-        self._parks_long_lived = resume_collector()
 
     @work(
         thread=True,
@@ -650,16 +643,9 @@ def run_app(workspace: str | Path | None) -> int:
 
 COLLECTOR_RESUMES_AFTER = 1.0
 """Seconds after mounting when the cyclic collector, paused for start-up by
-``cli.tui.open_workbench``, runs again: the first full screen is up by then."""
-
-
-def resume_collector() -> bool:
-    """Park what start-up built (it lives as long as the app) outside the cyclic collector and
-    turn the collector back on; a no-op when it was never paused (tests, embedding). True when
-    it was paused."""
-    from nlu_tui.gcpause import end_start_up_pause
-
-    return end_start_up_pause()
+``cli.tui.open_workbench``, runs again with what start-up built parked outside it
+(``gcpause.end_start_up_pause``: a no-op when start-up did not pause it, as in tests): the
+first full screen is up by then."""
 
 
 PRELOAD = ("nlu_tui.formats.native",)

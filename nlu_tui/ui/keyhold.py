@@ -32,6 +32,9 @@ TABLE_HOLD_SECONDS = 10.0
 FIELD_HOLD_SECONDS = 0.5
 """At most this long are keys held for a field deciding what its ``Tab`` does."""
 
+BINDING_HOLD_SECONDS = 0.5
+"""At most this long are keys held for an app binding's effect (a focus move) to take place."""
+
 
 class KeyHold:
     """Holds the keys read while any hold is open, and replays them when none is."""
