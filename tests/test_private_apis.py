@@ -20,6 +20,7 @@ import httpx
 import pytest
 import yaml
 from runner_loopback import LoopbackNlu
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.reactive import Reactive
@@ -420,6 +421,35 @@ async def test_textual_binding_chain_and_check_bindings_for_tab_typeahead() -> N
             for binding in bindings.key_to_bindings.get("tab", ()):
                 actions.add(binding.action)
         assert "app.focus_next" in actions or "focus_next" in actions, actions
+
+
+async def test_textual_key_bubbling_that_key_hold_follows() -> None:
+    """KeyHold.follow (nlu_tui.ui.keyhold) follows a key up the widgets: it reads
+    ``MessagePump._parent`` and ``Message._stop_propagation`` once each node has handled the key
+    (a callback queued behind it runs after it), and relies on Textual bubbling a key the node
+    did not stop into the parent's queue before the node reads its next message. Without these,
+    the keys behind one on its way are held until the hold's timeout (2 s)."""
+    app = _TwoPanes()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        field = app.focused
+        assert isinstance(field, Input) and field._parent is field.parent
+        parent = field._parent
+        assert parent is not None and parent is not app
+        seen: dict[str, tuple[bool, bool]] = {}
+
+        def passed(key: events.Key) -> None:
+            seen[key.key] = (key._stop_propagation, parent._message_queue.qsize() > 0)
+
+        for name, char in (("x", "x"), ("backspace", None)):
+            key = events.Key(name, char)
+            key.set_sender(app)
+            field._forward_event(key)
+            field.call_later(passed, key)
+            await pilot.pause()
+            await pilot.pause()
+        assert seen["x"][0] is True  # used by the field: stopped
+        assert seen["backspace"] == (False, True)  # not used: already in the parent's queue
 
 
 # --- textual-serve: nlu_tui.cli.web ----------------------------------------------------------

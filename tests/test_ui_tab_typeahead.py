@@ -106,3 +106,32 @@ async def test_a_key_right_behind_one_that_moves_the_focus_lands_where_it_moved(
         await burst(pilot, "slash", *"balance")
         await settle(pilot)
         assert app.focused is not None and getattr(app.focused, "value", None) == "balance"
+
+
+async def test_a_key_used_by_a_binding_is_not_overtaken_by_the_characters_behind_it(
+    tmp_path: Path,
+) -> None:
+    """Backspace deletes in a field by the field's binding, which Textual runs only once the key
+    has bubbled back up to the app; characters are used by the field at once. Read together
+    (``backspace 5`` typed into the start dialog's Repeat 1 under load: it read 1, not 5), each
+    character overtook the backspace before it."""
+    root = make_workspace(tmp_path)
+    app = new_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f3")
+        await settle(pilot)
+        await pilot.press("a")
+        await pilot.pause()
+        editor = app.screen
+        assert isinstance(editor, CaseEditorScreen)
+        field = editor.query_one("#intent-1", Input)
+        field.focus()
+        await pilot.pause()
+        await burst(pilot, *"greet")
+        await burst(pilot, "backspace", "x", "backspace", "backspace", "y", "left", "z")
+        for _ in range(20):
+            if field.value == "grezy":
+                break
+            await pilot.pause()
+        assert field.value == "grezy"

@@ -23,7 +23,7 @@ from textual.theme import Theme
 from nlu_tui.gcpause import end_start_up_pause, is_parked, park_long_lived
 from nlu_tui.textsafe import inert
 from nlu_tui.ui.commands import NluCommands, PaletteCommand
-from nlu_tui.ui.keyhold import BINDING_HOLD_SECONDS, FIELD_HOLD_SECONDS, KeyHold
+from nlu_tui.ui.keyhold import BINDING, BINDING_HOLD_SECONDS, FIELD_HOLD_SECONDS, KeyHold
 from nlu_tui.ui.state import Workbench
 from nlu_tui.ui.workers import ReportsFailedWorkers
 from nlu_tui.workspace import Workspace
@@ -121,33 +121,42 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
         """The last keys forwarded to a screen's focused widget, with that screen and widget."""
 
     async def on_event(self, event: events.Event) -> None:
-        """Hold the keys read while their target is being built (:mod:`nlu_tui.ui.keyhold`),
-        except the app's priority keys (quit), then deliver keys as :meth:`_deliver_key` does.
-        A key that bubbled back up unused from the old screen while a hold is open belongs
-        to what is being built too."""
-        if isinstance(event, events.Key) and event.is_forwarded and self._came_back(event):
-            event = events.Key(event.key, event.character)  # as if typed now, on this screen
+        """Hold the keys read while their target is being built or while the key before them is
+        on its way through the widgets (:mod:`nlu_tui.ui.keyhold`), except the app's priority
+        keys (quit), then deliver keys as :meth:`_deliver_key` does."""
+        if isinstance(event, events.Key) and event.is_forwarded:
+            await self._key_came_back(event)
+            return
         if (
             isinstance(event, events.Key)
             and not self._bypasses_hold(event.key)
             and self.key_hold.take(event)
         ):
             return
-        if isinstance(event, events.Key) and not event.is_forwarded:
+        if isinstance(event, events.Key):
             await self._deliver_key(event)
             return
-        if isinstance(event, events.Key):
-            # Back from the focused widget unused: the app's own binding runs now (F3 focuses
-            # the cases table). What it moves, the focus, moves only once the messages queued
-            # meanwhile are handled: the keys read behind it wait until then, to land where it
-            # moved (F3 then G, typed at once, opened nothing: G went to the suites list).
-            self.key_hold.hold("binding", BINDING_HOLD_SECONDS)
-            try:
-                await super().on_event(event)
-            finally:
-                self.call_later(self.key_hold.release, "binding")
-            return
         await super().on_event(event)
+
+    async def _key_came_back(self, event: events.Key) -> None:
+        """A key back from the focused widget unused: the app's own binding runs now (F3
+        focuses the cases table, backspace deletes in a field). What it moves, the focus,
+        moves only once the messages queued meanwhile are handled: the keys read behind it
+        wait until then, to land where it moved (F3 then G, typed at once, opened nothing: G
+        went to the suites list). A key that comes back from a screen no longer on top, or a
+        widget no longer focused, belongs to what is there now: it is delivered again, ahead
+        of the keys read behind it."""
+        self.key_hold.hold(BINDING, BINDING_HOLD_SECONDS)
+        self.key_hold.landed(event)
+        try:
+            if self._came_back(event):
+                again = events.Key(event.key, event.character)  # as if typed now, on this screen
+                if not self.key_hold.first(again):
+                    await self._deliver_key(again)
+                return
+            await super().on_event(event)
+        finally:
+            self.call_later(self.key_hold.release, BINDING)
 
     def _came_back(self, event: events.Key) -> bool:
         """Whether ``event`` was forwarded to a screen that is no longer on top, or to a widget
@@ -182,8 +191,11 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
             if not await self._check_bindings(event.key, priority=True):
                 await self.run_action(FOCUS_KEYS[event.key], self.screen)
             return
+        target = self.focused or self.screen
         self._keys_out.append((event, self.screen, self.focused))
         await super().on_event(event)
+        if event.is_forwarded:  # not taken by a priority binding: on its way through the widgets
+            self.key_hold.follow(event, target)
 
     def _tab_moves_focus(self, key: str) -> bool:
         """Whether the first binding ``key`` meets, from the focused widget up, moves focus."""

@@ -6,6 +6,13 @@ until its worker has built it; a field that takes ``Tab`` (to accept a completio
 decides only once it has read the characters queued before the ``Tab``. Keys read in those
 moments went to the screen (and were dropped) or to the old field.
 
+A key also travels: Textual forwards it to the focused widget, which uses it (a character typed
+into a field) or lets it bubble up, widget by widget, back to the app, where the bindings run
+(``backspace`` deletes in a field by its binding). The keys read meanwhile were forwarded at
+once and a character overtook the key before it: ``backspace 5`` typed into a field holding
+``1`` left ``1`` (``15``, then the backspace). While a key is on its way (:meth:`KeyHold.follow`),
+the keys read behind it are held, so each key is used before the next one is delivered.
+
 :class:`KeyHold` (owned by the app) keeps such keys in order while any *hold* is open and
 replays them through the app's normal key path once the last hold is released, so they land
 where the user was looking. Every hold ends on its own after a timeout, so a hold that is never
@@ -20,6 +27,7 @@ from typing import Any
 from textual import events
 from textual.app import App
 from textual.dom import DOMNode
+from textual.message_pump import MessagePump
 from textual.screen import Screen
 from textual.timer import Timer
 
@@ -35,6 +43,15 @@ FIELD_HOLD_SECONDS = 0.5
 BINDING_HOLD_SECONDS = 0.5
 """At most this long are keys held for an app binding's effect (a focus move) to take place."""
 
+KEY_ON_ITS_WAY_SECONDS = 2.0
+"""At most this long are keys held behind one still on its way through the widgets."""
+
+BINDING = "binding"
+"""The hold reason of an app binding being run (see ``NluTuiApp.on_event``)."""
+
+ON_ITS_WAY = "key-on-its-way"
+"""The hold reason of :meth:`KeyHold.follow`."""
+
 
 class KeyHold:
     """Holds the keys read while any hold is open, and replays them when none is."""
@@ -47,6 +64,7 @@ class KeyHold:
         self.replayed = 0
         """Keys delivered after a hold (tests and the benchmark read it)."""
         self._replaying = False
+        self._on_its_way: events.Key | None = None
 
     @property
     def holding(self) -> bool:
@@ -69,6 +87,14 @@ class KeyHold:
             self._replaying = True
             self.app.call_later(self._replay)
 
+    def first(self, event: events.Key) -> bool:
+        """Keep ``event`` ahead of the held keys when a hold other than an app binding's is
+        open (a dialog being built); False to let it through now."""
+        if not any(reason != BINDING for reason in self._holds):
+            return False
+        self.held.insert(0, events.Key(event.key, event.character))
+        return True
+
     def take(self, event: events.Key) -> bool:
         """Keep ``event`` for later when a hold is open; False to let it through now."""
         if not self.holding:
@@ -85,6 +111,44 @@ class KeyHold:
                 return
             self.replayed += 1
             await self._dispatch(key)
+
+    # --- a key on its way ---------------------------------------------------------------------
+
+    def follow(self, event: events.Key, target: MessagePump) -> None:
+        """``event`` was just forwarded to ``target`` (the focused widget or the screen): hold
+        the keys read behind it until a widget has used it or it came back up to the app
+        (:meth:`landed`)."""
+        self._on_its_way = event
+        self.hold(ON_ITS_WAY, KEY_ON_ITS_WAY_SECONDS)
+        self._follow(event, target)
+
+    def _follow(self, event: events.Key, node: MessagePump) -> None:
+        # A callback queued behind the key runs once ``node`` has handled it (queues are FIFO)
+        if not node.call_later(self._passed, event, node):
+            self.landed(event)  # closing: the key goes no further
+
+    def _passed(self, event: events.Key, node: MessagePump) -> None:
+        """``node`` has handled ``event``: it was used there, or it now waits in the parent's
+        queue (Textual posts it up before the next message of ``node`` is read)."""
+        if self._on_its_way is not event:
+            return
+        parent = node._parent
+        if parent is None or parent is self.app:
+            # the screen bubbled it to the app, whose on_event calls landed (the screen stops
+            # every key it bubbles up, so its stop flag says nothing)
+            if parent is None:
+                self.landed(event)
+            return
+        if event._stop_propagation or not node.is_attached:
+            self.landed(event)  # used by ``node`` (or dropped with it)
+            return
+        self._follow(event, parent)
+
+    def landed(self, event: events.Key) -> None:
+        """``event`` has been used, or came back to the app: the keys behind it may go."""
+        if self._on_its_way is event:
+            self._on_its_way = None
+            self.release(ON_ITS_WAY)
 
     # --- screens -------------------------------------------------------------------------------
 
