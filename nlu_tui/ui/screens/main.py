@@ -25,6 +25,7 @@ from textual.worker import get_current_worker
 from nlu_tui import ui_state
 from nlu_tui.model import Suite
 from nlu_tui.ui.commands import PaletteCommand
+from nlu_tui.ui.focus_guard import FocusGuard
 from nlu_tui.ui.messages import (
     EditCaseRequested,
     SuiteChanged,
@@ -66,7 +67,7 @@ def _extra_pane(target: str) -> Widget:
     return widget
 
 
-class MainScreen(ReportsFailedWorkers, Screen[None]):
+class MainScreen(FocusGuard, ReportsFailedWorkers, Screen[None]):
     _restore_tab: str | None = None
     """The tab to show once the extra panes are in (remembered from the last session)."""
     _restoring = True

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.message import Message
 from textual.widget import Widget
@@ -124,6 +124,9 @@ class ResultsTable(ReportsFailedWorkers, Widget):
         self._table: Any = None
         self._focus_pending = False
         """The table was asked for the focus before it had rows: it takes it when it has."""
+        self._focus_asked: Any = None
+        """The table asked for the focus and not focused yet (``focus()`` takes effect later):
+        a table rebuilt meanwhile passes the focus on to the new one."""
         self._view_version = 0
         self._pending_select: str | None = None
         self.view_pending = False
@@ -144,6 +147,7 @@ class ResultsTable(ReportsFailedWorkers, Widget):
     def focus_table(self) -> None:
         """Focus the table, or this widget while there are no rows yet."""
         if self._table is not None:
+            self._focus_asked = self._table
             self._table.focus()
         else:
             self._focus_pending = True
@@ -170,7 +174,8 @@ class ResultsTable(ReportsFailedWorkers, Widget):
         self._widths = None
         if self._table is not None:  # a table cannot change its columns: a new one is built
             table, self._table = self._table, None
-            refocus = table.has_focus
+            refocus = table.has_focus or self._focus_asked is table
+            self._focus_asked = None
             table.remove()
             self._focus_pending = self._focus_pending or refocus
 
@@ -313,6 +318,7 @@ class ResultsTable(ReportsFailedWorkers, Widget):
             self.mount(table)
             if self._focus_pending:  # asked for before there was a table to focus
                 self._focus_pending = False
+                self._focus_asked = table
                 table.focus()
             self._shown_rows = view.num_rows
             self.post_message(self.CaseHighlighted(self, self.case_id_at(0)))
@@ -347,6 +353,10 @@ class ResultsTable(ReportsFailedWorkers, Widget):
         return list(self._view[key].to_pylist())
 
     # --- events -----------------------------------------------------------------------
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        if event.widget is self._table:
+            self._focus_asked = None
 
     # the fastdatatable's messages, dispatched by name (its class is imported lazily)
     def on_data_table_row_highlighted(self, event: Any) -> None:
