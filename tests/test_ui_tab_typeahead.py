@@ -135,3 +135,25 @@ async def test_a_key_used_by_a_binding_is_not_overtaken_by_the_characters_behind
                 break
             await pilot.pause()
         assert field.value == "grezy"
+
+
+async def test_the_hold_behind_a_key_ends_once_the_key_is_used(tmp_path: Path) -> None:
+    """A key used by the field (a character) or by a binding once back at the app (backspace)
+    ends the hold on the keys behind it as soon as it is used, not at the hold's timeout."""
+    from nlu_tui.ui.keyhold import ON_ITS_WAY
+
+    root = make_workspace(tmp_path)
+    app = new_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f3")
+        await settle(pilot)
+        await pilot.press("a")
+        await pilot.pause()
+        field = app.screen.query_one("#intent-1", Input)
+        field.focus()
+        await pilot.pause()
+        for key in ("x", "backspace"):
+            await burst(pilot, key)
+            assert ON_ITS_WAY not in app.key_hold._holds, key
+        assert field.value == ""

@@ -133,15 +133,14 @@ class KeyHold:
         if self._on_its_way is not event:
             return
         parent = node._parent
-        if parent is None or parent is self.app:
-            # the screen bubbled it to the app, whose on_event calls landed (the screen stops
-            # every key it bubbles up, so its stop flag says nothing)
-            if parent is None:
-                self.landed(event)
+        if parent is None:  # the app itself: the key came back (or a screen used it)
+            self.landed(event)
             return
-        if event._stop_propagation or not node.is_attached:
+        if parent is not self.app and (event._stop_propagation or not node.is_attached):
             self.landed(event)  # used by ``node`` (or dropped with it)
             return
+        # A screen stops every key it passes up to the app, so its stop flag tells nothing:
+        # the app reads the key before this callback, if it was passed up
         self._follow(event, parent)
 
     def landed(self, event: events.Key) -> None:
