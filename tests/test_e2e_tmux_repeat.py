@@ -52,8 +52,17 @@ def test_repeat_run_from_the_start_dialog_in_tmux(tmp_path: Path) -> None:
                 session, r"Stability (\d+\.\d)% over 5 attempts: (\d+) flaky of 20", timeout=60
             )
             palette_command(session, "Show flaky only", "results: Show flaky only")
-            wait_for_screen(session, r"Flaky only")
+            # the filter shows "Flaky only" while the closing palette may still cover the rows:
+            # read the screen once the palette (its search line) is gone and the rows are in
+            deadline = time.monotonic() + 60
             screen = capture(session)
+            while time.monotonic() < deadline and (
+                "Flaky only" not in screen
+                or "\N{RIGHT-POINTING MAGNIFYING GLASS}" in screen
+                or len(_result_rows(screen)) != 4
+            ):
+                time.sleep(0.2)
+                screen = capture(session)
             tmux("send-keys", "-t", session, "C-q")
 
     env = {**os.environ, **app.env}
@@ -75,5 +84,9 @@ def test_repeat_run_from_the_start_dialog_in_tmux(tmp_path: Path) -> None:
     assert stability["overall"]["stability"] == 0.8
     assert set(stability["flaky"]) == {cases[i].id for i in RANDOM_AT}
     # only the flaky cases are listed: their utterances, no steady one
-    rows = [line for line in screen.splitlines() if re.search(r"│\s+\d+\s+(TP|TN|FP|FN)", line)]
+    rows = _result_rows(screen)
     assert len(rows) == 4, screen
+
+
+def _result_rows(screen: str) -> list[str]:
+    return [line for line in screen.splitlines() if re.search(r"│\s+\d+\s+(TP|TN|FP|FN)", line)]
