@@ -118,6 +118,8 @@ def app_in_tmux(
         **(extra_env or {}),
     }
     exports = " ".join(f"{k}={v}" for k, v in env.items())
+    if "PYTHONPATH" not in env:  # nor the one of whoever started the tmux server
+        exports = f"-u PYTHONPATH {exports}"
     session = f"nlu-tui-e2e-{uuid.uuid4().hex[:8]}"
     tmux(
         "new-session",
