@@ -487,7 +487,9 @@ def test_a_one_case_run_on_a_plain_http_engine_imports_no_aiohttp(tmp_path: Path
     assert "nlu-tui-http" not in seen["threads"]
 
 
-def test_a_one_case_run_on_the_embedded_engine_imports_no_aiohttp(tmp_path: Path) -> None:
+def test_a_one_case_run_on_the_embedded_engine_imports_no_aiohttp_nor_sklearn_from_its_cache(
+    tmp_path: Path,
+) -> None:
     training = tmp_path / "tiny.nlu.yml"
     training.write_text(
         'version: "3.1"\nnlu:\n'
@@ -499,10 +501,16 @@ def test_a_one_case_run_on_the_embedded_engine_imports_no_aiohttp(tmp_path: Path
         "    - show my account balance\n",
         encoding="utf-8",
     )
-    seen = _one_case_run(tmp_path, f"embedded:{training}")
-    assert seen["code"] == 0
-    assert _loaded(seen["modules"], HTTP_STACK) == []
-    assert "nlu-tui-http" not in seen["threads"]
+    trained = _one_case_run(tmp_path, f"embedded:{training}")  # trains, fills the model cache
+    cached = _one_case_run(tmp_path, f"embedded:{training}")
+    for seen in (trained, cached):
+        assert seen["code"] == 0
+        assert _loaded(seen["modules"], HTTP_STACK) == []
+        assert "nlu-tui-http" not in seen["threads"]
+    # the model read from the cache parses with numpy and scipy.sparse alone: scikit-learn
+    # (and the scipy.stats it imports, half a second in all) is for training
+    assert "sklearn" in trained["modules"]
+    assert _loaded(cached["modules"], ("sklearn", "scipy.stats")) == []
 
 
 def test_the_http_stack_is_preloaded_only_for_engines_that_may_need_it() -> None:
