@@ -173,10 +173,13 @@ def answer_cache(plan: RunPlan, store: RunStore) -> AnswerCache | None:
 
 def _suite_runner(plan: RunPlan, store: RunStore) -> Runner:
     from nlu_tui.runner import Run
-    from nlu_tui.runner.kore_batch import KoreBatchRun, batch_spec
 
     # kore-batch:PROFILE: the same suite run, its answers from Kore.ai's own batch test
-    factory = KoreBatchRun if batch_spec(plan.resolved.name) is not None else Run
+    factory: type[Run] = Run
+    if plan.resolved.name.startswith("kore-batch:"):  # kore_batch.PREFIX
+        from nlu_tui.runner.kore_batch import KoreBatchRun
+
+        factory = KoreBatchRun
     return factory(
         plan.suite,
         plan.resolved,
@@ -696,13 +699,15 @@ def resolve_run_engine(
 ) -> ResolvedEngine:
     """The engine of ``--engine``; ``kore-batch:PROFILE`` is the kore profile PROFILE, named
     so (the run's engine name) that a resume runs it on Kore.ai's batch testing again."""
-    from nlu_tui.engines.kore import KoreEngine
     from nlu_tui.engines.profiles import resolve_engine
+
+    if not spec.startswith("kore-batch:"):  # kore_batch.PREFIX: Kore.ai's modules not needed
+        return resolve_engine(spec, suite_path, stage, workspace)
+    from nlu_tui.engines.kore import KoreEngine
     from nlu_tui.runner.kore_batch import PREFIX, batch_spec
 
     profile = batch_spec(spec)
-    if profile is None:
-        return resolve_engine(spec, suite_path, stage, workspace)
+    assert profile is not None
     if not profile:
         raise InputError("kore-batch needs a kore profile: kore-batch:PROFILE", field="engine")
     resolved = resolve_engine(profile, suite_path, stage, workspace)

@@ -155,3 +155,24 @@ def test_linear_svm_confidence_says_no_intent_for_unknown_text() -> None:
     ]
     full = model.predict_many(texts[:20])
     assert model.predict_many(texts[:20], top=3) == [ranking[:3] for ranking in full]
+
+
+def test_rows_normalised_as_scikit_learn_does_bit_for_bit() -> None:
+    """features._normalize_rows replaces ``sklearn.preprocessing.normalize`` (l2, CSR, in
+    place) so that parsing with a cached model imports no scikit-learn: the same numbers."""
+    import scipy.sparse as sp
+    from sklearn.preprocessing import normalize
+
+    from nlu_tui.engines.embedded.features import _normalize_rows
+
+    rng = np.random.default_rng(7)
+    for density in (0.0, 0.02, 0.3, 1.0):
+        matrix = sp.random(40, 300, density=density, format="csr", random_state=rng)
+        matrix.data = np.log(matrix.data * 9 + 1) + 1.0
+        for row in range(0, 40, 7):  # rows of zeros stay zeros
+            matrix.data[matrix.indptr[row] : matrix.indptr[row + 1]] = 0.0
+        matrix.eliminate_zeros()
+        expected = normalize(matrix.copy(), norm="l2", copy=False)
+        ours = _normalize_rows(matrix)
+        assert np.array_equal(ours.indptr, expected.indptr)
+        assert np.array_equal(ours.data, expected.data)  # bit for bit

@@ -278,10 +278,12 @@ def _closed_port() -> int:
 async def test_httpx_aiohttp_connection_errors_keep_the_aiohttp_cause() -> None:
     """httpx_aiohttp.transport.map_aiohttp_exceptions turns a refused connection into
     httpx.ConnectTimeout raised ``from`` the aiohttp error; runner/retry.classify reads
-    __cause__ for the real reason."""
+    __cause__ for the real reason. (A plain http:// URL takes the run transport's own HTTP/1.1
+    pool; without it, as for https://, the request goes through aiohttp's transport.)"""
     import aiohttp
 
     client = make_client(concurrency=1, timeout=5)
+    client._transport.http1_pool = None  # type: ignore[attr-defined]
     try:
         with pytest.raises(httpx.TransportError) as caught:
             await _send(client, _version_request(client, f"http://127.0.0.1:{_closed_port()}"))

@@ -431,3 +431,95 @@ def test_a_built_in_engine_type_needs_no_plug_in_discovery(monkeypatch: Any) -> 
     with pytest.raises(EngineError, match="unknown engine type 'no-such'"):
         base.engine_factory("no-such")
     assert looked and set(looked) == {base.ENGINE_GROUP}
+
+
+HTTP_STACK = ("aiohttp", "httpx_aiohttp")
+"""aiohttp (about a fifth of a second of a one-case run, with its SSL contexts): only a run
+whose engine needs it (``https://``, a vendor's profile) imports it. A plain ``http://`` engine
+is asked on the run transport's own HTTP/1.1 pool; the embedded engine speaks no HTTP."""
+
+ONE_CASE = """nlu_tui_suite: 1
+name: one case
+cases:
+  - id: c1
+    utterance: send 200 dollars to Leonardo
+    intents: [transfer_money]
+"""
+
+
+def _one_case_run(tmp_path: Path, engine: str) -> dict[str, Any]:
+    """A one-case ``nlu-tui run`` in a fresh interpreter: its exit code, the modules it
+    imported and the threads it started."""
+    suite = tmp_path / "one.suite.yaml"
+    suite.write_text(ONE_CASE, encoding="utf-8")
+    out = _python(
+        f"""
+        import contextlib, io, json, sys, threading
+        started = []
+        start = threading.Thread.start
+        def spy(self):
+            started.append(self.name)
+            return start(self)
+        threading.Thread.start = spy
+        from nlu_tui.cli.main import run
+        with contextlib.redirect_stdout(io.StringIO()):
+            code = run(["run", {str(suite)!r}, "-e", {engine!r}, "--retries", "0"])
+        modules = sorted(n for n, m in sys.modules.items() if m is not None)
+        print(json.dumps({{"code": code, "modules": modules, "threads": started}}))
+        """,
+        tmp_path,
+    )
+    seen: dict[str, Any] = json.loads(out)
+    return seen
+
+
+def test_a_one_case_run_on_a_plain_http_engine_imports_no_aiohttp(tmp_path: Path) -> None:
+    """``nlu-tui run SUITE -e rasa:http://...`` (the one-case run of
+    ``bench/bench_cli_start.py``): the engine's ``GET /version`` probe and its parse both go
+    over the run transport's HTTP/1.1 pool, and no thread preloads aiohttp."""
+    from runner_loopback import LoopbackNlu
+
+    with LoopbackNlu() as server:
+        seen = _one_case_run(tmp_path, f"rasa:{server.url}")
+        assert server.counts == {"send 200 dollars to Leonardo": 1}
+    assert seen["code"] == 0  # the case passed: the engine was reached
+    assert _loaded(seen["modules"], HTTP_STACK) == []
+    assert "nlu-tui-http" not in seen["threads"]
+
+
+def test_a_one_case_run_on_the_embedded_engine_imports_no_aiohttp_nor_sklearn_from_its_cache(
+    tmp_path: Path,
+) -> None:
+    training = tmp_path / "tiny.nlu.yml"
+    training.write_text(
+        'version: "3.1"\nnlu:\n'
+        "- intent: transfer_money\n  examples: |\n"
+        "    - send 200 dollars to Leonardo\n    - transfer money to my mother\n"
+        "    - pay 30 euros to Anna\n"
+        "- intent: check_balance\n  examples: |\n"
+        "    - what is my balance\n    - how much money do I have\n"
+        "    - show my account balance\n",
+        encoding="utf-8",
+    )
+    trained = _one_case_run(tmp_path, f"embedded:{training}")  # trains, fills the model cache
+    cached = _one_case_run(tmp_path, f"embedded:{training}")
+    for seen in (trained, cached):
+        assert seen["code"] == 0
+        assert _loaded(seen["modules"], HTTP_STACK) == []
+        assert "nlu-tui-http" not in seen["threads"]
+    # the model read from the cache parses with numpy and scipy.sparse alone: scikit-learn
+    # (and the scipy.stats it imports, half a second in all) is for training
+    assert "sklearn" in trained["modules"]
+    assert _loaded(cached["modules"], ("sklearn", "scipy.stats")) == []
+
+
+def test_the_http_stack_is_preloaded_only_for_engines_that_may_need_it() -> None:
+    from nlu_tui.runner.client import http_stack_needed
+
+    assert not http_stack_needed("embedded:data/nlu.yml")
+    assert not http_stack_needed("rasa:http://127.0.0.1:5005")
+    assert not http_stack_needed("http: HTTP://engine:8080/parse")
+    assert http_stack_needed("rasa:https://rasa.example.com")
+    assert http_stack_needed("staging")  # a profile: any engine type, any scheme
+    assert http_stack_needed("kore-batch:bot")
+    assert http_stack_needed(None)  # a resume: the stored run's engine

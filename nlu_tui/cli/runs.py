@@ -331,7 +331,7 @@ def _quiet_collector() -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Run (or resume) through the run service; this face shows progress and maps exit codes."""
-    from nlu_tui.runner.client import preload_http
+    from nlu_tui.runner.client import http_stack_needed, preload_http
     from nlu_tui.runservice import check_request, read_before_the_store
 
     if len(args.engine or []) > 1:
@@ -349,7 +349,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         return _run_robustness(args, request)
     _no_perturbation_without_robustness(args)
     check_request(request)  # before the store is opened: bad input changes nothing
-    preload_http()  # in a thread, while the suite is read and the run stored
+    if http_stack_needed(request.engine):  # not for the embedded engine, nor plain http://
+        preload_http()  # in a thread, while the suite is read and the run stored
     request = read_before_the_store(request, warn=say_warning)  # still no store: bad input
     return _open_and_execute(args, request)[0]
 
@@ -380,7 +381,7 @@ def _run_robustness(args: argparse.Namespace, request: Any) -> int:
     from nlu_tui.errors import InputError
     from nlu_tui.perturbation import perturb_suite
     from nlu_tui.robustness import run_robustness
-    from nlu_tui.runner.client import preload_http
+    from nlu_tui.runner.client import http_stack_needed, preload_http
     from nlu_tui.runservice import check_request, read_before_the_store
     from nlu_tui.scoring.robustness import robustness_lines
 
@@ -397,7 +398,8 @@ def _run_robustness(args: argparse.Namespace, request: Any) -> int:
         args = argparse.Namespace(**{**vars(args), **DEFAULT_ROBUSTNESS})
     options = perturb_options(args)
     check_request(request)
-    preload_http()
+    if http_stack_needed(request.engine):
+        preload_http()
     request = read_before_the_store(request, warn=say_warning)
     if request.suite is None:
         raise InputError("give a SUITE file", field="SUITE")
@@ -615,7 +617,7 @@ def _run_comparison(args: argparse.Namespace, engines: list[str]) -> int:
     from nlu_tui.engine_compare import check_engines, compare_stored
     from nlu_tui.engine_compare_report import render_text
     from nlu_tui.model import RunStatus
-    from nlu_tui.runner.client import preload_http
+    from nlu_tui.runner.client import http_stack_needed, preload_http
     from nlu_tui.runservice import (
         check_request,
         open_run,
@@ -629,7 +631,8 @@ def _run_comparison(args: argparse.Namespace, engines: list[str]) -> int:
     requests = [replace(base, engine=spec) for spec in engines]
     for request in requests:
         check_request(request)
-    preload_http()
+    if any(http_stack_needed(request.engine) for request in requests):
+        preload_http()
     first = read_before_the_store(requests[0], warn=say_warning)  # the suite, read once
     requests = [first, *(replace(r, suite=first.suite) for r in requests[1:])]
     for request in requests[1:]:

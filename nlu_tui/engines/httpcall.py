@@ -38,6 +38,8 @@ SECRET_VALUES_KEY = "_secret_values"
 
 _HTTPX_LOG = logging.getLogger("httpx")
 _PER_REQUEST_HEADERS = frozenset({b"content-length", b"transfer-encoding", b"cookie"})
+_PER_REQUEST_LENGTH = frozenset({b"content-length", b"transfer-encoding"})
+"""What the HTTP/1.1 pool's route adds itself to a request it sends (see ``Http1Route``)."""
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 
 
@@ -375,6 +377,8 @@ class _AiohttpRoute:
         from multidict import CIMultiDict
 
         self.transport = transport
+        self.owner: Any = transport
+        """The client's transport this route was worked out for (``transport`` or its owner)."""
         self.url = str(endpoint.url)
         self.headers = CIMultiDict(endpoint.headers.multi_items())
         timeout = endpoint.extensions.get("timeout", {})
@@ -441,6 +445,7 @@ class _Http1Route:
         from nlu_tui.engines.http1 import Http1Route
 
         self.transport = transport
+        self.owner: Any = transport
         self.pool = pool
         self.route = Http1Route(
             pool,
@@ -468,22 +473,73 @@ def _aiohttp_route(endpoint: Endpoint) -> _AiohttpRoute | _Http1Route | None:
     if transport is None:
         return None
     routes = endpoint.routes
-    if not routes or routes[0].transport is not transport:
-        from httpx_aiohttp import AiohttpTransport
-
-        if not isinstance(transport, AiohttpTransport) or transport.proxy is not None:
-            return None
-        pool = getattr(transport, "http1_pool", None)
+    if not routes or routes[0].owner is not transport:
+        pool = _plain_http_pool(transport, endpoint.url)
         route: _AiohttpRoute | _Http1Route
-        if pool is not None and endpoint.url.scheme == "http" and not endpoint.url.userinfo:
+        if pool is not None:
             route = _Http1Route(transport, pool, endpoint)
         else:
-            route = _AiohttpRoute(transport, endpoint)
+            aiohttp_transport = _aiohttp_of(transport)
+            if aiohttp_transport is None:
+                return None
+            route = _AiohttpRoute(aiohttp_transport, endpoint)
+            route.owner = transport
         routes[:] = [route]
     route = routes[0]
     if isinstance(route, _Http1Route) and not route.pool.usable():
         return None  # another event loop than the pool's, or a closed pool: httpx's path
     return route
+
+
+async def _send_on_pool(pool: Any, request: httpx.Request, limit: int) -> httpx.Response:
+    """``request`` sent on the run transport's HTTP/1.1 pool, its answer (read in full, up to
+    ``limit`` bytes) as the ``httpx.Response`` a transport returns: a plain ``http://`` engine
+    is asked (e.g. its ``GET /version`` probe) on the same pool as its parses, without aiohttp."""
+    import httpx
+
+    from nlu_tui.engines.http1 import BodyTooLarge, Http1Route
+
+    content = await request.aread()
+    headers = [(k, v) for k, v in request.headers.raw if k.lower() not in _PER_REQUEST_LENGTH]
+    route = Http1Route(
+        pool, request.method, request.url, headers, request.extensions.get("timeout", {})
+    )
+    try:
+        status, raw_headers, body, reason = await route.send(content, limit)
+    except BodyTooLarge as exc:
+        raise _too_large(exc.limit, exc.size) from None
+    extensions: dict[str, Any] = {"http_version": b"HTTP/1.1"}
+    if reason:
+        extensions["reason_phrase"] = reason.encode()
+    return httpx.Response(
+        status_code=status,
+        headers=raw_headers,
+        stream=httpx.ByteStream(body),
+        request=request,
+        extensions=extensions,
+    )
+
+
+def _plain_http_pool(transport: Any, url: httpx.URL) -> Any:
+    """The run transport's HTTP/1.1 pool (``http1_pool``) for a plain ``http://`` URL without
+    credentials, or None (another transport, another scheme)."""
+    if url.scheme != "http" or url.userinfo:
+        return None
+    return getattr(transport, "http1_pool", None)
+
+
+def _aiohttp_of(transport: Any) -> Any:
+    """The aiohttp transport (``httpx_aiohttp``) behind ``transport``, or None (another kind,
+    or one with a proxy). The run's transport makes its own on first need, so that only a
+    run that needs aiohttp imports it (:class:`nlu_tui.runner.client.RunTransport`)."""
+    make = getattr(transport, "aiohttp_transport", None)
+    if callable(make):
+        transport = make()
+    from httpx_aiohttp import AiohttpTransport
+
+    if not isinstance(transport, AiohttpTransport) or transport.proxy is not None:
+        return None
+    return transport
 
 
 def _direct_transport(client: httpx.AsyncClient, url: httpx.URL) -> httpx.AsyncBaseTransport | None:
@@ -541,9 +597,15 @@ async def _send(
         return response
     if client.cookies:
         client.cookies.set_cookie_header(request)
+    pool = _plain_http_pool(transport, request.url)
+    if pool is not None and not pool.usable():
+        pool = None  # another event loop than the pool's, or a closed pool: the transport's
     started = time.perf_counter()
     try:
-        response = await transport.handle_async_request(request)
+        if pool is not None:
+            response = await _send_on_pool(pool, request, limit)
+        else:
+            response = await transport.handle_async_request(request)
     except httpx.RequestError as exc:
         exc.request = request
         raise

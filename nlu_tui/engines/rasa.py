@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from nlu_tui.engines import rasa_dialogue
 from nlu_tui.engines.answer_shapes import RASA_PARSE
 from nlu_tui.engines.base import (
     Capabilities,
@@ -28,7 +27,6 @@ from nlu_tui.engines.rasa_common import FALLBACK_INTENT as FALLBACK_INTENT
 from nlu_tui.engines.rasa_common import TRAIN_TIMEOUT as TRAIN_TIMEOUT
 from nlu_tui.engines.rasa_common import RasaServer
 from nlu_tui.engines.rasa_common import parse_rasa_answer as parse_rasa_answer
-from nlu_tui.engines.rasa_dialogue import RasaConversation, domain_inventory
 from nlu_tui.engines.rasa_training import load_rasa_config, train_on_server
 from nlu_tui.engines.transport_errors import EngineUnreachableError
 from nlu_tui.errors import EngineError
@@ -90,27 +88,40 @@ class RasaEngine(RasaServer):
 
     async def list_intents(self) -> list[tuple[str, list[str]]] | None:
         """The loaded model's intents (``GET /domain``; Rasa lists no training examples)."""
+        from nlu_tui.engines.rasa_dialogue import domain_inventory
+
         intents, self._listed_entities = await domain_inventory(self)
         return [(name, []) for name in intents]
 
     async def list_entities(self) -> list[str] | None:
         """The domain's entities, read with :meth:`list_intents` (one ``GET /domain``)."""
         if self._listed_entities is None:
+            from nlu_tui.engines.rasa_dialogue import domain_inventory
+
             _intents, self._listed_entities = await domain_inventory(self)
         return list(self._listed_entities)
 
     # --- conversations (nlu_tui.engines.conversation), in rasa_dialogue -------------------
+    # (imported on first use: a run of NLU cases needs neither it nor the conversation model)
 
     def conversation(self, sender_id: str) -> Conversation:
+        from nlu_tui.engines.rasa_dialogue import RasaConversation
+
         return RasaConversation(self, sender_id)
 
     async def dialogue_domain(self) -> DialogueDomain:
+        from nlu_tui.engines import rasa_dialogue
+
         return await rasa_dialogue.dialogue_domain(self)
 
     async def predict_action(self, events: Sequence[Mapping[str, Any]]) -> ActionPrediction:
+        from nlu_tui.engines import rasa_dialogue
+
         return await rasa_dialogue.predict_action(self, events)
 
     async def parse_message(self, text: str) -> dict[str, Any]:
+        from nlu_tui.engines import rasa_dialogue
+
         return await rasa_dialogue.parse_message(self, text)
 
     def load_training_config(self, path: Path | None) -> TrainingConfig:

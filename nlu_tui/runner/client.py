@@ -1,4 +1,5 @@
-"""The run's one shared HTTP client, on aiohttp's connection pool.
+"""The run's one shared HTTP client: its own HTTP/1.1 pool for plain ``http://``, aiohttp's
+connection pool for the rest (made on first need).
 
 httpx's own pool managed about 220 requests/s at concurrency 50 against a 20 ms loopback server
 on this machine; httpx on the aiohttp transport (``httpx-aiohttp``) keeps up with ``wrk``
@@ -11,11 +12,8 @@ sees them.
 
 from __future__ import annotations
 
-import functools
 import logging
 import ssl
-from collections.abc import Callable
-from typing import Any
 
 import httpx
 
@@ -87,30 +85,59 @@ def preload_http() -> None:
         _preload = _Preload()
 
 
-@functools.cache
-def _run_transport() -> Callable[..., httpx.AsyncBaseTransport]:
-    """The run's transport class: aiohttp's, carrying an HTTP/1.1 pool of its own that the
-    HTTP engines send plain ``http://`` requests through (:mod:`nlu_tui.engines.http1`).
-    Made on first use: aiohttp is imported only when a run starts."""
-    from httpx_aiohttp import AiohttpTransport
+def http_stack_needed(engine: str | None) -> bool:
+    """Whether a run on ``--engine engine`` may need aiohttp (and an SSL context), so that
+    :func:`preload_http` is worth starting: not for the embedded engine (no HTTP at all) nor
+    for ``rasa:``/``http:`` on a plain ``http://`` URL (the run transport's HTTP/1.1 pool
+    carries every request of those); anything else (``https://``, a profile, a vendor) may."""
+    spec = (engine or "").strip()
+    kind, _, rest = spec.partition(":")
+    if kind == "embedded":
+        return False
+    return not (kind in ("rasa", "http") and rest.strip().lower().startswith("http://"))
 
-    from nlu_tui.engines.http1 import Http1Pool
 
-    class RunTransport(AiohttpTransport):
-        """aiohttp's transport plus the run's HTTP/1.1 pool (``http1_pool``), closed with it."""
+class RunTransport(httpx.AsyncBaseTransport):
+    """The run's transport: its own HTTP/1.1 pool (``http1_pool``), which the HTTP engines
+    send plain ``http://`` requests through (:mod:`nlu_tui.engines.http1`, routed by
+    :mod:`nlu_tui.engines.httpcall`), and aiohttp's transport (``httpx_aiohttp``) for
+    everything else, made on first need: a run that only speaks plain HTTP (or none, the
+    embedded engine) never imports aiohttp (about a fifth of a second of a one-case run).
+    Both carry the run's limits; both are closed with it."""
 
-        def __init__(self, *, limits: httpx.Limits, **kwargs: Any) -> None:
-            super().__init__(limits=limits, **kwargs)
-            self.http1_pool: Http1Pool | None = Http1Pool(
-                limits.max_connections, limits.keepalive_expiry
-            )
+    def __init__(self, *, limits: httpx.Limits, verify: ssl.SSLContext | bool = True) -> None:
+        from nlu_tui.engines.http1 import Http1Pool
 
-        async def aclose(self) -> None:
-            if self.http1_pool is not None:
-                await self.http1_pool.aclose()
-            await super().aclose()
+        self.limits = limits
+        self.verify = verify
+        self.http1_pool: Http1Pool | None = Http1Pool(
+            limits.max_connections, limits.keepalive_expiry
+        )
+        self._aiohttp: httpx.AsyncBaseTransport | None = None
 
-    return RunTransport
+    @property
+    def aiohttp_made(self) -> bool:
+        return self._aiohttp is not None
+
+    def aiohttp_transport(self) -> httpx.AsyncBaseTransport:
+        """aiohttp's transport, made (and aiohttp imported) the first time it is asked for."""
+        if self._aiohttp is None:
+            from httpx_aiohttp import AiohttpTransport
+
+            verify = self.verify
+            if verify is True and _preload is not None:
+                verify = _preload.ssl_context() or True
+            self._aiohttp = AiohttpTransport(limits=self.limits, verify=verify)
+        return self._aiohttp
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        return await self.aiohttp_transport().handle_async_request(request)
+
+    async def aclose(self) -> None:
+        if self.http1_pool is not None:
+            await self.http1_pool.aclose()
+        if self._aiohttp is not None:
+            await self._aiohttp.aclose()
 
 
 def make_client(*, concurrency: int, timeout: float) -> httpx.AsyncClient:
@@ -119,5 +146,7 @@ def make_client(*, concurrency: int, timeout: float) -> httpx.AsyncClient:
         max_connections=max(concurrency, 1), max_keepalive_connections=max(concurrency, 1)
     )
     context = _preload.ssl_context() if _preload is not None else None
-    transport = _run_transport()(limits=limits, verify=context if context is not None else True)
+    transport = RunTransport(limits=limits, verify=context if context is not None else True)
+    if _preload is not None:
+        transport.aiohttp_transport()  # preloaded for this run: made now, as before
     return httpx.AsyncClient(transport=transport, timeout=httpx.Timeout(timeout), limits=limits)

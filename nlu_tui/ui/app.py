@@ -230,14 +230,15 @@ class NluTuiApp(ReportsFailedWorkers, Workbench):
         if self.theme_failures:
             self._report("Some themes could not be loaded", self.theme_failures, "error")
         self._apply_keymap()
-        from nlu_tui.ui.screens.main import MainScreen
+        from nlu_tui.ui.screens.main import MainScreen, after_first_screen
 
         self.push_screen(MainScreen())
-        # after the first paint and the first suite's load have had their turn
-        self.set_timer(0.5, self.load_training_intents)
-        self.set_timer(COLLECTOR_RESUMES_AFTER, end_start_up_pause)
+        # after the first paint and the first suite's load have had their turn (and, on a
+        # slow or loaded machine, not before the first full screen: see after_first_screen)
+        after_first_screen(self, 0.5, self.load_training_intents)
+        after_first_screen(self, COLLECTOR_RESUMES_AFTER, end_start_up_pause)
         if self.prebuild_after is not None:
-            self.set_timer(self.prebuild_after, self.prebuild_dialogs)
+            after_first_screen(self, self.prebuild_after, self.prebuild_dialogs)
         from nlu_tui.ui.hangup import watch_terminal
 
         watch_terminal(self)

@@ -84,10 +84,21 @@ def _write(target: Path, model: EmbeddedModel) -> None:
 
 
 def cache_key(data_digest: str, config: ClassifierConfig) -> str:
-    import sklearn
-
-    text = f"{MODEL_FORMAT}|{_code_digest()}|{sklearn.__version__}|{config.key()}|{data_digest}"
+    text = f"{MODEL_FORMAT}|{_code_digest()}|{_sklearn_version()}|{config.key()}|{data_digest}"
     return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def _sklearn_version() -> str:
+    """scikit-learn's version (``sklearn.__version__``) from its installed metadata: importing
+    scikit-learn takes half a second, which a model read from the cache does not need."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("scikit-learn")
+    except PackageNotFoundError:  # not installed as a distribution: ask the module itself
+        import sklearn
+
+        return str(sklearn.__version__)
 
 
 def file_digest(path: Path) -> str:

@@ -120,12 +120,28 @@ class Vectorizer:
     def _weigh(self, matrix: Any) -> Any:
         """Counts to l2-normalised sublinear TF-IDF, in place (TfidfTransformer's steps)."""
         import numpy as np
-        from sklearn.preprocessing import normalize
 
         np.log(matrix.data, out=matrix.data)
         matrix.data += 1.0
         matrix.data *= self.idf[matrix.indices]
-        return normalize(matrix, norm="l2", copy=False)
+        return _normalize_rows(matrix)
+
+
+def _normalize_rows(matrix: Any) -> Any:
+    """Each row of a CSR matrix divided by its l2 norm, in place (rows of zeros left as they
+    are): ``sklearn.preprocessing.normalize(matrix, norm="l2", copy=False)``, bit for bit (its
+    ``inplace_csr_row_normalize_l2`` sums each row's squares in order, as ``bincount`` does,
+    and divides by the square root), without importing scikit-learn (and scipy.stats, half a
+    second) to parse with a model read from the cache."""
+    import numpy as np
+
+    data = matrix.data
+    lengths = np.diff(matrix.indptr)
+    rows = np.repeat(np.arange(matrix.shape[0], dtype=np.int64), lengths)
+    norms = np.sqrt(np.bincount(rows, weights=data * data, minlength=matrix.shape[0]))
+    norms[norms == 0.0] = 1.0
+    data /= np.repeat(norms, lengths)
+    return matrix
 
 
 def _cut_all(

@@ -10,13 +10,16 @@ from __future__ import annotations
 import importlib
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.markup import escape
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widget import AwaitMount, Widget
 from textual.widgets import TabbedContent, TabPane
@@ -39,6 +42,9 @@ from nlu_tui.ui.widgets.cases_view import CasesView
 from nlu_tui.ui.widgets.footer import BudgetFooter
 from nlu_tui.ui.widgets.suites_panel import SuitesPanel
 from nlu_tui.ui.workers import ReportsFailedWorkers, describe
+
+if TYPE_CHECKING:
+    from textual.dom import DOMNode
 from nlu_tui.views.cases import RowCache
 from nlu_tui.workspace import is_conversation_file
 
@@ -51,6 +57,11 @@ EXTRA_PANES: list[tuple[str, str, str]] = [
 EXTRA_PANES_AT_LATEST = 1.0
 """Seconds after mounting by which the Runs and Results panes are mounted even when no suite
 has been shown (an empty workspace); normally they follow the first full screen."""
+FIRST_SCREEN_WAIT_AT_MOST = 5.0
+"""Seconds after start-up's deferred work was due that it waits at most for a first full
+screen still on its way (:func:`after_first_screen`)."""
+FIRST_SCREEN_POLL = 0.05
+"""How often deferred work that is due looks again whether the first full screen is up."""
 PREVIEW_WAIT = 1.0
 """Longest a suite-loading worker waits for the first rows' preview to be painted before it
 builds the Arrow table (the build would otherwise compete with the paint for the GIL)."""
@@ -67,7 +78,33 @@ def _extra_pane(target: str) -> Widget:
     return widget
 
 
+def after_first_screen(node: DOMNode, delay: float, callback: Callable[[], object]) -> None:
+    """Call ``callback`` ``delay`` seconds from now, or, if the first full screen is still on
+    its way then, once it is up (at most :data:`FIRST_SCREEN_WAIT_AT_MOST` seconds later).
+
+    Start-up leaves work for after the first screen on timers (the Runs and Results panes, the
+    dialogs built ahead, the training files' intents, the collector's return). On a loaded or
+    slow machine the first cases came after those timers, which then competed with them for
+    the interpreter: the first screen waited for work nobody looks at yet."""
+    app = node.app
+    waited = 0.0
+
+    def due() -> None:
+        nonlocal waited
+        main = next((s for s in app.screen_stack if isinstance(s, MainScreen)), None)
+        pending = main is not None and main.first_screen_pending()
+        if pending and waited < FIRST_SCREEN_WAIT_AT_MOST and app.is_running:
+            waited += FIRST_SCREEN_POLL
+            app.set_timer(FIRST_SCREEN_POLL, due)
+            return
+        callback()
+
+    app.set_timer(delay, due)
+
+
 class MainScreen(FocusGuard, ReportsFailedWorkers, Screen[None]):
+    first_screen_up = False
+    """Whether the first full screen has been shown (:class:`CasesView.FirstShown`)."""
     _restore_tab: str | None = None
     """The tab to show once the extra panes are in (remembered from the last session)."""
     _restoring = True
@@ -149,13 +186,25 @@ class MainScreen(FocusGuard, ReportsFailedWorkers, Screen[None]):
         root = workbench(self).workspace.root
         panel.reload(select=root / suite_name if isinstance(suite_name, str) else None)
         # what the suites panel left for after the first screen, at the latest by then
-        self.set_timer(EXTRA_PANES_AT_LATEST, panel.first_screen_shown)
+        after_first_screen(self, EXTRA_PANES_AT_LATEST, panel.first_screen_shown)
         if self._restore_tab is not None:  # reopened on Runs or Results: they are the screen
             self.call_after_refresh(self.ensure_extra_panes)
         else:
             # the run and results panes (their imports, styles and first queries) come after
             # the first full screen: CasesView.FirstShown, a key that needs them, or this timer
-            self.set_timer(EXTRA_PANES_AT_LATEST, self.ensure_extra_panes)
+            after_first_screen(self, EXTRA_PANES_AT_LATEST, self.ensure_extra_panes)
+
+    def first_screen_pending(self) -> bool:
+        """Whether the first full screen is still on its way: the suites are being listed, or
+        listed and the cases of the one shown are not on screen yet. Not once shown, nor for
+        a workspace without suites (nothing more is coming), nor over Runs or Results."""
+        if self.first_screen_up or self._restore_tab is not None:
+            return False
+        try:
+            panel = self.query_one(SuitesPanel)
+        except NoMatches:  # closing
+            return False
+        return not panel.listed or bool(panel.infos)
 
     @property
     def _root(self) -> Path:
@@ -175,6 +224,7 @@ class MainScreen(FocusGuard, ReportsFailedWorkers, Screen[None]):
 
     @on(CasesView.FirstShown)
     def _first_screen_shown(self) -> None:
+        self.first_screen_up = True
         self.call_after_refresh(self.ensure_extra_panes)
         self.call_after_refresh(self.query_one(SuitesPanel).first_screen_shown)
 

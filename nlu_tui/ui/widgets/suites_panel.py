@@ -185,6 +185,11 @@ class SuitesPanel(ReportsFailedWorkers, Vertical):
         self._first_screen_up = False
 
     @property
+    def listed(self) -> bool:
+        """Whether the workspace's suites have been listed once."""
+        return self._watching
+
+    @property
     def workspace(self) -> Workspace:
         return workbench(self).workspace
 
