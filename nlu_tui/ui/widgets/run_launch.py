@@ -42,12 +42,42 @@ PAINT_WAIT_S = 0.5
 not on top may not refresh)."""
 
 
+SETTLE_FRAMES = 3
+"""At most this many frames a run's start waits for the screen to settle (see :func:`settled`)."""
+
+
 async def painted(widget: Widget) -> None:
     """Wait until the screen has refreshed once more (at most :data:`PAINT_WAIT_S`)."""
     done = asyncio.Event()
     widget.screen.call_after_refresh(done.set)
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(done.wait(), PAINT_WAIT_S)
+
+
+def pending_paint(widget: Widget) -> bool:
+    """Whether the screen showing ``widget`` has a layout, a repaint or callbacks to come.
+
+    Reads Textual's private refresh flags (tests/test_private_apis.py pins them)."""
+    screen = widget.screen
+    return bool(
+        screen._layout_required
+        or screen._repaint_required
+        or screen._recompose_required
+        or screen._dirty_widgets
+        or screen._callbacks
+    )
+
+
+async def settled(widget: Widget) -> None:
+    """Wait until the screen is painted and nothing more is queued for it: the frame that
+    shows a key's effect, then what that frame itself queued (the footer's keys for the new
+    focus, recomposed after it, and their layout). At most :data:`SETTLE_FRAMES` frames, each
+    at most :data:`PAINT_WAIT_S`."""
+    for _ in range(SETTLE_FRAMES):
+        await painted(widget)
+        await asyncio.sleep(0)  # let the frame's own callbacks queue what they queue
+        if not widget.is_attached or not pending_paint(widget):
+            return
 
 
 class RunLauncher(ReportsFailedWorkers, Vertical):
@@ -273,8 +303,10 @@ class RunLauncher(ReportsFailedWorkers, Vertical):
         self._focus_results()
         # The run on screen first: its engine's opening (an embedded model's load) and a
         # resumed run's stored rows go in threads that hold the interpreter lock for long
-        # stretches, and started now they delayed this paint by up to half a second.
-        await painted(self)
+        # stretches, and started now they delayed this paint by up to half a second. Not
+        # just the first frame: the footer recomposes its keys after it and the screen is
+        # laid out again; a model loading meanwhile made that second frame the slow one.
+        await settled(self)
         if job.resumed:
             self._seed_session(session)
         try:
