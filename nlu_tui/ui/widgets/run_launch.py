@@ -395,6 +395,20 @@ class RunLauncher(ReportsFailedWorkers, Vertical):
             host.refresh_suites()
         self.call_after_refresh(collect_run_garbage)
 
+    def _open_in_results(self, run_id: str) -> None:
+        from nlu_tui.ui.widgets.results_pane import ResultsPane
+
+        panes = self.screen.query(ResultsPane)
+        if panes:
+            panes.first().show_run(run_id)
+
+    def _focus_results(self) -> None:
+        from nlu_tui.ui.widgets.results_pane import ResultsPane
+
+        panes = self.screen.query(ResultsPane)
+        if panes:
+            panes.first().table.focus_table()
+
 
 def collect_run_garbage() -> None:
     """A full collection right after a run ended, while the user reads its end.
@@ -411,17 +425,3 @@ def collect_run_garbage() -> None:
 
     if gc.isenabled() and is_parked():
         gc.collect()
-
-    def _open_in_results(self, run_id: str) -> None:
-        from nlu_tui.ui.widgets.results_pane import ResultsPane
-
-        panes = self.screen.query(ResultsPane)
-        if panes:
-            panes.first().show_run(run_id)
-
-    def _focus_results(self) -> None:
-        from nlu_tui.ui.widgets.results_pane import ResultsPane
-
-        panes = self.screen.query(ResultsPane)
-        if panes:
-            panes.first().table.focus_table()
