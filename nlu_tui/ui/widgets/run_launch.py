@@ -395,20 +395,6 @@ class RunLauncher(ReportsFailedWorkers, Vertical):
             host.refresh_suites()
         self.call_after_refresh(collect_run_garbage)
 
-    def _open_in_results(self, run_id: str) -> None:
-        from nlu_tui.ui.widgets.results_pane import ResultsPane
-
-        panes = self.screen.query(ResultsPane)
-        if panes:
-            panes.first().show_run(run_id)
-
-    def _focus_results(self) -> None:
-        from nlu_tui.ui.widgets.results_pane import ResultsPane
-
-        panes = self.screen.query(ResultsPane)
-        if panes:
-            panes.first().table.focus_table()
-
 
 def collect_run_garbage() -> None:
     """A full collection right after a run ended, while the user reads its end.
@@ -425,3 +411,17 @@ def collect_run_garbage() -> None:
 
     if gc.isenabled() and is_parked():
         gc.collect()
+
+    def _open_in_results(self, run_id: str) -> None:
+        from nlu_tui.ui.widgets.results_pane import ResultsPane
+
+        panes = self.screen.query(ResultsPane)
+        if panes:
+            panes.first().show_run(run_id)
+
+    def _focus_results(self) -> None:
+        from nlu_tui.ui.widgets.results_pane import ResultsPane
+
+        panes = self.screen.query(ResultsPane)
+        if panes:
+            panes.first().table.focus_table()
