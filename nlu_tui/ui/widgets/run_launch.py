@@ -393,24 +393,6 @@ class RunLauncher(ReportsFailedWorkers, Vertical):
         host = hosting_workbench(self)
         if host is not None:
             host.refresh_suites()
-        self.call_after_refresh(collect_run_garbage)
-
-
-def collect_run_garbage() -> None:
-    """A full collection right after a run ended, while the user reads its end.
-
-    A run leaves tens of thousands of objects in cycles (its runner, engine and rows); the
-    collector's next full pass came by itself a few keys later and took 50–280 ms inside that
-    key (issue 23, fast keys: ``u`` on the next canceled run). Only in the workbench as
-    ``nlu-tui`` runs it, where start-up's objects are parked outside the collector
-    (``gcpause``) and a full pass walks only what was built since; not in an app whose
-    collector is off."""
-    import gc
-
-    from nlu_tui.gcpause import is_parked
-
-    if gc.isenabled() and is_parked():
-        gc.collect()
 
     def _open_in_results(self, run_id: str) -> None:
         from nlu_tui.ui.widgets.results_pane import ResultsPane
