@@ -152,3 +152,28 @@ async def test_d_on_a_fresh_pair_never_shows_the_diff_computed_for_another(
         await wait_for(pilot, lambda: screen.result is not None)
         assert screen.result is not None
         assert screen.result.after.record.note == "a note written meanwhile"
+
+
+@pytest.mark.slow
+async def test_nothing_is_diffed_ahead_while_the_runs_tab_is_hidden(tmp_path: Path) -> None:
+    """The runs' history is read with the Cases tab shown (start-up): no diff is computed
+    then; it is once the Runs tab is shown."""
+    app = new_app(make_workspace(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.suite is not None
+        store = store_for(app)
+        for predictions in (predictions_v1(), predictions_v2()):
+            stored_run(store, app.suite, predictions)
+            time.sleep(0.01)
+        pane = app.screen_stack[1].query_one(RunsPane)
+        assert app.screen.query_one("#main-tabs").active == "tab-cases"
+        pane.reload()
+        await wait_for(pilot, lambda: len(pane.history) == 2)
+        deadline = time.monotonic() + 1.0  # well past the cursor's rest (0.15 s)
+        while time.monotonic() < deadline:
+            await settle(pilot)
+            await pilot.pause(0.05)
+        assert pane._diff_ahead is None
+        app.screen.query_one("#main-tabs").active = "tab-runs"
+        await wait_for(pilot, lambda: pane._diff_ahead is not None)

@@ -192,6 +192,7 @@ class RunsPane(RunLauncher):
         if not self._run_service_ready:
             self._run_service_ready = True
             self._prepare_run_service()
+        self._diff_soon()
 
     _run_service_ready = False
     """The run service and the HTTP stack were imported ahead (see :meth:`_prepare_run_service`)."""
@@ -467,6 +468,14 @@ class RunsPane(RunLauncher):
         thresholds = default_thresholds(suite_path, workspace_root(self))
         return (before, after, runs, thresholds_stamp(thresholds))
 
+    def _in_shown_tab(self) -> bool:
+        """Whether the tab holding this pane (if any) is the active one."""
+        from textual.widgets import TabbedContent, TabPane
+
+        pane = next((a for a in self.ancestors if isinstance(a, TabPane)), None)
+        tabs = next((a for a in self.ancestors if isinstance(a, TabbedContent)), None)
+        return pane is None or tabs is None or tabs.active == pane.id
+
     def _diff_soon(self) -> None:
         """Compute the diff ``D`` would show once the cursor rests (see :meth:`_diff_ahead_of`)."""
         if self._diff_timer is not None:
@@ -475,6 +484,8 @@ class RunsPane(RunLauncher):
 
     def _start_diff_ahead(self) -> None:
         self._diff_timer = None
+        if not self._in_shown_tab():  # not while the runs are not read (e.g. at start-up)
+            return
         pair = self._diff_pair()
         if isinstance(pair, str):
             return
