@@ -621,3 +621,32 @@ async def test_textual_modal_backdrop_hooks_that_cached_backdrop_relies_on() -> 
         assert modal._picture is not first
         assert "CHANGED" in app.export_screenshot()
         assert below.outer_size == (80, 24)
+
+
+async def test_textual_screen_refresh_flags_that_run_launch_settled_reads() -> None:
+    """``run_launch.pending_paint`` reads a screen's ``_layout_required``,
+    ``_repaint_required``, ``_recompose_required``, ``_dirty_widgets`` and ``_callbacks``: a
+    change not yet painted shows in them, and they are all clear once the screen has settled
+    (``run_launch.settled`` waits for that before a run's engine work starts)."""
+    from textual.widgets import Label
+
+    from nlu_tui.ui.widgets.run_launch import pending_paint, settled
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Label("one", id="label")
+
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        label = app.query_one("#label", Label)
+        await settled(label)
+        assert not pending_paint(label)
+        label.update("two, longer")
+        app.screen.refresh(layout=True)  # what a widget's refresh posts to its screen
+        assert app.screen._layout_required and pending_paint(label)
+        app.screen._invoke_later(lambda: None, app.screen)  # where call_after_refresh lands
+        assert app.screen._callbacks
+        await settled(label)
+        assert not pending_paint(label)
+        assert "two, longer" in str(label.render())

@@ -110,6 +110,9 @@ class GenerateScreen(ReportsFailedWorkers, ReusedScreen, ModalScreen[list[Any] |
         self.training: Any = None
         self.training_path: Path | None = None
         self.busy = False
+        self.loaded = False
+        """The LLM settings and training data of this use have been read (:meth:`_load`)."""
+        self._generate_when_loaded = False
         self._use = getattr(self, "_use", 0) + 1
         """Counts the uses of a reused dialog: what a worker of an earlier use reads is dropped."""
 
@@ -136,7 +139,16 @@ class GenerateScreen(ReportsFailedWorkers, ReusedScreen, ModalScreen[list[Any] |
             self._show_error("")
             self._refresh()
             self.set_focus(select, scroll_visible=False)
-        self._load()
+        # read once the dialog is drawn: read now, in a thread, it held the interpreter lock
+        # while the dialog's first frame was drawn (issue 23, fast keys)
+        self._load_on_resume = True
+
+    _load_on_resume = False
+
+    def on_screen_resume(self) -> None:
+        if self._load_on_resume:
+            self._load_on_resume = False
+            self.call_after_refresh(self._load)
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -216,6 +228,7 @@ class GenerateScreen(ReportsFailedWorkers, ReusedScreen, ModalScreen[list[Any] |
     ) -> None:
         if use != self._use:  # read for an earlier use of the dialog
             return
+        self.loaded = True
         self.config, self.config_error = config, error
         self.training, self.training_path = training, path
         if training is not None and self.flows is None:
@@ -229,6 +242,9 @@ class GenerateScreen(ReportsFailedWorkers, ReusedScreen, ModalScreen[list[Any] |
             self.query_one("#gen-more", Button).disabled = True
         self._show_error(error or "")
         self._refresh()
+        if self._generate_when_loaded:  # g typed while the settings were being read
+            self._generate_when_loaded = False
+            self.action_generate()
 
     # --- actions ------------------------------------------------------------------------------
 
@@ -245,6 +261,9 @@ class GenerateScreen(ReportsFailedWorkers, ReusedScreen, ModalScreen[list[Any] |
     @on(Button.Pressed, "#gen-more")
     def action_generate(self) -> None:
         if self.busy:
+            return
+        if not self.loaded:  # the settings are being read: generate once they are
+            self._generate_when_loaded = True
             return
         if self.config is None:
             self._show_error(self.config_error or "no LLM endpoint is configured")

@@ -2,12 +2,17 @@
 
 Both runs are loaded and compared in a thread worker with :func:`nlu_tui.rundiff.diff_runs`
 (and the CLI's gates through :func:`nlu_tui.rundiff.check_run_gates`); the screen only shows
-what came back.
+what came back. The Runs tab computes the diff ``D`` would show ahead, in a thread, when its
+cursor settles on a run (:func:`diff_ahead`): ``D`` then shows the figures in its first frame.
+Without one, the screen is shown at once and the diff is computed after that first frame, so
+the computation does not hold the interpreter lock while the screen is drawn.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.markup import escape
 from rich.text import Text
@@ -35,6 +40,40 @@ from nlu_tui.ui.widgets.footer import BudgetFooter
 from nlu_tui.ui.widgets.inert_fields import TextField
 from nlu_tui.ui.workers import ReportsFailedWorkers
 from nlu_tui.views.summary_text import num, run_title
+
+if TYPE_CHECKING:
+    from nlu_tui.store import RunStore
+
+
+@dataclass(frozen=True)
+class ComputedDiff:
+    """A diff computed ahead for a pair of runs, valid while ``key`` still holds."""
+
+    key: tuple[object, ...]
+    result: DiffResult
+    thresholds: Path | None
+
+
+def thresholds_stamp(path: Path | None) -> tuple[str, int] | None:
+    """What a thresholds file is now (its path and modification time), None when none."""
+    if path is None:
+        return None
+    try:
+        return (str(path), path.stat().st_mtime_ns)
+    except OSError:
+        return (str(path), -1)
+
+
+def diff_ahead(
+    store: RunStore, key: tuple[object, ...], before_id: str, after_id: str, workspace: Path | None
+) -> ComputedDiff:
+    """Compute what ``D`` shows for ``before_id``/``after_id`` at the default threshold, with
+    the thresholds file found beside the suite or in the workspace (blocking: for a thread)."""
+    record = store.get_run(after_id)
+    thresholds = default_thresholds(record.suite_path, workspace)
+    result = compute_diff(store, before_id, after_id, DEFAULT_CONFIDENCE_THRESHOLD, thresholds)
+    return ComputedDiff(key, result, thresholds)
+
 
 KIND_LABEL = {
     ChangeKind.BROKE: ("broke", "bold red"),
@@ -110,9 +149,11 @@ class DiffScreen(ReportsFailedWorkers, ReusedScreen, Screen[None]):
     def _header_waiting(self) -> Text:
         return Text(f"Comparing run {self.before_id} with {self.after_id}…")
 
-    def refill(self, before_id: str, after_id: str) -> None:
+    def refill(self, before_id: str, after_id: str, ahead: ComputedDiff | None = None) -> None:
         """Compare ``before_id`` with ``after_id``, as a new screen would: the controls, the
-        tables, the tab and the focus are set anew, and the diff is computed again."""
+        tables, the tab and the focus are set anew. ``ahead`` (computed for this very pair
+        and state of the runs: the caller checks its key) is shown at once; without it the
+        diff is computed once the screen has been drawn."""
         self._set_data(before_id, after_id, None)
         with self.app.batch_update():
             self.query_one("#diff-header", Static).update(self._header_waiting())
@@ -130,7 +171,17 @@ class DiffScreen(ReportsFailedWorkers, ReusedScreen, Screen[None]):
             none.display = False
             self.query_one("#diff-cases", DataTable).display = True
             self.set_focus(kind, scroll_visible=False)
-        self._recompute()
+            if ahead is not None:
+                self._show(self._use, ahead.result, ahead.thresholds)
+        self._compute_on_resume = ahead is None
+
+    _compute_on_resume = False
+    """The diff is to be computed after the screen's next first frame (see :meth:`refill`)."""
+
+    def on_screen_resume(self) -> None:
+        if self._compute_on_resume:
+            self._compute_on_resume = False
+            self.call_after_refresh(self._recompute)
 
     def compose(self) -> ComposeResult:
         yield Static(self._header_waiting(), id="diff-header")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from typing import Any
 
 from rich.markup import escape
@@ -42,12 +43,45 @@ PAINT_WAIT_S = 0.5
 not on top may not refresh)."""
 
 
+COLLECTOR_HOLD_MAX_S = 2.0
+"""At most this long the collector stays off for a run's start (see :func:`hold_collector`)."""
+
+SETTLE_FRAMES = 3
+"""At most this many frames a run's start waits for the screen to settle (see :func:`settled`)."""
+
+
 async def painted(widget: Widget) -> None:
     """Wait until the screen has refreshed once more (at most :data:`PAINT_WAIT_S`)."""
     done = asyncio.Event()
     widget.screen.call_after_refresh(done.set)
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(done.wait(), PAINT_WAIT_S)
+
+
+def pending_paint(widget: Widget) -> bool:
+    """Whether the screen showing ``widget`` has a layout, a repaint or callbacks to come.
+
+    Reads Textual's private refresh flags (tests/test_private_apis.py pins them)."""
+    screen = widget.screen
+    return bool(
+        screen._layout_required
+        or screen._repaint_required
+        or screen._recompose_required
+        or screen._dirty_widgets
+        or screen._callbacks
+    )
+
+
+async def settled(widget: Widget) -> None:
+    """Wait until the screen is painted and nothing more is queued for it: the frame that
+    shows a key's effect, then what that frame itself queued (the footer's keys for the new
+    focus, recomposed after it, and their layout). At most :data:`SETTLE_FRAMES` frames, each
+    at most :data:`PAINT_WAIT_S`."""
+    for _ in range(SETTLE_FRAMES):
+        await painted(widget)
+        await asyncio.sleep(0)  # let the frame's own callbacks queue what they queue
+        if not widget.is_attached or not pending_paint(widget):
+            return
 
 
 class RunLauncher(ReportsFailedWorkers, Vertical):
@@ -181,7 +215,8 @@ class RunLauncher(ReportsFailedWorkers, Vertical):
         ``repeat`` sends each case that many times (a resume keeps the stored run's count).
         ``rerun_of``: send only that run's failed and errored cases, as a child run (the run
         service's ``--rerun-failed``: its engine and version are the parent's)."""
-        self._run_worker(suite, engine, stage, note, resume_run_id, repeat, rerun_of)
+        release = hold_collector(self)
+        self._run_worker(suite, engine, stage, note, resume_run_id, repeat, rerun_of, release)
 
     def start_runs_in_order(self, suite: Suite, runs: list[tuple[str, str, str]]) -> None:
         """Start the runs ``(engine, stage, note)`` one after the other, each when the one
@@ -209,9 +244,10 @@ class RunLauncher(ReportsFailedWorkers, Vertical):
         resume_run_id: str | None,
         repeat: int = 1,
         rerun_of: str | None = None,
+        release: Callable[[], None] | None = None,
     ) -> None:
         describe(f"Running suite {suite.path.name if suite.path else suite.name} on {engine}")
-        await self._run_one(suite, engine, stage, note, resume_run_id, repeat, rerun_of)
+        await self._run_one(suite, engine, stage, note, resume_run_id, repeat, rerun_of, release)
 
     async def _run_one(
         self,
@@ -222,8 +258,30 @@ class RunLauncher(ReportsFailedWorkers, Vertical):
         resume_run_id: str | None,
         repeat: int = 1,
         rerun_of: str | None = None,
+        release: Callable[[], None] | None = None,
     ) -> None:
-        """Open the run, show it, run it to its end (errors are notified, never raised)."""
+        """Open the run, show it, run it to its end (errors are notified, never raised).
+        ``release`` turns the collector back on once the run is on screen (see
+        :func:`hold_collector`)."""
+        try:
+            await self._run_to_end(
+                suite, engine, stage, note, resume_run_id, repeat, rerun_of, release
+            )
+        finally:
+            if release is not None:
+                release()
+
+    async def _run_to_end(
+        self,
+        suite: Suite,
+        engine: str,
+        stage: str,
+        note: str,
+        resume_run_id: str | None,
+        repeat: int,
+        rerun_of: str | None,
+        release: Callable[[], None] | None,
+    ) -> None:
         from nlu_tui.runservice import RunRequest, open_run
 
         workspace = workspace_root(self)
@@ -273,8 +331,12 @@ class RunLauncher(ReportsFailedWorkers, Vertical):
         self._focus_results()
         # The run on screen first: its engine's opening (an embedded model's load) and a
         # resumed run's stored rows go in threads that hold the interpreter lock for long
-        # stretches, and started now they delayed this paint by up to half a second.
-        await painted(self)
+        # stretches, and started now they delayed this paint by up to half a second. Not
+        # just the first frame: the footer recomposes its keys after it and the screen is
+        # laid out again; a model loading meanwhile made that second frame the slow one.
+        await settled(self)
+        if release is not None:
+            release()
         if job.resumed:
             self._seed_session(session)
         try:
@@ -375,3 +437,30 @@ class RunLauncher(ReportsFailedWorkers, Vertical):
         panes = self.screen.query(ResultsPane)
         if panes:
             panes.first().table.focus_table()
+
+
+def hold_collector(widget: Widget) -> Callable[[], None]:
+    """Turn the cyclic collector off from a run's key until the run is on screen; returns the
+    function that turns it back on (once; a timer does it after :data:`COLLECTOR_HOLD_MAX_S`
+    whatever happens to the run's worker).
+
+    Textual does the same for smooth scrolls (``App._realtime_animation_begin``). Between
+    ``u`` and its settled frame a full pass of the collector came in most rounds of the keys
+    bench: 60–530 ms (under load) walking the 35,000–160,000 objects built since start-up
+    was parked, inside the key; it now comes right after the frame, as the run starts. An
+    app whose collector is off (start-up's pause) is left as it is."""
+    import gc
+
+    if not gc.isenabled():
+        return lambda: None
+    gc.disable()
+    released = False
+
+    def release() -> None:
+        nonlocal released
+        if not released:
+            released = True
+            gc.enable()
+
+    widget.set_timer(COLLECTOR_HOLD_MAX_S, release)
+    return release

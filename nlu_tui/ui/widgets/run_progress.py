@@ -50,7 +50,6 @@ class RunProgressPanel(Vertical):
 
     DEFAULT_CSS = """
     RunProgressPanel { height: auto; padding: 0 1; border: round $accent; display: none; }
-    RunProgressPanel.active { display: block; }
     RunProgressPanel > Horizontal { height: 1; }
     RunProgressPanel ProgressBar { width: 1fr; }
     RunProgressPanel Bar { width: 1fr; }
@@ -63,7 +62,10 @@ class RunProgressPanel(Vertical):
         yield Static("", id="progress-text")
 
     def show(self, session: RunSession | None) -> None:
-        self.set_class(session is not None, "active")
+        # shown by its own display, not a class: a class change restyles the panel and its
+        # progress bar's parts, and ``u`` drew this panel (in the Runs tab it leaves) in the
+        # step that shows the Results tab (issue 23, fast keys)
+        self.display = session is not None
         if session is None:
             return
         title = Text("▶ ", style="bold cyan")

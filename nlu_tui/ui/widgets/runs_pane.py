@@ -10,13 +10,14 @@ base :class:`~nlu_tui.ui.widgets.run_launch.RunLauncher` starts and follows runs
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.timer import Timer
 from textual.widgets import DataTable, Static
 
 from nlu_tui.model import RunStatus, Suite
@@ -36,6 +37,9 @@ from nlu_tui.ui.widgets.run_history import (
 from nlu_tui.ui.widgets.run_launch import RunLauncher
 from nlu_tui.ui.widgets.run_progress import RunProgressPanel
 from nlu_tui.ui.widgets.store_watch import runs_changed
+
+if TYPE_CHECKING:
+    from nlu_tui.ui.screens.run_diff import ComputedDiff
 
 __all__ = ["HISTORY_COLUMNS", "RunProgressPanel", "RunsPane", "history_row"]
 
@@ -60,6 +64,13 @@ RUN_MODULES = (
 """What opening a run imports on its way (the run service imports most of its parts when
 first used): imported ahead by :meth:`RunsPane._prepare_run_service`, and checked against
 what a resume really imports by tests/test_ui_resume_fast.py."""
+
+DIFF_AHEAD_DELAY_S = 0.15
+"""How long the runs table's cursor rests on a run before its diff is computed ahead."""
+
+DIFF_AHEAD_MAX_CASES = 20_000
+"""Runs bigger than this are diffed on ``D`` only (a diff computed ahead on every move of the
+cursor would keep the interpreter busy while the user browses)."""
 
 RUN_KEYS = ("note", "open_results", "mark", "diff", "resume", "delete_run", "sort")
 """Keys that act on a run of the history: shown only when there is one."""
@@ -158,6 +169,8 @@ class RunsPane(RunLauncher):
         self.marked: list[str] = []
         self.sort_key: tuple[str, bool] = ("started", True)
         self._entity_cache: dict[str, float | None] = {}
+        self._diff_ahead: ComputedDiff | None = None
+        self._diff_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("Open a suite to see its runs.", id="runs-title")
@@ -179,6 +192,7 @@ class RunsPane(RunLauncher):
         if not self._run_service_ready:
             self._run_service_ready = True
             self._prepare_run_service()
+        self._diff_soon()
 
     _run_service_ready = False
     """The run service and the HTTP stack were imported ahead (see :meth:`_prepare_run_service`)."""
@@ -321,6 +335,7 @@ class RunsPane(RunLauncher):
     def _fill(self) -> None:
         self.history_table.show(self.history, self.sort_key, self.marked, self._entity_cache)
         self._show_reason()
+        self._diff_soon()
 
     def selected_run_id(self) -> str | None:
         return self.history_table.selected_run_id()
@@ -337,6 +352,7 @@ class RunsPane(RunLauncher):
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()
         self._show_reason()
+        self._diff_soon()
 
     def _show_reason(self) -> None:
         """Under the table: the selected run's status reason and note; with no run yet, how
@@ -414,37 +430,114 @@ class RunsPane(RunLauncher):
             self.marked = [*self.marked, run_id][-2:]
         self._fill()
 
-    def action_diff(self) -> None:
-        from nlu_tui.ui.reuse import keep, spare
-        from nlu_tui.ui.screens.run_diff import DiffScreen
-
+    def _diff_pair(self) -> tuple[str, str] | str:
+        """The runs ``D`` diffs now, older first: the two marked runs, else the selected run
+        and the one before it; or why there is no pair (a message for the user)."""
         ids = list(self.marked)
         if len(ids) != 2:
             order = [r.record.id for r in sorted(self.history, key=lambda r: r.record.started_at)]
             selected = self.selected_run_id()
             if selected is None or selected not in order or order.index(selected) == 0:
-                self.notify("Mark two runs with space, then press D.", severity="warning")
-                return
+                return "Mark two runs with space, then press D."
             ids = [order[order.index(selected) - 1], selected]
         started = {r.record.id: r.record.started_at for r in self.history}
         caseless = [
             r.record.id for r in self.history if r.record.id in ids and r.record.kind != "suite"
         ]
         if caseless:  # a `test nlu` comparison stores trained models, not case results
-            self.notify(
+            return (
                 f"Run {caseless[0]} has no case results to diff (a pipeline comparison); "
-                "mark two runs with cases.",
-                severity="warning",
-                markup=False,
+                "mark two runs with cases."
             )
-            return
         before, after = sorted(ids, key=lambda i: started.get(i, 0.0))
+        return before, after
+
+    def _diff_key(self, before: str, after: str) -> tuple[object, ...]:
+        """What a diff computed ahead for ``before``/``after`` depends on: the pair, the state
+        of every run of the suite as last read (a run resumed, rerun, renoted, added or
+        deleted drops it) and the thresholds file the screen would check."""
+        from nlu_tui.rundiff import default_thresholds
+        from nlu_tui.ui.screens.run_diff import thresholds_stamp
+        from nlu_tui.ui.state import workspace_root
+
+        runs = tuple(
+            (r.id, r.status, r.done, r.finished_at, r.note)
+            for r in (row.record for row in self.history)
+        )
+        suite_path = next((r.record.suite_path for r in self.history if r.record.id == after), None)
+        thresholds = default_thresholds(suite_path, workspace_root(self))
+        return (before, after, runs, thresholds_stamp(thresholds))
+
+    def _in_shown_tab(self) -> bool:
+        """Whether the tab holding this pane (if any) is the active one."""
+        from textual.widgets import TabbedContent, TabPane
+
+        pane = next((a for a in self.ancestors if isinstance(a, TabPane)), None)
+        tabs = next((a for a in self.ancestors if isinstance(a, TabbedContent)), None)
+        return pane is None or tabs is None or tabs.active == pane.id
+
+    def _diff_soon(self) -> None:
+        """Compute the diff ``D`` would show once the cursor rests (see :meth:`_diff_ahead_of`)."""
+        if self._diff_timer is not None:
+            self._diff_timer.stop()
+        self._diff_timer = self.set_timer(DIFF_AHEAD_DELAY_S, self._start_diff_ahead)
+
+    def _start_diff_ahead(self) -> None:
+        self._diff_timer = None
+        if not self._in_shown_tab():  # not while the runs are not read (e.g. at start-up)
+            return
+        pair = self._diff_pair()
+        if isinstance(pair, str):
+            return
+        sizes = {r.record.id: r.record.total for r in self.history}
+        if max(sizes.get(pair[0], 0), sizes.get(pair[1], 0)) > DIFF_AHEAD_MAX_CASES:
+            return
+        key = self._diff_key(*pair)
+        if self._diff_ahead is not None and self._diff_ahead.key == key:
+            return
+        self._diff_ahead_of(key, *pair)
+
+    @work(
+        thread=True,
+        exclusive=True,
+        group="runs-diff-ahead",
+        exit_on_error=False,
+        name="runs-diff-ahead",
+        description="Comparing the selected run with the one before",
+    )
+    def _diff_ahead_of(self, key: tuple[object, ...], before: str, after: str) -> None:
+        """The diff ``D`` would show, computed while the user reads the runs: ``D`` then shows
+        it in its first frame instead of computing it after (issue 23, fast keys)."""
+        from nlu_tui.ui.screens.run_diff import diff_ahead
+        from nlu_tui.ui.state import workspace_root
+
+        try:
+            computed = diff_ahead(store_for(self.app), key, before, after, workspace_root(self))
+        except Exception:  # D computes it again and says what went wrong
+            return
+        self.app.call_from_thread(self._keep_diff_ahead, computed)
+
+    def _keep_diff_ahead(self, computed: ComputedDiff) -> None:
+        self._diff_ahead = computed
+
+    def action_diff(self) -> None:
+        from nlu_tui.ui.reuse import keep, spare
+        from nlu_tui.ui.screens.run_diff import DiffScreen
+
+        pair = self._diff_pair()
+        if isinstance(pair, str):
+            self.notify(pair, severity="warning", markup=False)
+            return
+        before, after = pair
+        ahead = self._diff_ahead
+        if ahead is not None and ahead.key != self._diff_key(before, after):
+            ahead = None  # computed for another pair, or the runs changed since
         screen = spare(self.app, DiffScreen)
         if screen is None:
-            screen = DiffScreen(before, after)
+            screen = DiffScreen(before, after)  # not built ahead yet: computes on mount
             keep(self.app, screen)
         else:
-            screen.refill(before, after)
+            screen.refill(before, after, ahead)
         self.app.push_screen(screen)
 
     def action_compare_engines(self) -> None:
