@@ -220,6 +220,20 @@ def test_textual_footer_private_module_and_ready_flag() -> None:
     assert callable(vars(Footer).get("bindings_changed")), "Footer.bindings_changed"
 
 
+def test_textual_footer_key_attributes_the_footer_relabels() -> None:
+    """``BudgetFooter._relabel`` sets a mounted FooterKey's ``key``, ``key_display``,
+    ``description``, ``action`` and ``_disabled`` (plus its ``-disabled`` class), which
+    ``FooterKey.render`` and its click handler read."""
+    from textual.widgets._footer import FooterKey
+
+    key = FooterKey("a", "A", "Do", "do", disabled=True)
+    assert (key.key, key.key_display, key.description, key.action) == ("a", "A", "Do", "do")
+    assert vars(key)["_disabled"] is True and key.has_class("-disabled")
+    render = inspect.getsource(FooterKey.render)
+    assert "self.key_display" in render and "self.description" in render
+    assert "self._disabled" in inspect.getsource(FooterKey.on_mouse_down)
+
+
 class _TwoPanes(App[None]):
     BINDINGS = [Binding("f1", "help", "Help", id="app.help"), Binding("ctrl+q", "quit", "Quit")]
 
