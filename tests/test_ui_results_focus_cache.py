@@ -187,3 +187,27 @@ async def test_a_theme_that_changes_only_the_hover_colour_redraws_the_hovered_ro
         await same_as_from_nothing(pilot, table, "another theme")
         pane.table.focus_table()
         await same_as_from_nothing(pilot, table, "another theme, focused")
+
+
+async def test_the_cases_table_too(tmp_path: Path) -> None:
+    """The cases table is the same table class, with a focus tint of its own (app.tcss)."""
+    from ui_support import cases_view, make_workspace, new_app, settle
+
+    app = new_app(make_workspace(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f3")
+        await settle(pilot)
+        table = cases_view(app).table
+        assert table is not None
+        table.focus()
+        await pilot.press("down", "down", "down")
+        focused = await same_as_from_nothing(pilot, table, "cases, focused")
+        app.screen.focus_next()  # the focus leaves the table
+        await pilot.pause()
+        assert not table.has_focus
+        blurred = await same_as_from_nothing(pilot, table, "cases, blurred")
+        assert blurred[table.cursor_row + 1] != focused[table.cursor_row + 1]
+        table.focus()
+        await pilot.press("up")
+        await same_as_from_nothing(pilot, table, "cases, focused again")
