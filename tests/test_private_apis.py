@@ -153,6 +153,58 @@ async def test_fastdatatable_swap_backend_resizes_the_scroll_area() -> None:
         assert table.render_line(9).text.strip() == "new49"
 
 
+# --- textual-fastdatatable: the caches fast_table.WideTable keeps across a focus change -------
+
+
+async def test_fastdatatable_render_caches_that_wide_table_keeps_on_a_focus_change() -> None:
+    """``WideTable`` (fast_table.wide_table_class) overrides ``notify_style_update`` (what
+    Textual calls on every style change, the focus's included; fastdatatable clears every cache
+    there), ``get_pseudo_class_state`` (fastdatatable's ``render_lines`` keys its caches on it,
+    as ``_pseudo_class_state``), ``_get_row_style(row_index, base_style)`` and ``rich_style``
+    (read by ``render_line`` for every line); it drops from ``_cell_render_cache`` the keys
+    whose [0] is the row (-1: the header) and [3] the cursor flag, and clears
+    ``_row_render_cache``, ``_line_cache``, ``_styles_cache`` and the lru-cached
+    ``_get_styles_to_render_cell``."""
+    from textual_fastdatatable.data_table import CellCacheKey
+
+    from nlu_tui.ui.widgets.fast_table import wide_table_class
+
+    source = inspect.getsource(DataTable)
+    assert "self._pseudo_class_state = self.get_pseudo_class_state()" in source
+    assert "self._render_line(y, scroll_x, scroll_x + width, self.rich_style)" in source
+    assert "row_style = self._get_row_style(row_index, base_style)" in source
+    assert list(inspect.signature(DataTable._get_row_style).parameters) == [
+        "self",
+        "row_index",
+        "base_style",
+    ]
+    clear = inspect.getsource(DataTable._clear_caches)
+    for name in ("_row_render_cache", "_cell_render_cache", "_line_cache", "_styles_cache"):
+        assert f"self.{name}.clear()" in clear, name
+    assert "self._get_styles_to_render_cell.cache_clear()" in clear
+    assert "self._clear_caches()" in inspect.getsource(DataTable.notify_style_update)
+    assert CellCacheKey.__args__[0] is int and CellCacheKey.__args__[3] is bool  # row, cursor
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield wide_table_class()(
+                backend=ArrowBackend.from_pydict({"a": ["x", "y", "z"]}),
+                column_labels=["A"],
+                cursor_type="row",
+            )
+
+    app = Host()
+    async with app.run_test(size=(40, 10)) as pilot:
+        table = app.query_one(DataTable)
+        table.focus()
+        await pilot.pause()
+        await pilot.pause()
+        keys = list(table._cell_render_cache.keys())
+        assert {(k[0], k[3]) for k in keys} == {(-1, False), (0, True), (1, False), (2, False)}
+        assert all(isinstance(k[-1], type(table._pseudo_class_state)) for k in keys)
+        assert len(table._row_render_cache) and len(table._line_cache)
+
+
 # --- textual: the footer (widgets/footer.py) ------------------------------------------------
 
 
@@ -167,6 +219,20 @@ def test_textual_footer_private_module_and_ready_flag() -> None:
     assert isinstance(vars(Footer).get("_bindings_ready"), Reactive), "Footer._bindings_ready"
     assert isinstance(vars(FooterKey).get("compact"), Reactive), "FooterKey.compact"
     assert callable(vars(Footer).get("bindings_changed")), "Footer.bindings_changed"
+
+
+def test_textual_footer_key_attributes_the_footer_relabels() -> None:
+    """``BudgetFooter._relabel`` sets a mounted FooterKey's ``key``, ``key_display``,
+    ``description``, ``action`` and ``_disabled`` (plus its ``-disabled`` class), which
+    ``FooterKey.render`` and its click handler read."""
+    from textual.widgets._footer import FooterKey
+
+    key = FooterKey("a", "A", "Do", "do", disabled=True)
+    assert (key.key, key.key_display, key.description, key.action) == ("a", "A", "Do", "do")
+    assert vars(key)["_disabled"] is True and key.has_class("-disabled")
+    render = inspect.getsource(FooterKey.render)
+    assert "self.key_display" in render and "self.description" in render
+    assert "self._disabled" in inspect.getsource(FooterKey.on_mouse_down)
 
 
 class _TwoPanes(App[None]):

@@ -146,6 +146,17 @@ def column_offsets(table: Any) -> list[int]:
     return offsets
 
 
+FOCUS_PARTS = frozenset(
+    {
+        "datatable--cursor",
+        "datatable--fixed-cursor",
+        "datatable--header",
+        "datatable--header-cursor",
+    }
+)
+"""The table's parts styled differently when it has the focus (Textual's DataTable styles,
+which apply to fastdatatable's by name): drawn only on the cursor's row and on the header."""
+
 _WIDE_TABLE: type | None = None
 
 
@@ -160,7 +171,11 @@ def wide_table_class() -> type:
     global _WIDE_TABLE
     if _WIDE_TABLE is not None:
         return _WIDE_TABLE
+    from rich.style import Style
     from textual.binding import Binding
+    from textual.geometry import Region
+    from textual.strip import Strip
+    from textual.widget import PseudoClasses
     from textual_fastdatatable import DataTable
 
     class WideTable(DataTable):
@@ -210,6 +225,95 @@ def wide_table_class() -> type:
 
         def on_resize(self) -> None:
             self.refit()
+
+        # --- render caches kept across a change of focus ------------------------------
+
+        _style_changed = False
+        _cached_focus: bool | None = None
+        _restyle_key: tuple[Any, ...] | None = None
+
+        def notify_style_update(self) -> None:
+            """Restyle on the next render (see :meth:`_restyle_caches`), not now: Textual calls
+            this for every change of the table's pseudo-classes, the focus's included, before
+            it has styled the table's parts (the cursor, the header) anew."""
+            self._style_changed = True
+            self.refresh()
+
+        def get_pseudo_class_state(self) -> PseudoClasses:
+            """The pseudo-classes the render caches are keyed on: focus is left out (only the
+            cursor row and the header depend on it; :meth:`_restyle_caches` drops those)."""
+            return super().get_pseudo_class_state()._replace(focus=False)
+
+        _pass_styles: dict[tuple[Any, ...], Style] | None = None
+        """Styles looked up once per render pass (see :attr:`rich_style`)."""
+
+        def render_lines(self, crop: Region) -> list[Strip]:
+            if self._style_changed or self._cached_focus != self.has_focus:
+                self._style_changed = False
+                self._restyle_caches()
+            self._pass_styles = {}
+            try:
+                return super().render_lines(crop)
+            finally:
+                self._pass_styles = None
+
+        @property
+        def rich_style(self) -> Style:
+            """The table's style, computed once per render pass: fastdatatable asks for it
+            for every line, and each time Textual walks every ancestor's styles."""
+            memo = self._pass_styles
+            if memo is None:
+                return super().rich_style
+            style = memo.get(("base",))
+            if style is None:
+                style = memo[("base",)] = super().rich_style
+            return style
+
+        def _get_row_style(self, row_index: int, base_style: Style) -> Style:
+            """A row's style, once per render pass for all even and all odd rows (each is a
+            part's style, which Textual computes walking every ancestor)."""
+            memo = self._pass_styles
+            if memo is None:
+                return super()._get_row_style(row_index, base_style)
+            key = (row_index == -1, row_index < self.fixed_rows, row_index % 2, base_style)
+            style = memo.get(key)
+            if style is None:
+                style = memo[key] = super()._get_row_style(row_index, base_style)
+            return style
+
+        def _restyle_caches(self) -> None:
+            """Forget what a style change made stale: everything, unless only the focus
+            changed (then the cells of the cursor and of the header, and the lines assembled
+            from cells, which are cheap to assemble again).
+
+            fastdatatable clears every cache when the table gains or loses the focus and then
+            renders every visible cell again: most of moving the focus from the results table
+            to the detail pane (``d``). Here a cell is rendered again only when a style it
+            uses changed: its row's style and the table's base style are in its cache key;
+            the styles of the parts drawn over it (hover, selection) are compared here."""
+            self._cached_focus = self.has_focus
+            key = self._restyle_signature()
+            if self.cursor_type != "row" or key != self._restyle_key:
+                self._restyle_key = key
+                self._clear_caches()
+                return
+            cells = self._cell_render_cache
+            stale = [k for k in cells.keys() if k[0] == -1 or k[3]]  # noqa: SIM118 (no __iter__)
+            for cell in stale:
+                cells.discard(cell)
+            self._row_render_cache.clear()  # rows and lines: joined cells, with the
+            self._line_cache.clear()  # table's background (tinted when focused) to the right
+            self._styles_cache.clear()
+            self._get_styles_to_render_cell.cache_clear()
+
+        def _restyle_signature(self) -> tuple[Any, ...]:
+            """What a cached cell looks like apart from its key: the styles of the table's
+            parts, bar those drawn only on the cursor and the header (focus-dependent)."""
+            parts = sorted(set(self.COMPONENT_CLASSES) - FOCUS_PARTS)
+            return (
+                self.rich_style,
+                *(self.get_component_rich_style(part, default=Style.null()) for part in parts),
+            )
 
         def action_scroll_left_edge(self) -> None:
             if self.cursor_type != "row":

@@ -79,8 +79,35 @@ class BudgetFooter(Footer):
 
     async def _recompose_if_changed(self) -> None:
         self._recompose_queued = False
-        if self.is_attached and self._signature(self._pick()) != self._shown:
-            await self.recompose()
+        if not self.is_attached:
+            return
+        shown = self._pick()
+        signature = self._signature(shown)
+        if signature == self._shown:
+            return
+        if self._relabel(shown):
+            self._shown = signature
+            return
+        await self.recompose()
+
+    def _relabel(self, shown: list[tuple[Binding, bool, str]]) -> bool:
+        """Show ``shown`` in the keys on screen, when there are as many: a focus move (``d``
+        from the results table to the detail pane) changes the keys, rarely their number, and
+        a recompose removed, mounted and styled every key and laid the screen out twice.
+        False when the number differs (then the footer is recomposed)."""
+        keys = [k for k in self.query_children(FooterKey) if not k.has_class("-command-palette")]
+        if len(keys) != len(shown):
+            return False
+        for widget, (binding, enabled, tooltip) in zip(keys, shown, strict=True):
+            new = (binding.key, self.app.get_key_display(binding), binding.description)
+            if (widget.key, widget.key_display, widget.description) != new:
+                widget.key, widget.key_display, widget.description = new
+                widget.refresh(layout=True)
+            widget.action = binding.action
+            widget._disabled = not enabled  # FooterKey's own flag (a click rings the bell)
+            widget.set_class(not enabled, "-disabled")
+            widget.tooltip = tooltip or None
+        return True
 
     def compose(self) -> ComposeResult:
         if not self._bindings_ready:
