@@ -69,14 +69,14 @@ def _results(tab: str) -> Any:
         pane = _main(pilot).query_one(ResultsPane)
         rec, rows = record("run000000001", predictions_v1(), note="why we ran it")
         pane._show_data(RunData.from_rows(rec, rows))
-        await pilot.pause()
+        await settle(pilot)  # the tabs fill in workers (slow under load)
         pane.query_one("#results-tabs", TabbedContent).active = tab
-        await pilot.pause()
+        await settle(pilot)
         if tab == "tab-res-cases":
             pane.table.select_case("c3")
         elif tab == "tab-res-confusion":
             pane.open_cell("pay_bill", "balance")
-        await pilot.pause()
+        await settle(pilot)
 
     return before
 
