@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from textual.app import App, ComposeResult
 from ui_runs_support import predictions_v1, predictions_v2, small_suite
+from ui_support import settle
 
 from nlu_tui.model import RunStatus
 from nlu_tui.reports.run_data import RunData
@@ -152,10 +153,10 @@ def test_snapshot_results(snap_compare: Any) -> None:
     async def before(pilot: Any) -> None:
         rec, rows = record("run000000001", predictions_v1(), note="why we ran it")
         pane._show_data(RunData.from_rows(rec, rows))
-        await pilot.pause()
+        await settle(pilot)  # the tabs fill in workers (slow under load)
         pane.table.data_table.focus()
         pane.table.select_case("c3")
-        await pilot.pause()
+        await settle(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=before)
 
@@ -170,9 +171,9 @@ def test_snapshot_results_confusion(snap_compare: Any) -> None:
         rec, rows = record("run000000001", predictions_v1())
         pane._show_data(RunData.from_rows(rec, rows))
         pane.query_one("#results-tabs", TabbedContent).active = "tab-res-confusion"
-        await pilot.pause()
+        await settle(pilot)
         pane.open_cell("pay_bill", "balance")
-        await pilot.pause()
+        await settle(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=before)
 
