@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 from textual.widgets import Button, Input, TextArea
+from ui_runs_support import wait_for
 from ui_support import SIZE, cases_view, make_workspace, new_app, settle, utterances_shown
 
 from nlu_tui.formats.native import load_suite
@@ -33,6 +34,7 @@ async def test_add_case_with_two_intents_parent_regex_entity_and_order(tmp_path:
         before = len(cases_view(app).suite.cases)
         await pilot.press("a")
         await pilot.pause()
+        await wait_for(pilot, lambda: isinstance(app.screen, CaseEditorScreen))
         editor = app.screen
         assert isinstance(editor, CaseEditorScreen)
         assert editor.query_one("#save", Button).disabled  # empty form is not valid
@@ -111,6 +113,7 @@ async def test_entity_order_with_one_intent_is_saved(tmp_path: Path) -> None:
         await pilot.pause()
         await pilot.press("ctrl+o")  # fill the order from the entity list
         await pilot.pause()
+        await wait_for(pilot, lambda: editor.query_one("#order", Input).value == "amount, payee")
         assert editor.query_one("#order", Input).value == "amount, payee"
         editor.query_one("#order", Input).value = "payee, amount"
         await pilot.pause()
@@ -131,6 +134,7 @@ async def test_edit_case_and_undo(tmp_path: Path) -> None:
         first = view.suite.cases[0]
         await pilot.press("e")
         await pilot.pause()
+        await wait_for(pilot, lambda: isinstance(app.screen, CaseEditorScreen))
         editor = app.screen
         assert isinstance(editor, CaseEditorScreen)
         assert editor.query_one("#intent-1", Input).value == first.intents[0].name
@@ -210,6 +214,7 @@ async def test_bulk_delete_with_confirmation_and_undo(tmp_path: Path) -> None:
         doomed = [suite.cases[0].id, suite.cases[1].id, suite.cases[3].id]
         await pilot.press("space", "space", "down", "space")  # marks rows 1, 2 and 4
         await pilot.pause()
+        await wait_for(pilot, lambda: cases_view(app).selected == set(doomed))
         assert cases_view(app).selected == set(doomed)
         await pilot.press("delete")
         await pilot.pause()
