@@ -63,6 +63,7 @@ async def test_a_runs_comparison_and_two_marked_runs_open_the_matrix(tmp_path: P
         assert "[bold red]x[/] pay my bill" in text  # markup from a file shown as written
         await pilot.press("escape")
         await pilot.pause()
+        await wait_for(pilot, lambda: not isinstance(app.screen, ComparisonScreen))
         assert not isinstance(app.screen, ComparisonScreen)
 
         # two marked runs: compared without a stored comparison
