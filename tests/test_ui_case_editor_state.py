@@ -24,6 +24,7 @@ async def _open_editor(pilot: Any) -> CaseEditorScreen:
     await pilot.press("e")
     await pilot.pause()
     await wait_for(pilot, lambda: isinstance(pilot.app.screen, CaseEditorScreen))
+    await pilot.pause()  # the screen pushed: composed and mounted
     editor = pilot.app.screen
     assert isinstance(editor, CaseEditorScreen)
     return editor
@@ -67,6 +68,7 @@ async def test_removing_the_bad_entity_row_clears_its_error_and_enables_save(
         assert not save.disabled
         await pilot.press("ctrl+s")
         await settle(pilot)
+        await wait_for(pilot, lambda: not isinstance(app.screen, CaseEditorScreen))
         assert not isinstance(app.screen, CaseEditorScreen)
 
 
@@ -95,6 +97,7 @@ async def test_escape_with_edits_asks_and_enter_keeps_editing(tmp_path: Path) ->
         await pilot.press("escape")
         await pilot.pause()
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.pause()  # the screen pushed: composed and mounted
         assert isinstance(app.screen, ConfirmDialog), "Escape must ask before discarding"
         await pilot.press("enter")  # "Keep editing" has the focus
         await pilot.pause()
@@ -104,9 +107,11 @@ async def test_escape_with_edits_asks_and_enter_keeps_editing(tmp_path: Path) ->
         await pilot.press("escape")
         await pilot.pause()
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.pause()  # the screen pushed: composed and mounted
         assert isinstance(app.screen, ConfirmDialog)
         await pilot.press("y")  # discard
         await settle(pilot)
+        await wait_for(pilot, lambda: not isinstance(app.screen, (CaseEditorScreen, ConfirmDialog)))
         assert not isinstance(app.screen, (CaseEditorScreen, ConfirmDialog))
     assert load_suite(suite_file).cases[0].utterance == first.utterance
 
@@ -133,6 +138,7 @@ async def test_delete_suite_confirm_answers_no_to_enter(tmp_path: Path) -> None:
         await pilot.press("delete")
         await pilot.pause()
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.pause()  # the screen pushed: composed and mounted
         assert isinstance(app.screen, ConfirmDialog)
         await pilot.press("enter")
         await settle(pilot)
@@ -150,6 +156,7 @@ async def test_delete_cases_confirm_answers_no_to_enter(tmp_path: Path) -> None:
         await pilot.press("delete")
         await pilot.pause()
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.pause()  # the screen pushed: composed and mounted
         assert isinstance(app.screen, ConfirmDialog)
         await pilot.press("enter")
         await settle(pilot)

@@ -35,6 +35,7 @@ async def test_add_case_with_two_intents_parent_regex_entity_and_order(tmp_path:
         await pilot.press("a")
         await pilot.pause()
         await wait_for(pilot, lambda: isinstance(app.screen, CaseEditorScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         editor = app.screen
         assert isinstance(editor, CaseEditorScreen)
         assert editor.query_one("#save", Button).disabled  # empty form is not valid
@@ -78,6 +79,7 @@ async def test_add_case_with_two_intents_parent_regex_entity_and_order(tmp_path:
         assert not editor.query_one("#save", Button).disabled
         await pilot.press("ctrl+s")
         await settle(pilot)
+        await wait_for(pilot, lambda: not isinstance(app.screen, CaseEditorScreen))
         assert not isinstance(app.screen, CaseEditorScreen)
         assert len(cases_view(app).suite.cases) == before + 2
 
@@ -135,6 +137,7 @@ async def test_edit_case_and_undo(tmp_path: Path) -> None:
         await pilot.press("e")
         await pilot.pause()
         await wait_for(pilot, lambda: isinstance(app.screen, CaseEditorScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         editor = app.screen
         assert isinstance(editor, CaseEditorScreen)
         assert editor.query_one("#intent-1", Input).value == first.intents[0].name
@@ -148,6 +151,9 @@ async def test_edit_case_and_undo(tmp_path: Path) -> None:
         assert saved.cases[0].tags == first.tags
         await pilot.press("z")
         await settle(pilot)
+    await wait_for(
+        pilot, lambda: load_suite(_suite_file(root)).cases[0].utterance == first.utterance
+    )
     assert load_suite(_suite_file(root)).cases[0].utterance == first.utterance
 
 
@@ -189,9 +195,18 @@ async def test_sort_by_columns(tmp_path: Path) -> None:
         suite = cases_view(app).suite
         await pilot.press("4")  # Utterance
         await settle(pilot)
+        await wait_for(
+            pilot, lambda: utterances_shown(app) == sorted(c.utterance for c in suite.cases)
+        )
         assert utterances_shown(app) == sorted(c.utterance for c in suite.cases)
         await pilot.press("4")  # again: descending
         await settle(pilot)
+        await wait_for(
+            pilot,
+            lambda: (
+                utterances_shown(app) == sorted((c.utterance for c in suite.cases), reverse=True)
+            ),
+        )
         assert utterances_shown(app) == sorted((c.utterance for c in suite.cases), reverse=True)
         await pilot.press("5")  # Intents
         await settle(pilot)
@@ -225,6 +240,7 @@ async def test_bulk_delete_with_confirmation_and_undo(tmp_path: Path) -> None:
         assert not set(doomed) & {c.id for c in saved.cases}
         await pilot.press("ctrl+z")
         await settle(pilot)
+    await wait_for(pilot, lambda: len(load_suite(_suite_file(root)).cases) == total)
     assert len(load_suite(_suite_file(root)).cases) == total
 
 

@@ -137,6 +137,7 @@ def test_a_run_from_the_screen_fills_the_cases_live(tmp_path: Path) -> None:
             await pilot.pause()
             await pilot.press("r")
             await wait_for(pilot, lambda: isinstance(app.screen, ConversationScreen))
+            await pilot.pause()  # the screen pushed: composed and mounted
             screen = app.screen
             assert isinstance(screen, ConversationScreen)
             await wait_for(pilot, lambda: len(screen.items) == 2 and screen.run is None)
@@ -175,6 +176,7 @@ async def test_conversation_suites_are_listed_with_the_others(tmp_path: Path) ->
         await pilot.press("enter")
         await settle(pilot)
         await wait_for(pilot, lambda: isinstance(app.screen, ConversationScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         assert isinstance(app.screen, ConversationScreen)
         assert app.screen.files == [root / "shop.e2e.yml"]
         await pilot.press("escape")
@@ -182,6 +184,7 @@ async def test_conversation_suites_are_listed_with_the_others(tmp_path: Path) ->
         await pilot.press("f5")  # the suites' run key: the conversation screen, on its engine
         await settle(pilot)
         await wait_for(pilot, lambda: isinstance(app.screen, ConversationScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         screen = app.screen
         assert isinstance(screen, ConversationScreen)
         assert screen.files == [root / "shop.e2e.yml"]
@@ -210,6 +213,7 @@ def test_enter_in_the_engine_field_runs_and_the_editor_warns_of_unsaved_edits(
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot)
             await wait_for(pilot, lambda: isinstance(app.screen, ConversationScreen))
+            await pilot.pause()  # the screen pushed: composed and mounted
             screen = app.screen
             assert isinstance(screen, ConversationScreen)
             field = screen.query_one("#conv-engine", Input)
@@ -222,6 +226,7 @@ def test_enter_in_the_engine_field_runs_and_the_editor_warns_of_unsaved_edits(
             await pilot.press("f")  # the failed test case, on its failed step
             await settle(pilot)
             await wait_for(pilot, lambda: isinstance(app.screen, E2ECaseEditor))
+            await pilot.pause()  # the screen pushed: composed and mounted
             editor = app.screen
             assert isinstance(editor, E2ECaseEditor)
             assert editor.query_one("#ed-steps", DataTable).cursor_row == 3
@@ -270,6 +275,7 @@ def test_step_editor_from_a_failed_step_edits_reorders_and_saves(tmp_path: Path)
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
             await wait_for(pilot, lambda: isinstance(app.screen, ConversationScreen))
+            await pilot.pause()  # the screen pushed: composed and mounted
             screen = app.screen
             assert isinstance(screen, ConversationScreen)
             turns = screen.query_one("#conv-turns", DataTable)
@@ -278,6 +284,7 @@ def test_step_editor_from_a_failed_step_edits_reorders_and_saves(tmp_path: Path)
             await pilot.press("enter")
             await pilot.pause()
             await wait_for(pilot, lambda: isinstance(app.screen, E2ECaseEditor))
+            await pilot.pause()  # the screen pushed: composed and mounted
             editor = app.screen
             assert isinstance(editor, E2ECaseEditor)
             assert editor.case.name == "book"
@@ -336,6 +343,7 @@ def test_opening_a_file_shows_its_latest_stored_run(tmp_path: Path) -> None:
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             await wait_for(pilot, lambda: isinstance(app.screen, ConversationScreen))
+            await pilot.pause()  # the screen pushed: composed and mounted
             screen = app.screen
             assert isinstance(screen, ConversationScreen)
             assert sorted(i.data["name"] for i in screen.items) == ["book", "greet"]
@@ -383,6 +391,7 @@ def test_a_run_canceled_on_the_screen_resumes_with_u_without_resending(tmp_path:
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot)
             await wait_for(pilot, lambda: isinstance(app.screen, ConversationScreen))
+            await pilot.pause()  # the screen pushed: composed and mounted
             screen = app.screen
             assert isinstance(screen, ConversationScreen)
             await pilot.press("r")
@@ -434,6 +443,7 @@ def test_a_run_canceled_before_any_test_case_leaves_no_earlier_conversation_on_s
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             await wait_for(pilot, lambda: isinstance(app.screen, ConversationScreen))
+            await pilot.pause()  # the screen pushed: composed and mounted
             screen = app.screen
             assert isinstance(screen, ConversationScreen)
             assert screen.query_one("#conv-turns", DataTable).row_count > 0
@@ -481,6 +491,7 @@ async def test_a_rasa_projects_e2e_tests_are_listed_and_open_from_the_suites_pan
         await pilot.press("enter")
         await settle(pilot)
         await wait_for(pilot, lambda: isinstance(app.screen, ConversationScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         assert isinstance(app.screen, ConversationScreen)
         assert app.screen.files == [e2e]
 
@@ -510,6 +521,7 @@ def test_a_file_never_run_lists_its_test_cases_and_opens_them_in_the_editor(
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot)
             await wait_for(pilot, lambda: isinstance(app.screen, ConversationScreen))
+            await pilot.pause()  # the screen pushed: composed and mounted
             screen = app.screen
             assert isinstance(screen, ConversationScreen)
             cases = screen.query_one("#conv-cases", DataTable)
@@ -523,6 +535,7 @@ def test_a_file_never_run_lists_its_test_cases_and_opens_them_in_the_editor(
             await pilot.press("enter")
             await settle(pilot)
             await wait_for(pilot, lambda: isinstance(app.screen, E2ECaseEditor))
+            await pilot.pause()  # the screen pushed: composed and mounted
             assert isinstance(app.screen, E2ECaseEditor)
             assert app.screen.query_one("#ed-steps", DataTable).row_count == 6
 
@@ -556,6 +569,7 @@ def test_the_expected_column_fits_the_shown_test_case_not_the_longest_seen(
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot)
             await wait_for(pilot, lambda: isinstance(app.screen, ConversationScreen))
+            await pilot.pause()  # the screen pushed: composed and mounted
             screen = app.screen
             assert isinstance(screen, ConversationScreen)
             book, greet = sorted(screen.items, key=lambda i: i.seq)
@@ -602,6 +616,7 @@ def test_a_canceled_runs_unsent_test_cases_are_listed_as_not_run(tmp_path: Path)
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot)
             await wait_for(pilot, lambda: isinstance(app.screen, ConversationScreen))
+            await pilot.pause()  # the screen pushed: composed and mounted
             screen = app.screen
             assert isinstance(screen, ConversationScreen)
             cases = screen.query_one("#conv-cases", DataTable)

@@ -40,6 +40,7 @@ async def test_start_run_on_a_damaged_store_says_why(tmp_path: Path) -> None:
         await pilot.press("r")
         await pilot.pause()
         await wait_for(pilot, lambda: isinstance(app.screen, StartRunDialog))
+        await pilot.pause()  # the screen pushed: composed and mounted
         assert isinstance(app.screen, StartRunDialog)
         await pilot.press("ctrl+s")
         deadline = time.monotonic() + 60

@@ -247,6 +247,7 @@ async def test_help_keys_do_not_wrap_over_many_lines_at_80_columns(tmp_path: Pat
         await pilot.press("f1")
         await pilot.pause()
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         screen = app.screen
         assert isinstance(screen, HelpScreen)
         width = screen.query_one("#help-keys").size.width

@@ -24,6 +24,7 @@ async def test_edit_add_and_save(tmp_path: Path) -> None:
         app.screen.action_dut_editor()  # type: ignore[attr-defined]
         await pilot.pause()
         await wait_for(pilot, lambda: isinstance(app.screen, DutEditorScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         screen = app.screen
         assert isinstance(screen, DutEditorScreen)
         await wait_for(pilot, lambda: screen.query_one("#cmd-0-0", Input))
@@ -111,11 +112,13 @@ async def test_generate_dut_cases_for_a_flow_from_the_editor(
             app.screen.action_dut_editor()  # type: ignore[attr-defined]
             await pilot.pause()
             await wait_for(pilot, lambda: isinstance(app.screen, DutEditorScreen))
+            await pilot.pause()  # the screen pushed: composed and mounted
             editor = app.screen
             assert isinstance(editor, DutEditorScreen)
             await pilot.press("ctrl+g")
             await settle(pilot)
             await wait_for(pilot, lambda: isinstance(app.screen, GenerateScreen))
+            await pilot.pause()  # the screen pushed: composed and mounted
             dialog = app.screen
             assert isinstance(dialog, GenerateScreen)
             title = str(dialog.query_one(".dialog-title", Static).render())

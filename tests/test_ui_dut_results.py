@@ -37,6 +37,7 @@ async def test_latest_dut_run_results(tmp_path: Path) -> None:
         app.screen.action_dut_results()  # type: ignore[attr-defined]
         await pilot.pause()
         await wait_for(pilot, lambda: isinstance(app.screen, DutResultsScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         assert isinstance(app.screen, DutResultsScreen)
         await wait_for(pilot, lambda: "test cases: 3 passed" in screen_text(app))
         text = screen_text(app)

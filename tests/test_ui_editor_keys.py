@@ -8,6 +8,7 @@ the app reads them before the widget that should get them exists."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from ui_support import SIZE, cases_view, make_workspace, new_app, settle
 
 from nlu_tui.ui.screens.case_editor import CaseEditorScreen
 from nlu_tui.ui.screens.dialogs import NoteDialog
+from nlu_tui.ui.widgets.cases_view import CasesView
 
 
 async def _open_editor(pilot: Any, key: str = "e") -> CaseEditorScreen:
@@ -27,6 +29,7 @@ async def _open_editor(pilot: Any, key: str = "e") -> CaseEditorScreen:
     await pilot.press(key)
     await settle(pilot)
     await wait_for(pilot, lambda: isinstance(pilot.app.screen, CaseEditorScreen))
+    await pilot.pause()  # the screen pushed: composed and mounted
     editor = pilot.app.screen
     assert isinstance(editor, CaseEditorScreen)
     return editor
@@ -136,6 +139,7 @@ async def test_keys_typed_while_the_editor_opens_land_in_it(tmp_path: Path) -> N
         _burst(app, "ahello there")  # "a" opens the editor; the rest is typed at once
         await settle(pilot)
         await wait_for(pilot, lambda: isinstance(app.screen, CaseEditorScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         editor = app.screen
         assert isinstance(editor, CaseEditorScreen)
         await wait_for(
@@ -149,9 +153,13 @@ async def test_keys_typed_before_the_cases_table_is_built_reach_it(tmp_path: Pat
     built, and "a" opens the editor there (they went nowhere)."""
     app = new_app(make_workspace(tmp_path))
     async with app.run_test(size=SIZE) as pilot:
-        for _ in range(50):
+        # looked for often (it may be short), until it shows or the table is built past it (a
+        # loaded machine can take more than the half second 50 looks once allowed to get there)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
             await pilot.pause(0.01)
-            if cases_view(app).previewing:
+            shown = app.screen.query(CasesView)
+            if shown and (shown.first().previewing or shown.first().table is not None):
                 break
         assert cases_view(app).previewing, "the preview was never seen"
         assert cases_view(app).table is None
@@ -159,6 +167,7 @@ async def test_keys_typed_before_the_cases_table_is_built_reach_it(tmp_path: Pat
         _burst(app, "ahi")
         await settle(pilot)
         await wait_for(pilot, lambda: isinstance(app.screen, CaseEditorScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         editor = app.screen
         assert isinstance(editor, CaseEditorScreen), editor
         await wait_for(pilot, lambda: editor.query_one("#utterances", TextArea).text == "hi")

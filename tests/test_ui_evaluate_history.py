@@ -163,6 +163,7 @@ async def test_escape_asks_before_leaving_an_evaluation_under_way(tmp_path: Path
         await pilot.press("escape")
         await pilot.pause()
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.pause()  # the screen pushed: composed and mounted
         assert isinstance(app.screen, ConfirmDialog)
         await pilot.press("n")  # stay
         await pilot.pause()

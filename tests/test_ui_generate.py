@@ -48,6 +48,7 @@ async def test_generate_review_more_and_add(
             await pilot.press("G")
             await settle(pilot)
             await wait_for(pilot, lambda: isinstance(app.screen, GenerateScreen))
+            await pilot.pause()  # the screen pushed: composed and mounted
             dialog = app.screen
             assert isinstance(dialog, GenerateScreen)
             dialog.query_one("#gen-intent", Select).value = "check_balance"
@@ -108,6 +109,7 @@ async def test_without_endpoint_the_dialog_says_how_to_configure(
         await pilot.press("G")
         await settle(pilot)
         await wait_for(pilot, lambda: isinstance(app.screen, GenerateScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         dialog = app.screen
         assert isinstance(dialog, GenerateScreen)
         error = _text(dialog.query_one("#gen-error", Static))
@@ -140,6 +142,7 @@ async def test_a_malformed_answer_is_shown_and_nothing_is_added(
             await pilot.press("G")
             await settle(pilot)
             await wait_for(pilot, lambda: isinstance(app.screen, GenerateScreen))
+            await pilot.pause()  # the screen pushed: composed and mounted
             dialog = app.screen
             assert isinstance(dialog, GenerateScreen)
             await pilot.press("g")

@@ -77,6 +77,7 @@ async def test_an_imported_suite_runs_on_both_versions_in_the_workbench(tmp_path
         app.screen.query_one(SuitesPanel).action_import()
         await settle(pilot)
         await wait_for(pilot, lambda: isinstance(app.screen, ImportScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         screen = app.screen
         assert isinstance(screen, ImportScreen)
         screen.query_one("#path").value = str(SAMPLE.parent / "banking_bot.kore.csv")  # type: ignore[attr-defined]

@@ -215,6 +215,7 @@ async def test_every_screen_renders_hostile_text_inert(tmp_path: Path) -> None:
         await pilot.press("D")
         await settle(pilot)
         await wait_for(pilot, lambda: isinstance(app.screen, DiffScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         screen = app.screen
         assert isinstance(screen, DiffScreen)
         await _wait_for(pilot, lambda: screen.result is not None)
