@@ -44,12 +44,14 @@ def test_failed_step_diff_is_on_screen(tmp_path: Path) -> None:
     ):
         session = app.session
         wait_for_screen(session, r"\^p palette")
+        wait_for_screen(session, r"⇄ shop")  # the suites panel, listed
         time.sleep(0.5)
         palette_command(session, "conversation: Tests", "conversation: Tests")
         wait_for_screen(session, r"shop\.e2e\.yml")
         keys(session, "e")
         keys(session, "C-u")
         keys(session, "-l", f"rasa:{url}")
+        wait_for_screen(session, re.escape(f"rasa:{url}"))  # in the field before Tab leaves it
         keys(session, "Tab")
         keys(session, "r")
         wait_for_screen(session, r"1 passed, 1 failed.*success")

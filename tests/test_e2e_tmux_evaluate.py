@@ -33,14 +33,18 @@ def test_compare_configurations_in_tmux(tmp_path: Path) -> None:
     with app_in_tmux(tmp_path, tuple(SAMPLES / n for n in FILES), width=80, height=24) as app:
         session = app.session
         wait_for_screen(session, r"\^p palette")
+        wait_for_screen(session, r"193 of 193 cases")  # the first screen, built
         time.sleep(0.5)
         palette_command(session, "Evaluate training", "run: Evaluate training data")
         wait_for_screen(session, r"Evaluate banking_bot\.nlu\.yml")
-        _keys(session, "Enter", "Down", "Enter")  # the mode list: Compare configs
+        _keys(session, "Enter")  # the mode list: Compare configs
+        wait_for_screen(session, r"esc Dismiss menu")  # the list is open
+        _keys(session, "Down", "Enter")
         wait_for_screen(session, r"configs to compare")
         wait_for_screen(session, r"embedded_default\.config\.yml embed")
         _keys(session, "Tab", "Tab", "Tab", "Tab")  # engine, seed, Start, runs
         _keys(session, "End", "BSpace", "2")
+        wait_for_screen(session, r"▊  2\s+▎▊  0 25 50 75")  # 2 in the runs field before Ctrl+S
         _keys(session, "C-s")
         wait_for_screen(session, r"● embedded_default\.config", timeout=120)
         curve = capture(session)

@@ -75,6 +75,7 @@ def test_generate_dut_cases_for_a_flow_in_tmux(tmp_path: Path) -> None:
         with app_in_tmux(tmp_path, files, width=80, height=24, extra_env=env) as app:
             session = app.session
             wait_for_screen(session, r"\^p palette")
+            wait_for_screen(session, r"68 of 68 cases")  # the first screen, built
             time.sleep(0.5)
             palette_command(session, "dut: Edit DUT", "dut: Edit DUT test cases")
             wait_for_screen(session, r"start flow add_contact")

@@ -34,7 +34,7 @@ def test_start_run_with_keys_only_at_80x24(tmp_path: Path) -> None:
     with app_in_tmux(tmp_path, FILES, width=80, height=24) as app:
         session = app.session
         wait_for_screen(session, r"54 cases")
-        time.sleep(0.5)
+        wait_for_screen(session, r"Help[^\n]*palette")  # the footer, drawn
         footer = capture(session).splitlines()[-1]
         assert "Help" in footer and "palette" in footer, footer  # nothing cut at 80 columns
         keys(session, "F4")
@@ -45,7 +45,7 @@ def test_start_run_with_keys_only_at_80x24(tmp_path: Path) -> None:
         assert "Start (enter)" in dialog and "Cancel (esc)" in dialog, dialog
         keys(session, "Tab", "Tab")
         tmux("send-keys", "-t", session, "-l", "keyboard only")
-        time.sleep(0.3)
+        wait_for_screen(session, r"Note\s+keyboard only")  # in the note field before Enter
         keys(session, "Enter")
         wait_for_screen(session, r"✔ success", timeout=120)
         wait_for_screen(session, r"F1 0\.9348")

@@ -43,6 +43,7 @@ def test_newcomer_imports_kore_csv_and_runs_on_a_relative_embedded_spec(
         wait_for_screen(session, r"Import a file as a new suite")
         time.sleep(1.0)
         typed(session, "sample_suites/banking_bot.kore.csv")
+        wait_for_screen(session, r"sample_suites/banking_bot\.kore\.csv")  # in the path field
         keys(session, "F5")
         wait_for_screen(session, r"54 cases, 20 intents")
         keys(session, "C-s")
@@ -52,7 +53,9 @@ def test_newcomer_imports_kore_csv_and_runs_on_a_relative_embedded_spec(
         keys(session, "F5")
         wait_for_screen(session, r"Run banking_bot\.kore")
         time.sleep(1.0)  # keys typed while a dialog opens can be lost (issue 23, item 3)
-        keys(session, "Enter", "Down", "Enter")
+        keys(session, "Enter")
+        wait_for_screen(session, r"Other spec… \(type an --engine spec\)")  # the list is open
+        keys(session, "Down", "Enter")
         wait_for_screen(session, r"Spec ")
         typed(session, "embedded:nope.nlu.yml")
         wait_for_screen(session, r"training data not found")
@@ -64,6 +67,7 @@ def test_newcomer_imports_kore_csv_and_runs_on_a_relative_embedded_spec(
 
         # corrected in place: the relative path is found in the workspace, and it runs
         keys(session, *["BSpace"] * len("nope.nlu.yml"))
+        wait_for_screen(session, r"embedded:\s")  # the wrong name is gone
         typed(session, "banking_bot.nlu.yml")
         wait_for_screen(session, r"learns from banking_bot\.nlu\.yml")
         keys(session, "C-s")

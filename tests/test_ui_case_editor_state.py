@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.widgets import Button, Input, Select, TextArea
+from ui_runs_support import wait_for
 from ui_support import SIZE, cases_view, make_workspace, new_app, settle
 
 from nlu_tui.formats.native import load_suite
@@ -22,6 +23,8 @@ async def _open_editor(pilot: Any) -> CaseEditorScreen:
     await settle(pilot)
     await pilot.press("e")
     await pilot.pause()
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, CaseEditorScreen))
+    await pilot.pause()  # the screen pushed: composed and mounted
     editor = pilot.app.screen
     assert isinstance(editor, CaseEditorScreen)
     return editor
@@ -45,18 +48,27 @@ async def test_removing_the_bad_entity_row_clears_its_error_and_enables_save(
         name.value = "payee"
         value.value = "Leo(nardo"
         row.query_one(Select).value = "regex"
-        await pilot.pause()
         save = editor.query_one("#save", Button)
+        await wait_for(
+            pilot,
+            lambda: save.disabled and "regular expression" in _problems(editor).lower(),
+        )
         assert save.disabled and "regular expression" in _problems(editor).lower()
 
         await pilot.click(row.query_one(".ent-remove"))
-        await pilot.pause()
+        await wait_for(
+            pilot,
+            lambda: (
+                not list(editor.query(EntityRowWidget)) or row not in editor.query(EntityRowWidget)
+            ),
+        )
         assert not list(editor.query(EntityRowWidget)) or row not in editor.query(EntityRowWidget)
         # the form shown is valid: no stale error, Save enabled, and Ctrl+S agrees
         assert "✖" not in _problems(editor), _problems(editor)
         assert not save.disabled
         await pilot.press("ctrl+s")
         await settle(pilot)
+        await wait_for(pilot, lambda: not isinstance(app.screen, CaseEditorScreen))
         assert not isinstance(app.screen, CaseEditorScreen)
 
 
@@ -84,16 +96,22 @@ async def test_escape_with_edits_asks_and_enter_keeps_editing(tmp_path: Path) ->
         await pilot.pause()
         await pilot.press("escape")
         await pilot.pause()
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.pause()  # the screen pushed: composed and mounted
         assert isinstance(app.screen, ConfirmDialog), "Escape must ask before discarding"
         await pilot.press("enter")  # "Keep editing" has the focus
         await pilot.pause()
+        await wait_for(pilot, lambda: app.screen is editor)
         assert app.screen is editor
         assert editor.query_one("#utterances", TextArea).text == "an edit not to lose"
         await pilot.press("escape")
         await pilot.pause()
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.pause()  # the screen pushed: composed and mounted
         assert isinstance(app.screen, ConfirmDialog)
         await pilot.press("y")  # discard
         await settle(pilot)
+        await wait_for(pilot, lambda: not isinstance(app.screen, (CaseEditorScreen, ConfirmDialog)))
         assert not isinstance(app.screen, (CaseEditorScreen, ConfirmDialog))
     assert load_suite(suite_file).cases[0].utterance == first.utterance
 
@@ -104,7 +122,9 @@ async def test_escape_without_edits_closes_at_once(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         editor = await _open_editor(pilot)
         await pilot.press("escape")
-        await pilot.pause()
+        await wait_for(
+            pilot, lambda: app.screen is not editor and not isinstance(app.screen, ConfirmDialog)
+        )
         assert app.screen is not editor and not isinstance(app.screen, ConfirmDialog)
 
 
@@ -117,6 +137,8 @@ async def test_delete_suite_confirm_answers_no_to_enter(tmp_path: Path) -> None:
         await pilot.pause()
         await pilot.press("delete")
         await pilot.pause()
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.pause()  # the screen pushed: composed and mounted
         assert isinstance(app.screen, ConfirmDialog)
         await pilot.press("enter")
         await settle(pilot)
@@ -133,6 +155,8 @@ async def test_delete_cases_confirm_answers_no_to_enter(tmp_path: Path) -> None:
         before = len(cases_view(app).suite.cases)
         await pilot.press("delete")
         await pilot.pause()
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.pause()  # the screen pushed: composed and mounted
         assert isinstance(app.screen, ConfirmDialog)
         await pilot.press("enter")
         await settle(pilot)

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 from textual.widgets import Button, Input, TextArea
+from ui_runs_support import wait_for
 from ui_support import SIZE, cases_view, make_workspace, new_app, settle, utterances_shown
 
 from nlu_tui.formats.native import load_suite
@@ -33,6 +34,8 @@ async def test_add_case_with_two_intents_parent_regex_entity_and_order(tmp_path:
         before = len(cases_view(app).suite.cases)
         await pilot.press("a")
         await pilot.pause()
+        await wait_for(pilot, lambda: isinstance(app.screen, CaseEditorScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         editor = app.screen
         assert isinstance(editor, CaseEditorScreen)
         assert editor.query_one("#save", Button).disabled  # empty form is not valid
@@ -76,6 +79,7 @@ async def test_add_case_with_two_intents_parent_regex_entity_and_order(tmp_path:
         assert not editor.query_one("#save", Button).disabled
         await pilot.press("ctrl+s")
         await settle(pilot)
+        await wait_for(pilot, lambda: not isinstance(app.screen, CaseEditorScreen))
         assert not isinstance(app.screen, CaseEditorScreen)
         assert len(cases_view(app).suite.cases) == before + 2
 
@@ -111,6 +115,7 @@ async def test_entity_order_with_one_intent_is_saved(tmp_path: Path) -> None:
         await pilot.pause()
         await pilot.press("ctrl+o")  # fill the order from the entity list
         await pilot.pause()
+        await wait_for(pilot, lambda: editor.query_one("#order", Input).value == "amount, payee")
         assert editor.query_one("#order", Input).value == "amount, payee"
         editor.query_one("#order", Input).value = "payee, amount"
         await pilot.pause()
@@ -131,6 +136,8 @@ async def test_edit_case_and_undo(tmp_path: Path) -> None:
         first = view.suite.cases[0]
         await pilot.press("e")
         await pilot.pause()
+        await wait_for(pilot, lambda: isinstance(app.screen, CaseEditorScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         editor = app.screen
         assert isinstance(editor, CaseEditorScreen)
         assert editor.query_one("#intent-1", Input).value == first.intents[0].name
@@ -144,6 +151,9 @@ async def test_edit_case_and_undo(tmp_path: Path) -> None:
         assert saved.cases[0].tags == first.tags
         await pilot.press("z")
         await settle(pilot)
+    await wait_for(
+        pilot, lambda: load_suite(_suite_file(root)).cases[0].utterance == first.utterance
+    )
     assert load_suite(_suite_file(root)).cases[0].utterance == first.utterance
 
 
@@ -185,9 +195,18 @@ async def test_sort_by_columns(tmp_path: Path) -> None:
         suite = cases_view(app).suite
         await pilot.press("4")  # Utterance
         await settle(pilot)
+        await wait_for(
+            pilot, lambda: utterances_shown(app) == sorted(c.utterance for c in suite.cases)
+        )
         assert utterances_shown(app) == sorted(c.utterance for c in suite.cases)
         await pilot.press("4")  # again: descending
         await settle(pilot)
+        await wait_for(
+            pilot,
+            lambda: (
+                utterances_shown(app) == sorted((c.utterance for c in suite.cases), reverse=True)
+            ),
+        )
         assert utterances_shown(app) == sorted((c.utterance for c in suite.cases), reverse=True)
         await pilot.press("5")  # Intents
         await settle(pilot)
@@ -210,6 +229,7 @@ async def test_bulk_delete_with_confirmation_and_undo(tmp_path: Path) -> None:
         doomed = [suite.cases[0].id, suite.cases[1].id, suite.cases[3].id]
         await pilot.press("space", "space", "down", "space")  # marks rows 1, 2 and 4
         await pilot.pause()
+        await wait_for(pilot, lambda: cases_view(app).selected == set(doomed))
         assert cases_view(app).selected == set(doomed)
         await pilot.press("delete")
         await pilot.pause()
@@ -220,6 +240,7 @@ async def test_bulk_delete_with_confirmation_and_undo(tmp_path: Path) -> None:
         assert not set(doomed) & {c.id for c in saved.cases}
         await pilot.press("ctrl+z")
         await settle(pilot)
+    await wait_for(pilot, lambda: len(load_suite(_suite_file(root)).cases) == total)
     assert len(load_suite(_suite_file(root)).cases) == total
 
 

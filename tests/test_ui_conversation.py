@@ -14,6 +14,7 @@ from http_handler_server import serving
 from rich.console import Console
 from textual.app import App
 from textual.widgets import DataTable, Input, OptionList, Select
+from ui_runs_support import wait_for
 
 from nlu_tui.conversation.service import ConversationRequest, open_conversation_run
 from nlu_tui.store import RunStore
@@ -106,9 +107,12 @@ def test_snapshot_step_editor_on_the_failed_step(snap_compare: Any, tmp_path: Pa
             self.push_screen(ConversationScreen([path], items=items, engine="rasa:URL"))
 
     async def open_editor(pilot: Any) -> None:
-        await pilot.pause()
+        from nlu_tui.ui.screens.e2e_case_editor import E2ECaseEditor
+
+        await wait_for(pilot, lambda: pilot.app.screen.query_one("#conv-cases", DataTable))
         pilot.app.screen.query_one("#conv-cases", DataTable).focus()
         await pilot.press("f")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, E2ECaseEditor))
         await pilot.pause()
 
     assert snap_compare(ConvApp(), terminal_size=(80, 24), run_before=open_editor)
@@ -132,12 +136,11 @@ def test_a_run_from_the_screen_fills_the_cases_live(tmp_path: Path) -> None:
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
             await pilot.press("r")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConversationScreen))
+            await pilot.pause()  # the screen pushed: composed and mounted
             screen = app.screen
             assert isinstance(screen, ConversationScreen)
-            for _ in range(100):
-                await pilot.pause(0.05)
-                if len(screen.items) == 2 and screen.run is None:
-                    break
+            await wait_for(pilot, lambda: len(screen.items) == 2 and screen.run is None)
             cases = screen.query_one("#conv-cases", DataTable)
             assert cases.row_count == 2, screen.progress
             assert {i.outcome for i in screen.items} == {"passed", "failed"}
@@ -172,12 +175,16 @@ async def test_conversation_suites_are_listed_with_the_others(tmp_path: Path) ->
         assert lines.export_text().splitlines()[:2] == ["⇄ shop", "  2 test cases · e2e"]
         await pilot.press("enter")
         await settle(pilot)
+        await wait_for(pilot, lambda: isinstance(app.screen, ConversationScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         assert isinstance(app.screen, ConversationScreen)
         assert app.screen.files == [root / "shop.e2e.yml"]
         await pilot.press("escape")
         await settle(pilot)
         await pilot.press("f5")  # the suites' run key: the conversation screen, on its engine
         await settle(pilot)
+        await wait_for(pilot, lambda: isinstance(app.screen, ConversationScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         screen = app.screen
         assert isinstance(screen, ConversationScreen)
         assert screen.files == [root / "shop.e2e.yml"]
@@ -205,27 +212,30 @@ def test_enter_in_the_engine_field_runs_and_the_editor_warns_of_unsaved_edits(
         app = ConvApp()
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot)
+            await wait_for(pilot, lambda: isinstance(app.screen, ConversationScreen))
+            await pilot.pause()  # the screen pushed: composed and mounted
             screen = app.screen
             assert isinstance(screen, ConversationScreen)
             field = screen.query_one("#conv-engine", Input)
             assert screen.focused is field
             field.value = f"rasa:{url}"
             await pilot.press("enter")
-            for _ in range(100):
-                await pilot.pause(0.05)
-                if len(screen.items) == 2 and screen.run is None:
-                    break
+            await wait_for(pilot, lambda: len(screen.items) == 2 and screen.run is None)
             assert {i.outcome for i in screen.items} == {"passed", "failed"}
             screen.query_one("#conv-cases", DataTable).focus()
             await pilot.press("f")  # the failed test case, on its failed step
             await settle(pilot)
+            await wait_for(pilot, lambda: isinstance(app.screen, E2ECaseEditor))
+            await pilot.pause()  # the screen pushed: composed and mounted
             editor = app.screen
             assert isinstance(editor, E2ECaseEditor)
             assert editor.query_one("#ed-steps", DataTable).cursor_row == 3
             await pilot.press("a")  # a new step below the failed one: an utter
+            await wait_for(pilot, lambda: editor.focused is editor.query_one("#ed-value", Input))
             assert editor.focused is editor.query_one("#ed-value", Input)
             assert editor.query_one("#ed-kind", Select).value == "user"
             await pilot.press("ctrl+t", "ctrl+t")  # user -> bot -> utter
+            await wait_for(pilot, lambda: editor.query_one("#ed-kind", Select).value == "utter")
             assert editor.query_one("#ed-kind", Select).value == "utter"
             editor.query_one("#ed-value", Input).value = "utter_ask_people"
             await pilot.press("enter")
@@ -236,6 +246,7 @@ def test_enter_in_the_engine_field_runs_and_the_editor_warns_of_unsaved_edits(
             editor.query_one("#ed-value", Input).value = "people: 2"
             await pilot.press("ctrl+s")  # ... saved with the rest without Enter
             await settle(pilot)
+            await wait_for(pilot, lambda: app.screen is screen)
             assert app.screen is screen, str(editor.query_one("#ed-message").render())
 
     with serving(handler_for(BotState())) as url:
@@ -263,6 +274,8 @@ def test_step_editor_from_a_failed_step_edits_reorders_and_saves(tmp_path: Path)
         app = ConvApp()
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
+            await wait_for(pilot, lambda: isinstance(app.screen, ConversationScreen))
+            await pilot.pause()  # the screen pushed: composed and mounted
             screen = app.screen
             assert isinstance(screen, ConversationScreen)
             turns = screen.query_one("#conv-turns", DataTable)
@@ -270,6 +283,8 @@ def test_step_editor_from_a_failed_step_edits_reorders_and_saves(tmp_path: Path)
             turns.move_cursor(row=3)  # the failed slot_was_set step of "book"
             await pilot.press("enter")
             await pilot.pause()
+            await wait_for(pilot, lambda: isinstance(app.screen, E2ECaseEditor))
+            await pilot.pause()  # the screen pushed: composed and mounted
             editor = app.screen
             assert isinstance(editor, E2ECaseEditor)
             assert editor.case.name == "book"
@@ -280,9 +295,11 @@ def test_step_editor_from_a_failed_step_edits_reorders_and_saves(tmp_path: Path)
                 editor.query_one("#ed-message").render()
             )
             await pilot.press("enter")  # edit the step: its value field takes the keys
+            await wait_for(pilot, lambda: editor.focused is editor.query_one("#ed-value", Input))
             assert editor.focused is editor.query_one("#ed-value", Input)
             editor.query_one("#ed-value", Input).value = "cuisine: chinese"
             await pilot.press("enter")  # the expectation now matches what the bot does
+            await wait_for(pilot, lambda: editor.focused is table)
             assert editor.focused is table
             await pilot.press("K")  # ... and is moved above the user message (row 2)
             # the move is said (the message used to stay at the edit's "step 4 changed")
@@ -290,7 +307,9 @@ def test_step_editor_from_a_failed_step_edits_reorders_and_saves(tmp_path: Path)
             await pilot.press("down", "down", "down")
             await pilot.press("d")  # the last step goes
             await pilot.press("ctrl+s")
-            await pilot.pause()
+            await wait_for(
+                pilot, lambda: app.screen is screen and "saved shop.e2e.yml" in screen.progress
+            )
             assert app.screen is screen and "saved shop.e2e.yml" in screen.progress
 
     asyncio.run(scenario())
@@ -323,6 +342,8 @@ def test_opening_a_file_shows_its_latest_stored_run(tmp_path: Path) -> None:
         app = ConvApp()
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
+            await wait_for(pilot, lambda: isinstance(app.screen, ConversationScreen))
+            await pilot.pause()  # the screen pushed: composed and mounted
             screen = app.screen
             assert isinstance(screen, ConversationScreen)
             assert sorted(i.data["name"] for i in screen.items) == ["book", "greet"]
@@ -369,20 +390,16 @@ def test_a_run_canceled_on_the_screen_resumes_with_u_without_resending(tmp_path:
         app = ConvApp()
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot)
+            await wait_for(pilot, lambda: isinstance(app.screen, ConversationScreen))
+            await pilot.pause()  # the screen pushed: composed and mounted
             screen = app.screen
             assert isinstance(screen, ConversationScreen)
             await pilot.press("r")
-            for _ in range(200):
-                await pilot.pause(0.02)
-                if screen.items:
-                    break
+            await wait_for(pilot, lambda: bool(screen.items))
             # the footer has no room for c at 80 columns: the header says it while a run goes
             assert "c cancels" in str(screen.query_one("#conv-header").render())
             await pilot.press("c")
-            for _ in range(200):
-                await pilot.pause(0.05)
-                if screen.run is None:
-                    break
+            await wait_for(pilot, lambda: screen.run is None)
             header = str(screen.query_one("#conv-header").render())
             assert "canceled" in header and "u resumes" in header, header
             assert "(canceled)" not in header  # the status once, not repeated as its reason
@@ -391,10 +408,7 @@ def test_a_run_canceled_on_the_screen_resumes_with_u_without_resending(tmp_path:
             run_id = screen.last_run[0] if screen.last_run else ""
             sent_before = len(state.messages)
             await pilot.press("u")
-            for _ in range(200):
-                await pilot.pause(0.05)
-                if screen.run is None and len(screen.items) == 20:
-                    break
+            await wait_for(pilot, lambda: screen.run is None and len(screen.items) == 20)
             assert len(screen.items) == 20
             assert screen.query_one("#conv-cases", DataTable).row_count == 20
             header = str(screen.query_one("#conv-header").render())
@@ -428,6 +442,8 @@ def test_a_run_canceled_before_any_test_case_leaves_no_earlier_conversation_on_s
         app = ConvApp()
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
+            await wait_for(pilot, lambda: isinstance(app.screen, ConversationScreen))
+            await pilot.pause()  # the screen pushed: composed and mounted
             screen = app.screen
             assert isinstance(screen, ConversationScreen)
             assert screen.query_one("#conv-turns", DataTable).row_count > 0
@@ -474,6 +490,8 @@ async def test_a_rasa_projects_e2e_tests_are_listed_and_open_from_the_suites_pan
         assert app.suite is None  # not opened as a suite of utterances
         await pilot.press("enter")
         await settle(pilot)
+        await wait_for(pilot, lambda: isinstance(app.screen, ConversationScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         assert isinstance(app.screen, ConversationScreen)
         assert app.screen.files == [e2e]
 
@@ -502,6 +520,8 @@ def test_a_file_never_run_lists_its_test_cases_and_opens_them_in_the_editor(
         app = ConvApp()
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot)
+            await wait_for(pilot, lambda: isinstance(app.screen, ConversationScreen))
+            await pilot.pause()  # the screen pushed: composed and mounted
             screen = app.screen
             assert isinstance(screen, ConversationScreen)
             cases = screen.query_one("#conv-cases", DataTable)
@@ -514,6 +534,8 @@ def test_a_file_never_run_lists_its_test_cases_and_opens_them_in_the_editor(
             cases.focus()
             await pilot.press("enter")
             await settle(pilot)
+            await wait_for(pilot, lambda: isinstance(app.screen, E2ECaseEditor))
+            await pilot.pause()  # the screen pushed: composed and mounted
             assert isinstance(app.screen, E2ECaseEditor)
             assert app.screen.query_one("#ed-steps", DataTable).row_count == 6
 
@@ -546,6 +568,8 @@ def test_the_expected_column_fits_the_shown_test_case_not_the_longest_seen(
         app = ConvApp()
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot)
+            await wait_for(pilot, lambda: isinstance(app.screen, ConversationScreen))
+            await pilot.pause()  # the screen pushed: composed and mounted
             screen = app.screen
             assert isinstance(screen, ConversationScreen)
             book, greet = sorted(screen.items, key=lambda i: i.seq)
@@ -591,6 +615,8 @@ def test_a_canceled_runs_unsent_test_cases_are_listed_as_not_run(tmp_path: Path)
         app = ConvApp()
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot)
+            await wait_for(pilot, lambda: isinstance(app.screen, ConversationScreen))
+            await pilot.pause()  # the screen pushed: composed and mounted
             screen = app.screen
             assert isinstance(screen, ConversationScreen)
             cases = screen.query_one("#conv-cases", DataTable)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from test_ui_runs_rundiff import _palette, _wait_for
+from ui_runs_support import wait_for
 from ui_support import SAMPLE, SIZE, make_workspace, new_app, settle
 
 from nlu_tui.coverage_service import CoverageRequest, build_coverage, coverage_text
@@ -34,4 +35,5 @@ async def test_coverage_view_from_the_palette(tmp_path: Path) -> None:
         assert names == ["coverage: Back", "coverage: Refresh"]
         await pilot.press("escape")
         await pilot.pause()
+        await wait_for(pilot, lambda: not isinstance(app.screen, CoverageScreen))
         assert not isinstance(app.screen, CoverageScreen)

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ui_runs_support import settle
+from ui_runs_support import settle, wait_for
 from ui_support import SAMPLE, SIZE, make_workspace, new_app
 
 from nlu_tui import paths
@@ -32,13 +32,18 @@ async def test_start_run_on_a_damaged_store_says_why(tmp_path: Path) -> None:
         await settle(pilot)
         app.screen.query_one("#main-tabs").active = "tab-runs"
         await pilot.pause()
-        app.screen_stack[1].query_one(RunsPane).query_one("#runs-table").focus()
+        await wait_for(pilot, lambda: bool(app.screen_stack[1].query(RunsPane)))
+        table = app.screen_stack[1].query_one(RunsPane).query_one("#runs-table")
+        table.focus()
         await pilot.pause()
+        await wait_for(pilot, lambda: app.focused is table)
         await pilot.press("r")
         await pilot.pause()
+        await wait_for(pilot, lambda: isinstance(app.screen, StartRunDialog))
+        await pilot.pause()  # the screen pushed: composed and mounted
         assert isinstance(app.screen, StartRunDialog)
         await pilot.press("ctrl+s")
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60
         while not any("Cannot start the run" in n for n in notes(app)):
             assert time.monotonic() < deadline, notes(app)
             await pilot.pause(0.05)
@@ -47,5 +52,8 @@ async def test_start_run_on_a_damaged_store_says_why(tmp_path: Path) -> None:
         assert not sessions(app)
         # reading the history failed too, and said so (it was silent before the one
         # handler for failed workers): the Runs tab is not just empty
+        await wait_for(
+            pilot, lambda: any("Reading the suite's runs failed" in n for n in notes(app))
+        )
         history = [n for n in notes(app) if "Reading the suite's runs failed" in n]
         assert history and "not a usable" in history[0]

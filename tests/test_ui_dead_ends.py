@@ -11,7 +11,7 @@ from typing import Any
 
 from textual.app import App
 from textual.widgets import DataTable, Static
-from ui_runs_support import predictions_v1, screen_text, settle, small_suite, stored_run
+from ui_runs_support import predictions_v1, screen_text, settle, small_suite, stored_run, wait_for
 from ui_support import REPO, new_app
 
 from nlu_tui.rundiff import NO_CHANGES, compute_diff
@@ -40,7 +40,7 @@ async def test_conversation_screen_without_test_files_says_what_to_add(tmp_path:
         await settle(pilot)
         app.push_screen(ConversationScreen())
         await pilot.pause()
-        await pilot.pause()
+        await wait_for(pilot, lambda: "No conversation tests here yet" in screen_text(app))
         shown = screen_text(app)
         assert "No conversation tests here yet" in shown, shown
         assert ".e2e.yml" in shown and "tests/" in shown
@@ -167,10 +167,7 @@ async def test_results_tab_opens_the_suites_last_run_after_a_restart(tmp_path: P
         from nlu_tui.ui.widgets.results_pane import ResultsPane
 
         pane = app.screen.query_one(ResultsPane)
-        for _ in range(100):
-            if pane.run_id == latest:
-                break
-            await pilot.pause(0.05)
+        await wait_for(pilot, lambda: pane.run_id == latest)
         assert pane.run_id == latest
         shown = screen_text(app)
         assert "No run open" not in shown and latest in shown, shown
@@ -185,17 +182,19 @@ async def test_results_tab_of_a_suite_never_run_says_how_to_run_it(tmp_path: Pat
         app.screen.query_one("#main-tabs").active = "tab-results"
         await pilot.pause()
         await settle(pilot)
-        for _ in range(100):
-            if "F5 runs it" in screen_text(app):
-                break
-            await pilot.pause(0.05)
+        await wait_for(pilot, lambda: "F5 runs it" in screen_text(app))
         shown = screen_text(app)
         assert "No run of Banking bot yet: F5 runs it" in shown, shown
         from nlu_tui.ui.widgets.results_pane import ResultsPane
 
         app.screen.query_one(ResultsPane).show_tab("tab-res-intents")  # its keys apply
-        await pilot.pause()
-        await pilot.pause()
+        await wait_for(
+            pilot,
+            lambda: (
+                app.screen.focused is not None
+                and any(isinstance(n, ResultsPane) for n in app.screen.focused.ancestors)
+            ),
+        )
         assert app.screen.focused is not None
         assert any(isinstance(n, ResultsPane) for n in app.screen.focused.ancestors)
         actions = footer_actions(app)
@@ -208,10 +207,7 @@ async def test_results_tab_of_a_suite_never_run_says_how_to_run_it(tmp_path: Pat
         await pilot.pause()
         app.screen.query_one("#runs-table").focus()
         await settle(pilot)
-        for _ in range(100):
-            if "No runs of this suite yet" in screen_text(app):
-                break
-            await pilot.pause(0.05)
+        await wait_for(pilot, lambda: "No runs of this suite yet" in screen_text(app))
         assert "No runs of this suite yet: F5 (or r here) starts" in screen_text(app)
         actions = footer_actions(app)
         assert "start_run" in actions or "run_suite" in actions, actions
@@ -250,6 +246,8 @@ async def test_help_keys_do_not_wrap_over_many_lines_at_80_columns(tmp_path: Pat
         await settle(pilot)
         await pilot.press("f1")
         await pilot.pause()
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         screen = app.screen
         assert isinstance(screen, HelpScreen)
         width = screen.query_one("#help-keys").size.width
@@ -286,10 +284,9 @@ async def test_screenshot_makes_the_missing_downloads_folder(
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         app.deliver_screenshot("shot.svg")  # what the palette's "Screenshot" runs
-        for _ in range(100):
-            if (downloads / "shot.svg").is_file() and "Saved screenshot" in _notes(app):
-                break
-            await pilot.pause(0.05)
+        await wait_for(
+            pilot, lambda: (downloads / "shot.svg").is_file() and "Saved screenshot" in _notes(app)
+        )
         assert (downloads / "shot.svg").read_text(encoding="utf-8").startswith("<svg")
         assert "Saved screenshot" in _notes(app)
 

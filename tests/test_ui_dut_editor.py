@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
+from ui_runs_support import wait_for
 from ui_support import make_workspace, new_app, settle
 
 from nlu_tui.ui.screens.dut_editor import DutEditorScreen
@@ -22,20 +23,27 @@ async def test_edit_add_and_save(tmp_path: Path) -> None:
         await settle(pilot)
         app.screen.action_dut_editor()  # type: ignore[attr-defined]
         await pilot.pause()
+        await wait_for(pilot, lambda: isinstance(app.screen, DutEditorScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         screen = app.screen
         assert isinstance(screen, DutEditorScreen)
+        await wait_for(pilot, lambda: screen.query_one("#cmd-0-0", Input))
         first = screen.query_one("#cmd-0-0", Input)
         assert first.value == "start flow add_contact"
         # add a command to "it's @barts" (step 2), completing "set slot na" -> "set slot name "
         screen.query_one("#step-2", Input).focus()
         await pilot.press("ctrl+n")
         await pilot.pause()
+        await wait_for(pilot, lambda: app.focused is screen.query_one("#cmd-2-1", Input))
         added = screen.query_one("#cmd-2-1", Input)
         assert app.focused is added
         await pilot.press(*"set slot na")
         await pilot.pause()
+        # the Input's suggester answers in a worker: Right accepts only what has arrived
+        await wait_for(pilot, lambda: added._suggestion.startswith("set slot name"))
         await pilot.press("right")  # accept the suggestion
         await pilot.press(*"Bart")
+        await wait_for(pilot, lambda: added.value == "set slot name Bart")
         assert added.value == "set slot name Bart"
         # a command the reader refuses is not saved
         first = screen.query_one("#cmd-0-0", Input)  # the rows were rebuilt
@@ -43,12 +51,17 @@ async def test_edit_add_and_save(tmp_path: Path) -> None:
         await pilot.pause()
         await pilot.press("ctrl+s")
         await pilot.pause()
-        status = str(screen.query_one("#dut-editor-status", Static).render())
-        assert "not saved" in status and "no_such_flow" in status
+
+        def status() -> str:
+            return str(screen.query_one("#dut-editor-status", Static).render())
+
+        await wait_for(pilot, lambda: "not saved" in status())
+        assert "not saved" in status() and "no_such_flow" in status()
         first.value = "start flow add_contact"
         await pilot.pause()
         await pilot.press("ctrl+s")
         await pilot.pause()
+        await wait_for(pilot, lambda: status().startswith("saved "))
     data = yaml.safe_load((root / "contacts.dut.yml").read_text(encoding="utf-8"))
     steps = data["test_cases"][0]["steps"]
     assert steps[2]["commands"] == ["set slot handle @barts", "set slot name Bart"]
@@ -98,10 +111,14 @@ async def test_generate_dut_cases_for_a_flow_from_the_editor(
             await settle(pilot)
             app.screen.action_dut_editor()  # type: ignore[attr-defined]
             await pilot.pause()
+            await wait_for(pilot, lambda: isinstance(app.screen, DutEditorScreen))
+            await pilot.pause()  # the screen pushed: composed and mounted
             editor = app.screen
             assert isinstance(editor, DutEditorScreen)
             await pilot.press("ctrl+g")
             await settle(pilot)
+            await wait_for(pilot, lambda: isinstance(app.screen, GenerateScreen))
+            await pilot.pause()  # the screen pushed: composed and mounted
             dialog = app.screen
             assert isinstance(dialog, GenerateScreen)
             title = str(dialog.query_one(".dialog-title", Static).render())

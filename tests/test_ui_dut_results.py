@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ui_runs_support import screen_text
+from ui_runs_support import screen_text, wait_for
 from ui_support import make_workspace, new_app, settle
 
 from nlu_tui.cli.main import run as cli
@@ -36,7 +36,10 @@ async def test_latest_dut_run_results(tmp_path: Path) -> None:
         await settle(pilot)
         app.screen.action_dut_results()  # type: ignore[attr-defined]
         await pilot.pause()
+        await wait_for(pilot, lambda: isinstance(app.screen, DutResultsScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         assert isinstance(app.screen, DutResultsScreen)
+        await wait_for(pilot, lambda: "test cases: 3 passed" in screen_text(app))
         text = screen_text(app)
         assert "test cases: 3 passed, 2 failed (accuracy 0.6000)" in text
         assert "set_slot" in text and "0.7273" in text
@@ -44,6 +47,7 @@ async def test_latest_dut_run_results(tmp_path: Path) -> None:
         assert "set slot name Bart | " in failed
         assert "set slot transfer_money_final_confirmation True | set slot" in failed
         await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, DutResultsScreen))
         assert not isinstance(app.screen, DutResultsScreen)
 
 

@@ -45,6 +45,7 @@ async def test_a_runs_comparison_and_two_marked_runs_open_the_matrix(tmp_path: P
         table.move_cursor(row=0)
         await pilot.press("c")  # the selected run's comparison
         await wait_for(pilot, lambda: isinstance(app.screen, ComparisonScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         screen = app.screen
         assert isinstance(screen, ComparisonScreen)
         assert screen.comparison_id == comparison.id
@@ -63,6 +64,7 @@ async def test_a_runs_comparison_and_two_marked_runs_open_the_matrix(tmp_path: P
         assert "[bold red]x[/] pay my bill" in text  # markup from a file shown as written
         await pilot.press("escape")
         await pilot.pause()
+        await wait_for(pilot, lambda: not isinstance(app.screen, ComparisonScreen))
         assert not isinstance(app.screen, ComparisonScreen)
 
         # two marked runs: compared without a stored comparison
@@ -73,6 +75,7 @@ async def test_a_runs_comparison_and_two_marked_runs_open_the_matrix(tmp_path: P
         await pilot.press("space")
         await pilot.press("c")
         await wait_for(pilot, lambda: isinstance(app.screen, ComparisonScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         marked = app.screen
         assert isinstance(marked, ComparisonScreen) and marked.comparison_id is None
         await wait_for(pilot, lambda: marked.result is not None)

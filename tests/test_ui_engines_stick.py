@@ -28,9 +28,11 @@ def _profile(root: Path, url: str) -> None:
 async def _dialog(pilot: Any) -> StartRunDialog:
     await pilot.press("r")
     await wait_for(pilot, lambda: isinstance(pilot.app.screen, StartRunDialog | ConfirmDialog))
+    await pilot.pause()  # the screen pushed: composed and mounted
     if isinstance(pilot.app.screen, ConfirmDialog):  # validation problems first
         await pilot.press("y")
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, StartRunDialog))
+        await pilot.pause()  # the screen pushed: composed and mounted
     dialog = pilot.app.screen
     assert isinstance(dialog, StartRunDialog)
     return dialog
@@ -102,7 +104,11 @@ async def test_a_resumed_run_that_succeeds_is_remembered(tmp_path: Path) -> None
             server.latency = 0.0
             app.screen.query_one("#main-tabs").active = "tab-runs"
             await pilot.pause()
-            app.screen.query_one("#runs-table").focus()
+            await wait_for(pilot, lambda: bool(app.screen_stack[1].query("#runs-table")))
+            table = app.screen.query_one("#runs-table")
+            table.focus()
+            # u resumes the run under the cursor: the history listed and the table focused
+            await wait_for(pilot, lambda: app.focused is table and table.row_count >= 1)
             await pilot.press("u")
             await wait_for(pilot, lambda: sessions(app).get(session.run_id) not in (None, session))
             resumed = sessions(app)[session.run_id]

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.widgets import DataTable, Input, Select, Static, TabbedContent
+from ui_runs_support import wait_for
 from ui_support import SIZE, make_workspace, new_app, settle
 
 from nlu_tui.model import RunStatus
@@ -228,6 +229,7 @@ async def test_cancel_key_works_from_an_option_field(tmp_path: Path) -> None:
         screen._cancel = cancel  # an evaluation under way
         await pilot.press("ctrl+k")
         await pilot.pause()
+        await wait_for(pilot, lambda: cancel.requested and folds.value == "5")
         assert cancel.requested and folds.value == "5"
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.widgets import Input, Select, Static
+from ui_runs_support import wait_for
 from ui_support import SIZE, make_workspace, new_app, settle
 
 from nlu_tui.runsessions import store_for
@@ -94,9 +95,11 @@ async def test_mode_change_takes_the_offered_configs_out(tmp_path: Path) -> None
         mode = screen.query_one("#eval-mode", Select)
         mode.value = "comparison"
         await pilot.pause()
+        await wait_for(pilot, lambda: configs.value.split() == list(CONFIGS))
         assert configs.value.split() == list(CONFIGS)
         mode.value = "split"
         await pilot.pause()
+        await wait_for(pilot, lambda: configs.value == "")
         assert configs.value == ""  # a split takes one configuration, or none
         screen.action_start()
         await settle(pilot, rounds=8)
@@ -159,19 +162,25 @@ async def test_escape_asks_before_leaving_an_evaluation_under_way(tmp_path: Path
         screen._cancel = cancel  # an evaluation under way
         await pilot.press("escape")
         await pilot.pause()
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.pause()  # the screen pushed: composed and mounted
         assert isinstance(app.screen, ConfirmDialog)
         await pilot.press("n")  # stay
         await pilot.pause()
+        await wait_for(pilot, lambda: app.screen is screen and not cancel.requested)
         assert app.screen is screen and not cancel.requested
         await pilot.press("escape")
         await pilot.pause()
         await pilot.press("y")  # leave: the evaluation stops after the unit under way
         await pilot.pause()
+        await wait_for(pilot, lambda: app.screen is not screen and cancel.requested)
         assert app.screen is not screen and cancel.requested
         # nothing under way: Esc goes straight back
         idle = EvaluateScreen(root / "banking_bot.nlu.yml", root)
         await app.push_screen(idle)
         await settle(pilot)
         await pilot.press("escape")
-        await pilot.pause()
+        await wait_for(
+            pilot, lambda: app.screen is not idle and not isinstance(app.screen, ConfirmDialog)
+        )
         assert app.screen is not idle and not isinstance(app.screen, ConfirmDialog)

@@ -43,7 +43,7 @@ def _cells(strip: Any, width: int) -> list[tuple[str, tuple[Any, ...]]]:
     return out
 
 
-async def _wait_for(pilot: Any, predicate: Any, timeout: float = 30.0) -> None:
+async def _wait_for(pilot: Any, predicate: Any, timeout: float = 60.0) -> None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not predicate():

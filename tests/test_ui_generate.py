@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Button, Input, OptionList, Select, Static
+from ui_runs_support import wait_for
 from ui_support import SIZE, cases_view, make_workspace, new_app, settle
 
 from nlu_tui.formats.native import load_suite
@@ -46,6 +47,8 @@ async def test_generate_review_more_and_add(
             before = len(cases_view(app).suite.cases)
             await pilot.press("G")
             await settle(pilot)
+            await wait_for(pilot, lambda: isinstance(app.screen, GenerateScreen))
+            await pilot.pause()  # the screen pushed: composed and mounted
             dialog = app.screen
             assert isinstance(dialog, GenerateScreen)
             dialog.query_one("#gen-intent", Select).value = "check_balance"
@@ -70,6 +73,7 @@ async def test_generate_review_more_and_add(
             await pilot.pause()
             await pilot.press("g")  # generate more
             await settle(pilot)
+            await wait_for(pilot, lambda: listing.option_count == 4)
             assert listing.option_count == 4  # the repeat was dropped
             second = peer.requests[1].messages[1]["content"]
             assert "- check my balance\n" in second  # the rejected one is not asked again
@@ -78,6 +82,7 @@ async def test_generate_review_more_and_add(
             assert "4 shown, 3 to add" in status
             await pilot.press("ctrl+s")
             await settle(pilot)
+            await wait_for(pilot, lambda: not isinstance(app.screen, GenerateScreen))
             assert not isinstance(app.screen, GenerateScreen)
             assert len(cases_view(app).suite.cases) == before + 3
     saved = [c.utterance for c in load_suite(root / "banking_bot.suite.yaml").cases]
@@ -103,6 +108,8 @@ async def test_without_endpoint_the_dialog_says_how_to_configure(
         await settle(pilot)
         await pilot.press("G")
         await settle(pilot)
+        await wait_for(pilot, lambda: isinstance(app.screen, GenerateScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         dialog = app.screen
         assert isinstance(dialog, GenerateScreen)
         error = _text(dialog.query_one("#gen-error", Static))
@@ -113,6 +120,7 @@ async def test_without_endpoint_the_dialog_says_how_to_configure(
         assert dialog.query_one("#gen-more", Button).disabled
         await pilot.press("escape")
         await pilot.pause()
+        await wait_for(pilot, lambda: not isinstance(app.screen, GenerateScreen))
         assert not isinstance(app.screen, GenerateScreen)
 
 
@@ -133,6 +141,8 @@ async def test_a_malformed_answer_is_shown_and_nothing_is_added(
             await settle(pilot)
             await pilot.press("G")
             await settle(pilot)
+            await wait_for(pilot, lambda: isinstance(app.screen, GenerateScreen))
+            await pilot.pause()  # the screen pushed: composed and mounted
             dialog = app.screen
             assert isinstance(dialog, GenerateScreen)
             await pilot.press("g")
@@ -141,7 +151,12 @@ async def test_a_malformed_answer_is_shown_and_nothing_is_added(
             assert "not a JSON array of utterances (starts 'Sure! Here are" in error
             assert dialog.query_one("#gen-list", OptionList).option_count == 0
             await pilot.press("ctrl+s")
-            await pilot.pause()
+            await wait_for(
+                pilot,
+                lambda: (
+                    "generate some proposals first" in _text(dialog.query_one("#gen-error", Static))
+                ),
+            )
             assert "generate some proposals first" in _text(dialog.query_one("#gen-error", Static))
             await pilot.press("escape")
             await pilot.pause()

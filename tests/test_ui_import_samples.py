@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from test_ui_runs_rundiff import _palette, _wait_for
 from textual.widgets import DataTable, DirectoryTree
+from ui_runs_support import wait_for
 from ui_support import SAMPLE, SIZE, make_workspace, new_app, settle
 
 from nlu_tui.samples import SAMPLE_FILES, save_sample_files
@@ -75,6 +76,8 @@ async def test_an_imported_suite_runs_on_both_versions_in_the_workbench(tmp_path
         await settle(pilot)
         app.screen.query_one(SuitesPanel).action_import()
         await settle(pilot)
+        await wait_for(pilot, lambda: isinstance(app.screen, ImportScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         screen = app.screen
         assert isinstance(screen, ImportScreen)
         screen.query_one("#path").value = str(SAMPLE.parent / "banking_bot.kore.csv")  # type: ignore[attr-defined]

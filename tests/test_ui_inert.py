@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.widgets import DataTable, TabbedContent
-from ui_runs_support import stored_run
+from ui_runs_support import stored_run, wait_for
 from ui_support import new_app, settle
 
 from nlu_tui.model import (
@@ -87,7 +87,7 @@ def hostile_answers(second: bool = False) -> list[Prediction]:
     ]
 
 
-async def _wait_for(pilot: Any, predicate: Any, timeout: float = 30.0) -> None:
+async def _wait_for(pilot: Any, predicate: Any, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
         assert time.monotonic() < deadline, "timed out waiting for the app"
@@ -173,6 +173,7 @@ async def test_every_screen_renders_hostile_text_inert(tmp_path: Path) -> None:
         table.focus()
         table.move_cursor(row=0)
         await pilot.pause()
+        await _wait_for(pilot, lambda: "note ␛]52" in rendered(app))
         assert "note ␛]52" in rendered(app)
         screens += 1
 
@@ -213,6 +214,8 @@ async def test_every_screen_renders_hostile_text_inert(tmp_path: Path) -> None:
             await pilot.press("space")
         await pilot.press("D")
         await settle(pilot)
+        await wait_for(pilot, lambda: isinstance(app.screen, DiffScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         screen = app.screen
         assert isinstance(screen, DiffScreen)
         await _wait_for(pilot, lambda: screen.result is not None)

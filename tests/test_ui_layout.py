@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from test_ui_runs_snapshots import record
-from ui_runs_support import predictions_v1, screen_text
+from ui_runs_support import predictions_v1, screen_text, wait_for
 from ui_support import FIXTURES, SAMPLE, make_workspace, new_app, settle
 
 from nlu_tui.model import ExpectedIntent, Prediction, TestCase
@@ -88,7 +88,7 @@ async def test_results_show_expected_matched_confidence(tmp_path: Path, size: An
         if size == SMALL:
             await pilot.press("z")
             await pilot.pause()
-            await pilot.pause()
+            await wait_for(pilot, lambda: "Conf" in screen_text(app))
         header = next(line for line in screen_text(app).splitlines() if "Utterance" in line)
         for label in ("Result", "Utterance", "Expected", "Matched", "Conf"):
             assert label in header, header
@@ -102,8 +102,13 @@ async def test_results_search_box_and_confusion_rows_at_80x24(tmp_path: Path) ->
         pane = await _show_results(pilot, _small_run())
         assert pane.query_one("#results-search", Input).size.width >= 14
         pane.query_one("#results-tabs", TabbedContent).active = "tab-res-confusion"
-        await pilot.pause()
-        await pilot.pause()
+        await wait_for(
+            pilot,
+            lambda: (
+                pane.query_one("#results-confusion", DataTable).size.height >= 4
+                and "balance" in screen_text(app)
+            ),
+        )
         confusion = pane.query_one("#results-confusion", DataTable)
         assert confusion.size.height >= 4  # the header and at least three rows
         assert "balance" in screen_text(app)
@@ -117,6 +122,7 @@ async def test_jump_from_confusion_cell_shows_the_case(tmp_path: Path) -> None:
         pane = await _show_results(pilot, _long_run())
         pane.query_one("#results-tabs", TabbedContent).active = "tab-res-confusion"
         await pilot.pause()
+        await wait_for(pilot, lambda: pane.open_cell("balance", "greet") == ["k79"])
         assert pane.open_cell("balance", "greet") == ["k79"]
         options = pane.query_one("#results-cell-cases", OptionList)
         options.focus()
@@ -145,6 +151,7 @@ async def test_cases_table_fits_and_home_end_scroll_sideways(tmp_path: Path) -> 
         assert table is not None and table.max_scroll_x > 0
         await pilot.press("end")
         await pilot.pause()
+        await wait_for(pilot, lambda: "Tags" in screen_text(app))
         assert "Tags" in screen_text(app)
     (tmp_path / "small").mkdir()
     app = new_app(make_workspace(tmp_path / "small"))
@@ -156,13 +163,16 @@ async def test_cases_table_fits_and_home_end_scroll_sideways(tmp_path: Path) -> 
         assert table is not None and table.max_scroll_x > 0
         await pilot.press("right")
         await pilot.pause()
+        await wait_for(pilot, lambda: table.scroll_x > 3)
         assert table.scroll_x > 3  # a whole column, not one cell
         await pilot.press("end")
         await pilot.pause()
+        await wait_for(pilot, lambda: table.scroll_x == table.max_scroll_x)
         assert table.scroll_x == table.max_scroll_x
         assert "Tags" in screen_text(app)
         await pilot.press("home")
         await pilot.pause()
+        await wait_for(pilot, lambda: table.scroll_x == 0)
         assert table.scroll_x == 0
 
 
@@ -177,11 +187,18 @@ async def test_suites_panel_collapses_and_reopen_restores_suite_and_tab(tmp_path
         assert 20 <= panel.size.width <= 30  # relative to the terminal, not a fixed 30
         await pilot.press("f2", "down")
         await settle(pilot)
+        await wait_for(
+            pilot,
+            lambda: (
+                app.suite is not None and app.suite.path == (root / "markup.suite.yaml").resolve()
+            ),
+        )
         assert app.suite is not None and app.suite.path == (root / "markup.suite.yaml").resolve()
         await pilot.press("f4")
         await settle(pilot)
         await pilot.press("ctrl+b")
         await pilot.pause()
+        await wait_for(pilot, lambda: not panel.display or panel.size.width == 0)
         assert not panel.display or panel.size.width == 0
     app = NluTuiApp(open_workspace(root), cursor_blink=False)
     async with app.run_test(size=WIDE) as pilot:
@@ -194,6 +211,7 @@ async def test_suites_panel_collapses_and_reopen_restores_suite_and_tab(tmp_path
         assert panel.size.width == 0
         await pilot.press("ctrl+b")
         await pilot.pause()
+        await wait_for(pilot, lambda: panel.size.width > 0)
         assert panel.size.width > 0
 
 
@@ -213,10 +231,13 @@ async def test_f5_runs_the_selected_suite_from_any_tab(tmp_path: Path) -> None:
             await settle(pilot)
             await pilot.press("f5")
             await pilot.pause()
+            await wait_for(pilot, lambda: isinstance(app.screen, (ConfirmDialog, StartRunDialog)))
+            await pilot.pause()  # the screen pushed: composed and mounted
             if isinstance(app.screen, ConfirmDialog):
                 await pilot.press("y")
                 await pilot.pause()
-            await pilot.pause()
+            await wait_for(pilot, lambda: isinstance(app.screen, StartRunDialog))
+            await pilot.pause()  # the screen pushed: composed and mounted
             assert isinstance(app.screen, StartRunDialog), start_key
             assert app.screen_stack[1].query_one("#main-tabs").active == "tab-runs"
             await pilot.press("escape")
@@ -237,20 +258,21 @@ async def test_detail_pane_scrolls_from_keyboard(tmp_path: Path) -> None:
         assert not detail.display or detail.size.height == 0  # collapsed at 80×24 (issue 23)
         await pilot.press("d")  # shown over the table
         await pilot.pause()
-        await pilot.pause()
+        await wait_for(pilot, lambda: app.focused is detail)
         assert app.focused is detail
         assert detail.max_scroll_y > 0
         await pilot.press("pagedown")
         await pilot.pause()
+        await wait_for(pilot, lambda: detail.scroll_y > 0)
         assert detail.scroll_y > 0
         await pilot.press("escape")
         await pilot.pause()
-        await pilot.pause()
+        await wait_for(pilot, lambda: app.focused is pane.table.data_table)
         assert app.focused is pane.table.data_table
         assert not pane.split.has_class("detail-open")
         await pilot.press("enter")  # Enter opens it too, at its top
         await pilot.pause()
-        await pilot.pause()
+        await wait_for(pilot, lambda: app.focused is detail and detail.scroll_y == 0)
         assert app.focused is detail and detail.scroll_y == 0
 
 
@@ -286,10 +308,8 @@ async def test_import_asks_name_names_format_and_refuses_duplicates(tmp_path: Pa
                 name.value = "Cards from Kore"
             screen.query_one("#suite-description", Input).value = f"import {round_}"
             screen.action_do_import()
-            for _ in range(200):  # the dialog closes itself once the file is written
-                if app.screen is not screen:
-                    break
-                await pilot.pause(0.02)
+            # the dialog closes itself once the file is written
+            await wait_for(pilot, lambda s=screen: app.screen is not s)
             assert app.screen is not screen  # written before the dialog closed
             await pilot.pause()
         names = sorted(i.name for i in app.workspace.list_suites())

@@ -67,6 +67,7 @@ async def test_a_run_by_another_process_appears_without_a_key_press(
             await _wait_for(pilot, lambda: app.suite is not None)
             app.screen.query_one("#main-tabs").active = "tab-runs"
             await pilot.pause()
+            await _wait_for(pilot, lambda: bool(app.screen_stack[1].query("#runs-table")))
             pane = app.screen_stack[1].query_one(RunsPane)
             panel = app.screen_stack[1].query_one(SuitesPanel)
             await pilot.pause(1.0)

@@ -44,21 +44,34 @@ async def test_start_run_from_keyboard_at_80x24(tmp_path: Path) -> None:
         await settle(pilot)
         await pilot.press("f4")  # the Runs tab, focus in its table
         await pilot.pause()
+        await wait_for(pilot, lambda: app.screen.query_one("#main-tabs").active == "tab-runs")
         assert app.screen.query_one("#main-tabs").active == "tab-runs"
         await pilot.press("r")
         await pilot.pause()
+        await wait_for(pilot, lambda: isinstance(app.screen, (ConfirmDialog, StartRunDialog)))
+        await pilot.pause()  # the screen pushed: composed and mounted
         if isinstance(app.screen, ConfirmDialog):  # validation problems first
             await pilot.press("y")
             await pilot.pause()
+            await wait_for(pilot, lambda: isinstance(app.screen, StartRunDialog))
+            await pilot.pause()  # the screen pushed: composed and mounted
         assert isinstance(app.screen, StartRunDialog)
         assert_buttons_visible(app)
         # engine (preselected) → version → note: the note lands in the note field
+        await wait_for(
+            pilot,
+            lambda: app.screen.focused is not None and app.screen.focused.id == "start-engine",
+        )
         assert app.screen.focused is not None and app.screen.focused.id == "start-engine"
         await pilot.press("tab", "tab")
+        await wait_for(
+            pilot, lambda: app.screen.focused is not None and app.screen.focused.id == "start-note"
+        )
         assert app.screen.focused is not None and app.screen.focused.id == "start-note"
         await pilot.press(*"smoke run")
         await pilot.press("enter")  # Enter in a field starts
         await pilot.pause()
+        await wait_for(pilot, lambda: not isinstance(app.screen, StartRunDialog))
         assert not isinstance(app.screen, StartRunDialog)
         await wait_for(pilot, lambda: any(s.finished for s in sessions(app).values()), timeout=120)
         await settle(pilot)
@@ -81,9 +94,13 @@ async def test_start_dialog_escape_cancels_and_ctrl_s_starts(tmp_path: Path, siz
         await settle(pilot)
         await pilot.press("f4", "r")
         await pilot.pause()
+        await wait_for(pilot, lambda: isinstance(app.screen, (ConfirmDialog, StartRunDialog)))
+        await pilot.pause()  # the screen pushed: composed and mounted
         if isinstance(app.screen, ConfirmDialog):
             await pilot.press("y")
             await pilot.pause()
+            await wait_for(pilot, lambda: isinstance(app.screen, StartRunDialog))
+            await pilot.pause()  # the screen pushed: composed and mounted
         assert isinstance(app.screen, StartRunDialog)
         assert_buttons_visible(app)
         # Enter in an open list picks the option; it does not start the run
@@ -92,20 +109,27 @@ async def test_start_dialog_escape_cancels_and_ctrl_s_starts(tmp_path: Path, siz
         await pilot.press("down", "enter")
         await pilot.pause()
         assert isinstance(app.screen, StartRunDialog)
+        await wait_for(pilot, lambda: app.screen.query_one("#start-stage").value == "published")
         assert app.screen.query_one("#start-stage").value == "published"
         await pilot.press("escape")
         await pilot.pause()
+        await wait_for(pilot, lambda: not isinstance(app.screen, StartRunDialog))
         assert not isinstance(app.screen, StartRunDialog)
         assert not sessions(app)
         # Enter on the Cancel button cancels rather than starting
         await pilot.press("r")
         await pilot.pause()
+        await wait_for(pilot, lambda: isinstance(app.screen, (ConfirmDialog, StartRunDialog)))
+        await pilot.pause()  # the screen pushed: composed and mounted
         if isinstance(app.screen, ConfirmDialog):
             await pilot.press("y")
             await pilot.pause()
+            await wait_for(pilot, lambda: isinstance(app.screen, StartRunDialog))
+            await pilot.pause()  # the screen pushed: composed and mounted
         app.screen.query_one("#start-cancel").focus()
         await pilot.press("enter")
         await pilot.pause()
+        await wait_for(pilot, lambda: not isinstance(app.screen, StartRunDialog))
         assert not isinstance(app.screen, StartRunDialog)
         assert not sessions(app)
 
@@ -150,6 +174,7 @@ async def test_every_dialog_shows_its_buttons(tmp_path: Path, size: Any) -> None
             # Escape closes every dialog; the conflict one has no "cancel": r reloads
             await pilot.press("r" if name == "conflict" else "escape")
             await pilot.pause()
+            await wait_for(pilot, lambda: len(app.screen_stack) == 2)
             assert len(app.screen_stack) == 2, name
 
 
@@ -184,9 +209,11 @@ async def test_tab_keys_and_palette_switch_views(tmp_path: Path) -> None:
         for key, pane in (("f4", "tab-runs"), ("f6", "tab-results"), ("f3", "tab-cases")):
             await pilot.press(key)
             await pilot.pause()
+            await wait_for(pilot, lambda p=pane: tabs.active == p)
             assert tabs.active == pane, key
         await pilot.press("ctrl+t")
         await pilot.pause()
+        await wait_for(pilot, lambda: tabs.active == "tab-runs")
         assert tabs.active == "tab-runs"
         app.show_tab("tab-results")
         await pilot.pause()
@@ -214,7 +241,14 @@ async def test_footer_fits_80_columns(tmp_path: Path) -> None:
             await pilot.press(key)
             await pilot.pause()
             await pilot.pause()
-            keys = [k for k in app.screen.query(FooterKey) if "-command-palette" not in k.classes]
+
+            def shown_keys() -> list[FooterKey]:
+                return [
+                    k for k in app.screen.query(FooterKey) if "-command-palette" not in k.classes
+                ]
+
+            await wait_for(pilot, lambda: 3 <= len(shown_keys()) <= 6)
+            keys = shown_keys()
             assert 3 <= len(keys) <= 6, key
             last = screen_text(app).splitlines()[-1]
             assert "Help" in last and "palette" in last, last
@@ -240,6 +274,8 @@ async def test_editor_completes_training_intents(tmp_path: Path) -> None:
         assert expected <= set(app.training_intents)
         await pilot.press("f3", "a")
         await pilot.pause()
+        await wait_for(pilot, lambda: isinstance(app.screen, CaseEditorScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         assert isinstance(app.screen, CaseEditorScreen)
         assert expected <= set(app.screen.intent_names)
         assert suite_only <= set(app.screen.intent_names)

@@ -13,7 +13,15 @@ from runner_loopback import LoopbackEngine, LoopbackNlu, Resolved, make_suite
 from textual.app import App, ComposeResult
 from textual.widgets import DataTable, Input, Select, Static
 from textual.widgets.select import InvalidSelectValueError
-from ui_runs_support import PaneApp, predictions_v1, screen_text, settle, small_suite, stored_run
+from ui_runs_support import (
+    PaneApp,
+    predictions_v1,
+    screen_text,
+    settle,
+    small_suite,
+    stored_run,
+    wait_for,
+)
 
 from nlu_tui.engines.choices import StartChoice
 from nlu_tui.runner import RunOptions, run_suite
@@ -130,16 +138,15 @@ async def _repeat_field(spec: str) -> None:
     app = DialogApp(spec)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
+        await wait_for(pilot, lambda: app.screen.query_one("#start-repeat", Input))
         repeat = app.screen.query_one("#start-repeat", Input)
         assert repeat.value == "1" and repeat.region.bottom <= 24
         repeat.value = "0"
         await pilot.press("ctrl+s")
         await pilot.pause()
+        await wait_for(pilot, lambda: app.result == "open" and "from 1 to 100" in screen_text(app))
         assert app.result == "open" and "from 1 to 100" in screen_text(app)
         repeat.value = "5"
         await pilot.press("ctrl+s")
-        for _ in range(100):
-            if app.result != "open":
-                break
-            await pilot.pause(0.05)
+        await wait_for(pilot, lambda: app.result != "open")
     assert app.result == StartChoice(spec, "development", "", 5)

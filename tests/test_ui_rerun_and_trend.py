@@ -55,6 +55,7 @@ async def test_r_reruns_the_failed_cases_and_the_trend_tab_shows_them(tmp_path: 
             await _wait_for(pilot, lambda: app.suite is not None)
             app.screen.query_one("#main-tabs").active = "tab-runs"
             await pilot.pause()
+            await _wait_for(pilot, lambda: bool(app.screen_stack[1].query("#runs-table")))
             pane = app.screen_stack[1].query_one(RunsPane)
             await _wait_for(pilot, lambda: len(pane.history) == 1)
             pane.query_one("#runs-table").focus()

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.widgets import Input, Select, TextArea
+from ui_runs_support import wait_for
 from ui_support import SIZE, cases_view, make_workspace, new_app, settle
 
 from nlu_tui.case_form import CaseForm, form_from_case
@@ -42,6 +43,8 @@ async def _open(pilot: Any, case_id: str | None) -> CaseEditorScreen:
     else:
         view.edit_case(case_id)
     await pilot.pause()
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, CaseEditorScreen))
+    await pilot.pause()  # the screen pushed: composed and mounted
     editor = pilot.app.screen
     assert isinstance(editor, CaseEditorScreen)
     return editor
@@ -74,11 +77,13 @@ async def test_the_editor_is_built_once_and_shows_only_the_case_it_was_opened_on
         editor.query_one("#kind", Select).value = "dialog"
         await pilot.press("ctrl+n")
         await pilot.pause()
+        await wait_for(pilot, lambda: len(_shown_rows(editor)) == 4)
         assert len(_shown_rows(editor)) == 4
         await pilot.press("escape")
         await pilot.pause()
         await pilot.press("y")  # discard
         await settle(pilot)
+        await wait_for(pilot, lambda: not isinstance(app.screen, CaseEditorScreen))
         assert not isinstance(app.screen, CaseEditorScreen)
 
         editor = await _open(pilot, PLAIN_CASE)
@@ -116,6 +121,7 @@ async def test_a_refilled_editor_saves_the_case_as_edited(tmp_path: Path) -> Non
         await pilot.pause()
         await pilot.press("ctrl+s")
         await settle(pilot)
+        await wait_for(pilot, lambda: not isinstance(app.screen, CaseEditorScreen))
         assert not isinstance(app.screen, CaseEditorScreen)
         saved = next(c for c in cases_view(app).suite.cases if c.id == REGEX_CASE)
         assert [e.name for e in saved.entities] == ["amount", "recipient", "account_type"]
@@ -162,16 +168,24 @@ async def test_the_generate_dialog_is_built_once_and_starts_afresh(tmp_path: Pat
         dialog.query_one("#gen-count", Input).value = "3"
         dialog.query_one("#gen-intent", Select).value = "transfer_money"
         await pilot.press("ctrl+s")  # nothing generated: an error shows
-        await pilot.pause()
+        await wait_for(
+            pilot,
+            lambda: (
+                "generate some proposals first"
+                in str(dialog.query_one("#gen-error", Static).render())
+            ),
+        )
         assert "generate some proposals first" in str(
             dialog.query_one("#gen-error", Static).render()
         )
         await pilot.press("escape")
         await settle(pilot)
+        await wait_for(pilot, lambda: app.screen is not dialog)
         assert app.screen is not dialog
 
         view.action_generate()
         await pilot.pause()
+        await wait_for(pilot, lambda: app.screen is built)
         assert app.screen is built
         assert dialog.query_one("#gen-count", Input).value == "10"
         assert dialog.query_one("#gen-intent", Select).value == "check_balance"
@@ -215,6 +229,8 @@ async def test_the_diff_screen_is_built_once_and_shows_only_the_runs_asked_for(
             pane.marked[:] = [before, after]
             pane.query_one("#runs-table", DataTable).focus()
             await pilot.press("D")
+            await wait_for(pilot, lambda: isinstance(app.screen, DiffScreen))
+            await pilot.pause()  # the screen pushed: composed and mounted
             screen = app.screen
             assert isinstance(screen, DiffScreen)
             deadline = time.monotonic() + 60
@@ -298,6 +314,8 @@ async def test_the_generate_dialog_covers_120x36_like_the_editor(tmp_path: Path)
         await settle(pilot)
         await pilot.press("G")
         await settle(pilot)
+        await wait_for(pilot, lambda: isinstance(app.screen, GenerateScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         dialog = app.screen
         assert isinstance(dialog, GenerateScreen)
         assert dialog.has_class(COVERS_CLASS) and dialog.styles.background.a == 1
@@ -308,5 +326,6 @@ async def test_the_generate_dialog_covers_120x36_like_the_editor(tmp_path: Path)
         await settle(pilot)
         await pilot.press("G")
         await settle(pilot)
+        await wait_for(pilot, lambda: app.screen is dialog)
         assert app.screen is dialog
         assert not dialog.has_class(COVERS_CLASS) and dialog.styles.background.a < 1

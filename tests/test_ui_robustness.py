@@ -94,6 +94,7 @@ async def test_a_live_run_with_raw_checks_shows_the_raw_column(tmp_path: Path) -
         await settle(pilot)
         app.screen.query_one("#main-tabs").active = "tab-runs"
         await pilot.pause()
+        await wait_for(pilot, lambda: bool(app.screen_stack[1].query("#runs-table")))
         app.screen_stack[1].query_one("#runs-table").focus()
         await pilot.pause()
         await pilot.press("f5")  # (r on the Runs tab reruns a listed run's failures)

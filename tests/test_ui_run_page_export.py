@@ -13,6 +13,7 @@ import pytest
 from test_ui_conversation import SIZE, _items
 from textual.app import App
 from textual.widgets import Input, Select
+from ui_runs_support import wait_for
 from ui_support import make_workspace, new_app, settle
 
 from nlu_tui.cli.main import run as cli
@@ -68,6 +69,8 @@ def test_x_on_the_conversation_screen_writes_the_cli_pages(tmp_path: Path) -> No
         app = ConvApp()
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
+            await wait_for(pilot, lambda: isinstance(app.screen, ConversationScreen))
+            await pilot.pause()  # the screen pushed: composed and mounted
             screen = app.screen
             assert isinstance(screen, ConversationScreen)
             await wait_until(pilot, lambda: screen.last_run is not None, "the last run")

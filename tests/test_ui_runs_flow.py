@@ -44,6 +44,8 @@ async def start_run(pilot: Any) -> Any:
     app = pilot.app
     await pilot.press("r")
     await pilot.pause()
+    await wait_for(pilot, lambda: isinstance(app.screen, StartRunDialog))
+    await pilot.pause()  # the screen pushed: composed and mounted
     assert isinstance(app.screen, StartRunDialog)
     await pilot.press("ctrl+s")
     await wait_for(pilot, lambda: bool(sessions(app)))
@@ -84,6 +86,8 @@ async def test_run_sample_suite_to_completion_matches_headless(tmp_path: Path) -
         pane = await open_runs_tab(pilot)
         await pilot.press("r")
         await pilot.pause()
+        await wait_for(pilot, lambda: isinstance(app.screen, StartRunDialog))
+        await pilot.pause()  # the screen pushed: composed and mounted
         assert isinstance(app.screen, StartRunDialog)
         await pilot.press("ctrl+s")  # the embedded engine beside the suite is preselected
         await wait_for(pilot, lambda: any(s.finished for s in sessions(app).values()), 120)
@@ -136,17 +140,23 @@ async def test_cancel_mid_run_with_note_during_and_after_then_resume(tmp_path: P
             results.table.data_table.focus()
             await pilot.press("n")
             await pilot.pause()
+            await wait_for(pilot, lambda: isinstance(app.screen, NoteDialog))
+            await pilot.pause()  # the screen pushed: composed and mounted
             assert isinstance(app.screen, NoteDialog)
             await pilot.press(*"during")
+            await wait_for(pilot, lambda: "6 / 1024" in screen_text(app))
             assert "6 / 1024" in screen_text(app)
             await pilot.press("ctrl+s")
             await pilot.pause()
+            await wait_for(pilot, lambda: store_for(app).get_run(session.run_id).note == "during")
             assert store_for(app).get_run(session.run_id).note == "during"
             assert not session.finished
 
             # cancel: escape asks, "y" confirms
             await pilot.press("escape")
             await pilot.pause()
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+            await pilot.pause()  # the screen pushed: composed and mounted
             assert isinstance(app.screen, ConfirmDialog)
             await pilot.press("y")
             await wait_for(pilot, lambda: session.finished, 20)
@@ -164,10 +174,15 @@ async def test_cancel_mid_run_with_note_during_and_after_then_resume(tmp_path: P
             table.focus()
             await pilot.press("n")
             await pilot.pause()
+            await wait_for(pilot, lambda: isinstance(app.screen, NoteDialog))
+            await pilot.pause()  # the screen pushed: composed and mounted
             assert isinstance(app.screen, NoteDialog)
             await pilot.press("end", *" and after")
             await pilot.press("ctrl+s")
             await settle(pilot)
+            await wait_for(
+                pilot, lambda: store_for(app).get_run(record.id).note == "during and after"
+            )
             assert store_for(app).get_run(record.id).note == "during and after"
             await wait_for(pilot, lambda: "during and after" in screen_text(app), 20)
 
@@ -244,6 +259,8 @@ async def test_resumed_run_live_view_starts_from_its_stored_results(tmp_path: Pa
             results.table.focus_table()
             await pilot.press("escape")
             await pilot.pause()
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+            await pilot.pause()  # the screen pushed: composed and mounted
             assert isinstance(app.screen, ConfirmDialog)
             await pilot.press("y")
             await wait_for(pilot, lambda: session.finished, 20)
@@ -397,9 +414,12 @@ async def test_diff_two_runs_from_history(tmp_path: Path) -> None:
         await pilot.press("space")
         table.move_cursor(row=1)
         await pilot.press("space")
+        await wait_for(pilot, lambda: sorted(pane.marked) == sorted([first, second]))
         assert sorted(pane.marked) == sorted([first, second])
         await pilot.press("D")
         await settle(pilot)
+        await wait_for(pilot, lambda: isinstance(app.screen, DiffScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         screen = app.screen
         assert isinstance(screen, DiffScreen)
         assert (screen.before_id, screen.after_id) == (first, second)
@@ -427,6 +447,7 @@ async def test_diff_two_runs_from_history(tmp_path: Path) -> None:
         assert "Gates:" in screen_text(app)
         await pilot.press("escape", "escape")
         await pilot.pause()
+        await wait_for(pilot, lambda: not isinstance(app.screen, DiffScreen))
         assert not isinstance(app.screen, DiffScreen)
 
 
@@ -451,10 +472,13 @@ async def test_problems_first_second_run_asks_history_sort_and_delete(tmp_path: 
             pane = await open_runs_tab(pilot)
             await pilot.press("f5")  # (r on a listed run reruns its failures)
             await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+            await pilot.pause()  # the screen pushed: composed and mounted
             assert isinstance(app.screen, ConfirmDialog)  # the validation problems come first
             assert "validation problem" in screen_text(app)
             await pilot.press("y")
             await pilot.pause()
+            await wait_for(pilot, lambda: isinstance(app.screen, StartRunDialog))
+            await pilot.pause()  # the screen pushed: composed and mounted
             assert isinstance(app.screen, StartRunDialog)
             await pilot.press("ctrl+s")
             await wait_for(pilot, lambda: bool(sessions(app)))
@@ -466,8 +490,10 @@ async def test_problems_first_second_run_asks_history_sort_and_delete(tmp_path: 
             pane.query_one("#runs-table").focus()
             await pilot.press("f5")  # r would rerun the listed run's failures (it has none)
             await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+            await pilot.pause()  # the screen pushed: composed and mounted
             await pilot.press("y")  # past the validation problems again
             await wait_for(pilot, lambda: isinstance(app.screen, StartRunDialog))
+            await pilot.pause()  # the screen pushed: composed and mounted
             await pilot.press("ctrl+s")
             # under load the question may take a moment: wait for it, or for a second run
             await wait_for(
@@ -504,9 +530,12 @@ async def test_problems_first_second_run_asks_history_sort_and_delete(tmp_path: 
             table.move_cursor(row=table.get_row_index(worse))
             await pilot.press("delete")
             await pilot.pause()
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+            await pilot.pause()  # the screen pushed: composed and mounted
             assert isinstance(app.screen, ConfirmDialog)
             await pilot.press("y")
             await settle(pilot)
+            await wait_for(pilot, lambda: store.find_run(worse) is None)
             assert store.find_run(worse) is None
             await wait_for(pilot, lambda: len(pane.history) == 2)
 
@@ -530,6 +559,7 @@ async def test_enter_in_the_runs_table_opens_the_results(tmp_path: Path) -> None
         table.move_cursor(row=0)
         await pilot.press("enter")
         await settle(pilot)
+        await wait_for(pilot, lambda: app.screen.query_one("#main-tabs").active == "tab-results")
         assert app.screen.query_one("#main-tabs").active == "tab-results"
         results = app.screen.query_one(ResultsPane)
         await wait_for(pilot, lambda: results.data is not None)

@@ -14,6 +14,7 @@ from ui_runs_support import (
     show_run,
     small_suite,
     stored_run,
+    wait_for,
 )
 
 from nlu_tui.store import RunStore
@@ -59,14 +60,17 @@ async def test_table_sorts_by_every_column_and_filters(tmp_path: Path) -> None:
         # the keyboard path: "f" cycles all -> FP -> FN
         table.data_table.focus()
         await pilot.press("f")
+        await wait_for(pilot, lambda: table.filter.types == frozenset({"FP"}))
         assert table.filter.types == frozenset({"FP"})
         await pilot.press("f")
+        await wait_for(pilot, lambda: table.visible_case_ids() == ["c4"])
         assert table.visible_case_ids() == ["c4"]
         # typing in the search box filters as you type
         await pilot.press("f", "f")
         await pilot.press("slash")
         await pilot.press(*"bill")
         await pilot.pause()
+        await wait_for(pilot, lambda: table.visible_case_ids() == ["c3"])
         assert table.visible_case_ids() == ["c3"]
 
 
@@ -133,6 +137,7 @@ async def test_intent_report_confusion_cell_and_charts(tmp_path: Path) -> None:
         cell_list.highlighted = 0
         await pilot.press("enter")
         await pilot.pause()
+        await wait_for(pilot, lambda: tabs.active == "tab-res-cases")
         assert tabs.active == "tab-res-cases"
         assert pane.table.current_case_id() == "c3"
 
@@ -169,6 +174,8 @@ async def test_export_every_registry_format(tmp_path: Path) -> None:
             pane.table.data_table.focus()
             await pilot.press("x")
             await pilot.pause()
+            await wait_for(pilot, lambda: isinstance(app.screen, ExportDialog))
+            await pilot.pause()  # the screen pushed: composed and mounted
             assert isinstance(app.screen, ExportDialog)
             app.screen.query_one("#export-format", Select).value = name
             await pilot.pause()
@@ -206,6 +213,8 @@ async def test_export_dialog_has_the_rasa_switches(tmp_path: Path) -> None:
         pane.table.data_table.focus()
         await pilot.press("x")
         await pilot.pause()
+        await wait_for(pilot, lambda: isinstance(app.screen, ExportDialog))
+        await pilot.pause()  # the screen pushed: composed and mounted
         dialog = app.screen
         assert isinstance(dialog, ExportDialog)
         switches = dialog.query_one("#export-rasa", Horizontal)

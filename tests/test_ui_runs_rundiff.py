@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from rich.text import Text
 from textual.widgets import DataTable
-from ui_runs_support import predictions_v1, predictions_v2, stored_run
+from ui_runs_support import predictions_v1, predictions_v2, stored_run, wait_for
 from ui_support import SAMPLE, SIZE, make_workspace, new_app
 from ui_support import settle as ui_settle
 
@@ -190,6 +190,7 @@ async def test_diff_screen_lists_every_key_in_the_palette(tmp_path: Path) -> Non
             cases.focus()
             await pilot.press(key)
             await pilot.pause()
+            await wait_for(pilot, lambda f=field: app.focused is not None and app.focused.id == f)
             assert app.focused is not None and app.focused.id == field, key
             cases.focus()
             await pilot.pause()
@@ -217,6 +218,7 @@ async def test_diff_screen_lists_every_key_in_the_palette(tmp_path: Path) -> Non
             edited.append(editor.case.id)
             await pilot.press("escape")
             await ui_settle(pilot)
+            await wait_for(pilot, lambda: not isinstance(app.screen, CaseEditorScreen))
             assert not isinstance(app.screen, CaseEditorScreen)
             screen = await _open_diff(pilot)
             cases = screen.query_one("#diff-cases", DataTable)
@@ -225,6 +227,8 @@ async def test_diff_screen_lists_every_key_in_the_palette(tmp_path: Path) -> Non
         # escape and "diff: Back" both close the diff (not only the palette)
         await pilot.press("escape")
         await pilot.pause()
+        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         assert isinstance(app.screen, MainScreen)
         await _open_diff(pilot)
         await _palette(pilot, "diff back", "diff: Back")

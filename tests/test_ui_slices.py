@@ -6,7 +6,15 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from ui_runs_support import PaneApp, predictions_v1, screen_text, show_run, small_suite, stored_run
+from ui_runs_support import (
+    PaneApp,
+    predictions_v1,
+    screen_text,
+    show_run,
+    small_suite,
+    stored_run,
+    wait_for,
+)
 
 from nlu_tui.store import RunStore
 from nlu_tui.ui.screens.slices_dialog import SlicesScreen
@@ -30,6 +38,8 @@ async def test_slices_of_the_run_shown(tmp_path: Path) -> None:
         assert "results: Slices" in names
         pane.action_slices()
         await pilot.pause()
+        await wait_for(pilot, lambda: isinstance(app.screen, SlicesScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         assert isinstance(app.screen, SlicesScreen)
         text = screen_text(app)
         assert f"Slices of run {run_id}" in text
@@ -45,6 +55,7 @@ async def test_slices_of_the_run_shown(tmp_path: Path) -> None:
         assert "\x1b" not in text and "␛[2Jevil" in text
         await pilot.press("escape")
         await pilot.pause()
+        await wait_for(pilot, lambda: not isinstance(app.screen, SlicesScreen))
         assert not isinstance(app.screen, SlicesScreen)
 
 
@@ -63,6 +74,8 @@ async def test_slices_fit_and_scroll_at_80x24(tmp_path: Path) -> None:
         await show_run(pilot, pane, run_id)
         pane.action_slices()
         await pilot.pause()
+        await wait_for(pilot, lambda: isinstance(app.screen, SlicesScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         assert isinstance(app.screen, SlicesScreen)
         text = screen_text(app)
         assert "Esc close" in text and "tag000" in text
@@ -75,6 +88,7 @@ async def test_slices_fit_and_scroll_at_80x24(tmp_path: Path) -> None:
         for _ in range(10):
             await pilot.press("right")
         await pilot.pause()
+        await wait_for(pilot, lambda: "intent" in screen_text(app))
         assert "intent" in screen_text(app)
 
 

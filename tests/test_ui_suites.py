@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Button, DataTable, Input, OptionList, Static, TextArea
+from ui_runs_support import wait_for
 from ui_support import FIXTURES, SIZE, cases_view, make_workspace, new_app, settle
 
 from nlu_tui.formats.native import load_suite
@@ -51,6 +52,7 @@ async def test_create_rename_duplicate_delete_and_undo(tmp_path: Path) -> None:
 
         await pilot.press("c")
         await settle(pilot)
+        await wait_for(pilot, lambda: (root / "cards-copy.suite.yaml").is_file())
         assert load_suite(root / "cards-copy.suite.yaml").name == "Cards (copy)"
 
         await pilot.press("delete")
@@ -62,6 +64,7 @@ async def test_create_rename_duplicate_delete_and_undo(tmp_path: Path) -> None:
         assert list((root / ".trash").iterdir())
         await pilot.press("u")
         await settle(pilot)
+        await wait_for(pilot, lambda: len(list(root.glob("*.suite.yaml"))) == 3)
         assert len(list(root.glob("*.suite.yaml"))) == 3
 
 
@@ -73,6 +76,8 @@ async def test_import_with_a_bad_row_then_a_good_file(tmp_path: Path) -> None:
         await settle(pilot)
         await pilot.press("i")
         await pilot.pause()
+        await wait_for(pilot, lambda: isinstance(app.screen, ImportScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         dialog = app.screen
         assert isinstance(dialog, ImportScreen)
         dialog.query_one("#path", Input).value = str(FIXTURES / "bad_row_kore.csv")
@@ -89,10 +94,12 @@ async def test_import_with_a_bad_row_then_a_good_file(tmp_path: Path) -> None:
         dialog.query_one("#path", Input).value = str(FIXTURES / "good_kore.csv")
         await pilot.press("f5")
         await settle(pilot)
+        await wait_for(pilot, lambda: dialog.query_one("#preview", DataTable).row_count == 2)
         assert dialog.query_one("#preview", DataTable).row_count == 2
         assert not dialog.query_one("#import-btn", Button).disabled
         await pilot.press("ctrl+s")
         await settle(pilot)
+        await wait_for(pilot, lambda: not isinstance(app.screen, ImportScreen))
         assert not isinstance(app.screen, ImportScreen)
     imported = root / "good-kore.suite.yaml"
     suite = load_suite(imported)
@@ -113,6 +120,7 @@ async def test_export_to_kore_csv(tmp_path: Path) -> None:
         app.screen.query_one("#format", Select).value = "kore-csv"
         await pilot.click("#ok")
         await settle(pilot)
+    await wait_for(pilot, lambda: target.exists())
     assert target.exists()
     assert target.read_text(encoding="utf-8").startswith("input,intent")
 
@@ -168,6 +176,7 @@ async def test_external_change_reload(tmp_path: Path) -> None:
         assert isinstance(app.screen, ConflictScreen)
         await pilot.press("r")
         await settle(pilot)
+        await wait_for(pilot, lambda: app.suite is not None and app.suite.name == "Banking bot v2")
         assert app.suite is not None and app.suite.name == "Banking bot v2"
         assert all(c.utterance != "lost on reload" for c in app.suite.cases)
         # after the reload, edits save normally again
@@ -194,9 +203,12 @@ async def test_help_screen_lists_keys_and_closes(tmp_path: Path) -> None:
         assert any("ctrl+q" in row[0].lower() or "^q" in row[0] for row in app.screen.key_rows)
         await pilot.press("escape")
         await pilot.pause()
+        await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen))
         assert not isinstance(app.screen, HelpScreen)
         await pilot.press("question_mark")
         await pilot.pause()
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         assert isinstance(app.screen, HelpScreen)
 
 
@@ -231,7 +243,9 @@ async def test_typing_question_mark_in_a_form_does_not_open_help(tmp_path: Path)
         await pilot.press("a")
         await pilot.pause()
         await pilot.press(*"why? q")
-        await pilot.pause()
+        await wait_for(
+            pilot, lambda: app.screen.query_one("#utterances", TextArea).text == "why? q"
+        )
         assert app.screen.query_one("#utterances", TextArea).text == "why? q"
         await pilot.press("slash")  # also literal inside the form
         assert cases_view(app) is not None
@@ -266,6 +280,7 @@ async def test_theme_switch_is_remembered(tmp_path: Path) -> None:
         assert app.theme == "nlu-dark"
         await pilot.press("f9")
         await pilot.pause()
+        await wait_for(pilot, lambda: app.theme == "nlu-light")
         assert app.theme == "nlu-light"
     assert themes.remembered_theme() == "nlu-light"
     again = NluTuiApp(open_workspace(root), cursor_blink=False)
@@ -284,6 +299,9 @@ async def test_developer_utterances_suite_is_read_only(tmp_path: Path) -> None:
         assert any(i.read_only for i in app.screen.query_one("#suites").infos.values())
         await pilot.press("down")
         await settle(pilot)
+        await wait_for(
+            pilot, lambda: app.suite is not None and app.suite.read_only and app.suite.cases
+        )
         assert app.suite is not None and app.suite.read_only and app.suite.cases
         await pilot.press("f3")
         await pilot.press("a")

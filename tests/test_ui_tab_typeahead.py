@@ -10,6 +10,7 @@ from typing import Any
 
 from textual import events
 from textual.widgets import Input, TextArea
+from ui_runs_support import wait_for
 from ui_support import SIZE, make_workspace, new_app, settle
 
 from nlu_tui.ui.screens.case_editor import CaseEditorScreen
@@ -38,12 +39,15 @@ async def test_keys_right_after_tab_go_to_the_next_field(tmp_path: Path) -> None
         await settle(pilot)
         await pilot.press("a")
         await pilot.pause()
+        await wait_for(pilot, lambda: isinstance(app.screen, CaseEditorScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         editor = app.screen
         assert isinstance(editor, CaseEditorScreen)
         editor.query_one("#intent-1", Input).focus()
         await pilot.pause()
         await burst(pilot, *"greet", "tab", *"bye", "tab", *"thanks", "shift+tab", *"!")
         await pilot.pause()
+        await wait_for(pilot, lambda: editor.query_one("#intent-2", Input).value == "bye!")
         assert editor.query_one("#intent-1", Input).value == "greet"
         # Shift+Tab moved back; a field entered keeps its text, the cursor at its end (issue 23:
         # no select-all on focus), so "!" is added to it
@@ -55,6 +59,7 @@ async def test_keys_right_after_tab_go_to_the_next_field(tmp_path: Path) -> None
         await pilot.pause()
         await burst(pilot, *"hi", "tab", *"x")
         await pilot.pause()
+        await wait_for(pilot, lambda: editor.query_one("#intent-1", Input).value == "greetx")
         assert editor.query_one("#utterances", TextArea).text == "hi"
         assert editor.query_one("#intent-1", Input).value == "greetx"  # added to, not replaced
         assert editor.query_one("#intent-1", Input).has_focus
@@ -69,6 +74,8 @@ async def test_tab_in_a_text_area_that_indents_still_indents(tmp_path: Path) -> 
         await settle(pilot)
         await pilot.press("a")
         await pilot.pause()
+        await wait_for(pilot, lambda: isinstance(app.screen, CaseEditorScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         editor = app.screen
         area = editor.query_one("#utterances", TextArea)
         area.tab_behavior = "indent"
@@ -76,6 +83,7 @@ async def test_tab_in_a_text_area_that_indents_still_indents(tmp_path: Path) -> 
         await pilot.pause()
         await burst(pilot, *"a", "tab", *"b")
         await pilot.pause()
+        await wait_for(pilot, lambda: area.text.endswith("b"))
         assert area.has_focus and area.text.startswith("a") and area.text.endswith("b")
         assert "\t" in area.text or "  " in area.text
 

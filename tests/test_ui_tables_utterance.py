@@ -162,17 +162,18 @@ async def test_results_tab_rows_header_and_utterance(tmp_path: Path, size: tuple
             pane.table.focus_table()
             await pilot.press("enter")
             await pilot.pause()
-            await pilot.pause()
+            await wait_for(pilot, lambda: detail.size.height > 10 and app.focused is detail)
             assert detail.size.height > 10 and app.focused is detail
             await pilot.press("escape")
             await pilot.pause()
-            await pilot.pause()
+            await wait_for(pilot, lambda: detail.size.height == 0)
             assert detail.size.height == 0
         else:
             assert detail.size.height > 0
         # the engine's full spec: the header's tooltip and the palette's "results: Run details"
         pane.action_run_details()
         await pilot.pause()
+        await wait_for(pilot, lambda: any(LONG_PATH in str(n.message) for n in app._notifications))
         assert any(LONG_PATH in str(n.message) for n in app._notifications)
         footer = screen_text(app).splitlines()[-1]
         assert "d Detail" in footer and "z Zoom" in footer, footer
@@ -185,15 +186,22 @@ async def test_zoom_gives_the_table_the_whole_screen(tmp_path: Path) -> None:
         pane.table.focus_table()
         before = pane.table.data_table.size.width
         await pilot.press("z")
-        await pilot.pause()
-        await pilot.pause()
         table = pane.table.data_table
+        await wait_for(
+            pilot,
+            lambda: (
+                app.screen.maximized is pane.table
+                and table.size.width > before
+                and table.size.height >= 20
+            ),
+        )
         assert app.screen.maximized is pane.table
         assert table.size.width > before and table.size.height >= 20
         text = screen_text(app)
         assert "Suites (" not in text and "Matched" in text, text
         await pilot.press("z")
         await pilot.pause()
+        await wait_for(pilot, lambda: app.screen.maximized is None)
         assert app.screen.maximized is None
 
 
@@ -221,6 +229,8 @@ async def test_conf_has_four_decimals_and_sort_indicator(tmp_path: Path) -> None
         assert "Conf ▼" in screen_text(app)
         await pilot.press("s")
         await pilot.pause()
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceDialog))
+        await pilot.pause()  # the screen pushed: composed and mounted
         dialog = app.screen
         assert isinstance(dialog, ChoiceDialog)
         from textual.widgets import OptionList

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from textual.widgets import Input, Label
+from ui_runs_support import wait_for
 from ui_support import SIZE, cases_view, make_workspace, new_app, settle
 
 from nlu_tui.formats import native
@@ -75,26 +76,38 @@ async def test_failed_save_is_marked_retried_with_ctrl_s_and_quit_asks(
         # quitting asks; Escape stays in the app with the edit
         await pilot.press("ctrl+q")
         await pilot.pause()
+        await wait_for(pilot, lambda: isinstance(app.screen, UnsavedQuitScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         assert isinstance(app.screen, UnsavedQuitScreen)
+        await wait_for(
+            pilot, lambda: app.screen.focused is not None and app.screen.focused.id == "save"
+        )
         assert app.screen.focused is not None and app.screen.focused.id == "save"
         await pilot.press("escape")
-        await pilot.pause()
+        await wait_for(
+            pilot, lambda: not isinstance(app.screen, UnsavedQuitScreen) and not app._exit
+        )
         assert not isinstance(app.screen, UnsavedQuitScreen) and not app._exit
 
         # retry while the disk is still full: still unsaved, and said so
         await pilot.press("ctrl+s")
         await settle(pilot)
+        await wait_for(
+            pilot, lambda: "Still not saved" in _notes(app) and app.workspace.is_unsaved(path)
+        )
         assert "Still not saved" in _notes(app) and app.workspace.is_unsaved(path)
 
         # the disk has room again: Ctrl+S saves, the marks go
         monkeypatch.setattr(native, "atomic_write_bytes", _real_write)
         await pilot.press("ctrl+s")
         await settle(pilot)
+        await wait_for(pilot, lambda: not app.workspace.is_unsaved(path))
         assert not app.workspace.is_unsaved(path)
         assert not _main_panel(app).infos[str(path)].unsaved
         assert "NOT SAVED" not in str(cases_view(app).query_one("#cases-status", Label).render())
         await pilot.press("ctrl+q")  # nothing unsaved: quits at once
         await pilot.pause()
+        await wait_for(pilot, lambda: app._exit)
         assert app._exit
     assert "nightly" in load_suite(path).cases[0].tags
 
@@ -119,10 +132,13 @@ async def test_the_next_edit_retries_and_save_and_quit_saves(
         await _tag_first_case(pilot, "third")
         await pilot.press("ctrl+q")
         await pilot.pause()
+        await wait_for(pilot, lambda: isinstance(app.screen, UnsavedQuitScreen))
+        await pilot.pause()  # the screen pushed: composed and mounted
         assert isinstance(app.screen, UnsavedQuitScreen)
         monkeypatch.setattr(native, "atomic_write_bytes", _real_write)
         await pilot.press("s")  # Save and quit
         await settle(pilot)
+        await wait_for(pilot, lambda: app._exit)
         assert app._exit
     assert "third" in load_suite(path).cases[0].tags
 
@@ -142,11 +158,13 @@ async def test_quit_without_saving_is_an_explicit_choice(
         await pilot.pause()
         await pilot.press("s")  # Save and quit, but the disk is still full: stay
         await settle(pilot)
+        await wait_for(pilot, lambda: not app._exit and "Still not saved" in _notes(app))
         assert not app._exit and "Still not saved" in _notes(app)
         await pilot.press("ctrl+q")
         await pilot.pause()
         await pilot.press("d")  # Quit without saving
         await pilot.pause()
+        await wait_for(pilot, lambda: app._exit)
         assert app._exit
     assert path.read_bytes() == before
 

@@ -44,6 +44,8 @@ async def test_start_dialog_opens_without_any_engine_and_offers_the_choices(
         await open_runs_tab(pilot)
         await pilot.press("r")
         await pilot.pause()
+        await wait_for(pilot, lambda: isinstance(app.screen, StartRunDialog))
+        await pilot.pause()  # the screen pushed: composed and mounted
         assert isinstance(app.screen, StartRunDialog), "the dialog must open, not crash"
         dialog = app.screen
         text = screen_text(app)
@@ -53,14 +55,18 @@ async def test_start_dialog_opens_without_any_engine_and_offers_the_choices(
         # Start with nothing picked explains instead of running
         await pilot.press("ctrl+s")
         await pilot.pause()
+        await wait_for(pilot, lambda: app.screen is dialog and "Pick an engine" in screen_text(app))
         assert app.screen is dialog and "Pick an engine" in screen_text(app)
         # Enter on the empty Engine select opens its list; "Other spec…" reveals the field
         assert not dialog.query_one("#start-spec-row").display
         await pilot.press("enter")
         await pilot.pause()
+        await wait_for(pilot, lambda: engine.expanded)
         assert engine.expanded
         await pilot.press("down", "enter")  # past the blank prompt: "Other spec…"
-        await pilot.pause()
+        await wait_for(
+            pilot, lambda: engine.value == OTHER and dialog.query_one("#start-spec-row").display
+        )
         assert engine.value == OTHER and dialog.query_one("#start-spec-row").display
         assert dialog.query_one("#start-spec", Input).has_focus
         engine.value = Select.NULL
@@ -102,6 +108,7 @@ async def test_palette_run_start_without_engine_opens_the_dialog(tmp_path: Path)
         assert isinstance(app.screen, StartRunDialog)
         await pilot.press("escape")
         await pilot.pause()
+        await wait_for(pilot, lambda: not isinstance(app.screen, StartRunDialog))
         assert not isinstance(app.screen, StartRunDialog)
         assert app.is_running
 
@@ -126,6 +133,8 @@ async def test_other_spec_is_an_explicit_choice_and_only_successful_specs_are_re
             await open_runs_tab(pilot)
             await pilot.press("r")
             await pilot.pause()
+            await wait_for(pilot, lambda: isinstance(app.screen, StartRunDialog))
+            await pilot.pause()  # the screen pushed: composed and mounted
             dialog = app.screen
             assert isinstance(dialog, StartRunDialog)
             assert dialog.query_one("#start-engine", Select).value == "loop"
@@ -160,6 +169,8 @@ async def test_other_spec_is_an_explicit_choice_and_only_successful_specs_are_re
             # F5 starts a run; `r` on a listed run reruns its failed cases (issue 25)
             await pilot.press("f5")
             await pilot.pause()
+            await wait_for(pilot, lambda: isinstance(app.screen, StartRunDialog))
+            await pilot.pause()  # the screen pushed: composed and mounted
             dialog = app.screen
             assert isinstance(dialog, StartRunDialog)
             assert dialog.query_one("#start-engine", Select).value == "loop"
@@ -196,6 +207,8 @@ async def test_two_identical_suites_in_two_files_run_loads_and_stores_the_right_
             assert pane.suite is not None and pane.suite.path == second
             await pilot.press("r")
             await pilot.pause()
+            await wait_for(pilot, lambda: isinstance(app.screen, StartRunDialog))
+            await pilot.pause()  # the screen pushed: composed and mounted
             assert isinstance(app.screen, StartRunDialog)
             await pilot.press("ctrl+s")
             await wait_for(pilot, lambda: any(s.finished for s in sessions(app).values()))
@@ -264,10 +277,12 @@ async def test_training_picker_takes_a_typed_path_outside_its_trees(tmp_path: Pa
         await open_runs_tab(pilot)
         await pilot.press("f5")
         await wait_for(pilot, lambda: isinstance(app.screen, StartRunDialog))
+        await pilot.pause()  # the screen pushed: composed and mounted
         dialog = app.screen
         engine = dialog.query_one("#start-engine", Select)
         engine.value = "\0pick"
         await wait_for(pilot, lambda: isinstance(app.screen, TrainingFilePicker))
+        await wait_for(pilot, lambda: app.screen.query_one("#picker-path", Input))
         field = app.screen.query_one("#picker-path", Input)
         await wait_for(pilot, lambda: field.has_focus)
         field.value = str(tmp_path / "nope.yml")

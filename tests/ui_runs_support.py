@@ -124,9 +124,18 @@ class PaneApp(App[None]):
 
 async def wait_for(pilot: Any, predicate: Any, timeout: float = 60.0) -> None:
     """Poll the app until ``predicate()`` holds; past ``timeout`` seconds, fail showing the
-    screen (a generous deadline: these tests run on a loaded machine)."""
+    screen (a generous deadline: these tests run on a loaded machine). A widget the predicate
+    queries that is not there yet (``NoMatches``, ``WrongType``) counts as not yet."""
+    from textual.css.query import QueryError
+
+    def holds() -> bool:
+        try:
+            return bool(predicate())
+        except QueryError:  # what it looks at is not mounted yet
+            return False
+
     deadline = time.monotonic() + timeout
-    while not predicate():
+    while not holds():
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for the app:\n{screen_text(pilot.app)}")
         await pilot.pause(0.05)
@@ -140,9 +149,11 @@ async def open_runs_tab(pilot: Any) -> Any:
     await settle(pilot)
     app.screen.query_one("#main-tabs").active = "tab-runs"
     await pilot.pause()
+    await wait_for(pilot, lambda: bool(app.screen_stack[1].query(RunsPane)))
     pane = app.screen_stack[1].query_one(RunsPane)
     pane.query_one("#runs-table").focus()
     await pilot.pause()
+    await wait_for(pilot, lambda: app.focused is pane.query_one("#runs-table"))
     return pane
 
 
