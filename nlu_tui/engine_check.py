@@ -45,6 +45,9 @@ class EngineCheck:
     """A server answered (HTTP engines only)."""
     name: str = ""
     """The engine's name as a run stores it (``embedded:/abs/path``, a profile name...)."""
+    timed_out: bool = False
+    """The server did not answer within the check's time (busy or slow, maybe not down): a
+    UI asks again on Start rather than keep this answer."""
 
 
 def quick_check(
@@ -89,10 +92,14 @@ async def check_engine(
     workspace: Path | None = None,
     stage: str = "development",
     *,
-    timeout: float = CHECK_TIMEOUT,
+    timeout: float | None = None,
 ) -> EngineCheck:
-    """Resolve ``spec`` as a run would, and for an HTTP engine ask its server if it is up."""
+    """Resolve ``spec`` as a run would, and for an HTTP engine ask its server if it is up
+    (within ``timeout`` seconds, :data:`CHECK_TIMEOUT` by default)."""
     import asyncio
+
+    if timeout is None:
+        timeout = CHECK_TIMEOUT
 
     from nlu_tui.engines.httpcall import HttpEngine, redact
 
@@ -102,8 +109,14 @@ async def check_engine(
     engine, name = found.engine, found.name
     if not isinstance(engine, HttpEngine):
         return EngineCheck(True, f"{engine.type_name}: checked when the run starts", name=name)
+    import httpx
+
     try:
         probed = await _probe(engine, timeout)
+    except httpx.TimeoutException as exc:
+        text = redact(str(exc) or type(exc).__name__, found.secrets)
+        line = f"not answering within {timeout:g} s ({text})"
+        return EngineCheck(False, line, name=name, timed_out=True)
     except Exception as exc:  # any failure is the line shown; the secrets never are
         text = redact(str(exc) or type(exc).__name__, found.secrets)
         return EngineCheck(False, f"not reachable: {text}", name=name)

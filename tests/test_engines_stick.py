@@ -174,6 +174,21 @@ async def test_check_of_a_server_that_is_not_there() -> None:
     assert found.name  # it resolved: only the server is missing
 
 
+async def test_check_of_a_server_too_slow_to_answer_is_a_timeout_not_a_refusal() -> None:
+    """A server that takes the connection and answers nothing within the check's time (busy,
+    or slow) is said as such, and marked so that the run dialog asks again on Start."""
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(4)
+        port = silent.getsockname()[1]
+        found = await check_engine(f"rasa:http://127.0.0.1:{port}", timeout=0.5)
+    assert not found.ok and found.timed_out and not found.reached
+    assert found.message.startswith("not answering within 0.5 s"), found.message
+    assert found.name
+    refused = await check_engine(f"rasa:http://127.0.0.1:{port}", timeout=0.5)
+    assert not refused.ok and not refused.timed_out  # closed now: refused, not slow
+
+
 async def test_check_of_a_generic_http_engine_that_answers(tmp_path: Path) -> None:
     with LoopbackNlu() as server:
         found = await check_engine(f"http:{server.url}/model/parse")

@@ -433,6 +433,8 @@ class StartRunDialog(ReportsFailedWorkers, ModalScreen[StartChoice | None]):
             return
         choice = StartChoice(spec, stage, note, repeat)
         done = self._checks.get((spec, stage))
+        if done is not None and done.timed_out and self._confirmed != (spec, stage):
+            done = None  # the server was slow to answer the check: ask it again now
         if done is None:
             done = quick_check(spec, self._suite_path, self._workspace, stage)
         if done is not None:
