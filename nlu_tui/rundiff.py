@@ -254,3 +254,36 @@ def compute_diff(
         except Exception as exc:
             error = str(exc)
     return DiffResult(before, after, diff, gates, error)
+
+
+# --- the diff ``D`` shows, computed ahead of the key (the workbench's Runs tab, in a thread) --
+
+
+@dataclass(frozen=True)
+class ComputedDiff:
+    """A diff computed ahead for a pair of runs, valid while ``key`` still holds."""
+
+    key: tuple[object, ...]
+    result: DiffResult
+    thresholds: Path | None
+
+
+def thresholds_stamp(path: Path | None) -> tuple[str, int] | None:
+    """What a thresholds file is now (its path and modification time), None when none."""
+    if path is None:
+        return None
+    try:
+        return (str(path), path.stat().st_mtime_ns)
+    except OSError:
+        return (str(path), -1)
+
+
+def diff_ahead(
+    store: RunStore, key: tuple[object, ...], before_id: str, after_id: str, workspace: Path | None
+) -> ComputedDiff:
+    """Compute what ``D`` shows for ``before_id``/``after_id`` at the default threshold, with
+    the thresholds file found beside the suite or in the workspace (blocking: for a thread)."""
+    record = store.get_run(after_id)
+    thresholds = default_thresholds(record.suite_path, workspace)
+    result = compute_diff(store, before_id, after_id, DEFAULT_CONFIDENCE_THRESHOLD, thresholds)
+    return ComputedDiff(key, result, thresholds)

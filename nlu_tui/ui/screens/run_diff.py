@@ -3,14 +3,13 @@
 Both runs are loaded and compared in a thread worker with :func:`nlu_tui.rundiff.diff_runs`
 (and the CLI's gates through :func:`nlu_tui.rundiff.check_run_gates`); the screen only shows
 what came back. The Runs tab computes the diff ``D`` would show ahead, in a thread, when its
-cursor settles on a run (:func:`diff_ahead`): ``D`` then shows the figures in its first frame.
+cursor settles on a run (:func:`nlu_tui.rundiff.diff_ahead`): ``D`` then shows the figures in its first frame.
 Without one, the screen is shown at once and the diff is computed after that first frame, so
 the computation does not hold the interpreter lock while the screen is drawn.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,6 +26,7 @@ from nlu_tui.rundiff import (
     DEFAULT_CONFIDENCE_THRESHOLD,
     NO_CHANGES,
     ChangeKind,
+    ComputedDiff,
     DiffResult,
     compute_diff,
     default_thresholds,
@@ -42,37 +42,7 @@ from nlu_tui.ui.workers import ReportsFailedWorkers
 from nlu_tui.views.summary_text import num, run_title
 
 if TYPE_CHECKING:
-    from nlu_tui.store import RunStore
-
-
-@dataclass(frozen=True)
-class ComputedDiff:
-    """A diff computed ahead for a pair of runs, valid while ``key`` still holds."""
-
-    key: tuple[object, ...]
-    result: DiffResult
-    thresholds: Path | None
-
-
-def thresholds_stamp(path: Path | None) -> tuple[str, int] | None:
-    """What a thresholds file is now (its path and modification time), None when none."""
-    if path is None:
-        return None
-    try:
-        return (str(path), path.stat().st_mtime_ns)
-    except OSError:
-        return (str(path), -1)
-
-
-def diff_ahead(
-    store: RunStore, key: tuple[object, ...], before_id: str, after_id: str, workspace: Path | None
-) -> ComputedDiff:
-    """Compute what ``D`` shows for ``before_id``/``after_id`` at the default threshold, with
-    the thresholds file found beside the suite or in the workspace (blocking: for a thread)."""
-    record = store.get_run(after_id)
-    thresholds = default_thresholds(record.suite_path, workspace)
-    result = compute_diff(store, before_id, after_id, DEFAULT_CONFIDENCE_THRESHOLD, thresholds)
-    return ComputedDiff(key, result, thresholds)
+    pass
 
 
 KIND_LABEL = {

@@ -39,7 +39,7 @@ from nlu_tui.ui.widgets.run_progress import RunProgressPanel
 from nlu_tui.ui.widgets.store_watch import runs_changed
 
 if TYPE_CHECKING:
-    from nlu_tui.ui.screens.run_diff import ComputedDiff
+    from nlu_tui.rundiff import ComputedDiff
 
 __all__ = ["HISTORY_COLUMNS", "RunProgressPanel", "RunsPane", "history_row"]
 
@@ -456,8 +456,7 @@ class RunsPane(RunLauncher):
         """What a diff computed ahead for ``before``/``after`` depends on: the pair, the state
         of every run of the suite as last read (a run resumed, rerun, renoted, added or
         deleted drops it) and the thresholds file the screen would check."""
-        from nlu_tui.rundiff import default_thresholds
-        from nlu_tui.ui.screens.run_diff import thresholds_stamp
+        from nlu_tui.rundiff import default_thresholds, thresholds_stamp
         from nlu_tui.ui.state import workspace_root
 
         runs = tuple(
@@ -508,7 +507,7 @@ class RunsPane(RunLauncher):
     def _diff_ahead_of(self, key: tuple[object, ...], before: str, after: str) -> None:
         """The diff ``D`` would show, computed while the user reads the runs: ``D`` then shows
         it in its first frame instead of computing it after (issue 23, fast keys)."""
-        from nlu_tui.ui.screens.run_diff import diff_ahead
+        from nlu_tui.rundiff import diff_ahead
         from nlu_tui.ui.state import workspace_root
 
         try:
