@@ -323,10 +323,14 @@ class RunOutcome:
     def status(self) -> RunStatus:
         return self.record.status
 
+    ended_elsewhere: bool = False
+    """A shard whose run another shard ended (and wrote the reports of)."""
+
     @property
     def waiting(self) -> bool:
-        """A shard of a sharded run ended with its own cases in, others' still missing."""
-        return self.record.status == RunStatus.RUNNING
+        """A shard of a sharded run ended with its own cases in, others' still missing, or with
+        the run ended by another shard."""
+        return self.record.status == RunStatus.RUNNING or self.ended_elsewhere
 
     @property
     def completed(self) -> bool:
@@ -394,6 +398,7 @@ class RunJob:
         """Write the reports of an ended run; check ``--fail-on`` and gates when it completed."""
         self.record = final
         outcome = RunOutcome(final)
+        outcome.ended_elsewhere = getattr(self.runner, "ended_by_another_shard", False)
         request = self.plan.request
         if outcome.waiting:  # the last shard (or --finish) writes the reports, checks gates
             return outcome

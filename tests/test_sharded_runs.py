@@ -148,3 +148,37 @@ def test_a_killed_shard_is_resumed_by_another_process(pg_url: str, tmp_path: Pat
         if by_text[text] in kept:
             assert count == 1  # stored before the kill: never sent again
     assert _cli("--store", pg_url, "run", "--finish", "r-kill").returncode == 0
+
+
+def test_a_shard_whose_run_another_shard_ended_writes_no_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The last shards end at once: each sees every case in, one claims the run's end (and
+    writes its reports); the other says its part is done. CI once saw both write the report."""
+    from nlu_tui.cli.main import run as cli
+    from nlu_tui.store_location import ENV_VAR
+
+    suite = write_suite(tmp_path / "s.suite.yaml", 40)
+    store_url = f"sqlite:///{tmp_path / 'runs.sqlite3'}"
+    # --store sets the variable for the process (its children too): undone after this test
+    monkeypatch.setenv(ENV_VAR, store_url)
+    with LoopbackNlu() as server:
+        base = ["--store", store_url, "run", str(suite), "--engine", f"rasa:{server.url}"]
+        assert (
+            cli([*base, "--shard", "1/2", "--run-id", "r", "--json", str(tmp_path / "1.json")]) == 0
+        )
+        claim = RunStore.claim_finish
+
+        def lost(self: RunStore, run_id: str, status: object, reason: str | None) -> bool:
+            claim(self, run_id, status, reason)  # type: ignore[arg-type]  # the other shard's
+            return False  # ...claim came first
+
+        monkeypatch.setattr(RunStore, "claim_finish", lost)
+        assert (
+            cli([*base, "--shard", "2/2", "--run-id", "r", "--json", str(tmp_path / "2.json")]) == 0
+        )
+    out = capsys.readouterr().out
+    assert out.count("done; run r has") == 2  # both shards say their part is done
+    assert not (tmp_path / "1.json").exists() and not (tmp_path / "2.json").exists()
+    (run,) = RunStore(store_url).list_runs()
+    assert run.status.value == "success" and run.done == 40

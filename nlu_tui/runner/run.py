@@ -57,6 +57,9 @@ class SuiteKind:
     """The suite strategy: cases sent one request each, scored by the scoring core."""
 
     kind = SUITE_KIND
+    ended_by_another_shard = False
+    """A shard whose run was ended by another shard (the last ones raced): it writes no reports
+    and checks no gates, the one that ended the run does."""
 
     def __init__(
         self,
@@ -353,10 +356,12 @@ class SuiteKind:
         stored counters (all shards' results); otherwise it stays running for the others."""
         assert self.record is not None
         run = self.store.get_run(self.record.id)
-        if run.done < run.total or run.status in (
-            RunStatus.SUCCESS,
-            RunStatus.SUCCESS_WITH_WARNING,
-        ):
+        if run.done < run.total:
+            return run
+        if run.status in (RunStatus.SUCCESS, RunStatus.SUCCESS_WITH_WARNING):
+            # ended already: by another shard (that one wrote the reports), or asked again with
+            # --finish (which writes them again)
+            self.ended_by_another_shard = self.shard is not None
             return run
         if run.done and run.errors / run.done > self.options.max_error_rate:
             status = RunStatus.FAILED
@@ -371,7 +376,9 @@ class SuiteKind:
             )
         else:
             status, reason = RunStatus.SUCCESS, None
-        self.store.claim_finish(run.id, status, reason)
+        if not self.store.claim_finish(run.id, status, reason):
+            # the last shards end at once: one of them ends the run (and writes its reports)
+            self.ended_by_another_shard = self.shard is not None
         return self.store.get_run(run.id)
 
     def finish(self, ending: Ending) -> RunRecord:
